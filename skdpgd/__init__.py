@@ -1,0 +1,13 @@
+"""skdpgd: scikit-learn compatible differentially private linear models.
+
+Models are trained by projected noisy gradient descent and only the last iterate is
+released; the noise is calibrated with a convergent (last-iterate) Gaussian-DP bound
+(Bok, Su, Altschuler 2024), so iterations past convergence cost no extra privacy.
+"""
+
+from . import accounting
+from .accounting import PrivacyReport
+
+__version__ = "0.1.0.dev0"
+
+__all__ = ["PrivacyReport", "accounting", "__version__"]

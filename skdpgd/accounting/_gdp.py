@@ -1,0 +1,204 @@
+r"""Gaussian differential privacy and its lossless conversion to (epsilon, delta)-DP.
+
+A mechanism is mu-GDP when telling its outputs on two neighbouring data sets apart
+is as hard as telling N(0, 1) from N(mu, 1) (Dong, Roth, Su 2022). Its privacy
+profile is, exactly (Dong-Roth-Su, Corollary 2.13),
+
+.. math::
+
+    \delta(\varepsilon; \mu) = \Phi(-\varepsilon/\mu + \mu/2)
+        - e^{\varepsilon}\,\Phi(-\varepsilon/\mu - \mu/2).
+
+Everything here is computed in log space so that the results stay accurate for
+epsilon in [1e-3, 50], delta down to 1e-12 (and far below) and mu in [1e-4, 50].
+The inverses are conservative: they never return an epsilon that is too small or
+a mu that is too large for the stated target.
+"""
+
+import math
+
+import numpy as np
+from scipy import optimize, special
+
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+_SQRT_HALF_PI = math.sqrt(math.pi / 2.0)
+
+
+def _log1mexp(x):
+    """log(1 - exp(x)) for x < 0, accurate on the whole range (Maechler 2012)."""
+    x = np.asarray(x, dtype=float)
+    with np.errstate(divide="ignore"):
+        return np.where(x > -math.log(2.0), np.log(-np.expm1(x)), np.log1p(-np.exp(x)))
+
+
+def _mills_ratio(x):
+    """R(x) = (1 - Phi(x)) / phi(x), computed through the scaled erfc (no underflow)."""
+    return _SQRT_HALF_PI * special.erfcx(x / math.sqrt(2.0))
+
+
+def _log_delta_scalar(mu, epsilon):
+    """log delta(epsilon; mu) for finite mu > 0 and finite epsilon >= 0."""
+    a = -epsilon / mu + mu / 2.0
+    b = -epsilon / mu - mu / 2.0
+    if a < 0.0:
+        # Both Phi terms are tails. Since b^2 - a^2 = 2 epsilon, e^eps phi(b) = phi(a), so
+        # delta = phi(a) * (R(-a) - R(-b)) with R the Mills ratio: no cancellation of
+        # exponentially small numbers, only of two O(1/|a|) ratios.
+        diff = _mills_ratio(-a) - _mills_ratio(-b)
+        if not diff > 0.0:  # mu so small against |a| that the difference is lost
+            return -math.inf
+        return -0.5 * a * a - _LOG_SQRT_2PI + math.log(diff)
+    log_phi_a = special.log_ndtr(a)
+    log_ratio = epsilon + special.log_ndtr(b) - log_phi_a  # < 0
+    return float(log_phi_a + _log1mexp(min(log_ratio, -1e-300)))
+
+
+def _log_delta(mu, epsilon):
+    """Elementwise log delta(epsilon; mu) with the limits at 0 and infinity handled."""
+    mu, epsilon = np.broadcast_arrays(np.asarray(mu, float), np.asarray(epsilon, float))
+    out = np.empty(mu.shape)
+    for idx in np.ndindex(mu.shape):
+        m, e = mu[idx], epsilon[idx]
+        if m == 0.0 or e == math.inf:
+            out[idx] = -math.inf
+        elif m == math.inf:
+            out[idx] = 0.0
+        else:
+            out[idx] = _log_delta_scalar(m, e)
+    return out
+
+
+def _check_array(name, value, *, low_open=False, upper=None):
+    arr = np.asarray(value, dtype=float)
+    if np.any(np.isnan(arr)):
+        raise ValueError(f"{name} must not be nan, got {value!r}.")
+    bad = (arr <= 0) if low_open else (arr < 0)
+    if np.any(bad):
+        raise ValueError(f"{name} must be {'> 0' if low_open else '>= 0'}, got {value!r}.")
+    if upper is not None and np.any(arr >= upper):
+        raise ValueError(f"{name} must be < {upper}, got {value!r}.")
+    return arr
+
+
+def _scalar_or_array(arr):
+    return float(arr) if np.ndim(arr) == 0 else arr
+
+
+def gdp_to_delta(mu, epsilon):
+    r"""Smallest delta such that a mu-GDP mechanism is (epsilon, delta)-DP.
+
+    Parameters
+    ----------
+    mu : float or array-like
+        Gaussian-DP parameter, ``mu >= 0`` (``inf`` allowed).
+    epsilon : float or array-like
+        ``epsilon >= 0`` (``inf`` allowed). Broadcast against ``mu``.
+
+    Returns
+    -------
+    delta : float or ndarray
+        :math:`\delta(\varepsilon;\mu)=\Phi(-\varepsilon/\mu+\mu/2)-e^{\varepsilon}\Phi(-\varepsilon/\mu-\mu/2)`,
+        Dong, Roth and Su (2022), Corollary 2.13. This conversion is lossless: the
+        mechanism is (epsilon, delta')-DP for no smaller delta'.
+    """
+    mu = _check_array("mu", mu)
+    epsilon = _check_array("epsilon", epsilon)
+    return _scalar_or_array(np.exp(_log_delta(mu, epsilon)))
+
+
+def gdp_to_epsilon(mu, delta):
+    r"""Smallest epsilon such that a mu-GDP mechanism is (epsilon, delta)-DP.
+
+    Parameters
+    ----------
+    mu : float or array-like
+        Gaussian-DP parameter, ``mu >= 0`` (``inf`` gives ``inf``).
+    delta : float or array-like
+        Target delta in (0, 1).
+
+    Returns
+    -------
+    epsilon : float or ndarray
+        The root of :math:`\delta(\varepsilon;\mu)=\delta` in epsilon (0 when
+        :math:`\delta(0;\mu) = 2\Phi(\mu/2)-1 \le \delta`). Rounded up, so that
+        ``gdp_to_delta(mu, epsilon) <= delta`` always holds.
+    """
+    mu = _check_array("mu", mu)
+    delta = _check_array("delta", delta, low_open=True, upper=1.0)
+    mu, delta = np.broadcast_arrays(mu, delta)
+    out = np.empty(mu.shape)
+    for idx in np.ndindex(mu.shape):
+        out[idx] = _gdp_to_epsilon_scalar(float(mu[idx]), float(delta[idx]))
+    return _scalar_or_array(out)
+
+
+def _gdp_to_epsilon_scalar(mu, delta):
+    if mu == 0.0:
+        return 0.0
+    if mu == math.inf:
+        return math.inf
+    log_target = math.log(delta)
+
+    def excess(eps):  # decreasing in eps
+        return _log_delta_scalar(mu, eps) - log_target
+
+    if excess(0.0) <= 0.0:
+        return 0.0
+    hi = max(1.0, mu * mu / 2.0 + mu * math.sqrt(2.0 * max(-log_target, 1.0)))
+    while excess(hi) > 0.0:
+        hi *= 2.0
+    eps = optimize.brentq(excess, 0.0, hi, xtol=1e-15, rtol=1e-14, maxiter=500)
+    while excess(eps) > 0.0:  # round up: never report a too-small epsilon
+        eps = eps * (1.0 + 1e-14) + 1e-300
+    return eps
+
+
+def epsilon_delta_to_gdp(epsilon, delta):
+    r"""Largest mu such that every mu-GDP mechanism is (epsilon, delta)-DP.
+
+    Parameters
+    ----------
+    epsilon : float or array-like
+        Target epsilon, ``> 0`` (``inf`` gives ``inf``).
+    delta : float or array-like
+        Target delta in (0, 1).
+
+    Returns
+    -------
+    mu : float or ndarray
+        The root of :math:`\delta(\varepsilon;\mu)=\delta` in mu; ``delta(eps; mu)``
+        increases with mu, so any mu' <= mu also meets the target. Rounded down,
+        so that ``gdp_to_delta(mu, epsilon) <= delta`` always holds.
+    """
+    epsilon = _check_array("epsilon", epsilon, low_open=True)
+    delta = _check_array("delta", delta, low_open=True, upper=1.0)
+    epsilon, delta = np.broadcast_arrays(epsilon, delta)
+    out = np.empty(epsilon.shape)
+    for idx in np.ndindex(epsilon.shape):
+        out[idx] = _epsilon_delta_to_gdp_scalar(float(epsilon[idx]), float(delta[idx]))
+    return _scalar_or_array(out)
+
+
+def _epsilon_delta_to_gdp_scalar(epsilon, delta):
+    if epsilon == math.inf:
+        return math.inf
+    log_target = math.log(delta)
+
+    def excess(log_mu):  # increasing in mu
+        return _log_delta_scalar(math.exp(log_mu), epsilon) - log_target
+
+    lo, hi = math.log(1e-3), math.log(1.0)
+    while excess(lo) > 0.0:
+        lo -= 2.0
+    while excess(hi) < 0.0:
+        hi += 1.0
+        if hi > math.log(1e6):
+            raise ValueError(
+                f"No finite mu found for epsilon={epsilon!r}, delta={delta!r}: "
+                "the target is too loose to be represented."
+            )
+    log_mu = optimize.brentq(excess, lo, hi, xtol=1e-15, rtol=1e-14, maxiter=500)
+    mu = math.exp(log_mu)
+    while _log_delta_scalar(mu, epsilon) > log_target:  # round down: never too large
+        mu *= 1.0 - 1e-14
+    return mu

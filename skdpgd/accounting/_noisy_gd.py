@@ -1,0 +1,275 @@
+r"""Gaussian-DP of the last iterate of projected noisy gradient descent.
+
+One noise convention everywhere (DESIGN.md section 1): the update is
+
+.. math::
+
+    \theta_{k+1} = \Pi_C\big(\theta_k - \eta\,(\nabla F_B(\theta_k) + \sigma Z_k)\big),
+    \qquad Z_k \sim N(0, I),
+
+with ``noise_std`` sigma the standard deviation of the noise *on the averaged
+gradient*, ``sensitivity`` S the replace-one sensitivity of one per-example
+gradient (so the averaged gradient over n records moves by at most S/n), and only
+the last iterate released. Neighbouring data sets differ by replacing one record.
+
+All bounds are from Bok, Su and Altschuler (ICML 2024), "Shifted interpolation for
+differential privacy" (seed ``002`` of DESIGN.md).
+"""
+
+import math
+
+import numpy as np
+
+from ._checks import check_count, check_positive
+
+
+def contraction_factor(learning_rate, strong_convexity, smoothness):
+    r"""Lipschitz constant of one gradient step on a strongly convex, smooth function.
+
+    Parameters
+    ----------
+    learning_rate : float
+        Step size eta > 0.
+    strong_convexity : float
+        lam >= 0, the strong convexity of the objective.
+    smoothness : float
+        beta >= lam, the smoothness of the objective.
+
+    Returns
+    -------
+    c : float
+        :math:`c = \max(|1-\eta\lambda|, |1-\eta\beta|)` (Bok-Su-Altschuler, Lemma 2.8;
+        projection onto a convex set is 1-Lipschitz and keeps it). ``c < 1`` exactly
+        when ``lam > 0`` and ``eta < 2 / beta``; ``eta = 2 / (beta + lam)`` minimises it
+        at ``(beta - lam) / (beta + lam)``.
+    """
+    eta = check_positive("learning_rate", learning_rate)
+    lam = check_positive("strong_convexity", strong_convexity, allow_zero=True)
+    beta = check_positive("smoothness", smoothness)
+    if lam > beta:
+        raise ValueError(
+            f"strong_convexity ({lam!r}) cannot exceed smoothness ({beta!r})."
+        )
+    return max(abs(1.0 - eta * lam), abs(1.0 - eta * beta))
+
+
+def _one_minus_power(c, k):
+    """1 - c**k for 0 <= c < 1 and k >= 0 (k may be inf), without cancellation."""
+    if c == 0.0:
+        return 0.0 if k == 0 else 1.0
+    if k == math.inf:
+        return 1.0
+    return -math.expm1(k * math.log(c))
+
+
+def _power(c, k):
+    if k == 0:
+        return 1.0
+    if c == 0.0 or k == math.inf:
+        return 0.0
+    return math.exp(k * math.log(c))
+
+
+def convergent_gd_factor(contraction, n_steps):
+    r"""The convergent factor of Bok-Su-Altschuler Theorem 4.2.
+
+    .. math::
+
+        g_{\mathrm{conv}}(K) = \sqrt{\frac{1+c}{1-c}\cdot\frac{1-c^K}{1+c^K}},
+
+    increasing in K towards :math:`\sqrt{(1+c)/(1-c)}`. Returns ``inf`` when
+    ``c >= 1`` (no contraction: the theorem does not apply).
+    """
+    c = float(contraction)
+    if c >= 1.0:
+        return math.inf
+    ratio = (1.0 + c) / (1.0 - c)
+    return math.sqrt(ratio * _one_minus_power(c, n_steps) / (1.0 + _power(c, n_steps)))
+
+
+def _check_common(noise_std, sensitivity, n_samples):
+    sigma = check_positive("noise_std", noise_std, allow_zero=True, allow_inf=True)
+    s = check_positive("sensitivity", sensitivity, allow_zero=True)
+    n = check_count("n_samples", n_samples)
+    return sigma, s, n
+
+
+def _scale(sensitivity, size, noise_std):
+    """S / (size * sigma), with 0/0 read as 0 (no sensitivity) and x/0 as inf."""
+    if sensitivity == 0.0 or noise_std == math.inf:
+        return 0.0
+    if noise_std == 0.0:
+        return math.inf
+    return sensitivity / (size * noise_std)
+
+
+def composition_gdp(noise_std, n_steps, *, sensitivity, n_samples):
+    r"""GDP of K noisy full-batch gradient steps by composition (baseline (E)).
+
+    .. math:: \mu = \sqrt{K}\,\frac{S}{n\sigma}
+
+    Each step is a Gaussian mechanism with sensitivity S/n and noise sigma, hence
+    (S/(n sigma))-GDP; K of them compose to sqrt(K) S/(n sigma)-GDP (Dong, Roth and Su
+    2022, Corollary 3.3; Bok-Su-Altschuler Theorem 4.1). Valid for any loss, any
+    step size, and also when intermediate iterates are released.
+    """
+    sigma, s, n = _check_common(noise_std, sensitivity, n_samples)
+    k = check_count("n_steps", n_steps, minimum=0, allow_inf=True)
+    if k == 0:
+        return 0.0
+    return math.sqrt(k) * _scale(s, n, sigma)
+
+
+def noisy_gd_gdp(
+    noise_std, n_steps, *, sensitivity, n_samples, learning_rate, strong_convexity, smoothness
+):
+    r"""GDP of the last iterate of full-batch noisy GD on a strongly convex objective (bound A).
+
+    Parameters
+    ----------
+    noise_std : float
+        sigma, standard deviation of the Gaussian noise added to the averaged gradient.
+    n_steps : int
+        K, number of noisy steps (``inf`` gives the limit).
+    sensitivity : float
+        S, replace-one sensitivity of one per-example gradient.
+    n_samples : int
+        n, number of records (public).
+    learning_rate, strong_convexity, smoothness : float
+        eta, lam and beta of the objective F_D (DESIGN.md section 1).
+
+    Returns
+    -------
+    mu : float
+        .. math::
+
+            \mu_K = \frac{S}{n\sigma}\min\Big(\sqrt{K},
+                \sqrt{\tfrac{1+c}{1-c}\cdot\tfrac{1-c^K}{1+c^K}}\Big)
+
+        with c the :func:`contraction_factor`: the better of composition (Theorem 4.1)
+        and the convergent bound of Bok, Su and Altschuler (ICML 2024), Theorem 4.2,
+        which is exactly tight for quadratic losses when ``eta <= 2/(beta+lam)``. When
+        ``c >= 1`` only composition applies.
+    """
+    sigma, s, n = _check_common(noise_std, sensitivity, n_samples)
+    k = check_count("n_steps", n_steps, minimum=0, allow_inf=True)
+    c = contraction_factor(learning_rate, strong_convexity, smoothness)
+    if k == 0:
+        return 0.0
+    factor = min(math.sqrt(k), convergent_gd_factor(c, k))
+    return factor * _scale(s, n, sigma)
+
+
+def convex_gd_burn_in(*, sensitivity, n_samples, learning_rate, diameter):
+    r"""tau* = ceil(D n / (S eta)), the step count from which bound (B) is convergent."""
+    s = check_positive("sensitivity", sensitivity)
+    n = check_count("n_samples", n_samples)
+    eta = check_positive("learning_rate", learning_rate)
+    d = check_positive("diameter", diameter)
+    return math.ceil(d * n / (s * eta))
+
+
+def noisy_gd_convex_gdp(noise_std, n_steps, *, sensitivity, n_samples, learning_rate, diameter):
+    r"""GDP of projected noisy GD on a convex objective over a set of diameter D (bound B).
+
+    .. math::
+
+        \mu = \min\Big(\sqrt{K}\,\frac{S}{n\sigma},\;
+            \frac{1}{\sigma}\sqrt{3\,\tfrac{S}{n}\tfrac{D}{\eta}
+            + \big(\tfrac{S}{n}\big)^2\big\lceil\tfrac{Dn}{S\eta}\big\rceil}\Big)
+
+    Bok, Su and Altschuler (ICML 2024), Theorem 4.3 (convex, beta-smooth losses with
+    ``eta <= 2/beta``; the caller is responsible for that hypothesis). The second term is
+    the shifted-interpolation bound with tau* = ceil(Dn/(S eta)) steps of shifts; it needs
+    ``K >= tau*``, and for smaller K only composition is used (it is then smaller anyway).
+    """
+    sigma, s, n = _check_common(noise_std, sensitivity, n_samples)
+    k = check_count("n_steps", n_steps, minimum=0, allow_inf=True)
+    eta = check_positive("learning_rate", learning_rate)
+    d = check_positive("diameter", diameter)
+    if k == 0:
+        return 0.0
+    composed = math.sqrt(k) * _scale(s, n, sigma)
+    if s == 0.0:
+        return 0.0
+    tau = math.ceil(d * n / (s * eta))
+    if k < tau or sigma == 0.0:
+        return composed
+    per = s / n
+    convergent = math.sqrt(3.0 * per * d / eta + per * per * tau) / sigma
+    return min(composed, convergent)
+
+
+def cyclic_batch_sizes(n_samples, batch_size):
+    """Sizes of the l = ceil(n/b) batches of a balanced cyclic partition of n rows.
+
+    The rows are split into l batches whose sizes differ by at most one (floor(n/l)
+    or ceil(n/l)), the largest first. The smallest, ``n // l``, is what bound (C) uses.
+    """
+    n = check_count("n_samples", n_samples)
+    b = check_count("batch_size", batch_size)
+    if b > n:
+        raise ValueError(f"batch_size ({b}) cannot exceed n_samples ({n}).")
+    n_batches = -(-n // b)
+    small, extra = divmod(n, n_batches)
+    return np.array([small + 1] * extra + [small] * (n_batches - extra), dtype=int)
+
+
+def noisy_cyclic_gd_gdp(
+    noise_std,
+    n_epochs,
+    *,
+    batch_size,
+    sensitivity,
+    n_samples,
+    learning_rate,
+    strong_convexity,
+    smoothness,
+):
+    r"""GDP of the last iterate of cyclic mini-batch noisy GD, strongly convex (bound C).
+
+    Parameters
+    ----------
+    noise_std : float
+        sigma, noise standard deviation on each averaged mini-batch gradient.
+    n_epochs : int
+        E, number of passes; each visits the l = ceil(n / batch_size) batches of a
+        fixed partition in a fixed order (K = l E steps).
+    batch_size : int
+        Requested batch size b. The partition is balanced (:func:`cyclic_batch_sizes`)
+        and the bound uses the smallest batch, b_min = n // l (DESIGN.md 3 (C)).
+    sensitivity, n_samples, learning_rate, strong_convexity, smoothness
+        As in :func:`noisy_gd_gdp`.
+
+    Returns
+    -------
+    mu : float
+        .. math::
+
+            \mu_E = \frac{S}{b\sigma}\min\Big(\sqrt{E}, \sqrt{1 + c^{2l-2}
+                \frac{1-c^2}{(1-c^l)^2}\cdot\frac{1-c^{l(E-1)}}{1+c^{l(E-1)}}}\Big)
+
+        Bok, Su and Altschuler (ICML 2024), Theorem 4.5 (convergent) and Theorem 4.4
+        (composition, sqrt(E) S/(b sigma)). When ``c >= 1`` only composition applies.
+    """
+    sigma, s, n = _check_common(noise_std, sensitivity, n_samples)
+    e = check_count("n_epochs", n_epochs, minimum=0, allow_inf=True)
+    c = contraction_factor(learning_rate, strong_convexity, smoothness)
+    sizes = cyclic_batch_sizes(n, batch_size)
+    n_batches, b_min = len(sizes), int(sizes.min())
+    if e == 0:
+        return 0.0
+    factor = min(math.sqrt(e), convergent_cyclic_factor(c, n_batches, e))
+    return factor * _scale(s, b_min, sigma)
+
+
+def convergent_cyclic_factor(contraction, n_batches, n_epochs):
+    r"""The convergent factor of Bok-Su-Altschuler Theorem 4.5 (``inf`` when c >= 1)."""
+    c, l, e = float(contraction), int(n_batches), n_epochs
+    if c >= 1.0:
+        return math.inf
+    if e <= 1:
+        return 1.0
+    head = _power(c, 2 * l - 2) * (1.0 - c * c) / _one_minus_power(c, l) ** 2
+    later = l * (e - 1)
+    return math.sqrt(1.0 + head * _one_minus_power(c, later) / (1.0 + _power(c, later)))

@@ -1,0 +1,185 @@
+"""The privacy report attached to every fitted estimator (DESIGN.md 4, step 4)."""
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+from ..exceptions import BoundNotApplicableError
+from ._gdp import gdp_to_delta, gdp_to_epsilon
+from ._noisy_gd import (
+    composition_gdp,
+    contraction_factor,
+    cyclic_batch_sizes,
+    noisy_cyclic_gd_gdp,
+    noisy_gd_gdp,
+)
+from ._rdp import DEFAULT_ORDERS, chourasia_rdp, rdp_to_epsilon
+
+NEIGHBOURING_RELATION = "replace-one"
+
+_THEOREMS = {
+    "noisy_gd": "Bok, Su, Altschuler (ICML 2024), Theorem 4.2 (convergent) / 4.1 (composition)",
+    "noisy_cyclic_gd": "Bok, Su, Altschuler (ICML 2024), Theorem 4.5 (convergent) / 4.4 (composition)",
+}
+
+
+@dataclass(frozen=True, repr=False)
+class PrivacyReport:
+    """What a noisy-GD run guarantees, and every public constant the guarantee used.
+
+    The run is ``mu``-GDP for replace-one neighbours, hence (epsilon, delta)-DP for every
+    pair on the curve ``delta = gdp_to_delta(mu, epsilon)``; ``epsilon`` and ``delta``
+    are the point that was asked for. Only the last iterate is released.
+
+    Attributes
+    ----------
+    epsilon, delta : float
+        The (epsilon, delta)-DP guarantee at the requested delta (``epsilon`` is the
+        smallest epsilon the bound supports, never above the target of a calibrated run).
+    mu : float
+        Gaussian-DP parameter of the run (exact composition across runs:
+        sqrt(sum mu_i^2)).
+    accountant : str
+        ``"noisy_gd"`` (full batch) or ``"noisy_cyclic_gd"``.
+    theorem : str
+        The theorems the bound comes from.
+    binding_bound : str
+        ``"convergent"`` or ``"composition"``: which of the two terms of the min was smaller.
+    neighbouring_relation : str
+        Always ``"replace-one"`` (n is public).
+    noise_std, n_steps, learning_rate, strong_convexity, smoothness, sensitivity, contraction
+        sigma, K, eta, lam, beta, S and c (DESIGN.md sections 1-3).
+    n_samples : int
+        n (public).
+    batch_size, n_epochs : int or None
+        For the cyclic accountant: the smallest batch size used by the bound and E.
+    composition_mu, composition_epsilon : float
+        What composition (Theorem 4.1 / 4.4) would claim for the same run.
+    chourasia_epsilon : float or None
+        What Chourasia, Ye and Shokri (2021), Corollary 1, would claim at ``delta``;
+        ``None`` when the theorem does not apply (see ``chourasia_note``).
+    chourasia_note : str
+    notes : tuple of str
+        Anything else the user should know (e.g. which inputs were treated as public).
+    """
+
+    epsilon: float
+    delta: float
+    mu: float
+    accountant: str
+    theorem: str
+    binding_bound: str
+    noise_std: float
+    n_steps: int
+    learning_rate: float
+    strong_convexity: float
+    smoothness: float
+    sensitivity: float
+    contraction: float
+    n_samples: int
+    composition_mu: float
+    composition_epsilon: float
+    chourasia_epsilon: float | None
+    chourasia_note: str
+    batch_size: int | None = None
+    n_epochs: int | None = None
+    neighbouring_relation: str = NEIGHBOURING_RELATION
+    notes: tuple = ()
+
+    def epsilon_at(self, delta):
+        """Smallest epsilon such that this run is (epsilon, delta)-DP."""
+        return gdp_to_epsilon(self.mu, delta)
+
+    def delta_at(self, epsilon):
+        """Smallest delta such that this run is (epsilon, delta)-DP."""
+        return gdp_to_delta(self.mu, epsilon)
+
+    def to_dict(self):
+        """All fields as a plain dict (JSON-serialisable)."""
+        out = dataclasses.asdict(self)
+        out["notes"] = list(self.notes)
+        return out
+
+    def __repr__(self):
+        head = (
+            f"PrivacyReport(({self.epsilon:.6g}, {self.delta:.3g})-DP, mu={self.mu:.6g}-GDP, "
+            f"{self.neighbouring_relation} neighbours, last iterate only)"
+        )
+        lines = [
+            head,
+            f"  bound: {self.theorem}; binding: {self.binding_bound}",
+            f"  run: sigma={self.noise_std:.6g}, K={self.n_steps}, eta={self.learning_rate:.6g}, "
+            f"n={self.n_samples}"
+            + (f", batch={self.batch_size}, epochs={self.n_epochs}" if self.batch_size else ""),
+            f"  constants: S={self.sensitivity:.6g}, lam={self.strong_convexity:.6g}, "
+            f"beta={self.smoothness:.6g}, c={self.contraction:.6g}",
+            f"  composition would claim: mu={self.composition_mu:.6g}, "
+            f"epsilon={self.composition_epsilon:.6g}",
+            "  Chourasia et al. (2021) would claim: "
+            + (f"epsilon={self.chourasia_epsilon:.6g}" if self.chourasia_epsilon is not None
+               else self.chourasia_note),
+        ]
+        lines += [f"  note: {note}" for note in self.notes]
+        return "\n".join(lines)
+
+
+def _epsilon(mu, delta):
+    return math.inf if mu == math.inf else gdp_to_epsilon(mu, delta)
+
+
+def noisy_gd_report(
+    noise_std, n_steps, *, delta, sensitivity, n_samples, learning_rate, strong_convexity,
+    smoothness, notes=(),
+):
+    """Build the :class:`PrivacyReport` of a full-batch noisy GD run (bound (A))."""
+    constants = dict(
+        sensitivity=sensitivity, n_samples=n_samples, learning_rate=learning_rate,
+        strong_convexity=strong_convexity, smoothness=smoothness,
+    )
+    mu = noisy_gd_gdp(noise_std, n_steps, **constants)
+    composed = composition_gdp(noise_std, n_steps, sensitivity=sensitivity, n_samples=n_samples)
+    try:
+        rdp = chourasia_rdp(DEFAULT_ORDERS, noise_std, n_steps, **constants)
+        chourasia, note = rdp_to_epsilon(DEFAULT_ORDERS, rdp, delta), "applies (eta < 1/beta)"
+    except BoundNotApplicableError as exc:
+        chourasia, note = None, f"does not apply: {exc}"
+    return PrivacyReport(
+        epsilon=_epsilon(mu, delta), delta=float(delta), mu=mu, accountant="noisy_gd",
+        theorem=_THEOREMS["noisy_gd"],
+        binding_bound="composition" if composed <= mu else "convergent",
+        noise_std=float(noise_std), n_steps=int(n_steps), learning_rate=float(learning_rate),
+        strong_convexity=float(strong_convexity), smoothness=float(smoothness),
+        sensitivity=float(sensitivity),
+        contraction=contraction_factor(learning_rate, strong_convexity, smoothness),
+        n_samples=int(n_samples), composition_mu=composed,
+        composition_epsilon=_epsilon(composed, delta), chourasia_epsilon=chourasia,
+        chourasia_note=note, notes=tuple(notes),
+    )
+
+
+def noisy_cyclic_gd_report(
+    noise_std, n_epochs, *, delta, batch_size, sensitivity, n_samples, learning_rate,
+    strong_convexity, smoothness, notes=(),
+):
+    """Build the :class:`PrivacyReport` of a cyclic mini-batch noisy GD run (bound (C))."""
+    sizes = cyclic_batch_sizes(n_samples, batch_size)
+    b_min = int(sizes.min())
+    mu = noisy_cyclic_gd_gdp(
+        noise_std, n_epochs, batch_size=batch_size, sensitivity=sensitivity,
+        n_samples=n_samples, learning_rate=learning_rate, strong_convexity=strong_convexity,
+        smoothness=smoothness,
+    )
+    composed = composition_gdp(noise_std, n_epochs, sensitivity=sensitivity, n_samples=b_min)
+    return PrivacyReport(
+        epsilon=_epsilon(mu, delta), delta=float(delta), mu=mu, accountant="noisy_cyclic_gd",
+        theorem=_THEOREMS["noisy_cyclic_gd"],
+        binding_bound="composition" if composed <= mu else "convergent",
+        noise_std=float(noise_std), n_steps=int(n_epochs) * len(sizes),
+        learning_rate=float(learning_rate), strong_convexity=float(strong_convexity),
+        smoothness=float(smoothness), sensitivity=float(sensitivity),
+        contraction=contraction_factor(learning_rate, strong_convexity, smoothness),
+        n_samples=int(n_samples), composition_mu=composed,
+        composition_epsilon=_epsilon(composed, delta), chourasia_epsilon=None,
+        chourasia_note="does not apply: Corollary 1 is stated for full-batch noisy GD",
+        batch_size=b_min, n_epochs=int(n_epochs), notes=tuple(notes),
+    )
