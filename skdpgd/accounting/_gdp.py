@@ -23,11 +23,16 @@ from scipy import optimize, special
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 _SQRT_HALF_PI = math.sqrt(math.pi / 2.0)
 
-#: The inverses aim at delta * (1 - 1e-9) rather than delta: the float evaluation of
-#: log delta(eps; mu) is accurate to about 1e-13 relative, so this margin makes them
-#: conservative against the exact value (checked with mpmath in the tests) at a cost of
-#: about 1e-10 relative in the returned epsilon or mu.
+#: The inverses aim below delta by a relative margin: the float evaluation of
+#: log delta(eps; mu) errs by about 1e-16 * (1 + |a| / mu) relative (a = -eps/mu + mu/2;
+#: the Mills-ratio difference loses digits when mu is small), so a margin of
+#: 1e-9 + 1e-12 * |a| / mu keeps them conservative against the exact value (checked with
+#: mpmath in the tests) at a cost of about 1e-9 relative in the returned epsilon or mu.
 _LOG_SAFETY_MARGIN = 1e-9
+
+
+def _safety_margin(mu, epsilon):
+    return _LOG_SAFETY_MARGIN + 1e-12 * abs(-epsilon / mu + mu / 2.0) / mu
 
 
 def _log1mexp(x):
@@ -143,10 +148,10 @@ def _gdp_to_epsilon_scalar(mu, delta):
         return 0.0
     if mu == math.inf:
         return math.inf
-    log_target = math.log(delta) - _LOG_SAFETY_MARGIN
+    log_target = math.log(delta)
 
     def excess(eps):  # decreasing in eps
-        return _log_delta_scalar(mu, eps) - log_target
+        return _log_delta_scalar(mu, eps) - log_target + _safety_margin(mu, eps)
 
     if excess(0.0) <= 0.0:
         return 0.0
@@ -188,10 +193,11 @@ def epsilon_delta_to_gdp(epsilon, delta):
 def _epsilon_delta_to_gdp_scalar(epsilon, delta):
     if epsilon == math.inf:
         return math.inf
-    log_target = math.log(delta) - _LOG_SAFETY_MARGIN
+    log_target = math.log(delta)
 
     def excess(log_mu):  # increasing in mu
-        return _log_delta_scalar(math.exp(log_mu), epsilon) - log_target
+        mu = math.exp(log_mu)
+        return _log_delta_scalar(mu, epsilon) - log_target + _safety_margin(mu, epsilon)
 
     lo, hi = math.log(1e-3), math.log(1.0)
     while excess(lo) > 0.0:
@@ -205,6 +211,6 @@ def _epsilon_delta_to_gdp_scalar(epsilon, delta):
             )
     log_mu = optimize.brentq(excess, lo, hi, xtol=1e-15, rtol=1e-14, maxiter=500)
     mu = math.exp(log_mu)
-    while _log_delta_scalar(mu, epsilon) > log_target:  # round down: never too large
+    while excess(math.log(mu)) > 0.0:  # round down: never too large
         mu *= 1.0 - 1e-14
     return mu
