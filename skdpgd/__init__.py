@@ -7,7 +7,8 @@ released; the noise is calibrated with a convergent (last-iterate) Gaussian-DP b
 
 from . import accounting
 from .accounting import PrivacyReport
+from .linear_model import DPLogisticRegression, DPRidge
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["PrivacyReport", "accounting", "__version__"]
+__all__ = ["DPLogisticRegression", "DPRidge", "PrivacyReport", "accounting", "__version__"]

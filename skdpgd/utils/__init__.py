@@ -1,0 +1,1 @@
+"""Validation, clipping and scikit-learn compatibility helpers (not public API)."""

@@ -1,0 +1,10 @@
+"""The one place where skdpgd imports private scikit-learn helpers.
+
+scikit-learn >= 1.6 is required (``validate_data``, ``__sklearn_tags__``). If a future
+release moves these names, only this module needs to change.
+"""
+
+from sklearn.base import _fit_context  # noqa: F401
+from sklearn.utils._param_validation import Interval, Options, StrOptions  # noqa: F401
+from sklearn.utils.validation import validate_data  # noqa: F401
+from sklearn.linear_model._base import LinearClassifierMixin  # noqa: F401
