@@ -142,6 +142,33 @@ def _gd_factors(c, steps):
     return np.minimum(composed, convergent)
 
 
+def optimisation_error(n_steps, *, learning_rate, strong_convexity, smoothness, initial_distance):
+    r"""Worst-case optimisation error of K gradient steps from 0 over quadratics.
+
+    For a quadratic whose curvatures h lie in [lam, beta] with the optimum at distance
+    r0, the excess objective after K steps of size eta is at most
+
+    .. math::
+
+        \frac{r_0^2}{2}\max_{h\in[\lambda,\beta]} h\,(1-\eta h)^{2K},
+
+    attained by putting the whole of theta* on the worst curvature. The maximum is at an
+    end of the interval or at the critical point :math:`h^* = 1/(\eta(2K+1))`, giving
+    :math:`\approx r_0^2/(4 e \eta K)` (the O(1/K) rate of convex GD) until the
+    :math:`\lambda`-contraction takes over. Vectorised over ``n_steps``.
+    """
+    k = np.asarray(n_steps, dtype=float)
+    eta, lam, beta = float(learning_rate), float(strong_convexity), float(smoothness)
+
+    def worst(h):
+        return h * np.abs(1.0 - eta * h) ** (2.0 * k)
+
+    critical = np.clip(1.0 / (eta * (2.0 * k + 1.0)), lam, beta)
+    return 0.5 * float(initial_distance) ** 2 * np.maximum.reduce(
+        [worst(lam), worst(beta), worst(critical)]
+    )
+
+
 def utility_proxy(
     n_steps, noise_std, *, n_params, learning_rate, strong_convexity, smoothness, initial_distance
 ):
@@ -150,23 +177,49 @@ def utility_proxy(
     .. math::
 
         U = \underbrace{\tfrac{\lambda}{2} r_0^2}_{\text{regularisation bias}}
-          + \underbrace{\tfrac{\beta}{2} c^{2K} r_0^2}_{\text{optimisation}}
+          + \underbrace{\tfrac{r_0^2}{2}\max_{h\in[\lambda,\beta]} h(1-\eta h)^{2K}}_{\text{optimisation}}
           + \underbrace{\tfrac{p\,\eta\,\sigma^2}{4}}_{\text{noise}}
 
-    DESIGN.md 4, step 3. The bias term is the classical bound
+    DESIGN.md 4, step 3, with each term a worst case over quadratic objectives whose
+    curvatures lie in [lam, beta]: the bias term is the classical bound
     :math:`L(\theta^*_\lambda) - L(\theta^*_0) \le \frac{\lambda}{2}\|\theta^*_0\|^2`; the
-    optimisation term is the contraction of GD from 0 at distance r0 of the optimum; the
-    noise term is the stationary excess loss of noisy GD on a quadratic, p eta sigma^2/4
-    for small steps whatever the curvature. ``r0`` (``initial_distance``) is a public
-    guess of the optimum's norm and ``p`` the number of parameters. Vectorised over
-    ``n_steps`` / ``noise_std``.
+    optimisation term is :func:`optimisation_error` (it refines DESIGN.md's
+    :math:`\frac{\beta}{2}c^{2K}r_0^2`, which pairs the largest curvature with the slowest
+    contraction, a combination no quadratic attains); the noise term is the stationary
+    excess loss of noisy GD, :math:`p\,\eta\sigma^2/(2(2-\eta h)) \le p\,\eta\sigma^2/4`
+    per direction of curvature h <= 1/eta, whatever the curvature. ``r0``
+    (``initial_distance``) is a public guess of the optimum's norm and ``p`` the number
+    of parameters. Vectorised over ``n_steps`` / ``noise_std``.
     """
-    c = contraction_factor(learning_rate, strong_convexity, smoothness)
-    k = np.asarray(n_steps, dtype=float)
-    r0_sq = float(initial_distance) ** 2
-    optimisation = 0.5 * smoothness * np.exp(2.0 * k * math.log(c)) * r0_sq if c > 0 else 0.0
+    contraction_factor(learning_rate, strong_convexity, smoothness)  # validates
+    optimisation = optimisation_error(
+        n_steps, learning_rate=learning_rate, strong_convexity=strong_convexity,
+        smoothness=smoothness, initial_distance=initial_distance,
+    )
     noise = n_params * learning_rate * np.asarray(noise_std, dtype=float) ** 2 / 4.0
-    return 0.5 * strong_convexity * r0_sq + optimisation + noise
+    return 0.5 * strong_convexity * float(initial_distance) ** 2 + optimisation + noise
+
+
+#: Step sizes the planner tries, as fractions of 2/(beta + lam). The largest minimises
+#: the contraction factor (less noise) but leaves the top-curvature direction oscillating
+#: at the same slow rate; a slightly smaller step damps it at a small privacy cost.
+STEP_FRACTIONS = (1.0, 0.95, 0.9, 0.8, 0.65, 0.5)
+
+
+def _best_steps(target_mu, *, sensitivity, n_samples, n_params, lam, beta, eta, r0, max_steps):
+    """(proxy, K) minimising :func:`utility_proxy` over K = 1..max_steps for one (lam, eta)."""
+    c = contraction_factor(eta, lam, beta)
+    steps = np.arange(1, max_steps + 1)
+    if target_mu == math.inf or sensitivity == 0:
+        sigmas = np.zeros(steps.shape)
+    else:
+        sigmas = sensitivity * np.sqrt(_gd_factors(c, steps)) / (n_samples * target_mu)
+    proxy = utility_proxy(
+        steps, sigmas, n_params=n_params, learning_rate=eta, strong_convexity=lam,
+        smoothness=beta, initial_distance=r0,
+    )
+    best = int(np.argmin(proxy))
+    return float(proxy[best]), int(steps[best])
 
 
 def plan_noisy_gd(
@@ -182,7 +235,7 @@ def plan_noisy_gd(
     max_steps,
     learning_rate=None,
 ):
-    r"""Choose K (and sigma) for full-batch noisy GD by minimising :func:`utility_proxy`.
+    r"""Choose K, eta and sigma for full-batch noisy GD by minimising :func:`utility_proxy`.
 
     Parameters
     ----------
@@ -202,40 +255,40 @@ def plan_noisy_gd(
     max_steps : int
         Largest K considered (a compute budget).
     learning_rate : float, optional
-        eta; default ``2 / (beta + lam)``, which minimises the contraction factor.
+        eta. By default the planner tries :data:`STEP_FRACTIONS` of 2/(beta + lam).
 
     Returns
     -------
     NoisyGDPlan
-        For every K in 1..max_steps the noise is calibrated exactly
-        (:func:`calibrate_noisy_gd`) and the proxy evaluated; the K with the smallest
-        proxy is kept. Because the bound saturates in K, the noise grows only up to
-        a finite limit while the optimisation error keeps falling.
+        For every candidate step and every K in 1..max_steps the noise that meets the
+        target under bound (A) is computed and the proxy evaluated; the best (eta, K)
+        is kept and its noise calibrated exactly (:func:`calibrate_noisy_gd`). Because
+        the bound saturates in K, the noise grows only up to a finite limit while the
+        optimisation error keeps falling. Everything used is public.
     """
     epsilon, delta = _check_target(epsilon, delta)
     lam = check_positive("strong_convexity", strong_convexity)
     beta = check_positive("data_smoothness", data_smoothness, allow_zero=True) + lam
     max_steps = check_count("max_steps", max_steps)
     n = check_count("n_samples", n_samples)
-    eta = 2.0 / (beta + lam) if learning_rate is None else check_positive("learning_rate", learning_rate)
-    c = contraction_factor(eta, lam, beta)
-    target_mu = epsilon_delta_to_gdp(epsilon, delta)
-    steps = np.arange(1, max_steps + 1)
-    if target_mu == math.inf or sensitivity == 0:
-        sigmas = np.zeros(steps.shape)
+    r0 = check_positive("initial_distance", initial_distance)
+    if learning_rate is None:
+        etas = [fraction * 2.0 / (beta + lam) for fraction in STEP_FRACTIONS]
     else:
-        sigmas = sensitivity * np.sqrt(_gd_factors(c, steps)) / (n * target_mu)
-    proxy = utility_proxy(
-        steps, sigmas, n_params=n_params, learning_rate=eta, strong_convexity=lam,
-        smoothness=beta, initial_distance=initial_distance,
+        etas = [check_positive("learning_rate", learning_rate)]
+    target_mu = epsilon_delta_to_gdp(epsilon, delta)
+    proxy, n_steps, eta = min(
+        _best_steps(
+            target_mu, sensitivity=sensitivity, n_samples=n, n_params=n_params, lam=lam,
+            beta=beta, eta=eta, r0=r0, max_steps=max_steps,
+        ) + (eta,)
+        for eta in etas
     )
-    best = int(np.argmin(proxy))
-    n_steps = int(steps[best])
     sigma = calibrate_noisy_gd(
         epsilon, delta, sensitivity=sensitivity, n_samples=n, learning_rate=eta,
         strong_convexity=lam, smoothness=beta, n_steps=n_steps,
     )
-    return NoisyGDPlan(n_steps, sigma, eta, lam, beta, c, float(proxy[best]))
+    return NoisyGDPlan(n_steps, sigma, eta, lam, beta, contraction_factor(eta, lam, beta), proxy)
 
 
 def plan_noisy_gd_regularization(
@@ -248,14 +301,14 @@ def plan_noisy_gd_regularization(
     data_smoothness,
     initial_distance,
     max_steps,
+    learning_rate=None,
     strong_convexity_grid=None,
 ):
-    r"""Choose lam, K and sigma jointly by minimising :func:`utility_proxy`.
+    r"""Choose lam, eta, K and sigma jointly by minimising :func:`utility_proxy`.
 
-    For each lam on a log grid the best K is found by :func:`plan_noisy_gd` (with the
-    default step 2/(beta+lam)); the plan with the smallest proxy wins. The default grid
-    spans 1e-8 to 1 times beta_l, 121 points; the grid's edges are reported by a warning
-    in the estimators when hit. Everything is public: the answer depends only on
+    For each lam on a log grid the best (eta, K) is found as in :func:`plan_noisy_gd`;
+    the plan with the smallest proxy wins. The default grid spans 1e-8 to 1 times
+    beta_l (121 points). Everything is public: the answer depends only on
     (epsilon, delta, S, n, p, beta_l, r0, max_steps).
     """
     beta_l = check_positive("data_smoothness", data_smoothness)
@@ -265,7 +318,7 @@ def plan_noisy_gd_regularization(
         plan_noisy_gd(
             epsilon, delta, sensitivity=sensitivity, n_samples=n_samples, n_params=n_params,
             data_smoothness=beta_l, strong_convexity=lam, initial_distance=initial_distance,
-            max_steps=max_steps,
+            max_steps=max_steps, learning_rate=learning_rate,
         )
         for lam in np.asarray(strong_convexity_grid, dtype=float)
     ]

@@ -75,24 +75,26 @@ class BaseDPLinearModel(BaseEstimator):
             sensitivity=sensitivity, n_samples=n_samples, n_params=n_params,
             data_smoothness=beta_l, initial_distance=r0, max_steps=max_steps,
         )
+        fixed_eta = None if self.learning_rate == "auto" else float(self.learning_rate)
         if lam is None:
-            plan = accounting.plan_noisy_gd_regularization(epsilon, delta, **common)
-            lam = plan.strong_convexity
+            lam = accounting.plan_noisy_gd_regularization(
+                epsilon, delta, learning_rate=fixed_eta, **common
+            ).strong_convexity
         beta = beta_l + lam
-        eta = 2.0 / (beta + lam) if self.learning_rate == "auto" else float(self.learning_rate)
-        if not eta < 2.0 / beta:
+        if fixed_eta is not None and not fixed_eta < 2.0 / beta:
             raise ValueError(
-                f"learning_rate={eta!r} is >= 2/smoothness = {2.0 / beta:.6g}: gradient descent "
-                "would not contract (and the convergent privacy bound would not apply). "
-                "Use learning_rate='auto' or a smaller value."
+                f"learning_rate={fixed_eta!r} is >= 2/smoothness = {2.0 / beta:.6g}: gradient "
+                "descent would not contract (and the convergent privacy bound would not "
+                "apply). Use learning_rate='auto' or a smaller value."
             )
         if auto_steps:
             plan = accounting.plan_noisy_gd(
-                epsilon, delta, strong_convexity=lam, learning_rate=eta, **common
+                epsilon, delta, strong_convexity=lam, learning_rate=fixed_eta, **common
             )
-            n_steps, sigma = plan.n_steps, plan.noise_std
+            n_steps, sigma, eta = plan.n_steps, plan.noise_std, plan.learning_rate
         else:
             n_steps = max_steps
+            eta = 2.0 / (beta + lam) if fixed_eta is None else fixed_eta
             sigma = accounting.calibrate_noisy_gd(
                 epsilon, delta, sensitivity=sensitivity, n_samples=n_samples,
                 learning_rate=eta, strong_convexity=lam, smoothness=beta, n_steps=n_steps,

@@ -11,21 +11,29 @@ import math
 CONFIDENT_LOGIT = math.log(99.0)
 
 
-def logistic_initial_distance(row_norm):
-    r"""r0 for logistic regression: the norm that reaches a 99% probability on a full row.
+def minimax_norm_guess(output_scale, row_norm, n_params):
+    r"""Public guess of ||theta*|| for a linear model that must output ``output_scale``.
 
-    A model predicting probability 0.99 on a row x needs :math:`|\theta\cdot x| =
-    \log 99`; on a row at the norm bound Rt the smallest such theta has norm
-    :math:`\log(99)/R_t`. Larger true norms only make the proxy's bias term larger,
-    which pushes lam down; this is the least-regularising guess consistent with
-    confident predictions on full-norm rows.
+    A model needs :math:`|\theta\cdot x| \approx m` (m = ``output_scale``) on rows of
+    norm up to Rt. If the signal is spread evenly over the p coordinates of x, the
+    smallest such theta has norm m / Rt; if a single coordinate (of size Rt/sqrt(p))
+    carries it, the norm is m sqrt(p) / Rt. The utility proxy
+    :math:`U(\lambda) = \lambda r_0^2/2 + A/\lambda` loses the factor
+    :math:`(k + 1/k)/2` when r0 is off by a factor k either way, so the geometric mean
+    of the two ends, :math:`r_0 = m\,p^{1/4}/R_t`, minimises the worst-case loss over
+    that range: a factor :math:`(p^{1/4} + p^{-1/4})/2`.
     """
-    return CONFIDENT_LOGIT / row_norm
+    return output_scale * n_params**0.25 / row_norm
 
 
-def ridge_initial_distance(row_norm, y_bound):
-    r"""r0 for ridge: the norm that reaches the target bound on a full row, B / Rt."""
-    return y_bound / row_norm
+def logistic_initial_distance(row_norm, n_params):
+    """r0 for logistic regression: :func:`minimax_norm_guess` with a logit of log(99)."""
+    return minimax_norm_guess(CONFIDENT_LOGIT, row_norm, n_params)
+
+
+def ridge_initial_distance(row_norm, y_bound, n_params):
+    """r0 for ridge: :func:`minimax_norm_guess` with the target bound B as output scale."""
+    return minimax_norm_guess(y_bound, row_norm, n_params)
 
 
 def ridge_residual_clip(y_bound):

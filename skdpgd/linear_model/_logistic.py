@@ -161,7 +161,7 @@ class DPLogisticRegression(LinearClassifierMixin, ClassifierMixin, BaseDPLinearM
         return None if self.C == "auto" else 1.0 / (self.C * n_samples)
 
     def _initial_distance(self, n_params, row_norm):
-        return logistic_initial_distance(row_norm)
+        return logistic_initial_distance(row_norm, n_params)
 
     def _encode_labels(self, y):
         check_classification_targets(y)

@@ -122,7 +122,7 @@ class DPRidge(RegressorMixin, BaseDPLinearModel):
         return None if self.alpha == "auto" else self.alpha / n_samples
 
     def _initial_distance(self, n_params, row_norm):
-        return ridge_initial_distance(row_norm, self.y_bound)
+        return ridge_initial_distance(row_norm, self.y_bound, n_params)
 
     def _residual_clip(self):
         if self.residual_clip == "auto":

@@ -1,0 +1,30 @@
+"""scikit-learn's estimator checks over both estimators (STYLE.md point 9)."""
+
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from skdpgd import DPLogisticRegression, DPRidge
+
+# Checks that fail only because the noise at the default budget (epsilon=1) on the
+# checks' tiny data sets (n of 20-300) defeats an accuracy threshold. Nothing else is
+# excluded; test_estimators.py shows the same checks pass at epsilon=inf.
+NOISE_DEFEATS_THRESHOLD = "noise at epsilon=1 on the check's tiny data defeats its accuracy threshold"
+
+
+def expected_failed_checks(estimator):
+    return EXPECTED.get(type(estimator).__name__, {})
+
+
+EXPECTED = {
+    "DPLogisticRegression": {},
+    "DPRidge": {
+        # R^2 > 0.5 on 200 standardised rows whose norms exceed data_norm=1 several-fold.
+        "check_regressors_train": NOISE_DEFEATS_THRESHOLD,
+    },
+}
+
+
+@parametrize_with_checks(
+    [DPLogisticRegression(), DPRidge()], expected_failed_checks=expected_failed_checks
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
