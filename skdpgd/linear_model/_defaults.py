@@ -36,6 +36,22 @@ def ridge_initial_distance(row_norm, y_bound, n_params):
     return minimax_norm_guess(y_bound, row_norm, n_params)
 
 
+#: Huber's threshold for 95% asymptotic efficiency under Gaussian residuals, in units of
+#: the residual standard deviation (Huber 1964; Huber and Ronchetti 2009, section 4.6).
+HUBER_EFFICIENT_THRESHOLD = 1.345
+
+#: The R^2 of the model the default threshold is tuned for.
+REFERENCE_R2 = 0.9
+
+
 def ridge_residual_clip(y_bound):
-    """Default Huber threshold c = B / 2 (see :class:`skdpgd.DPRidge`, Notes)."""
-    return y_bound / 2.0
+    r"""Default Huber threshold c from the public target bound B alone.
+
+    Targets spread uniformly over [-B, B] have standard deviation :math:`B/\sqrt3`; a
+    model with :math:`R^2 = 0.9` leaves residuals of standard deviation
+    :math:`\sqrt{0.1}\,B/\sqrt3`, and Huber's 95%-efficiency threshold is 1.345 of
+    those: :math:`c = 1.345\sqrt{0.1/3}\,B \approx 0.246\,B`. The noise is proportional
+    to c, so a smaller c buys accuracy at small budgets; residuals beyond c are treated
+    robustly (L1-like) rather than quadratically.
+    """
+    return HUBER_EFFICIENT_THRESHOLD * (1.0 - REFERENCE_R2) ** 0.5 / 3.0**0.5 * y_bound

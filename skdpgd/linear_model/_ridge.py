@@ -46,7 +46,7 @@ class DPRidge(RegressorMixin, BaseDPLinearModel):
     y_bound : float, default=1.0
         Public bound B on |y|; targets are clipped to [-B, B].
     residual_clip : float or "auto", default="auto"
-        Threshold c of the Huber loss. ``"auto"`` is ``y_bound / 2`` (see Notes).
+        Threshold c of the Huber loss. ``"auto"`` is about ``0.246 * y_bound`` (see Notes).
 
     Attributes
     ----------
@@ -61,10 +61,9 @@ class DPRidge(RegressorMixin, BaseDPLinearModel):
 
     Notes
     -----
-    The default ``residual_clip = y_bound / 2`` comes from the target scale alone: the
-    noise is proportional to c, and half the target range keeps every residual of a
-    model that explains at least a quarter of a target spread over [-B, B] in the
-    quadratic zone of the loss.
+    The default ``residual_clip`` comes from the target bound alone: Huber's
+    95%-efficiency threshold (1.345 residual standard deviations) for a model with
+    R^2 = 0.9 on targets spread uniformly over [-B, B], i.e. 1.345 sqrt(0.1/3) B.
 
     Examples
     --------
