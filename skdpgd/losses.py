@@ -1,20 +1,47 @@
-r"""Data-fit terms of the linear models, with their public constants.
+r"""Data-fit terms of the linear models, with the public constants they own.
 
-Each loss gives the sum over rows of its per-example value and gradient, and states
-the constants the privacy analysis needs as functions of public bounds only
-(DESIGN.md section 2, table): with augmented rows of norm at most Rt,
+Each loss :math:`l(\theta; x, y)` gives the sum over rows of its per-example value and
+gradient, and states the three constants the privacy analysis needs as functions of
+public bounds only (DESIGN.md section 2, table). With augmented rows of norm at most
+:math:`\tilde R` (``row_norm``: data_norm and intercept column included), targets
+:math:`|y| \le B` (``y_bound``) and, where the loss needs it, a domain
+:math:`\|\theta\| \le r` (``radius``):
 
-=================  ==================  ===========  ======================
-loss               gradient bound L    smoothness   replace-one sensitivity S
-=================  ==================  ===========  ======================
-binary logistic    Rt                  Rt^2 / 4     2 Rt
-softmax (K)        sqrt(2) Rt          Rt^2 / 2     2 sqrt(2) Rt
-Huber, clip c      c Rt                Rt^2         2 c Rt
-squared, ||th||<=r Rt (r Rt + B)       Rt^2         2 Rt (r Rt + B)
-=================  ==================  ===========  ======================
+=========================  ========================  ===================  ===================================
+loss                       gradient bound L          smoothness beta_l    replace-one sensitivity S
+=========================  ========================  ===================  ===================================
+binary logistic            Rt                        Rt^2 / 4             2 Rt
+multinomial (K classes)    sqrt(2) Rt                Rt^2 / 2             2 sqrt(2) Rt
+Huber, threshold c         c Rt                      Rt^2                 2 c Rt
+squared on ||th|| <= r     Rt (r Rt + B)             Rt^2                 2 Rt (r Rt + B)
+=========================  ========================  ===================  ===================================
 
-``coef`` has shape (d,) for the scalar losses and (n_classes, d) for softmax; X may
-be a dense array or a CSR matrix (already clipped, intercept column appended).
+* L is the supremum of :math:`\|\nabla l(\theta; z)\|` over every record z allowed
+  by the bounds and every theta in the domain,
+* beta_l bounds the largest eigenvalue of the per-example Hessian (equivalently the
+  Lipschitz constant of :math:`\theta \mapsto \nabla l(\theta; z)`),
+* S is the supremum of :math:`\|\nabla l(\theta; z) - \nabla l(\theta; z')\|` over
+  every theta in the domain and every pair of records z, z' (so S <= 2 L).
+
+These are what the accountants take; none of them is ever computed from the data.
+``tests/test_losses.py`` checks each of them on random and adversarial records and
+checks that a constructed worst case (nearly) attains it.
+
+Conventions: ``coef`` is a float64 array of shape ``coef_shape(n_features)``, that is
+(d,) for the scalar-output losses and (n_classes, d) for the multinomial loss. ``X`` is
+a dense float array or a CSR matrix of shape (n, d), already clipped and with the
+intercept column appended by the caller (the loss knows nothing of intercepts); all
+products are written ``X @ coef`` and ``X.T @ residual`` so both work.
+
+References
+----------
+.. [1] J. Bok, W. Su, J. Altschuler. Shifted interpolation for differential privacy.
+   ICML 2024 (seed ``002``): replace-one sensitivity of the gradient step.
+.. [2] T. Ryffel, F. Bach, D. Pointcheval. Differential privacy guarantees for
+   stochastic gradient Langevin dynamics. 2022 (seed ``003``), Lemma 5.1: Hessian of the
+   softmax loss, after D. Böhning, Multinomial logistic regression algorithm, Ann. Inst.
+   Statist. Math. 44 (1992).
+.. [3] P. J. Huber. Robust estimation of a location parameter. Ann. Math. Statist. 35 (1964).
 """
 
 import math
@@ -22,143 +49,291 @@ import math
 import numpy as np
 from scipy.special import expit, log_softmax, softmax
 
-
-def _check_bound(name, value):
-    if value is None or not value > 0:
-        raise ValueError(f"{name} must be a positive public bound, got {value!r}.")
-    return float(value)
+__all__ = ["BinaryLogisticLoss", "HuberLoss", "MultinomialLogisticLoss", "SquaredLoss"]
 
 
-class BinaryLogisticLoss:
-    r"""Logistic loss :math:`\log(1 + e^{t}) - y t`, :math:`t = \theta\cdot x`, y in {0, 1}.
+def _positive(name, value, hint=""):
+    """``value`` as a positive finite float, or a ValueError that names it."""
+    if value is None:
+        raise ValueError(f"{name} is required here and must be a positive public bound, got None.{hint}")
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a positive finite number, got {value!r}.{hint}") from None
+    if not (math.isfinite(value) and value > 0.0):
+        raise ValueError(f"{name} must be a positive finite number, got {value!r}.{hint}")
+    return value
 
-    Gradient :math:`(\sigma(t) - y)\,x` with :math:`|\sigma(t) - y| < 1`, so
-    L = Rt; the Hessian :math:`\sigma(t)(1-\sigma(t))\,x x^T \preceq x x^T/4` gives
-    smoothness Rt^2/4; two records' gradients differ by at most 2 Rt (DESIGN.md 2).
-    """
+
+def _as_vector(a):
+    """The result of ``X.T @ v`` as a 1-D float64 array (dense or sparse X)."""
+    return np.asarray(a, dtype=np.float64).reshape(-1)
+
+
+class _ScalarOutputLoss:
+    """Shared shape conventions of the losses with one output per row (not public)."""
+
+    #: Number of scores per row; ``coef`` has shape (d,) when this is 1.
+    n_outputs = 1
 
     def coef_shape(self, n_features):
-        return (n_features,)
+        """Shape ``(n_features,)`` of the coefficient array this loss takes."""
+        return (int(n_features),)
+
+    def __repr__(self):
+        return f"{type(self).__name__}()"
+
+
+class BinaryLogisticLoss(_ScalarOutputLoss):
+    r"""Binary logistic loss (half binomial deviance), labels y in {0, 1}.
+
+    .. math::
+
+        l(\theta; x, y) = \log(1 + e^{t}) - y\,t, \qquad t = \theta\cdot x,
+
+        \nabla l = (\sigma(t) - y)\,x, \qquad
+        \nabla^2 l = \sigma(t)\,(1 - \sigma(t))\,x x^\top,
+
+    with :math:`\sigma` the logistic sigmoid. The value is computed as
+    ``logaddexp(0, t) - y t`` and the gradient with ``expit``, both stable for any t.
+
+    Constants (DESIGN.md section 2, table; :math:`\|x\| \le \tilde R`, any theta in
+    :math:`\mathbb{R}^d`, so no projection is needed):
+
+    * L = Rt, since :math:`|\sigma(t) - y| < 1`; approached as :math:`t \to -\infty`
+      with y = 1.
+    * beta_l = Rt^2/4, since :math:`\sigma(1 - \sigma) \le 1/4`, attained at t = 0.
+    * S = 2 Rt by the triangle inequality. The supremum is approached, not attained:
+      two nearly equal rows :math:`x \approx x'` of norm Rt with opposite labels and
+      :math:`\theta\cdot x \to +\infty` (y = 0), :math:`\theta\cdot x' \to -\infty`
+      (y' = 1) give gradients close to :math:`x` and :math:`-x'`.
+    """
 
     def value_sum(self, coef, X, y):
-        t = X @ coef
+        r"""Sum over rows of :math:`\log(1 + e^{t_i}) - y_i t_i`, :math:`t = X\theta`."""
+        t = _as_vector(X @ coef)
         return float(np.sum(np.logaddexp(0.0, t) - y * t))
 
     def gradient_sum(self, coef, X, y):
-        residual = expit(X @ coef) - y
-        return np.asarray(X.T @ residual).ravel()
+        r"""Sum over rows of :math:`(\sigma(t_i) - y_i)\,x_i`, i.e. :math:`X^\top(\sigma(X\theta) - y)`."""
+        residual = expit(_as_vector(X @ coef)) - y
+        return _as_vector(X.T @ residual)
 
-    def gradient_bound(self, row_norm):
-        return float(row_norm)
+    def gradient_bound(self, row_norm, *, y_bound=None, radius=None):
+        """L = Rt (``y_bound`` and ``radius`` are not needed and ignored)."""
+        return _positive("row_norm", row_norm)
 
     def smoothness(self, row_norm):
-        return row_norm**2 / 4.0
+        """beta_l = Rt^2 / 4."""
+        return _positive("row_norm", row_norm) ** 2 / 4.0
 
-    def sensitivity(self, row_norm):
-        return 2.0 * row_norm
+    def sensitivity(self, row_norm, *, y_bound=None, radius=None):
+        """S = 2 Rt (``y_bound`` and ``radius`` are not needed and ignored)."""
+        return 2.0 * _positive("row_norm", row_norm)
 
 
 class MultinomialLogisticLoss:
-    r"""Softmax cross-entropy, :math:`\theta \in \mathbb{R}^{K\times d}`, y in {0..K-1}.
+    r"""Softmax cross-entropy over K classes, labels integer codes 0..K-1.
 
-    Gradient :math:`(p - e_y)\,x^T` with :math:`\|p - e_y\| \le \sqrt{2}`, so
-    L = sqrt(2) Rt and S = 2 sqrt(2) Rt; the Hessian
-    :math:`(\mathrm{diag}(p) - p p^T) \otimes x x^T` has norm at most Rt^2/2
-    (the largest eigenvalue of diag(p) - p p^T is at most 1/2). DESIGN.md 2.
+    With scores :math:`s = \theta x \in \mathbb{R}^K` (:math:`\theta` of shape (K, d))
+    and :math:`p = \mathrm{softmax}(s)`:
+
+    .. math::
+
+        l(\theta; x, y) = \log\sum_k e^{s_k} - s_y, \qquad
+        \nabla l = (p - e_y)\,x^\top, \qquad
+        \nabla^2 l = (\mathrm{diag}(p) - p p^\top) \otimes x x^\top
+
+    (Hessian: [2]_ Lemma 5.1, after Böhning 1992). The value uses ``log_softmax``
+    (a stable log-sum-exp).
+
+    Constants (DESIGN.md section 2, table; Frobenius norms; any theta):
+
+    * L = sqrt(2) Rt, since
+      :math:`\|p - e_y\|^2 = (1 - p_y)^2 + \sum_{k \ne y} p_k^2 \le 2(1 - p_y)^2 \le 2`;
+      approached when p concentrates on one class other than y.
+    * beta_l = Rt^2/2, since :math:`\lambda_{\max}(\mathrm{diag}(p) - p p^\top) \le 1/2`
+      (attained at p = (1/2, 1/2, 0, ...)).
+    * S = 2 sqrt(2) Rt by the triangle inequality; approached by two nearly equal rows
+      whose softmax concentrates on classes a and b respectively, labelled b and a.
+
+    Parameters
+    ----------
+    n_classes : int
+        K >= 2 (the label set is public: it is given by the user, DESIGN.md section 6).
+
+    References
+    ----------
+    .. [2] Ryffel, Bach, Pointcheval (2022), Lemma 5.1 (seed ``003``).
     """
 
     def __init__(self, n_classes):
-        if int(n_classes) < 2:
-            raise ValueError(f"n_classes must be >= 2, got {n_classes!r}.")
+        if isinstance(n_classes, bool) or int(n_classes) != n_classes or n_classes < 2:
+            raise ValueError(f"n_classes must be an integer >= 2, got {n_classes!r}.")
         self.n_classes = int(n_classes)
 
-    def coef_shape(self, n_features):
-        return (self.n_classes, n_features)
+    @property
+    def n_outputs(self):
+        """K scores per row; ``coef`` has shape (K, d)."""
+        return self.n_classes
 
-    def _scores(self, coef, X):
-        return np.asarray(X @ coef.T)
+    def coef_shape(self, n_features):
+        """Shape ``(n_classes, n_features)`` of the coefficient array this loss takes."""
+        return (self.n_classes, int(n_features))
+
+    def __repr__(self):
+        return f"MultinomialLogisticLoss(n_classes={self.n_classes})"
+
+    def _codes(self, y):
+        codes = np.asarray(y)
+        if codes.size and (codes.min() < 0 or codes.max() >= self.n_classes):
+            raise ValueError(
+                f"labels must be integer codes in 0..{self.n_classes - 1}, got values in "
+                f"[{codes.min()!r}, {codes.max()!r}]."
+            )
+        return codes.astype(np.intp, copy=False)
 
     def value_sum(self, coef, X, y):
-        log_p = log_softmax(self._scores(coef, X), axis=1)
-        return float(-np.sum(log_p[np.arange(len(y)), y]))
+        r"""Sum over rows of :math:`\mathrm{logsumexp}(s_i) - s_{i, y_i}`, :math:`s = X\theta^\top`."""
+        codes = self._codes(y)
+        log_p = log_softmax(np.asarray(X @ coef.T), axis=1)
+        return float(-np.sum(log_p[np.arange(codes.size), codes]))
 
     def gradient_sum(self, coef, X, y):
-        residual = softmax(self._scores(coef, X), axis=1)
-        residual[np.arange(len(y)), y] -= 1.0
-        return np.asarray(X.T @ residual).T
+        r"""Sum over rows of :math:`(p_i - e_{y_i})\,x_i^\top`, shape (K, d).
 
-    def gradient_bound(self, row_norm):
-        return math.sqrt(2.0) * row_norm
+        Computed as :math:`(X^\top (P - Y))^\top` with P the row-wise softmax of
+        :math:`X\theta^\top` and Y the one-hot labels.
+        """
+        codes = self._codes(y)
+        residual = softmax(np.asarray(X @ coef.T), axis=1)
+        residual[np.arange(codes.size), codes] -= 1.0
+        return np.ascontiguousarray(np.asarray(X.T @ residual, dtype=np.float64).T)
+
+    def gradient_bound(self, row_norm, *, y_bound=None, radius=None):
+        """L = sqrt(2) Rt (``y_bound`` and ``radius`` are not needed and ignored)."""
+        return math.sqrt(2.0) * _positive("row_norm", row_norm)
 
     def smoothness(self, row_norm):
-        return row_norm**2 / 2.0
+        """beta_l = Rt^2 / 2."""
+        return _positive("row_norm", row_norm) ** 2 / 2.0
 
-    def sensitivity(self, row_norm):
-        return 2.0 * math.sqrt(2.0) * row_norm
+    def sensitivity(self, row_norm, *, y_bound=None, radius=None):
+        """S = 2 sqrt(2) Rt (``y_bound`` and ``radius`` are not needed and ignored)."""
+        return 2.0 * math.sqrt(2.0) * _positive("row_norm", row_norm)
 
 
-class HuberLoss:
-    r"""Huber loss of the residual, threshold c (the clipped-residual regression loss).
+class HuberLoss(_ScalarOutputLoss):
+    r"""Huber loss of the residual with threshold c: the clipped-residual regression loss.
 
-    :math:`h_c(r) = r^2/2` for :math:`|r| \le c`, :math:`c|r| - c^2/2` otherwise, with
-    :math:`r = \theta\cdot x - y`. Gradient :math:`\mathrm{clip}(r, -c, c)\,x`: bounded by
-    c Rt for every theta (L = c Rt, S = 2 c Rt, no projection needed), Rt^2-smooth
-    because clip is 1-Lipschitz (DESIGN.md 3, last paragraph; docs/ridge_objective.md).
+    With :math:`r = \theta\cdot x - y` and :math:`a = \min(|r|, c)`:
+
+    .. math::
+
+        h_c(r) = \begin{cases} r^2/2 & |r| \le c \\ c|r| - c^2/2 & |r| > c \end{cases}
+               = a\,(|r| - a/2), \qquad
+        \nabla l = \mathrm{clip}(r, -c, c)\,x
+
+    (DESIGN.md section 3, last paragraph; Huber 1964). The second form of h_c is the one
+    computed: it never squares a large residual.
+
+    Constants (any theta in :math:`\mathbb{R}^d`, any target; no projection and no
+    target bound are needed):
+
+    * L = c Rt, since :math:`|\mathrm{clip}(r, -c, c)| \le c`; attained when
+      :math:`|r| \ge c` and :math:`\|x\| = \tilde R`.
+    * beta_l = Rt^2: the gradient is Lipschitz in theta with constant
+      :math:`\|x\|^2` because clip is 1-Lipschitz (Hessian :math:`x x^\top` where
+      :math:`|r| < c`, 0 where :math:`|r| > c`).
+    * S = 2 c Rt, attained by the same row with residuals above c and below -c.
+
+    It minimises the Huber objective, not the squared one: estimators using it must say so.
+
+    Parameters
+    ----------
+    residual_clip : float
+        The public threshold c > 0.
     """
 
     def __init__(self, residual_clip):
-        self.residual_clip = _check_bound("residual_clip", residual_clip)
+        self.residual_clip = _positive("residual_clip", residual_clip)
 
-    def coef_shape(self, n_features):
-        return (n_features,)
+    def __repr__(self):
+        return f"HuberLoss(residual_clip={self.residual_clip!r})"
 
     def value_sum(self, coef, X, y):
-        r = np.abs(X @ coef - y)
-        c = self.residual_clip
-        return float(np.sum(np.where(r <= c, 0.5 * r * r, c * r - 0.5 * c * c)))
+        r"""Sum over rows of :math:`h_c(\theta\cdot x_i - y_i)`."""
+        r = np.abs(_as_vector(X @ coef) - y)
+        a = np.minimum(r, self.residual_clip)
+        return float(np.sum(a * (r - 0.5 * a)))
 
     def gradient_sum(self, coef, X, y):
+        r"""Sum over rows of :math:`\mathrm{clip}(\theta\cdot x_i - y_i, -c, c)\,x_i`."""
         c = self.residual_clip
-        residual = np.clip(X @ coef - y, -c, c)
-        return np.asarray(X.T @ residual).ravel()
+        residual = np.clip(_as_vector(X @ coef) - y, -c, c)
+        return _as_vector(X.T @ residual)
 
-    def gradient_bound(self, row_norm):
-        return self.residual_clip * row_norm
+    def gradient_bound(self, row_norm, *, y_bound=None, radius=None):
+        """L = c Rt (``y_bound`` and ``radius`` are not needed and ignored)."""
+        return self.residual_clip * _positive("row_norm", row_norm)
 
     def smoothness(self, row_norm):
-        return float(row_norm) ** 2
+        """beta_l = Rt^2."""
+        return _positive("row_norm", row_norm) ** 2
 
-    def sensitivity(self, row_norm):
-        return 2.0 * self.residual_clip * row_norm
+    def sensitivity(self, row_norm, *, y_bound=None, radius=None):
+        """S = 2 c Rt (``y_bound`` and ``radius`` are not needed and ignored)."""
+        return 2.0 * self.residual_clip * _positive("row_norm", row_norm)
 
 
-class SquaredLoss:
-    r"""Squared loss :math:`\tfrac12(\theta\cdot x - y)^2` on the ball :math:`\|\theta\| \le r`.
+_SQUARED_HINT = (
+    " The squared loss has a bounded gradient only on a bounded domain: pass the projection"
+    " radius r and the target bound B (DESIGN.md section 2)."
+)
 
-    Its gradient is bounded only on a bounded domain: with :math:`|y| \le B`,
-    L = Rt (r Rt + B), S = 2 Rt (r Rt + B), smoothness Rt^2 (DESIGN.md 2). Runs using it
-    must project onto the ball of radius ``radius``.
+
+class SquaredLoss(_ScalarOutputLoss):
+    r"""Squared loss :math:`\tfrac12(\theta\cdot x - y)^2`, to be used on the ball :math:`\|\theta\| \le r`.
+
+    .. math::
+
+        \nabla l = (\theta\cdot x - y)\,x, \qquad \nabla^2 l = x x^\top.
+
+    Its gradient is unbounded on :math:`\mathbb{R}^d`, so the constants need the
+    projection radius r and the target bound B (DESIGN.md section 2, table). With
+    :math:`\|\theta\| \le r`, :math:`\|x\| \le \tilde R`, :math:`|y| \le B`:
+
+    * L = Rt (r Rt + B), since :math:`|\theta\cdot x - y| \le r\tilde R + B`; attained
+      at :math:`\theta = r x/\tilde R`, y = -B.
+    * beta_l = Rt^2 (the Hessian :math:`x x^\top`), attained by any row of norm Rt.
+    * S = 2 Rt (r Rt + B) = 2 L, the triangle-inequality bound of the table. It is tight
+      when :math:`B \gg r\tilde R` and within a factor 2 of the true supremum otherwise
+      (the gradients of one theta all lie in a set that is not symmetric about 0).
+
+    Runs that use this loss must project every iterate onto the ball of radius r
+    (:func:`skdpgd.optim.ball_projection`), or the constants do not hold.
     """
 
-    def __init__(self, radius, y_bound):
-        self.radius = _check_bound("radius", radius)
-        self.y_bound = _check_bound("y_bound", y_bound)
-
-    def coef_shape(self, n_features):
-        return (n_features,)
-
     def value_sum(self, coef, X, y):
-        r = X @ coef - y
+        r"""Sum over rows of :math:`\tfrac12(\theta\cdot x_i - y_i)^2`."""
+        r = _as_vector(X @ coef) - y
         return float(0.5 * np.dot(r, r))
 
     def gradient_sum(self, coef, X, y):
-        return np.asarray(X.T @ (X @ coef - y)).ravel()
+        r"""Sum over rows of :math:`(\theta\cdot x_i - y_i)\,x_i`, i.e. :math:`X^\top(X\theta - y)`."""
+        return _as_vector(X.T @ (_as_vector(X @ coef) - y))
 
-    def gradient_bound(self, row_norm):
-        return row_norm * (self.radius * row_norm + self.y_bound)
+    def gradient_bound(self, row_norm, *, y_bound=None, radius=None):
+        """L = Rt (r Rt + B); ``radius`` (r) and ``y_bound`` (B) are required."""
+        row_norm = _positive("row_norm", row_norm)
+        radius = _positive("radius", radius, _SQUARED_HINT)
+        y_bound = _positive("y_bound", y_bound, _SQUARED_HINT)
+        return row_norm * (radius * row_norm + y_bound)
 
     def smoothness(self, row_norm):
-        return float(row_norm) ** 2
+        """beta_l = Rt^2."""
+        return _positive("row_norm", row_norm) ** 2
 
-    def sensitivity(self, row_norm):
-        return 2.0 * self.gradient_bound(row_norm)
+    def sensitivity(self, row_norm, *, y_bound=None, radius=None):
+        """S = 2 Rt (r Rt + B); ``radius`` (r) and ``y_bound`` (B) are required."""
+        return 2.0 * self.gradient_bound(row_norm, y_bound=y_bound, radius=radius)

@@ -1,88 +1,262 @@
 r"""The projected noisy gradient descent loops (DESIGN.md section 1).
 
-They take a gradient callable, a projection, the noise standard deviation, a number
-of steps and a random generator, and know nothing of epsilon, losses or estimators
-(STYLE.md point 7). Only the last iterate is returned.
+.. math::
+
+    \theta_{k+1} = \Pi_C\big(\theta_k - \eta\,(\nabla F_{B_k}(\theta_k) + \sigma Z_k)\big),
+    \qquad Z_k \sim \mathcal N(0, I), \qquad \text{output } \theta_K,
+
+with :math:`\sigma` the noise standard deviation *on the gradient* (the convention of
+Bok, Su, Altschuler 2024 and Altschuler, Talwar 2022; Chourasia et al. 2021 write the
+noise as :math:`\sqrt{2\eta}\,s\,\mathcal N(0, I)`, i.e. :math:`s = \sigma\sqrt{\eta/2}`).
+:math:`F_{B_k}` is the full objective (:func:`noisy_gradient_descent`) or the objective
+on the k-th batch of a fixed partition visited cyclically
+(:func:`noisy_cyclic_gradient_descent`).
+
+These loops take a gradient callable, a projection, ``noise_std``, a number of steps and
+a random generator, and know nothing of epsilon, losses or estimators (STYLE.md point 7).
+They release only the last iterate: no intermediate iterate, loss or gradient norm is
+stored, returned, passed to the callback or used to stop early (DESIGN.md section 1,
+"hidden state"). Calibrating ``noise_std`` and the number of steps is the caller's job
+(:mod:`skdpgd.accounting`).
+
+References
+----------
+.. [1] J. Bok, W. Su, J. Altschuler. Shifted interpolation for differential privacy.
+   ICML 2024 (seed ``002``): Theorems 4.2 (full batch) and 4.5 (cyclic batches).
+.. [2] J. Altschuler, K. Talwar. Privacy of noisy stochastic gradient descent: more
+   iterations without more privacy loss. NeurIPS 2022 (seed ``004``).
 """
+
+import math
+import numbers
 
 import numpy as np
 
+__all__ = [
+    "ball_projection",
+    "cyclic_partition",
+    "noisy_cyclic_gradient_descent",
+    "noisy_gradient_descent",
+]
 
-def ball_projection(radius):
-    """Euclidean (Frobenius for 2-D coef) projection onto {||theta|| <= radius}."""
-    if not radius > 0:
-        raise ValueError(f"radius must be > 0, got {radius!r}.")
 
-    def project(coef):
-        norm = np.linalg.norm(coef)
-        return coef if norm <= radius else coef * (radius / norm)
+def _check_nonneg_int(name, value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}.")
+    return int(value)
 
-    return project
+
+def _check_step_params(learning_rate, noise_std):
+    learning_rate, noise_std = float(learning_rate), float(noise_std)
+    if not (math.isfinite(learning_rate) and learning_rate > 0.0):
+        raise ValueError(f"learning_rate must be a positive finite number, got {learning_rate!r}.")
+    if not (math.isfinite(noise_std) and noise_std >= 0.0):
+        raise ValueError(f"noise_std must be a non-negative finite number, got {noise_std!r}.")
+    return learning_rate, noise_std
+
+
+def _noisy_step(coef, direction, learning_rate, noise_std, rng, projection):
+    r"""One step :math:`\Pi(\theta - \eta(g + \sigma Z))`; draws Z only when sigma > 0."""
+    direction = np.asarray(direction, dtype=np.float64)
+    if direction.shape != coef.shape:
+        raise ValueError(
+            f"the gradient callable returned shape {direction.shape}, expected {coef.shape} "
+            "(the shape of coef0)."
+        )
+    if noise_std > 0.0:
+        direction = direction + noise_std * rng.standard_normal(coef.shape)
+    coef = coef - learning_rate * direction
+    if projection is not None:
+        coef = np.asarray(projection(coef), dtype=np.float64)
+    return coef
 
 
 def noisy_gradient_descent(
     gradient, coef0, *, learning_rate, noise_std, n_steps, rng, projection=None, callback=None
 ):
-    r"""Run :math:`\theta_{k+1} = \Pi(\theta_k - \eta(\nabla F(\theta_k) + \sigma Z_k))`.
+    r"""Full-batch projected noisy gradient descent; returns the last iterate only.
+
+    .. math::
+
+        \theta_{k+1} = \Pi\big(\theta_k - \eta\,(\nabla F(\theta_k) + \sigma Z_k)\big),
+        \quad k = 0, \dots, K-1, \qquad Z_k \sim \mathcal N(0, I)
+
+    (DESIGN.md section 1; Bok, Su, Altschuler 2024, Algorithm "noisy GD"). The privacy
+    of :math:`\theta_K` is accounted elsewhere (bound (A) or (B) of DESIGN.md 3).
 
     Parameters
     ----------
     gradient : callable
-        ``gradient(theta)`` returns the full gradient of the objective at theta.
-    coef0 : ndarray
-        Starting point (must not depend on the data).
-    learning_rate, noise_std : float
-        eta and sigma (noise std on the gradient). ``noise_std == 0`` draws nothing.
+        ``gradient(theta)`` returns the full gradient of the objective at theta,
+        regulariser included (e.g. ``data_sum / n + lam * theta``), with theta's shape.
+    coef0 : array-like
+        theta_0; it must not depend on the private data. Not modified.
+    learning_rate : float
+        eta > 0.
+    noise_std : float
+        sigma >= 0, the noise standard deviation on the gradient. 0 draws no noise and
+        leaves ``rng`` untouched.
     n_steps : int
-        K.
-    rng : numpy Generator or RandomState
-        Draws ``rng.standard_normal(theta.shape)`` once per step.
+        K >= 0.
+    rng : numpy.random.Generator
+        The only source of randomness: exactly K draws
+        ``rng.standard_normal(theta.shape)``, one per step, in step order (when
+        ``noise_std > 0``).
     projection : callable, optional
-        Projection onto the constraint set C.
+        ``projection(theta)`` onto the constraint set C (e.g. :func:`ball_projection`);
+        None means C = R^d.
     callback : callable, optional
-        ``callback(step)`` with the step index only (never an iterate).
+        ``callback(step)`` after each step, with the 0-based index of the step just done
+        (an int) and nothing else: for progress display, it never sees an iterate.
 
     Returns
     -------
-    theta_K : ndarray
-        The last iterate; no intermediate iterate is kept.
+    coef : ndarray of float64
+        theta_K, a new array (``coef0`` copied when K = 0).
     """
-    coef = np.array(coef0, dtype=float, copy=True)
-    for step in range(int(n_steps)):
-        direction = gradient(coef)
-        if noise_std > 0:
-            direction = direction + noise_std * rng.standard_normal(coef.shape)
-        coef = coef - learning_rate * direction
-        if projection is not None:
-            coef = projection(coef)
+    learning_rate, noise_std = _check_step_params(learning_rate, noise_std)
+    n_steps = _check_nonneg_int("n_steps", n_steps)
+    coef = np.array(coef0, dtype=np.float64, copy=True)
+    for step in range(n_steps):
+        coef = _noisy_step(coef, gradient(coef), learning_rate, noise_std, rng, projection)
         if callback is not None:
             callback(step)
     return coef
 
 
 def noisy_cyclic_gradient_descent(
-    batch_gradient, coef0, *, n_batches, learning_rate, noise_std, n_epochs, rng,
-    projection=None, callback=None,
+    batch_gradient,
+    coef0,
+    *,
+    n_batches,
+    learning_rate,
+    noise_std,
+    n_epochs,
+    rng,
+    projection=None,
+    callback=None,
 ):
-    """Cyclic variant: each epoch visits batches 0..l-1 in order; ``batch_gradient(theta, j)``."""
-    coef = np.array(coef0, dtype=float, copy=True)
+    r"""Cyclic mini-batch projected noisy gradient descent; returns the last iterate only.
+
+    Each epoch visits the batches :math:`0, \dots, l-1` in this fixed order:
+
+    .. math::
+
+        \theta_{k+1} = \Pi\big(\theta_k - \eta\,(\nabla F_{B_{k \bmod l}}(\theta_k)
+        + \sigma Z_k)\big), \quad k = 0, \dots, lE - 1
+
+    (DESIGN.md section 1, solver "cyclic"; Bok, Su, Altschuler 2024, Theorem 4.5 accounts
+    it as bound (C) of DESIGN.md 3).
+
+    Parameters
+    ----------
+    batch_gradient : callable
+        ``batch_gradient(theta, j)`` returns the gradient of the objective on batch j
+        (regulariser included) at theta.
+    coef0 : array-like
+        theta_0, independent of the data. Not modified.
+    n_batches : int
+        l >= 1 (e.g. ``len(cyclic_partition(n, b, rng))``).
+    learning_rate, noise_std : float
+        eta > 0 and sigma >= 0 (noise standard deviation on the gradient).
+    n_epochs : int
+        E >= 0; K = l E steps.
+    rng : numpy.random.Generator
+        Exactly K draws ``rng.standard_normal(theta.shape)`` when ``noise_std > 0``.
+    projection : callable, optional
+        Projection onto C.
+    callback : callable, optional
+        ``callback(step)`` after each step with the 0-based global step index only.
+
+    Returns
+    -------
+    coef : ndarray of float64
+        theta_K, a new array.
+    """
+    learning_rate, noise_std = _check_step_params(learning_rate, noise_std)
+    n_epochs = _check_nonneg_int("n_epochs", n_epochs)
+    n_batches = _check_nonneg_int("n_batches", n_batches)
+    if n_batches < 1:
+        raise ValueError("n_batches must be at least 1, got 0.")
+    coef = np.array(coef0, dtype=np.float64, copy=True)
     step = 0
-    for _ in range(int(n_epochs)):
-        for batch in range(int(n_batches)):
+    for _ in range(n_epochs):
+        for batch in range(n_batches):
             direction = batch_gradient(coef, batch)
-            if noise_std > 0:
-                direction = direction + noise_std * rng.standard_normal(coef.shape)
-            coef = coef - learning_rate * direction
-            if projection is not None:
-                coef = projection(coef)
+            coef = _noisy_step(coef, direction, learning_rate, noise_std, rng, projection)
             if callback is not None:
                 callback(step)
             step += 1
     return coef
 
 
+def ball_projection(radius):
+    r"""The Euclidean projection onto :math:`C = \{\theta : \|\theta\| \le r\}`.
+
+    .. math::
+
+        \Pi_C(\theta) = \theta \cdot \min\!\left(1, \frac{r}{\|\theta\|}\right)
+
+    (Frobenius norm for 2-D theta). It is 1-Lipschitz, so it keeps the contraction
+    factor of a gradient step (DESIGN.md section 2).
+
+    Parameters
+    ----------
+    radius : float
+        r > 0.
+
+    Returns
+    -------
+    project : callable
+        ``project(theta)`` returns a new array; points inside the ball are copied
+        unchanged, points outside are rescaled onto the sphere (up to rounding).
+    """
+    radius = float(radius)
+    if not (math.isfinite(radius) and radius > 0.0):
+        raise ValueError(f"radius must be a positive finite number, got {radius!r}.")
+
+    def project(coef):
+        coef = np.asarray(coef, dtype=np.float64)
+        norm = np.linalg.norm(coef)
+        if norm <= radius:
+            return coef.copy()
+        return coef * (radius / norm)
+
+    project.radius = radius
+    return project
+
+
 def cyclic_partition(n_samples, batch_size, rng):
-    """Fixed balanced partition of range(n) into ceil(n/b) batches, from n and rng only."""
-    n_batches = -(-int(n_samples) // int(batch_size))
-    order = rng.permutation(int(n_samples))
-    return np.array_split(order, n_batches)
+    r"""A fixed partition of ``range(n)`` into :math:`l = \lceil n/b \rceil` balanced batches.
+
+    A random permutation of ``range(n)`` drawn from ``rng`` is cut into l consecutive
+    pieces of sizes :math:`\lceil n/l \rceil` (first) and :math:`\lfloor n/l \rfloor`
+    (``np.array_split``); each batch's indices are then sorted (for memory locality;
+    a batch is a set). The partition depends on n, b and the rng only, never on data
+    values, as bound (C) requires (DESIGN.md section 3). The smallest batch,
+    :math:`\lfloor n/l \rfloor`, is the b the accountant must use.
+
+    Parameters
+    ----------
+    n_samples : int
+        n >= 1.
+    batch_size : int
+        b >= 1 (values above n give a single batch).
+    rng : numpy.random.Generator
+        One call ``rng.permutation(n)``.
+
+    Returns
+    -------
+    batches : list of ndarray of intp
+        l disjoint index arrays whose union is ``range(n)``.
+    """
+    n_samples = _check_nonneg_int("n_samples", n_samples)
+    batch_size = _check_nonneg_int("batch_size", batch_size)
+    if n_samples < 1 or batch_size < 1:
+        raise ValueError(
+            f"n_samples and batch_size must be >= 1, got n_samples={n_samples}, "
+            f"batch_size={batch_size}."
+        )
+    n_batches = -(-n_samples // batch_size)
+    order = rng.permutation(n_samples)
+    return [np.sort(batch).astype(np.intp, copy=False) for batch in np.array_split(order, n_batches)]

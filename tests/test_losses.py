@@ -147,7 +147,9 @@ def test_csr_equals_dense(name):
     y = random_targets(name, rng, 50)
     coef = random_coef(name, rng, 2.0)
     Xs = sp.csr_matrix(X)
-    np.testing.assert_allclose(loss.gradient_sum(coef, Xs, y), loss.gradient_sum(coef, X, y), rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(
+        loss.gradient_sum(coef, Xs, y), loss.gradient_sum(coef, X, y), rtol=1e-13, atol=1e-13
+    )
     assert loss.value_sum(coef, Xs, y) == pytest.approx(loss.value_sum(coef, X, y), rel=1e-13)
 
 
@@ -163,7 +165,9 @@ def test_gradient_closed_forms():
     P[np.arange(20), yk] -= 1
     np.testing.assert_allclose(MultinomialLogisticLoss(K).gradient_sum(W, X, yk), P.T @ X)
     yr = rng.normal(size=20)
-    np.testing.assert_allclose(HuberLoss(CLIP).gradient_sum(coef, X, yr), X.T @ np.clip(X @ coef - yr, -CLIP, CLIP))
+    np.testing.assert_allclose(
+        HuberLoss(CLIP).gradient_sum(coef, X, yr), X.T @ np.clip(X @ coef - yr, -CLIP, CLIP)
+    )
     np.testing.assert_allclose(SquaredLoss().gradient_sum(coef, X, yr), X.T @ (X @ coef - yr))
 
 
@@ -389,7 +393,8 @@ def test_squared_bounds_are_attained(y_bound):
     coef = np.array([RADIUS, 0.0])
     x1 = RT * np.array([[math.cos(psi), math.sin(psi)]])
     x2 = RT * np.array([[math.cos(psi), -math.sin(psi)]])
-    diff = loss.gradient_sum(coef, x1, np.array([-y_bound])) - loss.gradient_sum(coef, x2, np.array([-y_bound]))
+    y = np.array([-y_bound])
+    diff = loss.gradient_sum(coef, x1, y) - loss.gradient_sum(coef, x2, y)
     ratio = np.linalg.norm(diff) / S
     assert ratio <= 1 + REL
     # the triangle bound is within a factor 2, and tight as B / (r Rt) grows (psi = pi/2)

@@ -26,9 +26,9 @@ _SQRT_HALF_PI = math.sqrt(math.pi / 2.0)
 #: The inverses aim below delta by a relative margin: the float evaluation of
 #: log delta(eps; mu) errs by about 1e-16 * (1 + |a| / mu) relative (a = -eps/mu + mu/2;
 #: the Mills-ratio difference loses digits when mu is small), so a margin of
-#: 1e-9 + 1e-12 * |a| / mu keeps them conservative against the exact value (checked with
-#: mpmath in the tests) at a cost of about 1e-9 relative in the returned epsilon or mu.
-_LOG_SAFETY_MARGIN = 1e-9
+#: 1e-10 + 1e-12 * |a| / mu keeps them conservative against the exact value (checked with
+#: mpmath in the tests) at a cost of about 1e-10 relative in the returned epsilon or mu.
+_LOG_SAFETY_MARGIN = 1e-10
 
 
 def _safety_margin(mu, epsilon):

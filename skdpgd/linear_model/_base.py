@@ -12,6 +12,7 @@ import time
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from threadpoolctl import threadpool_limits
 
 from .. import accounting
 from .._gradients import gradient_sum
@@ -120,10 +121,14 @@ class BaseDPLinearModel(BaseEstimator):
             data = gradient_sum(loss, coef, design, y, n_jobs=self.n_jobs)
             return data / n_samples + lam * coef
 
-        coef = noisy_gradient_descent(
-            gradient, np.zeros(n_params_shape), learning_rate=eta, noise_std=sigma,
-            n_steps=n_steps, rng=rng, callback=self._progress(n_steps),
-        )
+        # Parallelism is ours to control (n_jobs over row chunks): BLAS threads on these
+        # thin products cost more in synchronisation than they save (measured in
+        # benchmarks/README.md), so they are pinned to one for the loop.
+        with threadpool_limits(limits=1, user_api="blas"):
+            coef = noisy_gradient_descent(
+                gradient, np.zeros(n_params_shape), learning_rate=eta, noise_std=sigma,
+                n_steps=n_steps, rng=rng, callback=self._progress(n_steps),
+            )
         report = accounting.noisy_gd_report(
             sigma, n_steps, delta=delta, sensitivity=sensitivity, n_samples=n_samples,
             learning_rate=eta, strong_convexity=lam, smoothness=beta, notes=tuple(notes),

@@ -1,0 +1,106 @@
+"""Row-chunked gradient sums: correct, chunked by shape only, bit-identical for every n_jobs."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from threadpoolctl import threadpool_info
+
+from skdpgd import _gradients
+from skdpgd._gradients import chunk_bounds, gradient_sum, value_sum
+from skdpgd.losses import BinaryLogisticLoss, HuberLoss, MultinomialLogisticLoss, SquaredLoss
+
+
+def make_problem(name, n, d, rng, sparse=False):
+    X = rng.standard_normal((n, d))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+    if sparse:
+        X[rng.uniform(size=X.shape) < 0.7] = 0.0
+    if name == "binary":
+        loss, y = BinaryLogisticLoss(), rng.integers(0, 2, n).astype(float)
+    elif name == "multinomial":
+        loss, y = MultinomialLogisticLoss(5), rng.integers(0, 5, n)
+    elif name == "huber":
+        loss, y = HuberLoss(0.5), rng.normal(size=n)
+    else:
+        loss, y = SquaredLoss(), rng.normal(size=n)
+    coef = rng.standard_normal(loss.coef_shape(d))
+    return loss, coef, (sp.csr_matrix(X) if sparse else X), y
+
+
+LOSSES = ["binary", "multinomial", "huber", "squared"]
+
+
+def test_chunk_bounds_depend_on_shape_only_and_cover_rows():
+    for n, d in [(1, 1), (10, 3), (1000, 1000), (100_000, 20), (5000, 10**6)]:
+        bounds = chunk_bounds(n, d)
+        assert bounds[0][0] == 0 and bounds[-1][1] == n
+        assert all(b0[1] == b1[0] for b0, b1 in zip(bounds, bounds[1:]))
+        sizes = [b - a for a, b in bounds]
+        assert max(sizes) - min(sizes) <= 1 and min(sizes) >= 1
+        target = max(_gradients.MIN_CHUNK_ROWS, _gradients.CHUNK_BYTES // (8 * d))
+        assert max(sizes) <= target and len(bounds) == -(-n // target)
+    assert chunk_bounds(10, 3, chunk_size=4) == [(0, 4), (4, 8), (8, 10)]
+    # ~4 MiB of float64 per chunk
+    assert chunk_bounds(100_000, 100)[0] == (0, 100_000 // 20)
+    with pytest.raises(ValueError, match="chunk_size"):
+        chunk_bounds(10, 3, chunk_size=0)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("name", LOSSES)
+def test_chunked_sum_equals_whole_sum(name, sparse):
+    rng = np.random.default_rng(0)
+    loss, coef, X, y = make_problem(name, 503, 7, rng, sparse)
+    whole_g, whole_v = loss.gradient_sum(coef, X, y), loss.value_sum(coef, X, y)
+    for chunk_size in (None, 1, 50, 503, 1000):
+        g = gradient_sum(loss, coef, X, y, chunk_size=chunk_size)
+        assert g.shape == coef.shape and g.dtype == np.float64
+        np.testing.assert_allclose(g, whole_g, rtol=1e-12, atol=1e-12)
+        assert value_sum(loss, coef, X, y, chunk_size=chunk_size) == pytest.approx(whole_v, rel=1e-12)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("name", LOSSES)
+def test_bit_identical_for_every_n_jobs(name, sparse):
+    rng = np.random.default_rng(1)
+    loss, coef, X, y = make_problem(name, 2000, 9, rng, sparse)
+    ref_g = gradient_sum(loss, coef, X, y, n_jobs=1, chunk_size=97)
+    ref_v = value_sum(loss, coef, X, y, n_jobs=1, chunk_size=97)
+    for n_jobs in (None, 2, -1, 3):
+        assert np.array_equal(gradient_sum(loss, coef, X, y, n_jobs=n_jobs, chunk_size=97), ref_g)
+        assert value_sum(loss, coef, X, y, n_jobs=n_jobs, chunk_size=97) == ref_v
+
+
+def test_bit_identical_with_default_chunks_on_a_blas_sized_problem():
+    """Several default (4 MiB) chunks and a multinomial gemm large enough for BLAS threads."""
+    rng = np.random.default_rng(2)
+    loss, coef, X, y = make_problem("multinomial", 1600, 1000, rng)
+    assert len(chunk_bounds(*X.shape)) == 4
+    ref = gradient_sum(loss, coef, X, y, n_jobs=1)
+    assert np.array_equal(gradient_sum(loss, coef, X, y, n_jobs=2), ref)
+    assert np.array_equal(gradient_sum(loss, coef, X, y, n_jobs=-1), ref)
+
+
+def test_thread_limits_are_restored():
+    rng = np.random.default_rng(3)
+    loss, coef, X, y = make_problem("binary", 300, 4, rng)
+    before = [(i["filepath"], i["num_threads"]) for i in threadpool_info()]
+    gradient_sum(loss, coef, X, y, n_jobs=2, chunk_size=10)
+    gradient_sum(loss, coef, X, y, n_jobs=1, chunk_size=10)
+    after = [(i["filepath"], i["num_threads"]) for i in threadpool_info()]
+    assert after == before
+
+
+def test_result_is_a_new_array_and_inputs_untouched():
+    rng = np.random.default_rng(4)
+    loss, coef, X, y = make_problem("huber", 100, 3, rng)
+    coef0, X0 = coef.copy(), X.copy()
+    g1 = gradient_sum(loss, coef, X, y, chunk_size=10)
+    g2 = gradient_sum(loss, coef, X, y, chunk_size=10)
+    assert g1 is not g2 and np.array_equal(g1, g2)
+    assert np.array_equal(coef, coef0) and np.array_equal(X, X0)
+
+
+def test_mismatched_lengths_raise():
+    with pytest.raises(ValueError, match="rows"):
+        gradient_sum(BinaryLogisticLoss(), np.zeros(2), np.ones((3, 2)), np.ones(2))
