@@ -17,6 +17,11 @@ from ._rdp import DEFAULT_ORDERS, chourasia_rdp, rdp_to_epsilon
 
 NEIGHBOURING_RELATION = "replace-one"
 
+def _binding(mu, composed):
+    """Which term of the min binds; "composition" unless the convergent one is smaller by > 1e-6."""
+    return "convergent" if mu < composed * (1.0 - 1e-6) else "composition"
+
+
 _THEOREMS = {
     "noisy_gd": "Bok, Su, Altschuler (ICML 2024), Theorem 4.2 (convergent) / 4.1 (composition)",
     "noisy_cyclic_gd": "Bok, Su, Altschuler (ICML 2024), Theorem 4.5 (convergent) / 4.4 (composition)",
@@ -44,7 +49,8 @@ class PrivacyReport:
     theorem : str
         The theorems the bound comes from.
     binding_bound : str
-        ``"convergent"`` or ``"composition"``: which of the two terms of the min was smaller.
+        ``"convergent"`` when the convergent term is smaller than composition by more than
+        1e-6 relative, else ``"composition"`` (for tiny lam the two coincide).
     neighbouring_relation : str
         Always ``"replace-one"`` (n is public).
     noise_std, n_steps, learning_rate, strong_convexity, smoothness, sensitivity, contraction
@@ -146,7 +152,7 @@ def noisy_gd_report(
     return PrivacyReport(
         epsilon=_epsilon(mu, delta), delta=float(delta), mu=mu, accountant="noisy_gd",
         theorem=_THEOREMS["noisy_gd"],
-        binding_bound="composition" if composed <= mu else "convergent",
+        binding_bound=_binding(mu, composed),
         noise_std=float(noise_std), n_steps=int(n_steps), learning_rate=float(learning_rate),
         strong_convexity=float(strong_convexity), smoothness=float(smoothness),
         sensitivity=float(sensitivity),
@@ -173,7 +179,7 @@ def noisy_cyclic_gd_report(
     return PrivacyReport(
         epsilon=_epsilon(mu, delta), delta=float(delta), mu=mu, accountant="noisy_cyclic_gd",
         theorem=_THEOREMS["noisy_cyclic_gd"],
-        binding_bound="composition" if composed <= mu else "convergent",
+        binding_bound=_binding(mu, composed),
         noise_std=float(noise_std), n_steps=int(n_epochs) * len(sizes),
         learning_rate=float(learning_rate), strong_convexity=float(strong_convexity),
         smoothness=float(smoothness), sensitivity=float(sensitivity),
