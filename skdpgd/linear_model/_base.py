@@ -77,17 +77,15 @@ class BaseDPLinearModel(BaseEstimator):
             data_smoothness=beta_l, initial_distance=r0, max_steps=max_steps,
         )
         fixed_eta = None if self.learning_rate == "auto" else float(self.learning_rate)
+        if fixed_eta is not None:
+            self._check_learning_rate(fixed_eta, beta_l + (lam or 0.0))
         if lam is None:
             lam = accounting.plan_noisy_gd_regularization(
                 epsilon, delta, learning_rate=fixed_eta, **common
             ).strong_convexity
         beta = beta_l + lam
-        if fixed_eta is not None and not fixed_eta < 2.0 / beta:
-            raise ValueError(
-                f"learning_rate={fixed_eta!r} is >= 2/smoothness = {2.0 / beta:.6g}: gradient "
-                "descent would not contract (and the convergent privacy bound would not "
-                "apply). Use learning_rate='auto' or a smaller value."
-            )
+        if fixed_eta is not None:
+            self._check_learning_rate(fixed_eta, beta)
         if auto_steps:
             plan = accounting.plan_noisy_gd(
                 epsilon, delta, strong_convexity=lam, learning_rate=fixed_eta, **common
@@ -101,6 +99,15 @@ class BaseDPLinearModel(BaseEstimator):
                 learning_rate=eta, strong_convexity=lam, smoothness=beta, n_steps=n_steps,
             )
         return lam, beta, eta, n_steps, sigma
+
+    @staticmethod
+    def _check_learning_rate(eta, smoothness):
+        if not eta < 2.0 / smoothness:
+            raise ValueError(
+                f"learning_rate={eta!r} is >= 2/smoothness = {2.0 / smoothness:.6g}: gradient "
+                "descent would not contract (and the convergent privacy bound would not "
+                "apply). Use learning_rate='auto' or a smaller value."
+            )
 
     def _fit_noisy_gd(self, X, y, loss, n_params_shape, notes):
         """Run the whole private fit; returns (coef, report, lam). Sets no attribute."""
