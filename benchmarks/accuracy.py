@@ -1,0 +1,390 @@
+"""Accuracy benchmark: skdpgd vs peers on real data (Adult, diamonds).
+
+For every dataset, privacy level epsilon (delta = 1e-5) and seed, fit each method
+on the training split and score it on the test split (Adult: accuracy; diamonds:
+R^2 of log price).  Report the MEDIAN over seeds, as a markdown table (rows =
+methods, columns = epsilon), and write everything (every seed's score and fit
+time) to a JSON file.
+
+Methods (``--methods``; each applies to the datasets where it makes sense):
+
+  sklearn            non-private scikit-learn: LogisticRegression (lbfgs, C=1) / Ridge (alpha=1)
+  diffprivlib        diffprivlib 0.6.6 with its default C=1 (LogisticRegression, data_norm=1)
+                     / LinearRegression (bounds_X = public feature box, bounds_y = (-1, 1))
+  diffprivlib-tuned  diffprivlib LogisticRegression with C chosen ON THE TEST SET over
+                     --c-grid (an oracle, not private: the reference numbers of the issue)
+  adassp             AdaSSP (Wang 2018, Alg. 2), paper's add/remove-one sensitivities
+  adassp-replace     AdaSSP with replace-one sensitivities (skdpgd's neighbouring relation)
+  skdpgd             skdpgd DPLogisticRegression / DPRidge with DEFAULT hyperparameters
+
+diffprivlib runs in benchmarks/.venv-peers (``bash benchmarks/setup_peers.sh``).
+skdpgd is imported from the repository checkout; if it cannot be imported its
+rows are skipped with a message.
+
+Results of earlier runs in ``--out`` are kept and merged: running only
+``--methods skdpgd`` later refreshes the skdpgd rows and reprints the full table.
+
+Example (the full benchmark, a few minutes for the peers):
+
+    python benchmarks/accuracy.py --dataset all --seeds 5 --out benchmarks/results/accuracy.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import platform
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+REPO_ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(1, str(REPO_ROOT))  # use the checkout's skdpgd without installing
+
+import datasets  # noqa: E402
+import peers  # noqa: E402
+
+DEFAULT_EPSILONS = [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0]
+DEFAULT_C_GRID = [0.01, 0.1, 1.0, 10.0, 100.0]
+DELTA = 1e-5
+
+ALL_METHODS = ["sklearn", "diffprivlib", "diffprivlib-tuned", "adassp", "adassp-replace", "skdpgd"]
+APPLIES = {
+    "adult": ["sklearn", "diffprivlib", "diffprivlib-tuned", "skdpgd"],
+    "diamonds": ["sklearn", "diffprivlib", "adassp", "adassp-replace", "skdpgd"],
+}
+LABELS = {
+    "adult": {
+        "sklearn": "scikit-learn LogisticRegression (non-private, C=1)",
+        "diffprivlib": "diffprivlib LogisticRegression (default C=1)",
+        "diffprivlib-tuned": "diffprivlib LogisticRegression (C tuned on TEST set, oracle)",
+        "skdpgd": "skdpgd DPLogisticRegression (defaults)",
+    },
+    "diamonds": {
+        "sklearn": "scikit-learn Ridge (non-private, alpha=1)",
+        "diffprivlib": "diffprivlib LinearRegression (functional mechanism)",
+        "adassp": "AdaSSP (Wang 2018; paper's sensitivities)",
+        "adassp-replace": "AdaSSP (replace-one sensitivities)",
+        "skdpgd": "skdpgd DPRidge (defaults)",
+    },
+}
+METRIC = {"adult": "test accuracy", "diamonds": "test R^2 (log price)"}
+LOADERS = {"adult": datasets.load_adult, "diamonds": datasets.load_diamonds}
+
+
+def _eps_key(eps: float) -> str:
+    return f"{eps:g}"
+
+
+def _summary(rows):
+    """Per-epsilon summary of a list of per-(epsilon, seed) dicts."""
+    out = {}
+    for eps in sorted({r["epsilon"] for r in rows}):
+        sel = sorted((r for r in rows if r["epsilon"] == eps), key=lambda r: r["seed"])
+        scores = [r["score"] for r in sel]
+        finite = [s for s in scores if s is not None and np.isfinite(s)]
+        times = [r["fit_time"] for r in sel if r.get("fit_time") is not None]
+        out[_eps_key(eps)] = {
+            "median": float(np.median(finite)) if len(finite) == len(scores) and scores else None,
+            "scores": scores,
+            "seeds": [r["seed"] for r in sel],
+            "fit_time_median": float(np.median(times)) if times else None,
+            **({"errors": [r["error"] for r in sel if r.get("error")]}
+               if any(r.get("error") for r in sel) else {}),
+        }
+    return out
+
+
+# --------------------------------------------------------------------------- #
+# skdpgd
+# --------------------------------------------------------------------------- #
+
+def _import_skdpgd():
+    try:
+        from skdpgd import DPLogisticRegression, DPRidge  # noqa: F401
+    except ImportError as exc:
+        return None, f"skdpgd not importable ({exc}); skdpgd column skipped"
+    import skdpgd
+    return skdpgd, None
+
+
+def _privacy_summary(model):
+    report = getattr(model, "privacy_", None)
+    if report is None:
+        return None
+    out = {}
+    for key in ("epsilon", "delta", "mu", "sigma", "n_steps", "K", "theorem"):
+        val = getattr(report, key, None)
+        if isinstance(val, (int, float, str, np.floating, np.integer)):
+            out[key] = val.item() if hasattr(val, "item") else val
+    return out or None
+
+
+def _fit_skdpgd(dataset, data, eps, seed):
+    from skdpgd import DPLogisticRegression, DPRidge
+
+    X, y, Xt, yt = data
+    if dataset == "adult":
+        model = DPLogisticRegression(epsilon=eps, delta=DELTA, random_state=seed)
+    else:
+        model = DPRidge(epsilon=eps, delta=DELTA, data_norm=1.0, y_bound=1.0, random_state=seed)
+    row = {"epsilon": eps, "seed": seed}
+    try:
+        t0 = time.perf_counter()
+        model.fit(X, y)
+        row["fit_time"] = time.perf_counter() - t0
+        row["score"] = float(model.score(Xt, yt))
+        row["privacy"] = _privacy_summary(model)
+    except Exception as exc:  # the package is under development: record, do not crash
+        row.update(score=None, fit_time=None,
+                   error=f"{type(exc).__name__}: {exc}".splitlines()[0][:300])
+        row["traceback"] = traceback.format_exc(limit=3)[-1500:]
+    return row
+
+
+# --------------------------------------------------------------------------- #
+
+def run_dataset(dataset, methods, epsilons, seeds, n_jobs, c_grid, log):
+    from joblib import Parallel, delayed
+
+    X, y, Xt, yt = LOADERS[dataset]()
+    data = (X, y, Xt, yt)
+    log(f"\n== {dataset}: train {X.shape}, test {Xt.shape}, metric {METRIC[dataset]}")
+    res = {}
+    stamp = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+    def meta(method, **extra):
+        return {"label": LABELS[dataset][method], "run_at": stamp, "epsilons": epsilons,
+                "seeds": seeds, "delta": DELTA, "n_jobs": n_jobs, **extra}
+
+    if "sklearn" in methods:
+        t0 = time.perf_counter()
+        fn = peers.sklearn_logistic if dataset == "adult" else peers.sklearn_ridge
+        r = fn(X, y, Xt, yt)
+        res["sklearn"] = {**meta("sklearn", private=False), **r}
+        log(f"  sklearn: {r['score']:.4f}  (fit {r['fit_time']:.3f} s)  [{time.perf_counter() - t0:.1f} s]")
+
+    dpl = [m for m in ("diffprivlib", "diffprivlib-tuned") if m in methods]
+    if dpl:
+        t0 = time.perf_counter()
+        ok, msg = peers.diffprivlib_available()
+        if not ok:
+            log(f"  diffprivlib skipped: {msg}")
+            for m in dpl:
+                res[m] = {**meta(m), "skipped": msg}
+        elif dataset == "adult":
+            grid = sorted(set(c_grid) | {1.0}) if "diffprivlib-tuned" in dpl else [1.0]
+            jobs = [{"epsilon": e, "seed": s, "C": c} for e in epsilons for s in seeds for c in grid]
+            rows, versions = peers.run_diffprivlib("logistic", X, y, Xt, yt, jobs,
+                                                   data_norm=1.0, n_jobs=n_jobs)
+            by_c = {c: _summary([r for r in rows if r["C"] == c]) for c in grid}
+            if "diffprivlib" in dpl:
+                res["diffprivlib"] = {**meta("diffprivlib", C=1.0, versions=versions),
+                                      "by_epsilon": by_c[1.0]}
+            if "diffprivlib-tuned" in dpl:
+                tuned = {}
+                for e in epsilons:
+                    k = _eps_key(e)
+                    meds = {c: by_c[c][k]["median"] for c in grid}
+                    best = max(grid, key=lambda c: -np.inf if meds[c] is None else meds[c])
+                    tuned[k] = {**by_c[best][k], "C": best,
+                                "median_by_C": {f"{c:g}": meds[c] for c in grid}}
+                res["diffprivlib-tuned"] = {
+                    **meta("diffprivlib-tuned", c_grid=grid, versions=versions,
+                           note="for each epsilon, the C in the grid with the best median TEST "
+                                "accuracy over seeds: an oracle choice that is not private"),
+                    "by_epsilon": tuned}
+            log(f"  diffprivlib ({len(jobs)} fits) [{time.perf_counter() - t0:.1f} s]")
+        else:
+            if "diffprivlib-tuned" in dpl:
+                log("  diffprivlib-tuned: not applicable to regression (no C)")
+            if "diffprivlib" in dpl:
+                lo, hi = datasets.public_feature_bounds(dataset)
+                jobs = [{"epsilon": e, "seed": s} for e in epsilons for s in seeds]
+                rows, versions = peers.run_diffprivlib("linear", X, y, Xt, yt, jobs,
+                                                       bounds_X=(lo, hi), bounds_y=(-1.0, 1.0),
+                                                       n_jobs=n_jobs)
+                res["diffprivlib"] = {
+                    **meta("diffprivlib", versions=versions,
+                           bounds_X=f"[0, {hi[0]:.6g}] per feature", bounds_y=[-1.0, 1.0]),
+                    "by_epsilon": _summary(rows)}
+                log(f"  diffprivlib ({len(jobs)} fits) [{time.perf_counter() - t0:.1f} s]")
+
+    if dataset == "diamonds":
+        for m, nb in (("adassp", "paper"), ("adassp-replace", "replace")):
+            if m not in methods:
+                continue
+            t0 = time.perf_counter()
+            rows = Parallel(n_jobs=n_jobs)(
+                delayed(peers.fit_adassp)(X, y, Xt, yt, epsilon=e, delta=DELTA, seed=s,
+                                          data_norm=1.0, y_bound=1.0, intercept_scaling=1.0,
+                                          neighbouring=nb)
+                for e in epsilons for s in seeds)
+            res[m] = {**meta(m, neighbouring=nb, data_norm=1.0, y_bound=1.0, intercept_scaling=1.0,
+                             rho=0.05),
+                      "by_epsilon": _summary(rows)}
+            log(f"  {m} [{time.perf_counter() - t0:.1f} s]")
+
+    if "skdpgd" in methods:
+        skdpgd, why = _import_skdpgd()
+        if skdpgd is None:
+            log(f"  {why}")
+            res["skdpgd"] = {**meta("skdpgd"), "skipped": why}
+        else:
+            t0 = time.perf_counter()
+            rows = Parallel(n_jobs=n_jobs)(
+                delayed(_fit_skdpgd)(dataset, data, e, s) for e in epsilons for s in seeds)
+            errors = [r for r in rows if r.get("error")]
+            for r in errors[:1]:
+                log(f"  skdpgd fit failed (eps={r['epsilon']}, seed={r['seed']}): {r['error']}")
+            res["skdpgd"] = {
+                **meta("skdpgd", version=getattr(skdpgd, "__version__", None),
+                       constructor=("DPLogisticRegression(epsilon, delta=1e-5, random_state=seed)"
+                                    if dataset == "adult" else
+                                    "DPRidge(epsilon, delta=1e-5, data_norm=1.0, y_bound=1.0, "
+                                    "random_state=seed)")),
+                "by_epsilon": _summary(rows),
+                "privacy": [r.get("privacy") for r in rows],
+            }
+            log(f"  skdpgd ({len(rows)} fits, {len(errors)} failed) [{time.perf_counter() - t0:.1f} s]")
+
+    return {"metric": METRIC[dataset], "n_train": int(X.shape[0]), "n_test": int(Xt.shape[0]),
+            "n_features": int(X.shape[1]), "methods": res}
+
+
+# --------------------------------------------------------------------------- #
+# reporting
+# --------------------------------------------------------------------------- #
+
+def _fmt(v):
+    if v is None:
+        return "n/a"
+    return f"{v:.3f}" if abs(v) < 1000 else f"{v:.1e}"
+
+
+def markdown_table(dataset, block, epsilons=None):
+    methods = block["methods"]
+    if epsilons is None:
+        keys = set()
+        for m in methods.values():
+            keys |= set(m.get("by_epsilon", {}))
+        eps_keys = sorted(keys, key=float) or [_eps_key(e) for e in DEFAULT_EPSILONS]
+    else:
+        eps_keys = [_eps_key(e) for e in epsilons]
+    head = f"| {dataset}: {block['metric']}, median of seeds | " + " | ".join(
+        f"eps={k}" for k in eps_keys) + " |"
+    lines = [head, "|---|" + "---:|" * len(eps_keys)]
+    for name in ALL_METHODS:
+        if name not in methods:
+            continue
+        m = methods[name]
+        label = m.get("label", name)
+        if "skipped" in m:
+            cells = ["skipped"] * len(eps_keys)
+        elif "by_epsilon" in m:
+            cells = []
+            for k in eps_keys:
+                cell = m["by_epsilon"].get(k)
+                txt = "" if cell is None else _fmt(cell["median"])
+                if cell is not None and "C" in cell:
+                    txt += f" (C={cell['C']:g})"
+                cells.append(txt)
+        else:  # non-private: same value for every epsilon
+            cells = [_fmt(m["score"])] * len(eps_keys)
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def timing_table(results):
+    lines = ["| dataset | method | median fit time (s) |", "|---|---|---:|"]
+    for ds, block in results.items():
+        for name in ALL_METHODS:
+            m = block["methods"].get(name)
+            if m is None or "skipped" in m:
+                continue
+            if "by_epsilon" in m:
+                ts = [c["fit_time_median"] for c in m["by_epsilon"].values()
+                      if c.get("fit_time_median") is not None]
+                t = float(np.median(ts)) if ts else None
+            else:
+                t = m.get("fit_time")
+            if t is not None:
+                lines.append(f"| {ds} | {m.get('label', name)} | {t:.3f} |")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--dataset", choices=["adult", "diamonds", "all"], default="all")
+    p.add_argument("--seeds", type=int, default=5, help="number of seeds (0..seeds-1)")
+    p.add_argument("--epsilons", type=float, nargs="+", default=DEFAULT_EPSILONS)
+    p.add_argument("--methods", nargs="+", default=ALL_METHODS, choices=ALL_METHODS)
+    p.add_argument("--c-grid", type=float, nargs="+", default=DEFAULT_C_GRID,
+                   help="C grid for diffprivlib-tuned (1.0 is always included)")
+    p.add_argument("--n-jobs", type=int, default=1,
+                   help="joblib workers over (epsilon, seed); >1 makes fit times include "
+                        "contention for cores")
+    p.add_argument("--out", default=str(HERE / "results" / "accuracy.json"))
+    p.add_argument("--fresh", action="store_true",
+                   help="do not merge with an existing --out file")
+    args = p.parse_args(argv)
+
+    dsets = ["adult", "diamonds"] if args.dataset == "all" else [args.dataset]
+    seeds = list(range(args.seeds))
+    out_path = Path(args.out)
+    log = lambda s: print(s, flush=True)  # noqa: E731
+
+    stored = {}
+    if out_path.exists() and not args.fresh:
+        try:
+            stored = json.loads(out_path.read_text())
+        except json.JSONDecodeError:
+            stored = {}
+    results = stored.get("datasets", {})
+
+    import sklearn
+    meta = {
+        "command": "python " + " ".join([os.path.relpath(__file__, REPO_ROOT)] + sys.argv[1:]),
+        "finished_at": None,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpu_count": os.cpu_count(),
+        "scikit-learn": sklearn.__version__,
+        "numpy": np.__version__,
+        "delta": DELTA,
+        "data_dir": str(datasets.data_dir()),
+    }
+
+    for ds in dsets:
+        methods = [m for m in args.methods if m in APPLIES[ds]]
+        block = run_dataset(ds, methods, args.epsilons, seeds, args.n_jobs, args.c_grid, log)
+        old = results.get(ds, {}).get("methods", {})
+        block["methods"] = {**old, **block["methods"]}
+        results[ds] = block
+
+    meta["finished_at"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    runs = stored.get("runs", []) + [meta]
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out_path.with_suffix(out_path.suffix + ".tmp")
+    tmp.write_text(json.dumps({"runs": runs, "datasets": results}, indent=1, default=float))
+    tmp.replace(out_path)
+
+    for ds in dsets:
+        print()
+        print(markdown_table(ds, results[ds]))
+    print()
+    print(timing_table({ds: results[ds] for ds in dsets}))
+    print(f"\nwrote {out_path}")
+
+
+if __name__ == "__main__":
+    main()
