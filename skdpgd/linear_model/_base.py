@@ -45,12 +45,12 @@ class BaseDPLinearModel(BaseEstimator):
 
     # -- hooks for subclasses -------------------------------------------------------
     def _strong_convexity(self, n_samples):
-        """lam from the user's C / alpha, or None for "auto"."""
-        raise NotImplementedError
+        """lam from the user's C / alpha, or None for "auto" (abstract hook)."""
+        raise NotImplementedError(f"{type(self).__name__} must define _strong_convexity")
 
     def _initial_distance(self, n_params, row_norm):
-        """Public guess r0 of the norm of the optimum (used by the utility proxy)."""
-        raise NotImplementedError
+        """Public guess r0 of the norm of the optimum (abstract hook)."""
+        raise NotImplementedError(f"{type(self).__name__} must define _initial_distance")
 
     # -- shared steps -------------------------------------------------------------
     def _design_matrix(self, X):
@@ -158,6 +158,14 @@ class BaseDPLinearModel(BaseEstimator):
                 print(f"[{type(self).__name__}] step {done}/{n_steps} ({elapsed:.2f}s)")
 
         return report
+
+    def _store_run(self, report, lam):
+        """Set the fitted attributes every DP linear model shares (after the fit succeeded)."""
+        self.n_iter_ = report.n_steps
+        self.noise_std_ = report.noise_std
+        self.learning_rate_ = report.learning_rate
+        self.strong_convexity_ = lam
+        self.privacy_ = report
 
     def _split_coef(self, coef):
         """Separate the appended intercept column; intercept_ = theta_b * intercept_scaling."""

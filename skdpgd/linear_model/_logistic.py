@@ -207,12 +207,8 @@ class DPLogisticRegression(LinearClassifierMixin, ClassifierMixin, BaseDPLinearM
         coef, report, lam = self._fit_noisy_gd(X, codes, loss, shape, notes)
         self.coef_, self.intercept_ = self._split_coef(coef)
         self.classes_ = classes
-        self.n_iter_ = report.n_steps
-        self.noise_std_ = report.noise_std
-        self.learning_rate_ = report.learning_rate
-        self.strong_convexity_ = lam
+        self._store_run(report, lam)
         self.C_ = 1.0 / (lam * X.shape[0])
-        self.privacy_ = report
         return self
 
     def predict_proba(self, X):

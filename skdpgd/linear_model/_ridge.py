@@ -152,13 +152,9 @@ class DPRidge(RegressorMixin, BaseDPLinearModel):
         coef, report, lam = self._fit_noisy_gd(X, y_clipped, loss, (n_features,), notes=())
         coef_, intercept_ = self._split_coef(coef)
         self.coef_, self.intercept_ = coef_[0], float(intercept_[0])
-        self.n_iter_ = report.n_steps
-        self.noise_std_ = report.noise_std
-        self.learning_rate_ = report.learning_rate
-        self.strong_convexity_ = lam
+        self._store_run(report, lam)
         self.alpha_ = lam * X.shape[0]
         self.residual_clip_ = clip
-        self.privacy_ = report
         return self
 
     def predict(self, X):
