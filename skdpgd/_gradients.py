@@ -27,7 +27,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["chunk_bounds", "gradient_sum", "value_sum"]
+__all__ = ["ChunkedRowSums", "chunk_bounds", "gradient_sum", "value_sum"]
 
 #: Bytes of a dense float64 X per chunk: about 4 MiB, enough to amortise the dispatch
 #: of a chunk and small enough to leave work for several threads.
@@ -88,31 +88,122 @@ def _single_threaded_blas():
     return _CONTROLLER.limit(limits=1)
 
 
-def _use_threads(n_jobs, n_chunks):
-    return n_jobs is not None and n_jobs != 1 and n_chunks > 1
+def _partial_sum(method, coef, X, y, start, stop, rows):
+    """One chunk's partial sum: rows ``start:stop`` of X, or of ``X[rows]`` (worker side).
+
+    A pure function of its arguments: workers receive no RNG and return one array.
+    """
+    if rows is None:
+        return method(coef, X[start:stop], y[start:stop])
+    index = rows[start:stop]
+    return method(coef, X[index], y[index])
 
 
-def _chunked_sum(method, coef, X, y, n_jobs, chunk_size):
-    """Sum of ``method(coef, X[a:b], y[a:b])`` over the chunks, reduced in chunk order."""
-    if X.shape[0] != len(y):
-        raise ValueError(f"X has {X.shape[0]} rows but y has {len(y)} entries.")
-    bounds = chunk_bounds(X.shape[0], X.shape[1], chunk_size)
-    if len(bounds) == 1:
-        return method(coef, X, y)
-    with _single_threaded_blas():  # same rounding in every path; see module docstring
-        if _use_threads(n_jobs, len(bounds)):
-            parts = Parallel(n_jobs=n_jobs, prefer="threads")(
-                delayed(method)(coef, X[a:b], y[a:b]) for a, b in bounds
-            )
+def _active_dask_backend():
+    """The joblib Dask backend of the enclosing ``parallel_config``, or None."""
+    from joblib.parallel import get_active_backend
+
+    backend, _ = get_active_backend()
+    if type(backend).__name__ == "DaskDistributedBackend":
+        return backend
+    return None
+
+
+class ChunkedRowSums:
+    r"""Sums over rows computed chunk by chunk, on joblib workers, for one fit.
+
+    The chunks of a row set (all rows, or the rows of a mini-batch) are fixed when the
+    object is built, from the shape of X only; each call reduces the partial sums in
+    chunk order, so the result is bit-identical for every ``n_jobs`` and every joblib
+    backend (see the module docstring). Use it as a context manager around the whole
+    optimisation loop: the worker pool is started once, and under
+    ``joblib.parallel_config(backend="dask")`` the data are scattered to the cluster
+    once per fit instead of once per step.
+
+    Parameters
+    ----------
+    method : callable
+        ``method(coef, X_rows, y_rows)`` returning a partial sum (e.g. ``loss.gradient_sum``).
+    X : ndarray, CSR matrix or :class:`skdpgd._design.ClippedDesign`
+    y : ndarray of shape (n_samples,)
+    n_jobs : int or None
+        joblib semantics: None means 1 unless an enclosing ``joblib.parallel_config``
+        sets n_jobs; -1 means all CPUs. Threads are preferred (numpy releases the GIL).
+    chunk_size : int, optional
+        Rows per chunk instead of :func:`chunk_bounds`' default.
+    row_sets : list of ndarray, optional
+        Index sets (e.g. the batches of a cyclic partition) that :meth:`sum` may be
+        restricted to; their chunks are fixed here too.
+    """
+
+    def __init__(self, method, X, y, *, n_jobs=None, chunk_size=None, row_sets=()):
+        if X.shape[0] != len(y):
+            raise ValueError(f"X has {X.shape[0]} rows but y has {len(y)} entries.")
+        self.method, self.X, self.y = method, X, y
+        self.n_jobs, self.chunk_size = n_jobs, chunk_size
+        self.row_sets = [np.asarray(rows, dtype=np.intp) for rows in row_sets]
+        self._bounds = {None: chunk_bounds(X.shape[0], X.shape[1], chunk_size)}
+        for j, rows in enumerate(self.row_sets):
+            self._bounds[j] = chunk_bounds(len(rows), X.shape[1], chunk_size)
+        self._parallel = None
+        self._stack = None
+
+    # -- worker pool lifetime ---------------------------------------------------
+    def __enter__(self):
+        from contextlib import ExitStack
+
+        from joblib import effective_n_jobs, parallel_config
+
+        self._stack = ExitStack()
+        try:
+            dask_backend = _active_dask_backend()
+            if dask_backend is not None:  # scatter X, y and the row sets once per fit
+                backend_type = type(dask_backend)
+                scattered = backend_type(
+                    client=dask_backend.client, scatter=[self.X, self.y, *self.row_sets]
+                )
+                self._stack.enter_context(parallel_config(backend=scattered))
+            n_chunks = max(len(bounds) for bounds in self._bounds.values())
+            if n_chunks > 1:
+                self._stack.enter_context(_single_threaded_blas())
+                if effective_n_jobs(self.n_jobs) != 1:
+                    self._parallel = self._stack.enter_context(
+                        Parallel(n_jobs=self.n_jobs, prefer="threads")
+                    )
+        except BaseException:
+            self._stack.close()
+            raise
+        return self
+
+    def __exit__(self, *exc_info):
+        self._parallel = None
+        stack, self._stack = self._stack, None
+        return stack.__exit__(*exc_info) if stack is not None else False
+
+    # -- the sums ---------------------------------------------------------------
+    def sum(self, coef, row_set=None):
+        """Sum of ``method`` over all rows, or over the rows of ``row_sets[row_set]``."""
+        bounds = self._bounds[row_set]
+        rows = None if row_set is None else self.row_sets[row_set]
+        if len(bounds) == 1 and rows is None:
+            return np.asarray(self.method(coef, self.X, self.y), dtype=np.float64)
+        calls = [(self.method, coef, self.X, self.y, a, b, rows) for a, b in bounds]
+        if self._parallel is not None and len(bounds) > 1:
+            parts = self._parallel(delayed(_partial_sum)(*call) for call in calls)
         else:
-            parts = (method(coef, X[a:b], y[a:b]) for a, b in bounds)
+            parts = (_partial_sum(*call) for call in calls)
         total = None
         for part in parts:  # chunk order, whatever n_jobs: bit-identical results
             if total is None:
                 total = np.array(part, dtype=np.float64, copy=True)
             else:
                 total += part
-    return total
+        return total
+
+
+def _one_shot_sum(method, coef, X, y, n_jobs, chunk_size):
+    with ChunkedRowSums(method, X, y, n_jobs=n_jobs, chunk_size=chunk_size) as sums:
+        return sums.sum(coef)
 
 
 def gradient_sum(loss, coef, X, y, *, n_jobs=None, chunk_size=None):
@@ -124,14 +215,13 @@ def gradient_sum(loss, coef, X, y, *, n_jobs=None, chunk_size=None):
         Anything with ``gradient_sum(coef, X, y)`` (see :mod:`skdpgd.losses`).
     coef : ndarray
         theta, of the shape the loss takes.
-    X : ndarray or CSR matrix of shape (n_samples, n_features)
+    X : ndarray, CSR matrix or ClippedDesign of shape (n_samples, n_features)
         Clipped rows, intercept column included.
     y : ndarray of shape (n_samples,)
         Targets or label codes.
     n_jobs : int or None, default=None
-        Threads (joblib semantics: -1 means all CPUs). ``None`` and 1 run serially;
-        other values dispatch the chunks with ``joblib.Parallel(prefer="threads")``
-        when there is more than one chunk. The result does not depend on it.
+        Threads (joblib semantics: -1 means all CPUs; None means 1 unless a
+        ``joblib.parallel_config`` says otherwise). The result does not depend on it.
     chunk_size : int, optional
         Rows per chunk; by default a function of the shape of X only (:func:`chunk_bounds`).
 
@@ -139,8 +229,12 @@ def gradient_sum(loss, coef, X, y, *, n_jobs=None, chunk_size=None):
     -------
     grad : ndarray of float64, same shape as ``coef``
         Bit-identical for every ``n_jobs``.
+
+    See Also
+    --------
+    ChunkedRowSums : the same sums, with the worker pool kept for a whole fit.
     """
-    return _chunked_sum(loss.gradient_sum, coef, X, y, n_jobs, chunk_size)
+    return _one_shot_sum(loss.gradient_sum, coef, X, y, n_jobs, chunk_size)
 
 
 def value_sum(loss, coef, X, y, *, n_jobs=None, chunk_size=None):
@@ -152,4 +246,4 @@ def value_sum(loss, coef, X, y, *, n_jobs=None, chunk_size=None):
     -------
     value : float
     """
-    return float(_chunked_sum(loss.value_sum, coef, X, y, n_jobs, chunk_size))
+    return float(_one_shot_sum(loss.value_sum, coef, X, y, n_jobs, chunk_size))

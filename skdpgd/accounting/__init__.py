@@ -14,10 +14,14 @@ Bounds
 """
 
 from ._calibration import (
+    NoisyCyclicGDPlan,
     NoisyGDPlan,
+    batch_heterogeneity,
     calibrate_noisy_cyclic_gd,
     calibrate_noisy_gd,
     optimisation_error,
+    plan_noisy_cyclic_gd,
+    plan_noisy_cyclic_gd_regularization,
     plan_noisy_gd,
     plan_noisy_gd_regularization,
     utility_proxy,
@@ -39,7 +43,9 @@ from ._report import PrivacyReport, noisy_cyclic_gd_report, noisy_gd_report
 
 __all__ = [
     "DEFAULT_ORDERS",
+    "NoisyCyclicGDPlan",
     "NoisyGDPlan",
+    "batch_heterogeneity",
     "PrivacyReport",
     "calibrate_noisy_cyclic_gd",
     "calibrate_noisy_gd",
@@ -61,6 +67,8 @@ __all__ = [
     "noisy_gd_gdp",
     "noisy_gd_report",
     "optimisation_error",
+    "plan_noisy_cyclic_gd",
+    "plan_noisy_cyclic_gd_regularization",
     "plan_noisy_gd",
     "plan_noisy_gd_regularization",
     "rdp_to_epsilon",

@@ -323,3 +323,194 @@ def plan_noisy_gd_regularization(
         for lam in np.asarray(strong_convexity_grid, dtype=float)
     ]
     return min(plans, key=lambda plan: plan.utility_proxy)
+
+
+@dataclass(frozen=True)
+class NoisyCyclicGDPlan:
+    """Run parameters chosen by :func:`plan_noisy_cyclic_gd` (all public), and the proxy value."""
+
+    batch_size: int
+    n_batches: int
+    n_epochs: int
+    noise_std: float
+    learning_rate: float
+    strong_convexity: float
+    smoothness: float
+    contraction: float
+    utility_proxy: float
+
+    @property
+    def n_steps(self):
+        """K = l E."""
+        return self.n_batches * self.n_epochs
+
+
+def _cyclic_factors(c, n_batches, epochs):
+    """h(E)^2 of bound (C) for an array of epoch counts, vectorised (E >= 1)."""
+    epochs = np.asarray(epochs, dtype=float)
+    if c >= 1.0:
+        return epochs
+    if c == 0.0:
+        head = 1.0 if n_batches == 1 else 0.0
+        convergent = np.where(epochs <= 1, 1.0, 1.0 + head)
+        return np.minimum(epochs, convergent)
+    log_c = math.log(c)
+    head = math.exp((2 * n_batches - 2) * log_c) * (1.0 - c * c) / (-math.expm1(n_batches * log_c)) ** 2
+    power = np.exp(n_batches * (epochs - 1.0) * log_c)
+    convergent = np.where(epochs <= 1, 1.0, 1.0 + head * (1.0 - power) / (1.0 + power))
+    return np.minimum(epochs, convergent)
+
+
+def batch_heterogeneity(learning_rate, *, gradient_bound, batch_size, n_samples):
+    r"""Proxy term for the error of using one batch's gradient instead of the full one.
+
+    .. math::
+
+        \frac{\eta}{4}\,V_b, \qquad V_b = G^2\,\frac{n - b}{b\,(n - 1)},
+
+    where :math:`V_b` bounds the variance of the mean of b per-example gradients drawn
+    without replacement from n vectors of norm at most G (the finite-population
+    correction), and :math:`\eta V/4` is the stationary excess loss of a gradient method
+    with step eta and gradient noise of total variance V (the same rule as the noise
+    term of :func:`utility_proxy`). It is a planning heuristic, used only to choose
+    public run parameters; it is 0 for full batches (b = n) and plays no part in any
+    privacy claim.
+    """
+    b, n = float(batch_size), float(n_samples)
+    if b >= n:
+        return 0.0
+    return float(learning_rate) * float(gradient_bound) ** 2 * (n - b) / (b * (n - 1.0)) / 4.0
+
+
+def _best_epochs(
+    target_mu, *, sensitivity, gradient_bound, n_samples, n_params, lam, beta, eta, r0,
+    max_epochs, batch_size,
+):
+    """(proxy, E) minimising the cyclic proxy over E = 1..max_epochs for one (b, lam, eta)."""
+    sizes = cyclic_batch_sizes(n_samples, batch_size)
+    n_batches, b_min = len(sizes), int(sizes.min())
+    c = contraction_factor(eta, lam, beta)
+    epochs = np.arange(1, max_epochs + 1)
+    if target_mu == math.inf or sensitivity == 0:
+        sigmas = np.zeros(epochs.shape)
+    else:
+        sigmas = sensitivity * np.sqrt(_cyclic_factors(c, n_batches, epochs)) / (b_min * target_mu)
+    proxy = utility_proxy(
+        n_batches * epochs, sigmas, n_params=n_params, learning_rate=eta, strong_convexity=lam,
+        smoothness=beta, initial_distance=r0,
+    ) + batch_heterogeneity(
+        eta, gradient_bound=gradient_bound, batch_size=b_min, n_samples=n_samples
+    )
+    best = int(np.argmin(proxy))
+    return float(proxy[best]), int(epochs[best])
+
+
+def plan_noisy_cyclic_gd(
+    epsilon,
+    delta,
+    *,
+    sensitivity,
+    gradient_bound,
+    n_samples,
+    n_params,
+    data_smoothness,
+    strong_convexity,
+    initial_distance,
+    max_epochs,
+    batch_sizes,
+    learning_rate=None,
+):
+    r"""Choose b, E, eta and sigma for cyclic mini-batch noisy GD under bound (C).
+
+    For every candidate batch size b, step eta (:data:`STEP_FRACTIONS` of 2/(beta + lam)
+    unless given) and number of epochs E = 1..``max_epochs`` (the compute budget, in
+    passes over the data), the noise that meets the target under bound (C),
+    :math:`\sigma = S\,h(E)/(b_{\min}\mu^*)`, is computed and the public proxy
+
+    .. math::
+
+        U = \text{utility\_proxy}(K = lE, \sigma)
+          + \text{batch\_heterogeneity}(\eta, b_{\min})
+
+    evaluated (:func:`utility_proxy`, :func:`batch_heterogeneity`); the best plan is kept
+    and its noise calibrated exactly (:func:`calibrate_noisy_cyclic_gd`). With b = n
+    this is :func:`plan_noisy_gd` with K = E. Everything used is public.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        Privacy target.
+    sensitivity : float
+        S, replace-one sensitivity of a per-example gradient.
+    gradient_bound : float
+        G, a bound on the norm of a per-example gradient (for the heterogeneity term).
+    n_samples, n_params : int
+        n and p.
+    data_smoothness, strong_convexity : float
+        beta_l and lam > 0 (the objective is (beta_l + lam)-smooth).
+    initial_distance : float
+        r0, public guess of ||theta*||.
+    max_epochs : int
+        Largest E considered.
+    batch_sizes : sequence of int
+        Candidate batch sizes b (each <= n).
+    learning_rate : float, optional
+        A fixed eta.
+
+    Returns
+    -------
+    NoisyCyclicGDPlan
+    """
+    epsilon, delta = _check_target(epsilon, delta)
+    lam = check_positive("strong_convexity", strong_convexity)
+    beta = check_positive("data_smoothness", data_smoothness, allow_zero=True) + lam
+    max_epochs = check_count("max_epochs", max_epochs)
+    n = check_count("n_samples", n_samples)
+    r0 = check_positive("initial_distance", initial_distance)
+    gradient_bound = check_positive("gradient_bound", gradient_bound, allow_zero=True)
+    batch_sizes = sorted({check_count("batch_size", b) for b in batch_sizes})
+    if not batch_sizes:
+        raise ValueError("batch_sizes must contain at least one batch size.")
+    if learning_rate is None:
+        etas = [fraction * 2.0 / (beta + lam) for fraction in STEP_FRACTIONS]
+    else:
+        etas = [check_positive("learning_rate", learning_rate)]
+    target_mu = epsilon_delta_to_gdp(epsilon, delta)
+    proxy, n_epochs, eta, batch_size = min(
+        _best_epochs(
+            target_mu, sensitivity=sensitivity, gradient_bound=gradient_bound, n_samples=n,
+            n_params=n_params, lam=lam, beta=beta, eta=eta, r0=r0, max_epochs=max_epochs,
+            batch_size=b,
+        ) + (eta, b)
+        for b in batch_sizes
+        for eta in etas
+    )
+    sigma = calibrate_noisy_cyclic_gd(
+        epsilon, delta, batch_size=batch_size, sensitivity=sensitivity, n_samples=n,
+        learning_rate=eta, strong_convexity=lam, smoothness=beta, n_epochs=n_epochs,
+    )
+    n_batches = len(cyclic_batch_sizes(n, batch_size))
+    return NoisyCyclicGDPlan(
+        batch_size, n_batches, n_epochs, sigma, eta, lam, beta,
+        contraction_factor(eta, lam, beta), proxy,
+    )
+
+
+def plan_noisy_cyclic_gd_regularization(
+    epsilon, delta, *, data_smoothness, strong_convexity_grid=None, **kwargs
+):
+    r"""Choose lam too: :func:`plan_noisy_cyclic_gd` on a log grid of lam, smallest proxy wins.
+
+    The default grid spans 1e-8 to 1 times beta_l (41 points, coarser than the
+    full-batch planner's because each point searches several batch sizes).
+    """
+    beta_l = check_positive("data_smoothness", data_smoothness)
+    if strong_convexity_grid is None:
+        strong_convexity_grid = beta_l * np.logspace(-8, 0, 41)
+    plans = [
+        plan_noisy_cyclic_gd(
+            epsilon, delta, data_smoothness=beta_l, strong_convexity=lam, **kwargs
+        )
+        for lam in np.asarray(strong_convexity_grid, dtype=float)
+    ]
+    return min(plans, key=lambda plan: plan.utility_proxy)

@@ -6,24 +6,126 @@ through :mod:`skdpgd.accounting`, and the inner loop (:mod:`skdpgd.optim`) never
 epsilon.
 """
 
+import dataclasses
 import math
 import numbers
 import time
+from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from threadpoolctl import threadpool_limits
 
 from .. import accounting
-from .._gradients import gradient_sum
-from ..optim import noisy_gradient_descent
-from ..utils._clipping import add_intercept_column, clip_rows
-from ..utils._sklearn_compat import Interval, Options, StrOptions
+from .._design import ClippedDesign
+from .._gradients import ChunkedRowSums
+from ..optim import cyclic_partition, noisy_cyclic_gradient_descent, noisy_gradient_descent
+from ..utils._sklearn_compat import HasMethods, Interval, Options, StrOptions, validate_data
 from ..utils._validation import check_epsilon, make_generator, resolve_delta
 
 #: Largest number of full-gradient steps "auto" plans for (a compute budget; the
 #: privacy guarantee does not depend on it, since bound (A) saturates in K).
 AUTO_MAX_STEPS = 1000
+
+#: Largest number of epochs (passes over the data) "auto" plans for with
+#: solver="cyclic": the point of mini-batches is to need fewer passes than full batch.
+AUTO_MAX_EPOCHS = 50
+
+#: Numbers of batches l that batch_size="auto" tries with solver="cyclic" (b = ceil(n/l)).
+AUTO_N_BATCHES = (1, 2, 4, 8, 16, 32, 64)
+
+
+@dataclass(frozen=True)
+class _RunPlan:
+    """Everything a run needs, all public: chosen before any pass over the data."""
+
+    solver: str
+    strong_convexity: float
+    smoothness: float
+    learning_rate: float
+    noise_std: float
+    n_steps: int
+    batch_size: int | None = None
+    n_epochs: int | None = None
+
+
+def _check_learning_rate(eta, smoothness):
+    if not eta < 2.0 / smoothness:
+        raise ValueError(
+            f"learning_rate={eta!r} is >= 2/smoothness = {2.0 / smoothness:.6g}: gradient "
+            "descent would not contract (and the convergent privacy bound would not "
+            "apply). Use learning_rate='auto' or a smaller value."
+        )
+
+
+@lru_cache(maxsize=512)
+def _plan_run(
+    solver, epsilon, delta, sensitivity, gradient_bound, data_smoothness, n_samples, n_params,
+    initial_distance, lam, max_iter, learning_rate, batch_size,
+):
+    """Choose lam, eta, K (or E and b) and sigma from public quantities only (DESIGN.md 4).
+
+    A pure function of public numbers, cached: a grid search or an audit that fits the
+    same public configuration many times plans it once.
+    """
+    beta_l = data_smoothness
+    if learning_rate is not None:
+        _check_learning_rate(learning_rate, beta_l + (lam or 0.0))
+    common = dict(
+        sensitivity=sensitivity, n_samples=n_samples, n_params=n_params,
+        data_smoothness=beta_l, initial_distance=initial_distance, learning_rate=learning_rate,
+    )
+    if solver == "cyclic":
+        if batch_size is None:
+            candidates = sorted({-(-n_samples // l) for l in AUTO_N_BATCHES if l <= n_samples})
+        else:
+            candidates = [min(batch_size, n_samples)]
+        max_epochs = AUTO_MAX_EPOCHS if max_iter is None else max_iter
+        cyclic = dict(common, gradient_bound=gradient_bound, max_epochs=max_epochs,
+                      batch_sizes=tuple(candidates))
+        if lam is None:
+            plan = accounting.plan_noisy_cyclic_gd_regularization(epsilon, delta, **cyclic)
+        else:
+            plan = accounting.plan_noisy_cyclic_gd(epsilon, delta, strong_convexity=lam, **cyclic)
+        if max_iter is not None and plan.n_epochs != max_iter:  # a fixed E is a fixed E
+            plan = _fixed_cyclic_plan(epsilon, delta, plan, max_iter, sensitivity, n_samples)
+        if learning_rate is not None:
+            _check_learning_rate(learning_rate, plan.smoothness)
+        return _RunPlan(
+            "cyclic", plan.strong_convexity, plan.smoothness, plan.learning_rate,
+            plan.noise_std, plan.n_steps, plan.batch_size, plan.n_epochs,
+        )
+    max_steps = AUTO_MAX_STEPS if max_iter is None else max_iter
+    if lam is None:
+        lam = accounting.plan_noisy_gd_regularization(
+            epsilon, delta, max_steps=max_steps, **common
+        ).strong_convexity
+    beta = beta_l + lam
+    if learning_rate is not None:
+        _check_learning_rate(learning_rate, beta)
+    if max_iter is None:
+        plan = accounting.plan_noisy_gd(
+            epsilon, delta, strong_convexity=lam, max_steps=max_steps, **common
+        )
+        return _RunPlan("gd", lam, beta, plan.learning_rate, plan.noise_std, plan.n_steps)
+    eta = 2.0 / (beta + lam) if learning_rate is None else learning_rate
+    sigma = accounting.calibrate_noisy_gd(
+        epsilon, delta, sensitivity=sensitivity, n_samples=n_samples, learning_rate=eta,
+        strong_convexity=lam, smoothness=beta, n_steps=max_iter,
+    )
+    return _RunPlan("gd", lam, beta, eta, sigma, max_iter)
+
+
+def _fixed_cyclic_plan(epsilon, delta, plan, n_epochs, sensitivity, n_samples):
+    """The planner's (b, lam, eta) run for exactly ``n_epochs`` epochs, noise recalibrated."""
+    sigma = accounting.calibrate_noisy_cyclic_gd(
+        epsilon, delta, batch_size=plan.batch_size, sensitivity=sensitivity,
+        n_samples=n_samples, learning_rate=plan.learning_rate,
+        strong_convexity=plan.strong_convexity, smoothness=plan.smoothness, n_epochs=n_epochs,
+    )
+    return dataclasses.replace(plan, n_epochs=n_epochs, noise_std=sigma)
 
 
 class BaseDPLinearModel(BaseEstimator):
@@ -35,13 +137,20 @@ class BaseDPLinearModel(BaseEstimator):
         "data_norm": [Interval(numbers.Real, 0, None, closed="neither")],
         "fit_intercept": ["boolean"],
         "intercept_scaling": [Interval(numbers.Real, 0, None, closed="neither")],
-        "solver": [StrOptions({"gd"})],
+        "solver": [StrOptions({"gd", "cyclic"})],
+        "batch_size": [Interval(numbers.Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "learning_rate": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
+        "ledger": [HasMethods(["charge"]), None],
         "n_jobs": [numbers.Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
 
     # -- hooks for subclasses -------------------------------------------------------
     def _strong_convexity(self, n_samples):
@@ -53,97 +162,122 @@ class BaseDPLinearModel(BaseEstimator):
         raise NotImplementedError(f"{type(self).__name__} must define _initial_distance")
 
     # -- shared steps -------------------------------------------------------------
-    def _design_matrix(self, X):
-        """Clip rows to data_norm (a per-row map, DESIGN.md 2) and append the intercept column."""
-        X = clip_rows(X, self.data_norm)
-        if self.fit_intercept:
-            X = add_intercept_column(X, self.intercept_scaling)
-        return X
+    def _validate_X_y(self, X, y, **kwargs):
+        """validate_data accepting dense or CSR X in float64 or float32, without copying.
+
+        A CSR matrix with duplicate entries is the one case that is copied (its row norms
+        need the summed entries); any other accepted X is used as given.
+        """
+        X, y = validate_data(
+            self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32],
+            ensure_min_samples=2, **kwargs,
+        )
+        if sp.issparse(X) and not X.has_canonical_format:
+            X = X.copy()
+            X.sum_duplicates()
+        return X, y
+
+    def _design(self, X):
+        """Rows clipped to data_norm (a per-row map, DESIGN.md 2) with the intercept column.
+
+        A :class:`~skdpgd._design.ClippedDesign`: X itself is neither copied nor modified.
+        """
+        scaling = self.intercept_scaling if self.fit_intercept else None
+        return ClippedDesign.from_data(X, self.data_norm, scaling)
 
     def _row_norm_bound(self):
         """Rt = sqrt(R^2 + b^2), the public bound on augmented rows."""
         b = self.intercept_scaling if self.fit_intercept else 0.0
         return math.hypot(self.data_norm, b)
 
-    def _plan(self, loss_constants, n_samples, n_params, epsilon, delta):
-        """Choose lam, eta, K and sigma from public quantities only (DESIGN.md 4)."""
-        sensitivity, beta_l, row_norm = loss_constants
-        lam = self._strong_convexity(n_samples)
-        auto_steps = self.max_iter == "auto"
-        max_steps = AUTO_MAX_STEPS if auto_steps else int(self.max_iter)
-        r0 = self._initial_distance(n_params, row_norm)
-        common = dict(
-            sensitivity=sensitivity, n_samples=n_samples, n_params=n_params,
-            data_smoothness=beta_l, initial_distance=r0, max_steps=max_steps,
+    def _plan(self, loss, n_samples, n_params, epsilon, delta):
+        """The public run plan (cached): see :func:`_plan_run`."""
+        row_norm = self._row_norm_bound()
+        max_iter = None if self.max_iter == "auto" else int(self.max_iter)
+        eta = None if self.learning_rate == "auto" else float(self.learning_rate)
+        batch_size = None if self.batch_size == "auto" else int(self.batch_size)
+        return _plan_run(
+            self.solver, float(epsilon), float(delta), float(loss.sensitivity(row_norm)),
+            float(loss.gradient_bound(row_norm)), float(loss.smoothness(row_norm)),
+            int(n_samples), int(n_params), float(self._initial_distance(n_params, row_norm)),
+            self._strong_convexity(n_samples), max_iter, eta, batch_size,
         )
-        fixed_eta = None if self.learning_rate == "auto" else float(self.learning_rate)
-        if fixed_eta is not None:
-            self._check_learning_rate(fixed_eta, beta_l + (lam or 0.0))
-        if lam is None:
-            lam = accounting.plan_noisy_gd_regularization(
-                epsilon, delta, learning_rate=fixed_eta, **common
-            ).strong_convexity
-        beta = beta_l + lam
-        if fixed_eta is not None:
-            self._check_learning_rate(fixed_eta, beta)
-        if auto_steps:
-            plan = accounting.plan_noisy_gd(
-                epsilon, delta, strong_convexity=lam, learning_rate=fixed_eta, **common
+
+    def _report(self, plan, loss, n_samples, delta, notes):
+        """The PrivacyReport of a plan: a function of public numbers only."""
+        common = dict(
+            delta=delta, sensitivity=loss.sensitivity(self._row_norm_bound()),
+            n_samples=n_samples, learning_rate=plan.learning_rate,
+            strong_convexity=plan.strong_convexity, smoothness=plan.smoothness,
+            notes=tuple(notes),
+        )
+        if plan.solver == "cyclic":
+            return accounting.noisy_cyclic_gd_report(
+                plan.noise_std, plan.n_epochs, batch_size=plan.batch_size, **common
             )
-            n_steps, sigma, eta = plan.n_steps, plan.noise_std, plan.learning_rate
-        else:
-            n_steps = max_steps
-            eta = 2.0 / (beta + lam) if fixed_eta is None else fixed_eta
-            sigma = accounting.calibrate_noisy_gd(
-                epsilon, delta, sensitivity=sensitivity, n_samples=n_samples,
-                learning_rate=eta, strong_convexity=lam, smoothness=beta, n_steps=n_steps,
-            )
-        return lam, beta, eta, n_steps, sigma
+        return accounting.noisy_gd_report(plan.noise_std, plan.n_steps, **common)
 
     @staticmethod
-    def _check_learning_rate(eta, smoothness):
-        if not eta < 2.0 / smoothness:
+    def _check_sample_ids(sample_ids, n_samples):
+        if sample_ids is None:
+            return None
+        sample_ids = np.asarray(sample_ids)
+        if sample_ids.shape != (n_samples,):
             raise ValueError(
-                f"learning_rate={eta!r} is >= 2/smoothness = {2.0 / smoothness:.6g}: gradient "
-                "descent would not contract (and the convergent privacy bound would not "
-                "apply). Use learning_rate='auto' or a smaller value."
+                f"sample_ids must have shape ({n_samples},) like the rows of X; got "
+                f"shape {sample_ids.shape}."
             )
+        return sample_ids
 
-    def _fit_noisy_gd(self, X, y, loss, n_params_shape, notes):
-        """Run the whole private fit; returns (coef, report, lam). Sets no attribute."""
+    def _fit_private(self, X, y, loss, coef_shape, notes, sample_ids=None):
+        """Plan, charge the ledger, run; returns (coef, report, lam). Sets no attribute.
+
+        Order matters for privacy: everything before the loop (plan, report, ledger) uses
+        public numbers only; the data are touched only by the gradient sums of the loop,
+        and only the last iterate leaves it.
+        """
         n_samples = X.shape[0]
         epsilon = check_epsilon(self.epsilon)
         delta = resolve_delta(self.delta, n_samples)
-        design = self._design_matrix(X)
-        row_norm = self._row_norm_bound()
-        sensitivity, beta_l = self._loss_constants(loss, row_norm)
-        n_params = int(np.prod(n_params_shape))
-        target_epsilon = epsilon if math.isfinite(epsilon) else math.inf
-        lam, beta, eta, n_steps, sigma = self._plan(
-            (sensitivity, beta_l, row_norm), n_samples, n_params, target_epsilon, delta
-        )
+        sample_ids = self._check_sample_ids(sample_ids, n_samples)
+        n_params = int(np.prod(coef_shape))
+        plan = self._plan(loss, n_samples, n_params, epsilon, delta)
+        report = self._report(plan, loss, n_samples, delta, notes)
+        if self.ledger is not None:  # may refuse (PrivacyBudgetExceeded) before any data pass
+            self.ledger.charge(self, report, n_samples=n_samples, sample_ids=sample_ids)
+        design = self._design(X)
         rng = make_generator(self.random_state)
-
-        def gradient(coef):
-            data = gradient_sum(loss, coef, design, y, n_jobs=self.n_jobs)
-            return data / n_samples + lam * coef
-
+        lam = plan.strong_convexity
+        batches = ()
+        if plan.solver == "cyclic":  # the partition: from the seed and n only (bound (C))
+            batches = cyclic_partition(n_samples, plan.batch_size, rng)
+        row_sums = ChunkedRowSums(loss.gradient_sum, design, y, n_jobs=self.n_jobs, row_sets=batches)
         # Parallelism is ours to control (n_jobs over row chunks): BLAS threads on these
         # thin products cost more in synchronisation than they save (measured in
         # benchmarks/README.md), so they are pinned to one for the loop.
-        with threadpool_limits(limits=1, user_api="blas"):
-            coef = noisy_gradient_descent(
-                gradient, np.zeros(n_params_shape), learning_rate=eta, noise_std=sigma,
-                n_steps=n_steps, rng=rng, callback=self._progress(n_steps),
-            )
-        report = accounting.noisy_gd_report(
-            sigma, n_steps, delta=delta, sensitivity=sensitivity, n_samples=n_samples,
-            learning_rate=eta, strong_convexity=lam, smoothness=beta, notes=tuple(notes),
-        )
-        return coef, report, lam
+        with threadpool_limits(limits=1, user_api="blas"), row_sums:
+            start = np.zeros(coef_shape)
+            progress = self._progress(plan.n_steps)
+            if plan.solver == "cyclic":
+                sizes = [len(batch) for batch in batches]
 
-    def _loss_constants(self, loss, row_norm):
-        return loss.sensitivity(row_norm), loss.smoothness(row_norm)
+                def batch_gradient(coef, j):
+                    return row_sums.sum(coef, j) / sizes[j] + lam * coef
+
+                coef = noisy_cyclic_gradient_descent(
+                    batch_gradient, start, n_batches=len(batches), learning_rate=plan.learning_rate,
+                    noise_std=plan.noise_std, n_epochs=plan.n_epochs, rng=rng, callback=progress,
+                )
+            else:
+
+                def gradient(coef):
+                    return row_sums.sum(coef) / n_samples + lam * coef
+
+                coef = noisy_gradient_descent(
+                    gradient, start, learning_rate=plan.learning_rate, noise_std=plan.noise_std,
+                    n_steps=plan.n_steps, rng=rng, callback=progress,
+                )
+        return coef, report, lam
 
     def _progress(self, n_steps):
         """A callback that prints steps done and time; it never sees data or iterates."""
@@ -165,6 +299,7 @@ class BaseDPLinearModel(BaseEstimator):
         self.noise_std_ = report.noise_std
         self.learning_rate_ = report.learning_rate
         self.strong_convexity_ = lam
+        self.batch_size_ = report.batch_size
         self.privacy_ = report
 
     def _split_coef(self, coef):

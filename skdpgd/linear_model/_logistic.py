@@ -137,8 +137,10 @@ class DPLogisticRegression(LinearClassifierMixin, ClassifierMixin, BaseDPLinearM
         intercept_scaling=1.0,
         classes=None,
         solver="gd",
+        batch_size="auto",
         max_iter="auto",
         learning_rate="auto",
+        ledger=None,
         n_jobs=None,
         random_state=None,
         verbose=0,
@@ -151,8 +153,10 @@ class DPLogisticRegression(LinearClassifierMixin, ClassifierMixin, BaseDPLinearM
         self.intercept_scaling = intercept_scaling
         self.classes = classes
         self.solver = solver
+        self.batch_size = batch_size
         self.max_iter = max_iter
         self.learning_rate = learning_rate
+        self.ledger = ledger
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
@@ -185,26 +189,30 @@ class DPLogisticRegression(LinearClassifierMixin, ClassifierMixin, BaseDPLinearM
         return classes, np.searchsorted(classes, y), notes
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_ids=None):
         """Fit the model with (epsilon, delta)-DP; only the last iterate is kept.
 
         Parameters
         ----------
-        X : {array-like} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Dense or CSR, float64 or float32 (computed in float32 without a copy).
         y : array-like of shape (n_samples,)
+        sample_ids : array-like of shape (n_samples,), default=None
+            Public identifiers of the rows, only passed to ``ledger`` (which then
+            composes in parallel the fits whose rows are disjoint). Ignored without one.
 
         Returns
         -------
         self : DPLogisticRegression
         """
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        X, y = self._validate_X_y(X, y)
         classes, codes, notes = self._encode_labels(y)
         n_features = X.shape[1] + int(self.fit_intercept)
         if classes.size == 2:
             loss, shape, codes = BinaryLogisticLoss(), (n_features,), codes.astype(float)
         else:
             loss, shape = MultinomialLogisticLoss(classes.size), (classes.size, n_features)
-        coef, report, lam = self._fit_noisy_gd(X, codes, loss, shape, notes)
+        coef, report, lam = self._fit_private(X, codes, loss, shape, notes, sample_ids)
         self.coef_, self.intercept_ = self._split_coef(coef)
         self.classes_ = classes
         self._store_run(report, lam)

@@ -96,8 +96,10 @@ class DPRidge(RegressorMixin, BaseDPLinearModel):
         fit_intercept=True,
         intercept_scaling=1.0,
         solver="gd",
+        batch_size="auto",
         max_iter="auto",
         learning_rate="auto",
+        ledger=None,
         n_jobs=None,
         random_state=None,
         verbose=0,
@@ -111,8 +113,10 @@ class DPRidge(RegressorMixin, BaseDPLinearModel):
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.solver = solver
+        self.batch_size = batch_size
         self.max_iter = max_iter
         self.learning_rate = learning_rate
+        self.ledger = ledger
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
@@ -129,27 +133,32 @@ class DPRidge(RegressorMixin, BaseDPLinearModel):
         return float(self.residual_clip)
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_ids=None):
         """Fit the model with (epsilon, delta)-DP; only the last iterate is kept.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Dense or CSR, float64 or float32 (computed in float32 without a copy).
         y : array-like of shape (n_samples,)
             Targets; clipped to [-y_bound, y_bound].
+        sample_ids : array-like of shape (n_samples,), default=None
+            Public identifiers of the rows, only passed to ``ledger``.
 
         Returns
         -------
         self : DPRidge
         """
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=True)
+        X, y = self._validate_X_y(X, y, y_numeric=True)
         if y.ndim != 1:
             raise ValueError(f"DPRidge supports a single target; y has shape {y.shape}.")
         clip = self._residual_clip()
         loss = HuberLoss(clip)
         y_clipped = clip_targets(y, self.y_bound)
         n_features = X.shape[1] + int(self.fit_intercept)
-        coef, report, lam = self._fit_noisy_gd(X, y_clipped, loss, (n_features,), notes=())
+        coef, report, lam = self._fit_private(
+            X, y_clipped, loss, (n_features,), notes=(), sample_ids=sample_ids
+        )
         coef_, intercept_ = self._split_coef(coef)
         self.coef_, self.intercept_ = coef_[0], float(intercept_[0])
         self._store_run(report, lam)
@@ -160,5 +169,5 @@ class DPRidge(RegressorMixin, BaseDPLinearModel):
     def predict(self, X):
         """Predict with the linear model (raw, unclipped X)."""
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return X @ self.coef_ + self.intercept_
+        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32])
+        return np.asarray(X @ self.coef_ + self.intercept_, dtype=np.float64)

@@ -5,6 +5,11 @@ release moves these names, only this module needs to change.
 """
 
 from sklearn.base import _fit_context  # noqa: F401
-from sklearn.utils._param_validation import Interval, Options, StrOptions  # noqa: F401
+from sklearn.utils._param_validation import (  # noqa: F401
+    HasMethods,
+    Interval,
+    Options,
+    StrOptions,
+)
 from sklearn.utils.validation import validate_data  # noqa: F401
 from sklearn.linear_model._base import LinearClassifierMixin  # noqa: F401

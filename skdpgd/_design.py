@@ -1,0 +1,150 @@
+r"""The clipped, intercept-augmented design matrix, used without ever being materialised.
+
+Training uses the rows :math:`\tilde x_i = (s_i x_i,\ b)` with the clipping scale
+:math:`s_i = \min(1, R/\|x_i\|)` (a per-row map, DESIGN.md section 2) and the intercept
+constant b. Building that matrix would copy X twice (clip, then append a column). This
+module keeps the validated X untouched and applies both maps inside the products:
+
+.. math::
+
+    \tilde X \theta = s \odot (X w) + b\,\theta_b, \qquad
+    \tilde X^\top r = \big(X^\top (s \odot r),\ b \textstyle\sum_i r_i\big),
+
+where :math:`\theta = (w, \theta_b)`. The losses of :mod:`skdpgd.losses` only use
+``X @ coef`` and ``X.T @ residual``, so a :class:`ClippedDesign` stands in for the array.
+
+X may be a dense array or a CSR matrix, in float64 or float32. Products with a float32
+X are computed in float32 (``coef`` is cast, X never is: no upcast copy, half the memory
+traffic); the row scales and the returned products are float64, and the row-chunk partial
+sums are added in float64 by :mod:`skdpgd._gradients`.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+from .utils._clipping import _positive_bound, row_norms
+
+__all__ = ["ClippedDesign", "clipping_scales"]
+
+#: Rows per block when computing row norms (bounds the float64 temporary of float32 X).
+_NORM_BLOCK_ROWS = 65536
+
+
+def clipping_scales(X, max_norm):
+    r"""Per-row factors :math:`s_i = \min(1, R/\|x_i\|)`, in float64.
+
+    Row norms are computed in float64 (block by block for a float32 X, so the temporary is
+    bounded). Rows of norm 0 get scale 1.
+
+    Raises
+    ------
+    ValueError
+        If ``max_norm`` is not positive and finite, or a row contains NaN or infinity.
+    """
+    max_norm = _positive_bound("data_norm", max_norm)
+    n_samples = X.shape[0]
+    if X.dtype == np.float64:
+        norms = row_norms(X)
+    else:
+        norms = np.empty(n_samples)
+        for start in range(0, n_samples, _NORM_BLOCK_ROWS):
+            block = X[start:start + _NORM_BLOCK_ROWS]
+            norms[start:start + block.shape[0]] = row_norms(block.astype(np.float64))
+    if not np.all(np.isfinite(norms)):
+        bad = np.flatnonzero(~np.isfinite(norms))
+        raise ValueError(
+            f"X has non-finite values (NaN or inf) in {bad.size} row(s), e.g. row {bad[0]}; "
+            "remove or impute them before fitting."
+        )
+    scales = np.ones(n_samples)
+    over = norms > max_norm
+    scales[over] = max_norm / norms[over]
+    return scales
+
+
+class ClippedDesign:
+    r"""The matrix :math:`\tilde X` with rows :math:`(s_i x_i, b)`, applied lazily.
+
+    Parameters
+    ----------
+    X : ndarray or CSR matrix of shape (n_samples, n_features), float64 or float32
+        The validated data; never modified or copied.
+    row_scale : ndarray of shape (n_samples,)
+        The clipping factors s (see :func:`clipping_scales`).
+    intercept_scaling : float or None
+        b, the value of the appended constant column; None for no intercept column.
+
+    Attributes
+    ----------
+    shape : (int, int)
+        (n_samples, n_features + 1 if an intercept column else n_features).
+    """
+
+    def __init__(self, X, row_scale, intercept_scaling=None):
+        self.X = X
+        self.row_scale = np.asarray(row_scale, dtype=np.float64)
+        self.intercept_scaling = None if intercept_scaling is None else float(intercept_scaling)
+        self.shape = (X.shape[0], X.shape[1] + int(self.intercept_scaling is not None))
+
+    @classmethod
+    def from_data(cls, X, max_norm, intercept_scaling=None):
+        """Clip every row of X to ``max_norm`` (lazily) and append the intercept column."""
+        return cls(X, clipping_scales(X, max_norm), intercept_scaling)
+
+    @property
+    def dtype(self):
+        return self.X.dtype
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __getitem__(self, rows):
+        """Rows ``rows`` (a slice gives a view of a dense X; an index array a copy)."""
+        return ClippedDesign(self.X[rows], self.row_scale[rows], self.intercept_scaling)
+
+    def _split(self, coef):
+        coef = np.asarray(coef, dtype=np.float64)
+        if self.intercept_scaling is None:
+            return coef, None
+        return coef[:-1], coef[-1]
+
+    def __matmul__(self, coef):
+        """:math:`\\tilde X \\theta` for theta of shape (d,) or (d, k); float64 result."""
+        weights, intercept = self._split(coef)
+        product = np.asarray(self.X @ weights.astype(self.X.dtype, copy=False))
+        scale = self.row_scale if product.ndim == 1 else self.row_scale[:, None]
+        product = scale * product
+        if intercept is not None:
+            product += self.intercept_scaling * intercept
+        return product
+
+    @property
+    def T(self):
+        return _TransposedDesign(self)
+
+    def toarray(self):
+        """The materialised float64 matrix (for tests and small problems only)."""
+        X = self.X.toarray() if sp.issparse(self.X) else np.asarray(self.X)
+        X = X.astype(np.float64) * self.row_scale[:, None]
+        if self.intercept_scaling is not None:
+            X = np.hstack([X, np.full((X.shape[0], 1), self.intercept_scaling)])
+        return X
+
+
+class _TransposedDesign:
+    """:math:`\\tilde X^\\top`, only for ``design.T @ residual``."""
+
+    def __init__(self, design):
+        self._design = design
+        self.shape = design.shape[::-1]
+
+    def __matmul__(self, residual):
+        design = self._design
+        residual = np.asarray(residual, dtype=np.float64)
+        scale = design.row_scale if residual.ndim == 1 else design.row_scale[:, None]
+        scaled = (scale * residual).astype(design.X.dtype, copy=False)
+        top = np.asarray(design.X.T @ scaled, dtype=np.float64)
+        if design.intercept_scaling is None:
+            return top
+        bottom = design.intercept_scaling * residual.sum(axis=0)
+        return np.concatenate([top, np.atleast_1d(bottom)[None] if top.ndim == 2 else [bottom]])
