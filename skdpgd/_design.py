@@ -22,13 +22,10 @@ sums are added in float64 by :mod:`skdpgd._gradients`.
 import numpy as np
 import scipy.sparse as sp
 
+from ._gradients import chunk_bounds
 from .utils._clipping import _positive_bound, row_norms
 
 __all__ = ["ClippedDesign", "clipping_scales"]
-
-#: Rows per block when computing row norms (bounds the float64 temporary of float32 X).
-_NORM_BLOCK_ROWS = 65536
-
 
 def clipping_scales(X, max_norm):
     r"""Per-row factors :math:`s_i = \min(1, R/\|x_i\|)`, in float64.
@@ -46,10 +43,9 @@ def clipping_scales(X, max_norm):
     if X.dtype == np.float64:
         norms = row_norms(X)
     else:
-        norms = np.empty(n_samples)
-        for start in range(0, n_samples, _NORM_BLOCK_ROWS):
-            block = X[start:start + _NORM_BLOCK_ROWS]
-            norms[start:start + block.shape[0]] = row_norms(block.astype(np.float64))
+        norms = np.empty(n_samples)  # float64 norms, one chunk at a time (bounded temporary)
+        for start, stop in chunk_bounds(n_samples, X.shape[1]):
+            norms[start:stop] = row_norms(X[start:stop].astype(np.float64))
     if not np.all(np.isfinite(norms)):
         bad = np.flatnonzero(~np.isfinite(norms))
         raise ValueError(

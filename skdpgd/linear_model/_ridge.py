@@ -37,8 +37,8 @@ class DPRidge(RegressorMixin, BaseDPLinearModel):
 
     Parameters
     ----------
-    epsilon, delta, data_norm, fit_intercept, intercept_scaling, solver, max_iter,
-    learning_rate, n_jobs, random_state, verbose
+    epsilon, delta, data_norm, fit_intercept, intercept_scaling, solver, batch_size,
+    max_iter, learning_rate, ledger, n_jobs, random_state, verbose
         As in :class:`skdpgd.DPLogisticRegression`.
     alpha : float or "auto", default="auto"
         Regularisation strength with scikit-learn's meaning (lam = alpha / n);
@@ -53,7 +53,7 @@ class DPRidge(RegressorMixin, BaseDPLinearModel):
     coef_ : ndarray of shape (n_features,)
     intercept_ : float
     n_features_in_, feature_names_in_, n_iter_, noise_std_, learning_rate_,
-    strong_convexity_, privacy_
+    strong_convexity_, batch_size_, privacy_
         As in :class:`skdpgd.DPLogisticRegression`.
     alpha_ : float
         lam n, the alpha that was used.
