@@ -156,17 +156,16 @@ class ChunkedRowSums:
 
         self._stack = ExitStack()
         try:
-            dask_backend = _active_dask_backend()
-            if dask_backend is not None:  # scatter X, y and the row sets once per fit
-                backend_type = type(dask_backend)
-                scattered = backend_type(
-                    client=dask_backend.client, scatter=[self.X, self.y, *self.row_sets]
-                )
-                self._stack.enter_context(parallel_config(backend=scattered))
             n_chunks = max(len(bounds) for bounds in self._bounds.values())
             if n_chunks > 1:
                 self._stack.enter_context(_single_threaded_blas())
                 if effective_n_jobs(self.n_jobs) != 1:
+                    dask_backend = _active_dask_backend()
+                    if dask_backend is not None:  # X, y, row sets go to the cluster once
+                        scattered = type(dask_backend)(
+                            client=dask_backend.client, scatter=[self.X, self.y, *self.row_sets]
+                        )
+                        self._stack.enter_context(parallel_config(backend=scattered))
                     self._parallel = self._stack.enter_context(
                         Parallel(n_jobs=self.n_jobs, prefer="threads")
                     )

@@ -19,6 +19,7 @@ from sklearn.base import BaseEstimator
 from threadpoolctl import threadpool_limits
 
 from .. import accounting
+from .._dask import DaskRowSums, is_dask_array, validate_dask_X_y
 from .._design import ClippedDesign
 from .._gradients import ChunkedRowSums
 from ..optim import cyclic_partition, noisy_cyclic_gradient_descent, noisy_gradient_descent
@@ -168,6 +169,8 @@ class BaseDPLinearModel(BaseEstimator):
         A CSR matrix with duplicate entries is the one case that is copied (its row norms
         need the summed entries); any other accepted X is used as given.
         """
+        if is_dask_array(X):
+            return self._validate_dask_X_y(X, y, **kwargs)
         X, y = validate_data(
             self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32],
             ensure_min_samples=2, **kwargs,
@@ -176,6 +179,33 @@ class BaseDPLinearModel(BaseEstimator):
             X = X.copy()
             X.sum_duplicates()
         return X, y
+
+    def _validate_dask_X_y(self, X, y, y_numeric=False):
+        """The dask-array path of :meth:`_validate_X_y` (X stays lazy; y is computed)."""
+        if self.solver != "gd":
+            raise ValueError(
+                f"solver={self.solver!r} does not support a dask array X yet; use solver='gd'."
+            )
+        X, y = validate_dask_X_y(X, y)
+        if y_numeric:
+            y = np.asarray(y, dtype=np.float64)
+            if not np.all(np.isfinite(y)):
+                raise ValueError("Input y contains NaN or infinity.")
+        self.n_features_in_ = X.shape[1]
+        if hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        return X, y
+
+    def _row_sums(self, X, y, loss, batches):
+        """The gradient-sum engine of one fit: row chunks on joblib, or dask row blocks."""
+        if is_dask_array(X):
+            scaling = self.intercept_scaling if self.fit_intercept else None
+            return DaskRowSums(
+                loss.gradient_sum, X, y, max_norm=self.data_norm, intercept_scaling=scaling
+            )
+        return ChunkedRowSums(
+            loss.gradient_sum, self._design(X), y, n_jobs=self.n_jobs, row_sets=batches
+        )
 
     def _design(self, X):
         """Rows clipped to data_norm (a per-row map, DESIGN.md 2) with the intercept column.
@@ -245,13 +275,12 @@ class BaseDPLinearModel(BaseEstimator):
         report = self._report(plan, loss, n_samples, delta, notes)
         if self.ledger is not None:  # may refuse (PrivacyBudgetExceeded) before any data pass
             self.ledger.charge(self, report, n_samples=n_samples, sample_ids=sample_ids)
-        design = self._design(X)
         rng = make_generator(self.random_state)
         lam = plan.strong_convexity
         batches = ()
         if plan.solver == "cyclic":  # the partition: from the seed and n only (bound (C))
             batches = cyclic_partition(n_samples, plan.batch_size, rng)
-        row_sums = ChunkedRowSums(loss.gradient_sum, design, y, n_jobs=self.n_jobs, row_sets=batches)
+        row_sums = self._row_sums(X, y, loss, batches)
         # Parallelism is ours to control (n_jobs over row chunks): BLAS threads on these
         # thin products cost more in synchronisation than they save (measured in
         # benchmarks/README.md), so they are pinned to one for the loop.
