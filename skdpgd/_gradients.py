@@ -99,6 +99,20 @@ def _partial_sum(method, coef, X, y, start, stop, rows):
     return method(coef, X[index], y[index])
 
 
+def _partial_sums(method, coef, X, y, bounds, rows):
+    """The partial sums of consecutive chunks, *not* added: one task of a worker.
+
+    Returning the list (instead of its sum) keeps the reduction in the parent and in
+    chunk order, so grouping chunks into tasks cannot change the rounding.
+    """
+    return [_partial_sum(method, coef, X, y, start, stop, rows) for start, stop in bounds]
+
+
+#: Tasks per worker and per sum: a few, so that uneven chunks still balance, while the
+#: dispatch cost (tens of microseconds a task for threads) stays small next to the work.
+TASKS_PER_WORKER = 4
+
+
 def _active_dask_backend():
     """The joblib Dask backend of the enclosing ``parallel_config``, or None."""
     from joblib.parallel import get_active_backend
@@ -146,6 +160,7 @@ class ChunkedRowSums:
         for j, rows in enumerate(self.row_sets):
             self._bounds[j] = chunk_bounds(len(rows), X.shape[1], chunk_size)
         self._parallel = None
+        self._n_workers = 1
         self._stack = None
 
     # -- worker pool lifetime ---------------------------------------------------
@@ -169,6 +184,7 @@ class ChunkedRowSums:
                     self._parallel = self._stack.enter_context(
                         Parallel(n_jobs=self.n_jobs, prefer="threads")
                     )
+                    self._n_workers = max(1, effective_n_jobs(self.n_jobs))
         except BaseException:
             self._stack.close()
             raise
@@ -186,11 +202,16 @@ class ChunkedRowSums:
         rows = None if row_set is None else self.row_sets[row_set]
         if len(bounds) == 1 and rows is None:
             return np.asarray(self.method(coef, self.X, self.y), dtype=np.float64)
-        calls = [(self.method, coef, self.X, self.y, a, b, rows) for a, b in bounds]
         if self._parallel is not None and len(bounds) > 1:
-            parts = self._parallel(delayed(_partial_sum)(*call) for call in calls)
+            n_tasks = min(len(bounds), TASKS_PER_WORKER * self._n_workers)
+            groups = [list(group) for group in _split(bounds, n_tasks)]
+            lists = self._parallel(
+                delayed(_partial_sums)(self.method, coef, self.X, self.y, group, rows)
+                for group in groups
+            )
+            parts = (part for sublist in lists for part in sublist)
         else:
-            parts = (_partial_sum(*call) for call in calls)
+            parts = (_partial_sum(self.method, coef, self.X, self.y, a, b, rows) for a, b in bounds)
         total = None
         for part in parts:  # chunk order, whatever n_jobs: bit-identical results
             if total is None:
@@ -198,6 +219,12 @@ class ChunkedRowSums:
             else:
                 total += part
         return total
+
+
+def _split(items, n_groups):
+    """``items`` cut into ``n_groups`` consecutive, nearly equal groups (order kept)."""
+    edges = [(k * len(items)) // n_groups for k in range(n_groups + 1)]
+    return [items[a:b] for a, b in zip(edges[:-1], edges[1:])]
 
 
 def _one_shot_sum(method, coef, X, y, n_jobs, chunk_size):
