@@ -29,9 +29,16 @@ from threadpoolctl import ThreadpoolController
 
 __all__ = ["ChunkedRowSums", "chunk_bounds", "gradient_sum", "value_sum"]
 
-#: Bytes of a dense float64 X per chunk: about 4 MiB, enough to amortise the dispatch
-#: of a chunk and small enough to leave work for several threads.
+#: Bytes of a dense float64 X per chunk, at least: about 4 MiB, enough to amortise the
+#: Python work of a chunk on one thread.
 CHUNK_BYTES = 4 * 2**20
+
+#: Large X is cut into about this many chunks (enough for 16 workers with a few tasks
+#: each), with chunks of up to :data:`MAX_CHUNK_BYTES`: each chunk costs a few dozen numpy
+#: calls whose GIL hand-offs serialise threads, so with many threads bigger chunks scale
+#: better (measured in benchmarks/README.md, "multi-core scaling").
+TARGET_CHUNKS = 64
+MAX_CHUNK_BYTES = 32 * 2**20
 
 #: Fewest rows per chunk, so that very wide X does not give one-row chunks.
 MIN_CHUNK_ROWS = 64
@@ -40,9 +47,11 @@ MIN_CHUNK_ROWS = 64
 def chunk_bounds(n_samples, n_features, chunk_size=None):
     r"""Row ranges ``[start, stop)`` of the chunks: a function of (n, d) only.
 
-    The target is ``max(MIN_CHUNK_ROWS, CHUNK_BYTES // (8 d))`` rows, i.e. about 4 MiB
-    of a dense float64 X (the same rule for CSR X: the sparsity pattern is data and is
-    not used). The n rows are then cut into :math:`m = \lceil n / \mathrm{target}\rceil`
+    The target is ``max(MIN_CHUNK_ROWS, B // (8 d))`` rows with
+    ``B = min(max(CHUNK_BYTES, 8 n d / TARGET_CHUNKS), MAX_CHUNK_BYTES)``: chunks of 4 MiB of
+    a dense float64 X, growing to 32 MiB for X above 256 MiB so that a large X still
+    has about 64 chunks (the same rule for CSR X: the sparsity pattern is data and is not
+    used). The n rows are then cut into :math:`m = \lceil n / \mathrm{target}\rceil`
     consecutive chunks of sizes :math:`\lfloor n/m \rfloor` or :math:`\lceil n/m \rceil`.
 
     Parameters
@@ -66,7 +75,9 @@ def chunk_bounds(n_samples, n_features, chunk_size=None):
             raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}.")
         starts = range(0, n_samples, chunk_size)
         return [(s, min(s + chunk_size, n_samples)) for s in starts]
-    target = max(MIN_CHUNK_ROWS, CHUNK_BYTES // (8 * max(1, n_features)))
+    row_bytes = 8 * max(1, n_features)
+    chunk_bytes = min(max(CHUNK_BYTES, n_samples * row_bytes // TARGET_CHUNKS), MAX_CHUNK_BYTES)
+    target = max(MIN_CHUNK_ROWS, chunk_bytes // row_bytes)
     n_chunks = math.ceil(n_samples / target)
     edges = [(k * n_samples) // n_chunks for k in range(n_chunks + 1)]
     return list(zip(edges[:-1], edges[1:]))
