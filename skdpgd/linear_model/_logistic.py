@@ -22,7 +22,8 @@ from ._defaults import logistic_initial_distance
 class DPLogisticRegression(LinearClassifierMixin, ClassifierMixin, BaseDPLinearModel):
     r"""Logistic regression with (epsilon, delta)-differential privacy.
 
-    Trained by full-batch noisy gradient descent on
+    Trained by noisy gradient descent (full batch, or cyclic mini-batches with
+    ``solver="cyclic"``) on
 
     .. math::
 

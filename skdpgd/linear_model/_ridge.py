@@ -16,7 +16,8 @@ from ._defaults import ridge_initial_distance, ridge_residual_clip
 class DPRidge(RegressorMixin, BaseDPLinearModel):
     r"""Linear regression with (epsilon, delta)-differential privacy.
 
-    Trained by full-batch noisy gradient descent on the L2-regularised Huber objective
+    Trained by noisy gradient descent (full batch, or cyclic mini-batches with
+    ``solver="cyclic"``) on the L2-regularised Huber objective
 
     .. math::
 
