@@ -1,0 +1,91 @@
+"""The cyclic mini-batch planner: consistent with the full-batch one and with bound (C)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from skdpgd.accounting import (
+    batch_heterogeneity,
+    convergent_cyclic_factor,
+    cyclic_batch_sizes,
+    epsilon_delta_to_gdp,
+    gdp_to_epsilon,
+    noisy_cyclic_gd_gdp,
+    plan_noisy_cyclic_gd,
+    plan_noisy_cyclic_gd_regularization,
+    plan_noisy_gd,
+)
+from skdpgd.accounting._calibration import _cyclic_factors
+
+COMMON = dict(sensitivity=2.0, n_samples=5000, n_params=20, data_smoothness=0.5,
+              initial_distance=3.0)
+
+
+@pytest.mark.parametrize("c", [0.0, 0.3, 0.9, 0.999, 1 - 1e-7])
+@pytest.mark.parametrize("n_batches", [1, 2, 7])
+def test_vectorised_factor_is_the_scalar_bound(c, n_batches):
+    epochs = np.arange(1, 60)
+    expected = [min(e, convergent_cyclic_factor(c, n_batches, e) ** 2) for e in epochs]
+    np.testing.assert_allclose(_cyclic_factors(c, n_batches, epochs), expected, rtol=1e-10)
+
+
+def test_one_batch_is_close_to_the_full_batch_planner():
+    cyclic = plan_noisy_cyclic_gd(
+        1.0, 1e-6, gradient_bound=1.0, strong_convexity=1e-4, max_epochs=300,
+        batch_sizes=[5000], **COMMON,
+    )
+    full = plan_noisy_gd(1.0, 1e-6, strong_convexity=1e-4, max_steps=300, **COMMON)
+    assert cyclic.n_batches == 1
+    # With l = 1, bound (C)^2 = 1 + r (1 - c^(E-1)) / (1 + c^(E-1)) and bound (A)^2 =
+    # r (1 - c^E) / (1 + c^E), r = (1 + c)/(1 - c): equal at E = 1, (C) never smaller. So
+    # the cyclic plan can only be (slightly, here ~1e-6) worse, never better.
+    assert cyclic.utility_proxy >= full.utility_proxy * (1 - 1e-12)
+    assert cyclic.utility_proxy <= full.utility_proxy * (1 + 1e-3)
+    assert cyclic.noise_std >= full.noise_std * (1 - 1e-12) or cyclic.n_epochs != full.n_steps
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 1.0, 8.0])
+def test_plan_meets_its_target_under_bound_c(epsilon):
+    plan = plan_noisy_cyclic_gd(
+        epsilon, 1e-6, gradient_bound=1.0, strong_convexity=1e-3, max_epochs=40,
+        batch_sizes=[5000, 2500, 1250, 625], **COMMON,
+    )
+    mu = noisy_cyclic_gd_gdp(
+        plan.noise_std, plan.n_epochs, batch_size=plan.batch_size, sensitivity=2.0,
+        n_samples=5000, learning_rate=plan.learning_rate, strong_convexity=1e-3,
+        smoothness=plan.smoothness,
+    )
+    assert mu <= epsilon_delta_to_gdp(epsilon, 1e-6) * (1 + 1e-12)
+    assert gdp_to_epsilon(mu, 1e-6) <= epsilon
+    assert gdp_to_epsilon(mu, 1e-6) >= epsilon * (1 - 1e-6)  # calibrated, not wasteful
+    assert plan.n_batches == len(cyclic_batch_sizes(5000, plan.batch_size))
+
+
+def test_small_pass_budget_prefers_several_batches():
+    # With 10 passes, full batch can take only 10 steps; cyclic batches take l per pass.
+    plan = plan_noisy_cyclic_gd(
+        1.0, 1e-7, gradient_bound=1.0, strong_convexity=1e-5, max_epochs=10,
+        batch_sizes=[1_000_000 // l for l in (1, 4, 16)], **dict(COMMON, n_samples=1_000_000),
+    )
+    assert plan.n_batches > 1
+
+
+def test_heterogeneity_term():
+    assert batch_heterogeneity(0.5, gradient_bound=2.0, batch_size=100, n_samples=100) == 0.0
+    # eta G^2 (n - b) / (4 b (n - 1)) by hand: 0.5 * 4 * 900 / (4 * 100 * 999)
+    value = batch_heterogeneity(0.5, gradient_bound=2.0, batch_size=100, n_samples=1000)
+    assert value == pytest.approx(0.5 * 4 * 900 / (4 * 100 * 999), rel=1e-14)
+
+
+def test_regularization_planner_picks_from_its_grid():
+    grid = [1e-6, 1e-4, 1e-2]
+    plan = plan_noisy_cyclic_gd_regularization(
+        1.0, 1e-6, gradient_bound=1.0, max_epochs=20, batch_sizes=[5000, 1250],
+        strong_convexity_grid=grid, **COMMON,
+    )
+    assert plan.strong_convexity in grid
+    assert math.isfinite(plan.utility_proxy)
+    with pytest.raises(ValueError, match="batch_sizes"):
+        plan_noisy_cyclic_gd(1.0, 1e-6, gradient_bound=1.0, strong_convexity=1e-3,
+                             max_epochs=5, batch_sizes=[], **COMMON)
