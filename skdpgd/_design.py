@@ -27,25 +27,41 @@ from .utils._clipping import _positive_bound, row_norms
 
 __all__ = ["ClippedDesign", "clipping_scales"]
 
-def clipping_scales(X, max_norm):
+def _chunk_norms(X, start, stop):
+    """Row norms of rows ``start:stop`` in float64 (worker side; returns them)."""
+    rows = _csr_row_view(X, slice(start, stop)) if sp.issparse(X) else X[start:stop]
+    if rows.dtype != np.float64:
+        rows = rows.astype(np.float64)  # a chunk-sized temporary, never a copy of X
+    return row_norms(rows)
+
+
+def clipping_scales(X, max_norm, *, n_jobs=None):
     r"""Per-row factors :math:`s_i = \min(1, R/\|x_i\|)`, in float64.
 
-    Row norms are computed in float64 (block by block for a float32 X, so the temporary is
-    bounded). Rows of norm 0 get scale 1.
+    Row norms are computed in float64, chunk by chunk (so the temporary of a float32 X is
+    bounded), on up to ``n_jobs`` local threads (joblib semantics, at most the number of
+    CPUs of this machine: this one-off pass stays local even under a cluster backend).
+    Each norm depends on its own row only, so the result does not depend on ``n_jobs``.
+    Rows of norm 0 get scale 1.
 
     Raises
     ------
     ValueError
         If ``max_norm`` is not positive and finite, or a row contains NaN or infinity.
     """
+    from joblib import Parallel, cpu_count, delayed, effective_n_jobs
+
     max_norm = _positive_bound("data_norm", max_norm)
     n_samples = X.shape[0]
-    if X.dtype == np.float64:
-        norms = row_norms(X)
+    bounds = chunk_bounds(n_samples, X.shape[1])
+    n_threads = min(effective_n_jobs(n_jobs), cpu_count())
+    if len(bounds) > 1 and n_threads > 1:
+        parts = Parallel(n_jobs=n_threads, backend="threading")(
+            delayed(_chunk_norms)(X, start, stop) for start, stop in bounds
+        )
     else:
-        norms = np.empty(n_samples)  # float64 norms, one chunk at a time (bounded temporary)
-        for start, stop in chunk_bounds(n_samples, X.shape[1]):
-            norms[start:stop] = row_norms(X[start:stop].astype(np.float64))
+        parts = [_chunk_norms(X, start, stop) for start, stop in bounds]
+    norms = np.concatenate(parts) if parts else np.empty(0)
     if not np.all(np.isfinite(norms)):
         bad = np.flatnonzero(~np.isfinite(norms))
         raise ValueError(
@@ -114,9 +130,9 @@ class ClippedDesign:
         self.shape = (X.shape[0], X.shape[1] + int(self.intercept_scaling is not None))
 
     @classmethod
-    def from_data(cls, X, max_norm, intercept_scaling=None):
+    def from_data(cls, X, max_norm, intercept_scaling=None, *, n_jobs=None):
         """Clip every row of X to ``max_norm`` (lazily) and append the intercept column."""
-        return cls(X, clipping_scales(X, max_norm), intercept_scaling)
+        return cls(X, clipping_scales(X, max_norm, n_jobs=n_jobs), intercept_scaling)
 
     @property
     def dtype(self):

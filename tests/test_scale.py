@@ -213,3 +213,16 @@ def test_clone_keeps_scale_parameters():
     assert clone(est).get_params()["batch_size"] == 128
     with pytest.raises(ValueError, match="solver"):
         DPRidge(solver="sag").fit(np.ones((4, 1)), np.ones(4))
+
+
+def test_clipping_scales_do_not_depend_on_n_jobs(small_chunks):
+    from skdpgd._design import clipping_scales
+
+    X, _, _ = _sparse_problem(n=3000, d=40)
+    expected = np.minimum(1.0, 1.0 / np.maximum(np.linalg.norm(X, axis=1), 1e-300))
+    for data in (X, sp.csr_matrix(X), X.astype(np.float32)):
+        serial = clipping_scales(data, 1.0)
+        np.testing.assert_allclose(serial, expected, rtol=1e-6)  # float32 input: 1e-7 rounding
+        assert np.array_equal(clipping_scales(data, 1.0, n_jobs=2), serial)
+        with parallel_config(backend="threading", n_jobs=2):
+            assert np.array_equal(clipping_scales(data, 1.0), serial)

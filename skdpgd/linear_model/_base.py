@@ -213,7 +213,7 @@ class BaseDPLinearModel(BaseEstimator):
         A :class:`~skdpgd._design.ClippedDesign`: X itself is neither copied nor modified.
         """
         scaling = self.intercept_scaling if self.fit_intercept else None
-        return ClippedDesign.from_data(X, self.data_norm, scaling)
+        return ClippedDesign.from_data(X, self.data_norm, scaling, n_jobs=self.n_jobs)
 
     def _row_norm_bound(self):
         """Rt = sqrt(R^2 + b^2), the public bound on augmented rows."""
