@@ -5,10 +5,17 @@ released; the noise is calibrated with a convergent (last-iterate) Gaussian-DP b
 (Bok, Su, Altschuler 2024), so iterations past convergence cost no extra privacy.
 """
 
-from . import accounting
+from . import accounting, preprocessing
 from .accounting import PrivacyReport
 from .linear_model import DPLogisticRegression, DPRidge
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["DPLogisticRegression", "DPRidge", "PrivacyReport", "accounting", "__version__"]
+__all__ = [
+    "DPLogisticRegression",
+    "DPRidge",
+    "PrivacyReport",
+    "accounting",
+    "preprocessing",
+    "__version__",
+]

@@ -1,6 +1,11 @@
-"""``python -m skdpgd``: run the demo (see :mod:`skdpgd._demo`)."""
+"""``python -m skdpgd [demo | account | fit] ...``; no arguments runs the demo.
 
-from ._demo import run_demo
+See :mod:`skdpgd._cli` (the same entry point as the ``skdpgd`` console script).
+"""
+
+import sys
+
+from ._cli import main
 
 if __name__ == "__main__":
-    run_demo()
+    sys.exit(main())

@@ -1,0 +1,103 @@
+"""The ``skdpgd`` command line: ``demo``, ``account`` and ``fit``.
+
+``python -m skdpgd`` and the ``skdpgd`` console script both call :func:`main`. With no
+arguments it runs ``demo`` (what ``python -m skdpgd`` always did); ``--help`` lists the
+commands.
+"""
+
+import argparse
+import math
+import sys
+
+from ._commands import account_command, demo_command, fit_command
+
+EPILOG = (
+    "With no command, runs `demo`. Every privacy number printed comes from "
+    "skdpgd.accounting; see `skdpgd COMMAND --help`."
+)
+
+
+def _epsilon(text):
+    value = float(text)
+    if not (value > 0 and not math.isnan(value)):
+        raise argparse.ArgumentTypeError(f"epsilon must be > 0 (or inf), got {text!r}")
+    return value
+
+
+def _delta(text):
+    return text if text == "auto" else float(text)
+
+
+def build_parser():
+    """The argparse parser of the three commands."""
+    parser = argparse.ArgumentParser(
+        prog="skdpgd", description="Differentially private linear models (noisy GD, "
+        "convergent Gaussian-DP accounting).", epilog=EPILOG,
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    demo = sub.add_parser("demo", help="private vs non-private logistic regression on digits")
+    demo.add_argument("--epsilons", type=_epsilon, nargs="+",
+                      default=[0.5, 1.0, 2.0, 4.0, 8.0, math.inf])
+    demo.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    demo.set_defaults(run=demo_command)
+
+    acc = sub.add_parser(
+        "account", help="the noise, steps and mu a fit would use; composition and Chourasia",
+        description="Plans the run an estimator's fit would make for a data set of n rows "
+        "and d features (public numbers only) and compares the noise with what composition "
+        "and Chourasia et al.'s bound would need for the same (epsilon, delta).",
+    )
+    acc.add_argument("--epsilon", type=_epsilon, required=True)
+    acc.add_argument("--delta", type=_delta, default="auto",
+                     help="default 'auto' = min(1e-5, 1/(10 n))")
+    acc.add_argument("--n", type=int, required=True, help="number of training rows (public)")
+    acc.add_argument("--n-features", type=int, default=10, help="d (default 10)")
+    acc.add_argument("--data-norm", type=float, default=1.0, help="public row-norm bound R")
+    acc.add_argument("--model", choices=["logistic", "ridge"], default="logistic")
+    acc.add_argument("--n-classes", type=int, default=2, help="logistic: label set size")
+    acc.add_argument("--y-bound", type=float, default=1.0, help="ridge: bound on |y|")
+    acc.add_argument("--regularization", type=float, default=None,
+                     help="C (logistic) or alpha (ridge); default 'auto'")
+    acc.add_argument("--max-iter", type=int, default=None, help="K (gd) or epochs (cyclic)")
+    acc.add_argument("--solver", choices=["gd", "cyclic"], default="gd")
+    acc.add_argument("--batch-size", type=int, default=None, help="cyclic: rows per batch")
+    acc.add_argument("--no-intercept", action="store_true")
+    acc.add_argument("--intercept-scaling", type=float, default=1.0)
+    acc.set_defaults(run=account_command)
+
+    fit = sub.add_parser(
+        "fit", help="fit on a CSV file with public bounds; save the model; print the report",
+        description="Columns need public bounds (numeric), public category lists "
+        "(categorical) or --drop. A --config TOML/JSON file can hold them (see the docs).",
+    )
+    fit.add_argument("data", help="CSV file with a header line")
+    fit.add_argument("--target", help="column to predict (or `target` in the config)")
+    fit.add_argument("--epsilon", type=_epsilon, default=None)
+    fit.add_argument("--delta", type=_delta, default=None)
+    fit.add_argument("--output", help="where to save the fitted bundle (joblib)")
+    fit.add_argument("--config", help="TOML or JSON file with bounds / categories / ...")
+    fit.add_argument("--model", choices=["logistic", "ridge"], default=None)
+    fit.add_argument("--bounds", action="append", default=[], metavar="NAME=LOW:HIGH")
+    fit.add_argument("--categories", action="append", default=[], metavar="NAME=A,B,C")
+    fit.add_argument("--drop", action="append", default=[], metavar="NAME")
+    fit.add_argument("--classes", help="logistic: comma-separated public label set")
+    fit.add_argument("--y-bound", type=float, default=None, help="ridge: public bound on |y|")
+    fit.add_argument("--random-state", type=int, default=None,
+                     help="seed of the noise (default: fresh OS entropy; a known seed makes "
+                     "the noise reproducible by anyone who knows it)")
+    fit.set_defaults(run=fit_command)
+    return parser
+
+
+def main(argv=None):
+    """Entry point; returns the exit status (0 on success, 2 on a usage or input error)."""
+    parser = build_parser()
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.command is None:
+        args = parser.parse_args(["demo"])
+    try:
+        return args.run(args) or 0
+    except (ValueError, FileNotFoundError, ImportError) as exc:
+        print(f"skdpgd {args.command}: error: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,164 @@
+r"""``skdpgd account``: the run an estimator would plan for (epsilon, delta, n, d), and baselines.
+
+Every number comes from the core: the estimator's own planner (``_plan`` / ``_report``
+in :mod:`skdpgd.linear_model._base`, with the loss constants of :mod:`skdpgd.losses`
+and the defaults of :mod:`skdpgd.linear_model._defaults`), so ``skdpgd account`` prints
+exactly the sigma, K and mu that ``fit`` on any data set of that shape would use
+(the planner reads only public numbers). The baselines answer: what noise would the
+same K steps need for the same (epsilon, delta) if accounted
+
+- by composition (Bok, Su, Altschuler 2024, Theorem 4.1; DESIGN.md (E)), with
+  :func:`skdpgd.accounting.composition_gdp`, which is S sqrt(K) / (n sigma), linear in
+  1/sigma; and
+- by Chourasia, Ye, Shokri (2021), Corollary 1 (DESIGN.md (D)), with
+  :func:`skdpgd.accounting.chourasia_rdp` converted by
+  :func:`skdpgd.accounting.rdp_to_epsilon`. That theorem needs eta < 1/beta, so it is
+  evaluated at its most favourable admissible step (eta -> 1/beta: its bound decreases
+  in eta), at the same K and lam.
+"""
+
+import math
+
+import numpy as np
+
+from .. import accounting
+from ..linear_model import DPLogisticRegression, DPRidge
+from ..losses import BinaryLogisticLoss, HuberLoss, MultinomialLogisticLoss
+from ..utils._validation import check_epsilon, resolve_delta
+
+#: Step used for Chourasia et al.'s bound, as a fraction of 1/beta (it needs eta < 1/beta).
+CHOURASIA_STEP_FRACTION = 1.0 - 1e-9
+
+
+def _loss_and_params(estimator, n_features, n_classes):
+    """The loss fit() would use and the number of parameters p (as in the estimators' fit)."""
+    width = n_features + int(estimator.fit_intercept)
+    if isinstance(estimator, DPRidge):
+        return HuberLoss(estimator._residual_clip()), width
+    if n_classes == 2:
+        return BinaryLogisticLoss(), width
+    return MultinomialLogisticLoss(n_classes), n_classes * width
+
+
+def planned_report(estimator, n_samples, n_features, n_classes=2):
+    """The :class:`~skdpgd.accounting.PrivacyReport` ``estimator.fit`` would produce.
+
+    Parameters
+    ----------
+    estimator : DPLogisticRegression or DPRidge
+        Unfitted; its parameters (epsilon, delta, data_norm, C/alpha, max_iter, ...)
+        are used as ``fit`` uses them.
+    n_samples, n_features : int
+        n and d of the data set (public).
+    n_classes : int, default=2
+        Size of the public label set (logistic regression only).
+
+    Returns
+    -------
+    report : PrivacyReport
+        Identical to ``estimator.fit(X, y).privacy_`` for any X of shape (n, d) (a test
+        checks this), since planning uses public numbers only.
+    """
+    if n_samples < 2 or n_features < 1:
+        raise ValueError(f"need n >= 2 and d >= 1, got n={n_samples}, d={n_features}.")
+    if isinstance(estimator, DPLogisticRegression) and n_classes < 2:
+        raise ValueError(f"logistic regression needs at least 2 classes, got {n_classes}.")
+    estimator._validate_params()
+    epsilon = check_epsilon(estimator.epsilon)
+    delta = resolve_delta(estimator.delta, n_samples)
+    loss, n_params = _loss_and_params(estimator, n_features, n_classes)
+    plan = estimator._plan(loss, n_samples, n_params, epsilon, delta)
+    return estimator._report(plan, loss, n_samples, delta, notes=())
+
+
+def composition_noise(report, epsilon):
+    """sigma that composition (Theorem 4.1) needs for the report's K, n, S and (epsilon, delta).
+
+    ``composition_gdp`` is :math:`\\sqrt K S / (n\\sigma)`, so the noise meeting the
+    target mu* is ``composition_gdp(1, K) / mu*``. For a cyclic run a record is in one
+    batch per epoch: E steps of sensitivity S / b touch it (b the smallest batch), as in
+    :func:`skdpgd.accounting.noisy_cyclic_gd_report`.
+    """
+    target = accounting.epsilon_delta_to_gdp(epsilon, report.delta)
+    if target == math.inf:
+        return 0.0
+    if report.batch_size:  # cyclic: a record is in one batch per epoch, E steps touch it
+        steps, size = report.n_epochs, report.batch_size
+    else:
+        steps, size = report.n_steps, report.n_samples
+    return accounting.composition_gdp(
+        1.0, steps, sensitivity=report.sensitivity, n_samples=size
+    ) / target
+
+
+def chourasia_noise(report, epsilon):
+    """sigma Chourasia et al.'s Corollary 1 needs for (epsilon, delta) at the same K and lam.
+
+    Evaluated at eta = (1 - 1e-9) / beta, the largest step the corollary admits (its bound
+    decreases in eta). The RDP curve is proportional to 1/sigma^2, so the
+    (epsilon, delta) it gives is decreasing in sigma; the smallest admissible sigma is
+    found by bisection on log sigma and rounded up. Returns None when the corollary
+    cannot apply (lam = 0, or a cyclic run: it is stated for full-batch GD).
+    """
+    if report.accountant != "noisy_gd" or report.strong_convexity <= 0.0:
+        return None
+    if epsilon == math.inf:
+        return 0.0
+    eta = CHOURASIA_STEP_FRACTION / report.smoothness
+    orders = accounting.DEFAULT_ORDERS
+    unit = accounting.chourasia_rdp(
+        orders, 1.0, report.n_steps, sensitivity=report.sensitivity,
+        n_samples=report.n_samples, learning_rate=eta,
+        strong_convexity=report.strong_convexity, smoothness=report.smoothness,
+    )
+
+    def meets(sigma):  # RDP at noise sigma is unit / sigma^2 (bound (D) is ~ 1/s^2)
+        return accounting.rdp_to_epsilon(orders, unit / sigma**2, report.delta) <= epsilon
+
+    low, high = 1e-12, 1.0
+    while not meets(high):
+        low, high = high, high * 10.0
+        if high > 1e300:
+            return math.inf
+    for _ in range(200):  # bisection in log space; `high` always meets the target
+        mid = math.sqrt(low * high)
+        low, high = (low, mid) if meets(mid) else (mid, high)
+        if high / low < 1.0 + 1e-12:
+            break
+    return high
+
+
+def account_lines(report, epsilon):
+    """The table ``skdpgd account`` prints (list of str)."""
+    sigma = report.noise_std
+    comp = composition_noise(report, epsilon)
+    chou = chourasia_noise(report, epsilon)
+    lines = [
+        f"target: ({epsilon:g}, {report.delta:.3g})-DP  <=>  mu* = "
+        f"{accounting.epsilon_delta_to_gdp(epsilon, report.delta):.6g}-GDP "
+        f"({report.neighbouring_relation} neighbours, n={report.n_samples} public)",
+        f"calibrated run ({report.accountant}): sigma={sigma:.6g}, K={report.n_steps}, "
+        f"eta={report.learning_rate:.6g}, lam={report.strong_convexity:.6g}"
+        + (f", batch={report.batch_size}, epochs={report.n_epochs}" if report.batch_size else ""),
+        f"guarantee: mu={report.mu:.6g}-GDP, epsilon={report.epsilon:.6g} at delta="
+        f"{report.delta:.3g}; bound: {report.theorem} ({report.binding_bound} term binds)",
+        f"constants: S={report.sensitivity:.6g}, beta={report.smoothness:.6g}, "
+        f"c={report.contraction:.6g}",
+        "",
+        f"{'same K, same (epsilon, delta), accounted by':<52}{'sigma needed':>14}{'x ours':>9}",
+        f"{'convergent bound (this run)':<52}{sigma:>14.6g}{1.0:>9.3g}",
+        f"{'composition (Thm 4.1)':<52}{comp:>14.6g}{_ratio(comp, sigma):>9.3g}",
+    ]
+    if chou is None:
+        lines.append(f"{'Chourasia et al. Cor. 1':<52}{'does not apply':>14}")
+    else:
+        lines.append(f"{'Chourasia et al. Cor. 1 (at eta -> 1/beta)':<52}{chou:>14.6g}"
+                     f"{_ratio(chou, sigma):>9.3g}")
+    lines.append(
+        f"this run's sigma under composition would claim epsilon={report.composition_epsilon:.6g}"
+    )
+    return lines
+
+
+def _ratio(a, b):
+    return a / b if b > 0 else (1.0 if a == 0 else np.inf)

@@ -1,0 +1,73 @@
+"""The bodies of the CLI commands (argparse namespace -> printed output)."""
+
+from .._demo import run_demo
+from ..linear_model import DPLogisticRegression, DPRidge
+from ._account import account_lines, planned_report
+from ._config import load_config, parse_bound, parse_categories
+
+
+def demo_command(args):
+    """``skdpgd demo``: the README's main job."""
+    run_demo(epsilons=tuple(args.epsilons), seeds=tuple(args.seeds))
+
+
+def account_command(args):
+    """``skdpgd account``: print the planned run and the baselines."""
+    common = dict(
+        epsilon=args.epsilon, delta=args.delta, data_norm=args.data_norm,
+        fit_intercept=not args.no_intercept, intercept_scaling=args.intercept_scaling,
+        solver=args.solver, batch_size=args.batch_size or "auto",
+        max_iter=args.max_iter or "auto",
+    )
+    auto = "auto" if args.regularization is None else args.regularization
+    if args.model == "logistic":
+        estimator = DPLogisticRegression(C=auto, **common)
+    else:
+        estimator = DPRidge(alpha=auto, y_bound=args.y_bound, **common)
+    report = planned_report(estimator, args.n, args.n_features, args.n_classes)
+    print(f"skdpgd account: {type(estimator).__name__}, n={args.n}, d={args.n_features}, "
+          f"data_norm={args.data_norm:g}" + (f", {args.n_classes} classes"
+                                              if args.model == "logistic" else ""))
+    for line in account_lines(report, args.epsilon):
+        print(line)
+
+
+def _fit_config(args):
+    """Merge the config file (if any) with the flags; flags win."""
+    config = load_config(args.config) if args.config else {}
+    config = dict(config, bounds=dict(config.get("bounds", {})),
+                  categories=dict(config.get("categories", {})),
+                  drop=list(config.get("drop", [])))
+    config["bounds"].update(parse_bound(text) for text in args.bounds)
+    config["categories"].update(parse_categories(text) for text in args.categories)
+    config["drop"] += args.drop
+    for key in ("target", "model", "y_bound", "epsilon", "delta", "random_state"):
+        value = getattr(args, key)
+        if value is not None:
+            config[key] = value
+    if args.classes:
+        config["classes"] = args.classes.split(",")
+    for key in ("target", "epsilon"):
+        if key not in config:
+            raise ValueError(f"--{key} is required (as a flag or in the config).")
+    return config
+
+
+def fit_command(args):
+    """``skdpgd fit``: fit, save, print the privacy report."""
+    from ._fit import fit_csv  # imports joblib/ColumnTransformer only when needed
+
+    config = _fit_config(args)
+    _, bundle = fit_csv(
+        args.data, config, epsilon=float(config["epsilon"]), delta=config.get("delta", "auto"),
+        random_state=config.get("random_state"), output=args.output,
+    )
+    model = bundle["pipeline"][-1]
+    print(f"skdpgd fit: {type(model).__name__} on {args.data} "
+          f"({len(bundle['feature_columns'])} columns -> {model.n_features_in_} features, "
+          f"target {config['target']!r})")
+    print(repr(model.privacy_))
+    if args.output:
+        print(f"saved to {args.output} (joblib bundle: pipeline, feature_columns, privacy)")
+    else:
+        print("(no --output given: the model was not saved)")

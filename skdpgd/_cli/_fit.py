@@ -1,0 +1,102 @@
+"""``skdpgd fit``: train a DP model on a CSV file with public bounds, save it, print the report.
+
+The pipeline saved is ``ColumnTransformer(BoundedScaler on numeric columns,
+public_one_hot on categorical ones) -> divide rows by sqrt(#numeric + #categorical)
+-> estimator``: numeric features land in [0, 1], each one-hot group contributes at
+most 1 to the squared norm, so every row has norm <= 1 = ``data_norm`` (all public).
+Nothing computed from the data is printed except the privacy report (a function of
+public numbers); in particular no training accuracy, which would be an unaccounted
+release.
+"""
+
+import math
+
+import joblib
+import numpy as np
+from sklearn.compose import ColumnTransformer
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import FunctionTransformer
+
+from .. import __version__
+from ..linear_model import DPLogisticRegression, DPRidge
+from ..preprocessing import BoundedScaler, public_one_hot
+from ._config import column_plan, numeric_column, read_csv
+
+
+def divide_rows(X, scale):
+    """Divide every row by the public constant ``scale``."""
+    return X / scale
+
+
+def build_pipeline(numeric, categorical, config, estimator):
+    """The (unfitted) preprocessing + estimator pipeline for the declared columns."""
+    bounds, categories = config.get("bounds", {}), config.get("categories", {})
+    parts = []
+    if numeric:
+        low = [float(bounds[name][0]) for name in numeric]
+        high = [float(bounds[name][1]) for name in numeric]
+        parts.append(("numeric", BoundedScaler(bounds=(low, high)), list(range(len(numeric)))))
+    if categorical:
+        lists = [[str(v) for v in categories[name]] for name in categorical]
+        columns = list(range(len(numeric), len(numeric) + len(categorical)))
+        parts.append(("categorical", public_one_hot(lists), columns))
+    scale = math.sqrt(len(numeric) + len(categorical))  # ||row||^2 <= #numeric + #groups
+    return Pipeline([
+        ("features", ColumnTransformer(parts)),
+        ("scale", FunctionTransformer(divide_rows, kw_args={"scale": scale})),
+        ("model", estimator),
+    ])
+
+
+def make_estimator(config, epsilon, delta, random_state):
+    """DPLogisticRegression or DPRidge with ``data_norm=1`` and the config's public inputs."""
+    model = config.get("model", "logistic")
+    common = dict(epsilon=epsilon, delta=delta, data_norm=1.0, random_state=random_state)
+    if model == "logistic":
+        classes = config.get("classes")
+        classes = None if classes is None else [str(c) for c in classes]
+        return DPLogisticRegression(classes=classes, **common)
+    if model == "ridge":
+        if "y_bound" not in config:
+            raise ValueError("model 'ridge' needs a public y_bound (targets are clipped to it).")
+        return DPRidge(y_bound=float(config["y_bound"]), **common)
+    raise ValueError(f"model must be 'logistic' or 'ridge', got {model!r}.")
+
+
+def load_table(path, config):
+    """(X as an object array of feature columns, y, numeric names, categorical names)."""
+    header, rows = read_csv(path)
+    numeric, categorical = column_plan(header, config)
+    columns = {name: [row[j] for row in rows] for j, name in enumerate(header)}
+    X = np.empty((len(rows), len(numeric) + len(categorical)), dtype=object)
+    for j, name in enumerate(numeric):
+        X[:, j] = numeric_column(name, columns[name])
+    for j, name in enumerate(categorical, start=len(numeric)):
+        X[:, j] = columns[name]
+    y = columns[config["target"]]
+    if config.get("model", "logistic") == "ridge":
+        y = np.asarray(numeric_column(config["target"], y))
+    else:
+        y = np.asarray(y, dtype=object).astype(str)
+    return X, y, numeric, categorical
+
+
+def fit_csv(path, config, *, epsilon, delta="auto", random_state=None, output=None):
+    """Fit the pipeline on a CSV file; returns (pipeline, bundle) and saves the bundle.
+
+    The bundle (a dict, written with :func:`joblib.dump` when ``output`` is given) holds
+    ``pipeline`` (predicts from an array or DataFrame of ``feature_columns``, in order),
+    ``feature_columns``, ``target``, ``privacy`` (the report as a dict) and
+    ``skdpgd_version``.
+    """
+    X, y, numeric, categorical = load_table(path, config)
+    estimator = make_estimator(config, epsilon, delta, random_state)
+    pipeline = build_pipeline(numeric, categorical, config, estimator).fit(X, y)
+    report = pipeline[-1].privacy_
+    bundle = {
+        "pipeline": pipeline, "feature_columns": numeric + categorical,
+        "target": config["target"], "privacy": report.to_dict(), "skdpgd_version": __version__,
+    }
+    if output is not None:
+        joblib.dump(bundle, output)
+    return pipeline, bundle

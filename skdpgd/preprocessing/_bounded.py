@@ -1,0 +1,188 @@
+r"""Scaling by public per-feature bounds: :class:`BoundedScaler`."""
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ..utils._sklearn_compat import _fit_context, validate_data
+
+
+def _as_bound_array(name, value, n_features):
+    """A public bound (scalar or per-feature) as a float64 vector of length n_features."""
+    array = np.asarray(value, dtype=np.float64)
+    if array.ndim == 0:
+        array = np.full(n_features, float(array))
+    elif array.shape != (n_features,):
+        raise ValueError(
+            f"bounds: `{name}` has shape {array.shape} but X has {n_features} features; "
+            f"give one scalar for every feature or one value per feature."
+        )
+    return array
+
+
+def _resolve_bounds(bounds, n_features, feature_names):
+    """(low, high) vectors from the ``bounds`` parameter; raises on bad public bounds."""
+    if isinstance(bounds, dict):
+        if feature_names is None:
+            raise ValueError(
+                "bounds is a dict {feature name: (low, high)}, but X has no feature names; "
+                "pass a pandas DataFrame or give bounds as a (low, high) pair of arrays."
+            )
+        missing = [name for name in feature_names if name not in bounds]
+        extra = [name for name in bounds if name not in set(feature_names)]
+        if missing or extra:
+            raise ValueError(
+                f"bounds must name exactly the columns of X: missing {missing}, "
+                f"not in X {extra}."
+            )
+        pairs = np.array([bounds[name] for name in feature_names], dtype=np.float64)
+        if pairs.shape != (n_features, 2):
+            raise ValueError("every value of the bounds dict must be a (low, high) pair.")
+        low, high = pairs[:, 0], pairs[:, 1]
+    else:
+        if isinstance(bounds, str) or len(bounds) != 2:
+            raise ValueError(
+                f"bounds must be a (low, high) pair or a dict of pairs, got {bounds!r}."
+            )
+        low = _as_bound_array("low", bounds[0], n_features)
+        high = _as_bound_array("high", bounds[1], n_features)
+    if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high))):
+        raise ValueError("bounds must be finite public numbers (got NaN or inf).")
+    bad = np.flatnonzero(~(high > low))
+    if bad.size:
+        j = bad[0]
+        raise ValueError(
+            f"bounds: high must be > low for every feature; feature {j} has "
+            f"low={low[j]!r}, high={high[j]!r}."
+        )
+    return low, high
+
+
+def _lows_are_zero(bounds):
+    """Whether the map sends 0 to 0 for every feature (what sparse input needs)."""
+    if isinstance(bounds, dict):
+        return all(float(pair[0]) == 0.0 for pair in bounds.values())
+    try:
+        return bool(np.all(np.asarray(bounds[0], dtype=float) == 0.0))
+    except (TypeError, ValueError, IndexError, KeyError):
+        return False
+
+
+class BoundedScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+    r"""Map each feature from a public interval [low, high] to [0, 1], clipping outside values.
+
+    .. math::
+
+        x_j \mapsto \mathrm{clip}\!\left(\frac{x_j - \ell_j}{h_j - \ell_j},\ 0,\ 1\right)
+
+    The bounds :math:`\ell_j < h_j` are parameters: they must come from public
+    knowledge of the feature's domain (a code book, a data dictionary, a physical
+    range), never from the training data. ``fit`` reads no value of X; it only checks
+    the shape and records ``n_features_in_`` and ``feature_names_in_``. The map acts on
+    each record alone, so it costs no privacy, and after it a row of d features has
+    norm at most :math:`\sqrt d` (a public ``data_norm`` for the estimators).
+
+    Parameters
+    ----------
+    bounds : (low, high) pair or dict
+        ``(low, high)`` with two scalars (the same interval for every feature) or two
+        array-likes of length ``n_features``; or a dict ``{feature_name: (low, high)}``
+        naming every column of a DataFrame X.
+
+    Attributes
+    ----------
+    low_, high_ : ndarray of shape (n_features_in_,)
+        The public bounds per feature (copied from ``bounds``, never from X).
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Only when X has feature names that are all strings.
+
+    Notes
+    -----
+    Sparse input (CSR/CSC) is accepted when every ``low`` is 0, the case in which the
+    map sends 0 to 0 and keeps the matrix sparse; otherwise it is refused with an
+    error. Values of dtype float32 stay float32.
+
+    Compare scikit-learn's ``MinMaxScaler``, which reads the bounds from the data
+    (``data_min_``, ``data_max_``): fitted on private data, those are released
+    unaccounted along with the model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdpgd.preprocessing import BoundedScaler
+    >>> X = np.array([[17.0, 40.0], [90.0, 99.0], [120.0, 0.0]])  # age, hours per week
+    >>> BoundedScaler(bounds=([17, 1], [90, 99])).fit_transform(X)
+    array([[0.        , 0.39795918],
+           [1.        , 1.        ],
+           [1.        , 0.        ]])
+    """
+
+    _parameter_constraints = {"bounds": [tuple, list, dict, np.ndarray]}
+
+    def __init__(self, bounds=(0.0, 1.0)):
+        self.bounds = bounds
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = _lows_are_zero(self.bounds)
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
+
+    def _validate(self, X, reset):
+        X = validate_data(
+            self, X, reset=reset, accept_sparse=("csr", "csc"),
+            dtype=[np.float64, np.float32],
+        )
+        if sp.issparse(X) and not _lows_are_zero(self.bounds):
+            raise TypeError(
+                "BoundedScaler accepts sparse X only when every lower bound is 0 (then 0 "
+                "maps to 0); with other bounds the output would be dense. Convert X to a "
+                "dense array (X.toarray()) or shift the feature so its public low is 0."
+            )
+        return X
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Check X's shape against the bounds; no value of X is read.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : BoundedScaler
+        """
+        X = self._validate(X, reset=True)
+        names = getattr(self, "feature_names_in_", None)
+        self.low_, self.high_ = _resolve_bounds(self.bounds, X.shape[1], names)
+        return self
+
+    def transform(self, X):
+        """Scale by the public bounds and clip to [0, 1].
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        X_scaled : ndarray or sparse matrix of the same shape, values in [0, 1]
+        """
+        check_is_fitted(self)
+        X = self._validate(X, reset=False)
+        width = (self.high_ - self.low_).astype(X.dtype)
+        if sp.issparse(X):  # every low is 0: scale the stored entries only
+            X = X.copy()
+            if X.format == "csr":
+                columns = X.indices
+            else:  # csc: column j owns the entries indptr[j]:indptr[j + 1]
+                columns = np.repeat(np.arange(X.shape[1]), np.diff(X.indptr))
+            X.data = np.clip(X.data / width[columns], 0.0, 1.0)
+            X.eliminate_zeros()
+            return X
+        return np.clip((X - self.low_.astype(X.dtype)) / width, 0.0, 1.0)

@@ -1,0 +1,183 @@
+"""The command line: ``skdpgd demo | account | fit`` (and ``python -m skdpgd``)."""
+
+import math
+import subprocess
+import sys
+
+import joblib
+import numpy as np
+import pytest
+from scipy.stats import norm
+
+from skdpgd import DPLogisticRegression, DPRidge
+from skdpgd._cli import main
+from skdpgd._cli._account import chourasia_noise, composition_noise, planned_report
+
+RNG = np.random.default_rng(0)
+
+
+# -- account: the planner's numbers are the estimator's --------------------------------
+
+@pytest.mark.parametrize(
+    "estimator, n_classes",
+    [
+        (DPLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0), 2),
+        (DPLogisticRegression(epsilon=0.5, classes=[0, 1, 2], random_state=0), 3),
+        (DPLogisticRegression(epsilon=2.0, classes=[0, 1], solver="cyclic", random_state=0), 2),
+        (DPRidge(epsilon=1.0, y_bound=2.0, random_state=0), None),
+    ],
+)
+def test_planned_report_equals_the_fit(estimator, n_classes):
+    n, d = 400, 3
+    X = RNG.normal(size=(n, d))
+    y = RNG.integers(0, n_classes, n) if n_classes else RNG.normal(size=n)
+    fitted = estimator.fit(X, y).privacy_
+    planned = planned_report(estimator, n, d, n_classes or 2)
+    assert planned.noise_std == fitted.noise_std
+    assert planned.n_steps == fitted.n_steps
+    assert planned.mu == fitted.mu
+    assert planned.epsilon == fitted.epsilon <= estimator.epsilon * (1 + 1e-9)
+
+
+def _gdp_delta(eps, mu):
+    """delta(eps; mu) of mu-GDP (Dong, Roth, Su 2022, Cor. 2.13), straight from the formula."""
+    return norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * norm.cdf(-eps / mu - mu / 2)
+
+
+def test_composition_noise_meets_the_target_by_hand():
+    report = planned_report(DPLogisticRegression(epsilon=1.0), 30_000, 10)
+    sigma = composition_noise(report, 1.0)
+    mu = math.sqrt(report.n_steps) * report.sensitivity / (report.n_samples * sigma)  # (E)
+    # Composition at that sigma is exactly the GDP target of (1, delta): delta(1; mu) = delta.
+    assert _gdp_delta(1.0, mu) == pytest.approx(report.delta, rel=1e-6)
+
+
+def _chourasia_epsilon(sigma, report, eta):
+    """Chourasia et al. Cor. 1 (DESIGN.md (D)) + Canonne-Kamath-Steinke, written out here."""
+    orders = np.concatenate([1 + np.arange(1, 1000) / 100, np.geomspace(11, 1e6, 2000)])
+    s2 = sigma**2 * eta / 2
+    lam, n, k = report.strong_convexity, report.n_samples, report.n_steps
+    rdp = orders * report.sensitivity**2 / (lam * s2 * n**2) * (1 - math.exp(-lam * eta * k / 2))
+    delta = report.delta
+    cks = rdp + np.log((orders - 1) / orders) - (math.log(delta) + np.log(orders)) / (orders - 1)
+    return cks.min()
+
+
+def test_chourasia_noise_is_the_smallest_that_meets_the_target():
+    est = DPLogisticRegression(epsilon=1.0, C=1.0 / (30_000 * 1e-3), max_iter=200)
+    report = planned_report(est, 30_000, 10)
+    sigma = chourasia_noise(report, 1.0)
+    eta = (1 - 1e-9) / report.smoothness
+    # The grid of orders here is finer than the package's: the independent value may be a
+    # little smaller (better order found) but never larger than the target at sigma, and
+    # 1% less noise must break the target (the search is tight to 1e-12).
+    assert _chourasia_epsilon(sigma, report, eta) <= 1.0 + 1e-6
+    assert _chourasia_epsilon(sigma * 0.99, report, eta) > 1.0 - 5e-3
+    assert sigma > report.noise_std  # the convergent GDP bound needs less noise
+
+
+def test_chourasia_does_not_apply_to_cyclic_runs():
+    est = DPLogisticRegression(epsilon=1.0, solver="cyclic", batch_size=1000, max_iter=5)
+    assert chourasia_noise(planned_report(est, 30_000, 10), 1.0) is None
+
+
+def test_account_command_prints_the_plan(capsys):
+    assert main(["account", "--epsilon", "1", "--delta", "1e-5", "--n", "30000",
+                 "--data-norm", "1"]) == 0
+    out = capsys.readouterr().out
+    report = planned_report(DPLogisticRegression(epsilon=1.0, delta=1e-5), 30_000, 10)
+    assert f"sigma={report.noise_std:.6g}, K={report.n_steps}" in out
+    assert "composition (Thm 4.1)" in out and "Chourasia" in out
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [(["account", "--epsilon", "1", "--n", "100", "--delta", "0.5"], "delta"),
+     (["account", "--epsilon", "1", "--n", "1"], "n >= 2")],
+)
+def test_account_bad_input_exits_2(argv, message, capsys):
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+# -- fit ---------------------------------------------------------------------------------
+
+def _write_csv(path, n=300):
+    rng = np.random.default_rng(1)
+    age = rng.integers(17, 91, n)
+    sex = rng.choice(["Female", "Male", "?"], n)
+    label = np.where(age > 50, ">50K", "<=50K")
+    lines = ["age,sex,id,income"] + [f"{a},{s},{i},{t}" for i, (a, s, t) in
+                                      enumerate(zip(age, sex, label))]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_fit_with_toml_config_saves_a_usable_model(tmp_path, capsys):
+    data = _write_csv(tmp_path / "data.csv")
+    config = tmp_path / "bounds.toml"
+    config.write_text(
+        'target = "income"\nclasses = ["<=50K", ">50K"]\ndrop = ["id"]\n'
+        '[bounds]\nage = [17, 90]\n[categories]\nsex = ["Female", "Male"]\n'
+    )
+    out = tmp_path / "model.joblib"
+    assert main(["fit", str(data), "--config", str(config), "--epsilon", "4",
+                 "--random-state", "0", "--output", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "PrivacyReport((" in printed and "accuracy" not in printed.lower()
+    bundle = joblib.load(out)
+    assert bundle["feature_columns"] == ["age", "sex"]
+    assert bundle["privacy"]["epsilon"] <= 4.0 * (1 + 1e-9)
+    rows = np.array([[80.0, "Male"], [20.0, "Female"]], dtype=object)
+    assert set(bundle["pipeline"].predict(rows)) <= {"<=50K", ">50K"}
+    # 1 numeric + 1 group -> rows divided by sqrt(2): norm <= 1 = data_norm, so no clipping
+    Z = bundle["pipeline"][:-1].transform(rows)
+    assert np.allclose(Z, [[(80 - 17) / 73 / math.sqrt(2), 0, 1 / math.sqrt(2)],
+                           [3 / 73 / math.sqrt(2), 1 / math.sqrt(2), 0]])
+
+
+def test_fit_with_flags_only_ridge(tmp_path, capsys):
+    path = tmp_path / "r.csv"
+    x = np.random.default_rng(2).uniform(0, 10, 200)
+    path.write_text("x,y\n" + "".join(f"{a},{a / 10:.4f}\n" for a in x))
+    assert main(["fit", str(path), "--target", "y", "--model", "ridge", "--y-bound", "1",
+                 "--bounds", "x=0:10", "--epsilon", "1", "--random-state", "0"]) == 0
+    assert "DPRidge" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [(["--target", "nope"], "target column 'nope' is not in the file"),
+     (["--target", "income", "--bounds", "age=17:90", "--drop", "id"], "have no public bound"),
+     (["--target", "income", "--bounds", "age=17:90", "--bounds", "sex=0:1", "--drop", "id"],
+      "non-numeric value"),
+     (["--target", "income", "--categories", "sex=Female,Male", "--bounds", "age=90:17",
+       "--drop", "id"], "high must be > low")],
+)
+def test_fit_clear_errors(tmp_path, capsys, extra, message):
+    data = _write_csv(tmp_path / "data.csv")
+    assert main(["fit", str(data), "--epsilon", "1", *extra]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_fit_missing_file(tmp_path, capsys):
+    assert main(["fit", str(tmp_path / "none.csv"), "--target", "y", "--epsilon", "1"]) == 2
+    assert "not found" in capsys.readouterr().err
+
+
+# -- demo and the module entry point ----------------------------------------------------
+
+def test_demo_prints_the_table(capsys):
+    assert main(["demo", "--epsilons", "2", "inf", "--seeds", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "sklearn LogisticRegression" in out and "DPLogisticRegression" in out
+    assert "PrivacyReport((2, " in out  # the report of the finite-epsilon fit
+
+
+def test_python_dash_m_runs_the_cli():
+    result = subprocess.run(
+        [sys.executable, "-m", "skdpgd", "account", "--epsilon", "2", "--n", "1000"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "calibrated run" in result.stdout
