@@ -281,3 +281,24 @@ def test_bad_data_raises_clear_errors(binary_data):
     y_nan[3] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         DPRidge().fit(X, y_nan)
+
+
+@pytest.mark.parametrize(
+    "estimator, n_classes",
+    [
+        (DPLogisticRegression(epsilon=0.7), 2),
+        (DPLogisticRegression(epsilon=0.7, solver="cyclic"), 3),
+        (DPRidge(epsilon=2.0, alpha=1.0, max_iter=50), None),
+    ],
+)
+def test_plan_privacy_is_the_report_of_the_fit(estimator, n_classes):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 6)) / 3
+    y = rng.integers(0, n_classes, size=400) if n_classes else np.tanh(X[:, 0])
+    planned = estimator.plan_privacy(400, 6, n_classes)
+    fitted = estimator.fit(X, y).privacy_
+    for field in ("mu", "epsilon", "delta", "noise_std", "n_steps", "learning_rate",
+                  "strong_convexity", "accountant", "batch_size"):
+        assert getattr(planned, field) == getattr(fitted, field), field
+    with pytest.raises(ValueError, match="n_classes"):
+        DPLogisticRegression().plan_privacy(100, 3)

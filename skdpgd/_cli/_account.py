@@ -1,8 +1,8 @@
 r"""``skdpgd account``: the run an estimator would plan for (epsilon, delta, n, d), and baselines.
 
-Every number comes from the core: the estimator's own planner (``_plan`` / ``_report``
-in :mod:`skdpgd.linear_model._base`, with the loss constants of :mod:`skdpgd.losses`
-and the defaults of :mod:`skdpgd.linear_model._defaults`), so ``skdpgd account`` prints
+Every number comes from the core: the estimator's own planner
+(:meth:`skdpgd.DPLogisticRegression.plan_privacy`, with the loss constants of
+:mod:`skdpgd.losses` and the defaults of :mod:`skdpgd.linear_model._defaults`), so ``skdpgd account`` prints
 exactly the sigma, K and mu that ``fit`` on any data set of that shape would use
 (the planner reads only public numbers). The baselines answer: what noise would the
 same K steps need for the same (epsilon, delta) if accounted
@@ -22,22 +22,9 @@ import math
 import numpy as np
 
 from .. import accounting
-from ..linear_model import DPLogisticRegression, DPRidge
-from ..losses import BinaryLogisticLoss, HuberLoss, MultinomialLogisticLoss
-from ..utils._validation import check_epsilon, resolve_delta
 
 #: Step used for Chourasia et al.'s bound, as a fraction of 1/beta (it needs eta < 1/beta).
 CHOURASIA_STEP_FRACTION = 1.0 - 1e-9
-
-
-def _loss_and_params(estimator, n_features, n_classes):
-    """The loss fit() would use and the number of parameters p (as in the estimators' fit)."""
-    width = n_features + int(estimator.fit_intercept)
-    if isinstance(estimator, DPRidge):
-        return HuberLoss(estimator._residual_clip()), width
-    if n_classes == 2:
-        return BinaryLogisticLoss(), width
-    return MultinomialLogisticLoss(n_classes), n_classes * width
 
 
 def planned_report(estimator, n_samples, n_features, n_classes=2):
@@ -59,16 +46,7 @@ def planned_report(estimator, n_samples, n_features, n_classes=2):
         Identical to ``estimator.fit(X, y).privacy_`` for any X of shape (n, d) (a test
         checks this), since planning uses public numbers only.
     """
-    if n_samples < 2 or n_features < 1:
-        raise ValueError(f"need n >= 2 and d >= 1, got n={n_samples}, d={n_features}.")
-    if isinstance(estimator, DPLogisticRegression) and n_classes < 2:
-        raise ValueError(f"logistic regression needs at least 2 classes, got {n_classes}.")
-    estimator._validate_params()
-    epsilon = check_epsilon(estimator.epsilon)
-    delta = resolve_delta(estimator.delta, n_samples)
-    loss, n_params = _loss_and_params(estimator, n_features, n_classes)
-    plan = estimator._plan(loss, n_samples, n_params, epsilon, delta)
-    return estimator._report(plan, loss, n_samples, delta, notes=())
+    return estimator.plan_privacy(n_samples, n_features, n_classes)
 
 
 def composition_noise(report, epsilon):

@@ -247,6 +247,42 @@ class BaseDPLinearModel(BaseEstimator):
             )
         return accounting.noisy_gd_report(plan.noise_std, plan.n_steps, **common)
 
+    def _loss_and_shape(self, n_features, n_classes):
+        """The loss ``fit`` uses and the shape of theta (abstract hook)."""
+        raise NotImplementedError(f"{type(self).__name__} must define _loss_and_shape")
+
+    def plan_privacy(self, n_samples, n_features, n_classes=None):
+        """The privacy report ``fit`` would produce on any data of this shape, without data.
+
+        Planning reads public numbers only (n, d, the label-set size, the parameters), so
+        this is exactly ``fit(X, y).privacy_`` for every X of shape (n_samples, n_features)
+        (up to the report's notes): use it to see what a budget buys before touching the
+        data, or to account for fits that have not run yet.
+
+        Parameters
+        ----------
+        n_samples, n_features : int
+            n and d of the data (public).
+        n_classes : int, optional
+            Size of the public label set (logistic regression; defaults to
+            ``len(classes)`` when the estimator's ``classes`` is set). Ignored by DPRidge.
+
+        Returns
+        -------
+        report : skdpgd.PrivacyReport
+        """
+        self._validate_params()
+        n_samples, n_features = int(n_samples), int(n_features)
+        if n_samples < 2 or n_features < 1:
+            raise ValueError(
+                f"need n >= 2 and d >= 1, got n={n_samples}, d={n_features}."
+            )
+        loss, coef_shape = self._loss_and_shape(n_features, n_classes)
+        epsilon = check_epsilon(self.epsilon)
+        delta = resolve_delta(self.delta, n_samples)
+        plan = self._plan(loss, n_samples, int(np.prod(coef_shape)), epsilon, delta)
+        return self._report(plan, loss, n_samples, delta, notes=())
+
     @staticmethod
     def _check_sample_ids(sample_ids, n_samples):
         if sample_ids is None:

@@ -102,7 +102,7 @@ class DPLogisticRegression(LinearClassifierMixin, ClassifierMixin, BaseDPLinearM
     intercept_ : ndarray of shape (1,) or (n_classes,)
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Only when X has feature names that are all strings.
     n_iter_ : int
         Number of noisy steps K that were run.
@@ -210,6 +210,22 @@ class DPLogisticRegression(LinearClassifierMixin, ClassifierMixin, BaseDPLinearM
             )
         return classes, np.searchsorted(classes, y), notes
 
+    def _loss_and_shape(self, n_features, n_classes):
+        """Binary loss for two classes, softmax loss otherwise; theta's shape."""
+        if n_classes is None:
+            if self.classes is None:
+                raise ValueError(
+                    "n_classes is needed to plan without data (or set classes= on the estimator)."
+                )
+            n_classes = np.unique(np.asarray(self.classes)).size
+        n_classes = int(n_classes)
+        if n_classes < 2:
+            raise ValueError(f"DPLogisticRegression needs at least 2 classes, got {n_classes}.")
+        width = n_features + int(self.fit_intercept)
+        if n_classes == 2:
+            return BinaryLogisticLoss(), (width,)
+        return MultinomialLogisticLoss(n_classes), (n_classes, width)
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_ids=None):
         """Fit the model with (epsilon, delta)-DP; only the last iterate is kept.
@@ -229,11 +245,9 @@ class DPLogisticRegression(LinearClassifierMixin, ClassifierMixin, BaseDPLinearM
         """
         X, y = self._validate_X_y(X, y)
         classes, codes, notes = self._encode_labels(y)
-        n_features = X.shape[1] + int(self.fit_intercept)
+        loss, shape = self._loss_and_shape(X.shape[1], classes.size)
         if classes.size == 2:
-            loss, shape, codes = BinaryLogisticLoss(), (n_features,), codes.astype(float)
-        else:
-            loss, shape = MultinomialLogisticLoss(classes.size), (classes.size, n_features)
+            codes = codes.astype(float)
         coef, report, lam = self._fit_private(X, codes, loss, shape, notes, sample_ids)
         self.coef_, self.intercept_ = self._split_coef(coef)
         self.classes_ = classes

@@ -45,7 +45,7 @@ class DPRidge(RegressorMixin, BaseDPLinearModel):
         Regularisation strength with scikit-learn's meaning (lam = alpha / n);
         ``"auto"`` picks it from public quantities (chosen value in ``alpha_``).
     y_bound : float, default=1.0
-        Public bound B on |y|; targets are clipped to [-B, B].
+        Public bound B on ``|y|``; targets are clipped to [-B, B].
     residual_clip : float or "auto", default="auto"
         Threshold c of the Huber loss. ``"auto"`` is about ``0.246 * y_bound`` (see Notes).
 
@@ -133,6 +133,10 @@ class DPRidge(RegressorMixin, BaseDPLinearModel):
             return ridge_residual_clip(self.y_bound)
         return float(self.residual_clip)
 
+    def _loss_and_shape(self, n_features, n_classes=None):
+        """The Huber loss with the residual clip c; theta's shape (n_classes is ignored)."""
+        return HuberLoss(self._residual_clip()), (n_features + int(self.fit_intercept),)
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_ids=None):
         """Fit the model with (epsilon, delta)-DP; only the last iterate is kept.
@@ -153,18 +157,16 @@ class DPRidge(RegressorMixin, BaseDPLinearModel):
         X, y = self._validate_X_y(X, y, y_numeric=True)
         if y.ndim != 1:
             raise ValueError(f"DPRidge supports a single target; y has shape {y.shape}.")
-        clip = self._residual_clip()
-        loss = HuberLoss(clip)
+        loss, shape = self._loss_and_shape(X.shape[1])
         y_clipped = clip_targets(y, self.y_bound)
-        n_features = X.shape[1] + int(self.fit_intercept)
         coef, report, lam = self._fit_private(
-            X, y_clipped, loss, (n_features,), notes=(), sample_ids=sample_ids
+            X, y_clipped, loss, shape, notes=(), sample_ids=sample_ids
         )
         coef_, intercept_ = self._split_coef(coef)
         self.coef_, self.intercept_ = coef_[0], float(intercept_[0])
         self._store_run(report, lam)
         self.alpha_ = lam * X.shape[0]
-        self.residual_clip_ = clip
+        self.residual_clip_ = loss.residual_clip
         return self
 
     def predict(self, X):
