@@ -64,7 +64,7 @@ html_theme = "furo"
 html_title = f"skdpgd {release}"
 
 #: Pages other engineers add: listed in the index toctree only if present.
-OPTIONAL_PAGES = ("privacy_model", "ridge_objective", "scaling", "sgd_bounds")
+OPTIONAL_PAGES = ("privacy_model", "budgets", "ridge_objective", "scaling", "sgd_bounds")
 
 
 def _optional_pages(app, docname, source):
