@@ -5,7 +5,8 @@ released; the noise is calibrated with a convergent (last-iterate) Gaussian-DP b
 (Bok, Su, Altschuler 2024), so iterations past convergence cost no extra privacy.
 """
 
-from . import accounting, preprocessing
+from . import accounting, audit, model_selection, preprocessing
+from ._ledger import PrivacyLedger
 from .accounting import PrivacyReport
 from .linear_model import DPLogisticRegression, DPRidge
 
@@ -14,8 +15,11 @@ __version__ = "0.1.0.dev0"
 __all__ = [
     "DPLogisticRegression",
     "DPRidge",
+    "PrivacyLedger",
     "PrivacyReport",
     "accounting",
+    "audit",
+    "model_selection",
     "preprocessing",
     "__version__",
 ]

@@ -11,3 +11,11 @@ class BoundNotApplicableError(ValueError):
     Raised, for example, when Chourasia et al.'s bound (which needs a step size
     below 1/smoothness) is asked about a run with a larger step.
     """
+
+
+class PrivacyBudgetExceeded(RuntimeError):
+    """A fit (or a private search) would take a :class:`skdpgd.PrivacyLedger` past its cap.
+
+    Raised by :meth:`skdpgd.PrivacyLedger.charge` *before* the data are touched; the
+    refused fit is not recorded and spends nothing.
+    """

@@ -1,0 +1,36 @@
+"""Budgets across many fits: the cost of a search, private selection, privacy-utility curves.
+
+- :func:`search_privacy_cost`: exact per-record training cost of a fitted
+  ``GridSearchCV`` / ``RandomizedSearchCV`` over skdpgd estimators (selection not covered).
+- :class:`DPSearchCV`: private selection with an end-to-end guarantee (Papernot and
+  Steinke, ICLR 2022, Theorem 2).
+- :func:`privacy_utility_curve`, :func:`plot_privacy_utility_curve`: cross-validated
+  scores across budgets, with a non-private baseline (analysis on data you may look at).
+"""
+
+from ._curves import plot_privacy_utility_curve, privacy_utility_curve
+from ._cost import NOT_COVERED, SearchPrivacyCost, planned_report, search_privacy_cost
+from ._dpsearch import DPSearchCV, SelectionPrivacyReport, calibrate_trial_mu, selection_rdp
+from ._tuning_privacy import (
+    best_of_random_trials_rdp,
+    expected_trials,
+    gamma_for_expected_trials,
+    sample_trials,
+)
+
+__all__ = [
+    "DPSearchCV",
+    "NOT_COVERED",
+    "SearchPrivacyCost",
+    "SelectionPrivacyReport",
+    "best_of_random_trials_rdp",
+    "calibrate_trial_mu",
+    "expected_trials",
+    "gamma_for_expected_trials",
+    "planned_report",
+    "plot_privacy_utility_curve",
+    "privacy_utility_curve",
+    "sample_trials",
+    "search_privacy_cost",
+    "selection_rdp",
+]

@@ -1,0 +1,222 @@
+r"""The privacy cost of a fitted scikit-learn search over skdpgd estimators.
+
+A ``GridSearchCV`` / ``RandomizedSearchCV`` over an skdpgd estimator runs
+``n_candidates x n_splits`` fits on training folds plus (with ``refit``) one fit on all
+rows. Each fit is exactly mu-GDP, so the search's *training* cost per record is exact:
+
+.. math:: \mu_i = \sqrt{\sum_{(c, f):\, i \in \mathrm{train}_f} \mu_{c,f}^2
+    + \mu_{\mathrm{refit}}^2}
+
+(Dong, Roth and Su 2022, Corollary 3.3; parallel composition over folds that do not
+contain record i). With K-fold splits every record is in ``n_splits - 1`` training folds.
+
+**Not covered:** the search also *selects* a candidate by validation scores computed
+on the private data without noise, and publishes those scores in ``cv_results_``. That
+selection is a further release whose cost no theorem bounds; use
+:class:`skdpgd.model_selection.DPSearchCV` for a selection with an end-to-end guarantee.
+"""
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.base import clone, is_classifier
+from sklearn.model_selection import (
+    KFold,
+    LeaveOneOut,
+    LeavePOut,
+    PredefinedSplit,
+    RepeatedKFold,
+    ShuffleSplit,
+    TimeSeriesSplit,
+)
+from sklearn.model_selection._split import _CVIterableWrapper
+
+from .._ledger import PrivacyLedger
+from ..linear_model._base import BaseDPLinearModel
+
+#: What search_privacy_cost does not account for.
+NOT_COVERED = (
+    "Not covered: choosing the best candidate by validation scores computed on the "
+    "private data (and publishing cv_results_) is an additional release that this cost "
+    "does not include; no finite bound is known for it. Use DPSearchCV for a private "
+    "selection with an end-to-end guarantee."
+)
+
+#: Splitters whose folds depend on n (and a seed) only, never on the data values.
+_DATA_INDEPENDENT = (KFold, RepeatedKFold, ShuffleSplit, LeaveOneOut, LeavePOut,
+                     PredefinedSplit, TimeSeriesSplit, _CVIterableWrapper)
+
+
+@dataclass(frozen=True)
+class SearchPrivacyCost:
+    """The training cost of a search's fits, for the worst-off record.
+
+    Attributes
+    ----------
+    mu : float
+        Worst record's exact GDP parameter over all fits of the search.
+    epsilon, delta : float
+        The same as (epsilon, delta)-DP (lossless GDP conversion).
+    n_fits, n_candidates, n_splits : int
+    refit : bool
+        Whether the refit on all rows is included.
+    per_record : str
+        ``"exact"`` (folds reproduced from the splitter) or ``"every fit charged to
+        every record"`` (folds not reproducible, e.g. shuffling without a fixed seed).
+    ledger : skdpgd.PrivacyLedger
+        An uncapped ledger holding one entry per fit (for inspection).
+    not_covered : str
+        The selection step, which this cost does not include.
+    """
+
+    mu: float
+    epsilon: float
+    delta: float
+    n_fits: int
+    n_candidates: int
+    n_splits: int
+    refit: bool
+    per_record: str
+    ledger: PrivacyLedger
+    not_covered: str = NOT_COVERED
+
+
+class _Captured(Exception):
+    def __init__(self, report, n_samples):
+        super().__init__("captured")
+        self.report, self.n_samples = report, n_samples
+
+
+class _Probe:
+    """A ledger-like object that captures a fit's report and stops it before any data pass."""
+
+    def charge(self, estimator, report, *, n_samples, sample_ids=None):
+        raise _Captured(report, n_samples)
+
+
+def planned_report(estimator, n_samples, n_features, classes=None):
+    """The PrivacyReport ``estimator`` would have on ``n_samples`` rows, without data.
+
+    The fit is run on placeholder data of the right shape and stopped at the ledger
+    hook, which comes after the (public) plan and before any pass over the data.
+    """
+    probe = clone(estimator).set_params(ledger=_Probe())
+    X = np.zeros((int(n_samples), int(n_features)))
+    if is_classifier(estimator):
+        labels = getattr(estimator, "classes", None)
+        labels = classes if labels is None else labels
+        y = None if labels is None else np.resize(np.asarray(labels), int(n_samples))
+    else:
+        labels, y = (), np.zeros(int(n_samples))
+    if is_classifier(estimator) and labels is None:
+        raise ValueError("The label set is unknown: set classes= on the estimator.")
+    try:
+        probe.fit(X, y)
+    except _Captured as captured:
+        return captured.report
+    raise RuntimeError(  # pragma: no cover
+        f"{type(estimator).__name__}.fit did not call its ledger.")
+
+
+def _splitter(search):
+    cv = search.cv
+    if cv is None or isinstance(cv, numbers.Integral):
+        if is_classifier(search.estimator):
+            raise ValueError(
+                "This search used cv=None or an int with a classifier, i.e. StratifiedKFold: "
+                "its folds depend on the private labels (replacing one label can move many "
+                "records between folds), so no per-fit bound covers it. Search with "
+                "cv=KFold(n_splits, shuffle=True, random_state=seed) instead."
+            )
+        return KFold(5 if cv is None else int(cv))
+    if isinstance(cv, (list, tuple)):  # explicit (train, test) pairs: public by assumption
+        cv = _CVIterableWrapper(cv)
+    if not isinstance(cv, _DATA_INDEPENDENT):
+        if hasattr(cv, "split"):
+            raise ValueError(
+                f"cv={cv!r} is not a splitter known to depend on n and a seed only (stratified "
+                "and group splitters read labels or groups). Use KFold, ShuffleSplit, "
+                "RepeatedKFold, PredefinedSplit or an explicit list of (train, test) indices."
+            )
+        raise ValueError(
+            "The search's cv is an iterator that has been consumed; pass a list of "
+            "(train, test) index pairs, or a splitter object, to make its folds reproducible."
+        )
+    return cv
+
+
+def _reproducible(cv):
+    if isinstance(cv, (KFold,)) and not cv.shuffle:
+        return True
+    state = getattr(cv, "random_state", None)
+    if isinstance(cv, (KFold, RepeatedKFold, ShuffleSplit)):
+        return isinstance(state, numbers.Integral)
+    return True
+
+
+def search_privacy_cost(search, *, n_samples=None, n_features=None, delta=None):
+    """Exact per-record privacy cost of all the fits a fitted search ran.
+
+    Parameters
+    ----------
+    search : GridSearchCV or RandomizedSearchCV, fitted
+        Over a :class:`~skdpgd.DPLogisticRegression` or :class:`~skdpgd.DPRidge`
+        (not a pipeline), with a splitter whose folds depend on n and a seed only.
+    n_samples, n_features : int or None
+        Shape of the X the search was fitted on (public); read from ``best_estimator_``
+        when the search refitted, required otherwise.
+    delta : float or None
+        The delta at which to state epsilon; default: the refit's (or the first
+        fit's) delta.
+
+    Returns
+    -------
+    SearchPrivacyCost
+        ``mu`` = max over records of sqrt(sum of mu^2 over the fits that trained on the
+        record) (Dong, Roth and Su 2022, Corollary 3.3), and the same as (epsilon,
+        delta). Folds x candidates + refit are all counted; the *selection* by
+        non-private validation scores is not (see ``not_covered``).
+    """
+    if not hasattr(search, "cv_results_"):
+        raise ValueError("search_privacy_cost needs a fitted search (call search.fit first).")
+    base = search.estimator
+    if not isinstance(base, BaseDPLinearModel):
+        raise TypeError(
+            f"search_privacy_cost supports searches over skdpgd estimators, got "
+            f"{type(base).__name__}. (Pipelines are not supported: a transformer fitted on "
+            "the data would be an unaccounted release.)"
+        )
+    refit = bool(search.refit) and hasattr(search, "best_estimator_")
+    if n_samples is None or n_features is None:
+        if not refit:
+            raise ValueError("Pass n_samples= and n_features= (the search did not refit, so "
+                             "the shape of X is not recorded).")
+        n_samples = search.best_estimator_.privacy_.n_samples
+        n_features = search.best_estimator_.n_features_in_
+    n_samples = int(n_samples)
+    cv = _splitter(search)
+    exact = _reproducible(cv)
+    splits = [train for train, _ in cv.split(np.zeros((n_samples, 1)))]
+    classes = getattr(search, "classes_", None)
+    ledger = PrivacyLedger()
+    candidates = search.cv_results_["params"]
+    for params in candidates:
+        estimator = clone(base).set_params(**params)
+        for train in splits:
+            report = planned_report(estimator, train.size, n_features, classes)
+            ledger.charge(estimator, report, n_samples=train.size,
+                          sample_ids=train if exact else None)
+    if refit:
+        report = search.best_estimator_.privacy_
+        ledger.charge(search.best_estimator_, report, n_samples=n_samples,
+                      sample_ids=np.arange(n_samples) if exact else None)
+    if delta is None:
+        delta = ledger.entries[-1].delta
+    spend = ledger.spent(delta)
+    return SearchPrivacyCost(
+        mu=spend.mu, epsilon=spend.epsilon, delta=spend.delta, n_fits=len(ledger.entries),
+        n_candidates=len(candidates), n_splits=len(splits), refit=refit,
+        per_record="exact" if exact else "every fit charged to every record",
+        ledger=ledger,
+    )

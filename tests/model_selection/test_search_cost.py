@@ -1,0 +1,120 @@
+"""search_privacy_cost: exact cost of a fitted search's fits; refusals of unsafe splits."""
+
+import math
+
+import numpy as np
+import pytest
+from sklearn.model_selection import (
+    GridSearchCV,
+    KFold,
+    RandomizedSearchCV,
+    ShuffleSplit,
+    StratifiedKFold,
+)
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from skdpgd import DPLogisticRegression, DPRidge, PrivacyLedger, accounting
+from skdpgd.model_selection import NOT_COVERED, search_privacy_cost
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(240, 4)) / 3.0
+    y = (X[:, 0] + 0.3 * rng.normal(size=240) > 0).astype(int)
+    return X, y
+
+
+def _clf(**kw):
+    params = dict(epsilon=1.0, max_iter=30, classes=[0, 1], random_state=0)
+    params.update(kw)
+    return DPLogisticRegression(**params)
+
+
+def _fit_mu(estimator, X, y):
+    """mu of a real fit on these rows (independent of the probe the function uses)."""
+    return estimator.fit(X, y).privacy_.mu
+
+
+def test_grid_search_cost_is_exact_per_record(data):
+    X, y = data
+    grid = {"C": [0.5, 2.0], "epsilon": [0.5, 1.0]}
+    search = GridSearchCV(_clf(), grid, cv=KFold(3)).fit(X, y)
+    cost = search_privacy_cost(search)
+    # hand count: KFold(3) on 240 rows puts every row in 2 training folds of 160 rows
+    fold_mu2 = sum(_fit_mu(_clf(**p), X[:160], y[:160]) ** 2
+                   for p in search.cv_results_["params"])
+    refit_mu = search.best_estimator_.privacy_.mu
+    expected = math.sqrt(2 * fold_mu2 + refit_mu ** 2)
+    assert cost.mu == pytest.approx(expected, rel=1e-9)
+    assert cost.n_fits == 4 * 3 + 1 and cost.refit and cost.per_record == "exact"
+    assert accounting.gdp_to_delta(expected, cost.epsilon) == pytest.approx(cost.delta, rel=1e-6)
+    assert "selection" in cost.not_covered and cost.not_covered == NOT_COVERED
+
+
+def test_matches_a_ledger_that_watched_the_search(data):
+    X, y = data
+    ledger = PrivacyLedger()
+    search = RandomizedSearchCV(_clf(ledger=ledger), {"C": [0.3, 1.0, 3.0]}, n_iter=2,
+                                cv=ShuffleSplit(3, test_size=0.25, random_state=1),
+                                random_state=0)
+    search.fit(X, y, sample_ids=np.arange(len(y)))
+    cost = search_privacy_cost(search, delta=1e-5)
+    assert cost.mu == pytest.approx(ledger.spent(1e-5).mu, rel=1e-9)
+    assert cost.n_fits == len(ledger.entries) == 2 * 3 + 1
+
+
+def test_unreproducible_shuffle_charges_every_fit_to_every_record(data):
+    X, y = data
+    search = GridSearchCV(_clf(), {"C": [0.5, 2.0]}, cv=KFold(3, shuffle=True)).fit(X, y)
+    cost = search_privacy_cost(search)
+    mus = [e.mu for e in cost.ledger.entries]
+    assert cost.per_record == "every fit charged to every record"
+    assert cost.mu == pytest.approx(math.sqrt(sum(m * m for m in mus)), rel=1e-12)
+
+
+def test_no_refit_needs_n(data):
+    X, y = data
+    search = GridSearchCV(_clf(), {"C": [1.0]}, cv=KFold(2), refit=False).fit(X, y)
+    with pytest.raises(ValueError, match="n_samples"):
+        search_privacy_cost(search)
+    cost = search_privacy_cost(search, n_samples=len(y), n_features=X.shape[1])
+    assert cost.n_fits == 2 and not cost.refit
+    assert cost.mu == pytest.approx(_fit_mu(_clf(), X[:120], y[:120]), rel=1e-9)
+
+
+def test_explicit_list_of_folds(data):
+    X, y = data
+    folds = [(np.arange(0, 100), np.arange(100, 240)), (np.arange(50, 240), np.arange(50))]
+    search = GridSearchCV(_clf(), {"C": [1.0]}, cv=folds).fit(X, y)
+    cost = search_privacy_cost(search)
+    # rows 50..99 are in both training sets, then the refit: three fits on them
+    mus = [_fit_mu(_clf(), X[:100], y[:100]), _fit_mu(_clf(), X[50:], y[50:]),
+           search.best_estimator_.privacy_.mu]
+    assert cost.mu == pytest.approx(math.sqrt(sum(m * m for m in mus)), rel=1e-9)
+
+
+def test_ridge_search(data):
+    X, _ = data
+    y = np.clip(X[:, 0], -1, 1)
+    search = GridSearchCV(DPRidge(alpha=1.0, max_iter=20, random_state=0),
+                          {"alpha": [0.1, 1.0]}, cv=KFold(2)).fit(X, y)
+    cost = search_privacy_cost(search)
+    assert cost.n_fits == 2 * 2 + 1 and cost.mu > search.best_estimator_.privacy_.mu
+
+
+def test_label_dependent_or_unsupported_searches_are_refused(data):
+    X, y = data
+    stratified = GridSearchCV(_clf(), {"C": [1.0]}, cv=3).fit(X, y)
+    with pytest.raises(ValueError, match="StratifiedKFold"):
+        search_privacy_cost(stratified)
+    explicit = GridSearchCV(_clf(), {"C": [1.0]}, cv=StratifiedKFold(3)).fit(X, y)
+    with pytest.raises(ValueError, match="stratified"):
+        search_privacy_cost(explicit)
+    pipe = GridSearchCV(make_pipeline(StandardScaler(), _clf()),
+                        {"dplogisticregression__C": [1.0]}, cv=KFold(2)).fit(X, y)
+    with pytest.raises(TypeError, match="Pipelines"):
+        search_privacy_cost(pipe)
+    with pytest.raises(ValueError, match="fitted"):
+        search_privacy_cost(GridSearchCV(_clf(), {"C": [1.0]}))
