@@ -6,11 +6,13 @@ replace-one sensitivity of one per-example gradient, last iterate released only.
 
 Bounds
 ------
-(A) :func:`noisy_gd_gdp`          Bok-Su-Altschuler Thm 4.2, strongly convex, full batch (exact).
-(B) :func:`noisy_gd_convex_gdp`   Bok-Su-Altschuler Thm 4.3, convex on a bounded set.
-(C) :func:`noisy_cyclic_gd_gdp`   Bok-Su-Altschuler Thm 4.5, cyclic mini-batches.
-(D) :func:`chourasia_rdp`         Chourasia-Ye-Shokri Cor. 1 (Renyi DP), for comparison.
-(E) :func:`composition_gdp`, :func:`composition_rdp`: composition baselines.
+- (A) :func:`noisy_gd_gdp`: Bok-Su-Altschuler Thm 4.2, strongly convex, full batch (exact).
+- (B) :func:`noisy_gd_convex_gdp`: Bok-Su-Altschuler Thm 4.3, convex on a bounded set.
+- (C) :func:`noisy_cyclic_gd_gdp`: Bok-Su-Altschuler Thm 4.5, cyclic mini-batches.
+- (D) :func:`chourasia_rdp`: Chourasia-Ye-Shokri Cor. 1 (Renyi DP), for comparison.
+- (E) :func:`composition_gdp`, :func:`composition_rdp`: composition baselines.
+- (SGD) :func:`sampled_sgd_bounds`: sampled noisy SGD, the minimum of composition with
+  amplification (dp-accounting, extra ``sgd``) and Altschuler-Talwar eq. (3.3).
 """
 
 from ._calibration import (
@@ -40,6 +42,20 @@ from ._noisy_gd import (
 )
 from ._rdp import DEFAULT_ORDERS, chourasia_rdp, composition_rdp, gdp_to_rdp, rdp_to_epsilon
 from ._report import PrivacyReport, noisy_cyclic_gd_report, noisy_gd_report
+from ._altschuler_talwar import SGD_ORDERS, altschuler_talwar_rdp, sampled_gaussian_rdp
+from ._report import SampledSGDPrivacyReport, sampled_sgd_report
+from ._sampled_sgd import (
+    calibrate_poisson_sgd,
+    poisson_sgd_epsilon,
+    uniform_sgd_composition_epsilon,
+)
+from ._sgd_bounds import SampledSGDBounds, calibrate_sampled_sgd, sampled_sgd_bounds
+from ._sgd_planning import (
+    SampledSGDPlan,
+    plan_sampled_sgd,
+    sgd_sampling_variance,
+    sgd_utility_proxy,
+)
 
 __all__ = [
     "DEFAULT_ORDERS",
@@ -73,4 +89,20 @@ __all__ = [
     "plan_noisy_gd_regularization",
     "rdp_to_epsilon",
     "utility_proxy",
+    # sampled noisy SGD (issue 8)
+    "SGD_ORDERS",
+    "SampledSGDBounds",
+    "SampledSGDPlan",
+    "SampledSGDPrivacyReport",
+    "altschuler_talwar_rdp",
+    "calibrate_poisson_sgd",
+    "calibrate_sampled_sgd",
+    "plan_sampled_sgd",
+    "poisson_sgd_epsilon",
+    "sampled_gaussian_rdp",
+    "sampled_sgd_bounds",
+    "sampled_sgd_report",
+    "sgd_sampling_variance",
+    "sgd_utility_proxy",
+    "uniform_sgd_composition_epsilon",
 ]

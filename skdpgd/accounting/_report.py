@@ -189,3 +189,136 @@ def noisy_cyclic_gd_report(
         chourasia_note="does not apply: Corollary 1 is stated for full-batch noisy GD",
         batch_size=b_min, n_epochs=int(n_epochs), notes=tuple(notes),
     )
+
+
+# --- sampled noisy SGD (issue 8) ---------------------------------------------------------
+
+
+@dataclass(frozen=True, repr=False)
+class SampledSGDPrivacyReport(PrivacyReport):
+    """:class:`PrivacyReport` of a sampled noisy SGD run (min over the bounds that cover it).
+
+    A sampled run is not Gaussian-DP in closed form: ``mu`` is ``nan`` and
+    :meth:`epsilon_at` / :meth:`delta_at` recompute the bounds of
+    :func:`skdpgd.accounting.sampled_sgd_bounds` instead. ``composition_mu`` is ``nan`` too;
+    ``composition_epsilon`` is the composition bound's epsilon at ``delta``.
+
+    Extra attributes
+    ----------------
+    sampling : str
+        ``"poisson"`` (rate q = b/n, sum normalised by the expected size b) or
+        ``"uniform"`` (b rows without replacement).
+    sampling_rate : float
+        q = b / n.
+    gradient_bound : float
+        L (``sensitivity`` = 2L is the replace-one sensitivity of the batch sum).
+    domain_radius : float or None
+        Radius of the projection ball, None without projection.
+    bound_epsilons : tuple of (str, float)
+        epsilon at ``delta`` of every bound that applies; ``binding_bound`` is the smallest.
+    not_applicable : tuple of (str, str)
+        Bounds that do not cover the run, and why.
+    discretization : float
+        PLD grid used for the Poisson composition bound.
+    """
+
+    sampling: str = "poisson"
+    sampling_rate: float = math.nan
+    gradient_bound: float = math.nan
+    domain_radius: float | None = None
+    bound_epsilons: tuple = ()
+    not_applicable: tuple = ()
+    discretization: float = math.nan
+
+    def _bounds(self, delta):
+        from ._sgd_bounds import sampled_sgd_bounds
+
+        return sampled_sgd_bounds(
+            self.noise_std, self.n_steps, delta=delta, sampling=self.sampling,
+            batch_size=self.batch_size, n_samples=self.n_samples,
+            gradient_bound=self.gradient_bound, learning_rate=self.learning_rate,
+            smoothness=self.smoothness, domain_radius=self.domain_radius,
+            discretization=self.discretization,
+        )
+
+    def epsilon_at(self, delta):
+        """Smallest epsilon the bounds give for this run at ``delta``."""
+        return self._bounds(delta).epsilon
+
+    def delta_at(self, epsilon):
+        """A delta (within 1e-3 relative, rounded up) such that the run is (epsilon, delta)-DP.
+
+        Bisection on log delta over :meth:`epsilon_at` (non-increasing in delta); the
+        returned delta's epsilon was computed and is <= ``epsilon``.
+        """
+        epsilon = float(epsilon)
+        lo, hi = 1e-300, 1.0 - 1e-12
+        if self.epsilon_at(hi) > epsilon:
+            return 1.0
+        if self.epsilon_at(lo) <= epsilon:
+            return lo
+        while hi / lo > 1.0 + 1e-3:
+            mid = math.sqrt(lo * hi)
+            if self.epsilon_at(mid) <= epsilon:
+                hi = mid
+            else:
+                lo = mid
+        return hi
+
+    def __repr__(self):
+        lines = [
+            f"PrivacyReport(({self.epsilon:.6g}, {self.delta:.3g})-DP, "
+            f"{self.neighbouring_relation} neighbours, last iterate only)",
+            f"  bound: {self.theorem}; binding: {self.binding_bound}",
+            f"  run: {self.sampling} sampling q={self.sampling_rate:.6g} (b={self.batch_size}), "
+            f"sigma={self.noise_std:.6g}, K={self.n_steps}, eta={self.learning_rate:.6g}, "
+            f"n={self.n_samples}, projection radius={self.domain_radius}",
+            f"  constants: L={self.gradient_bound:.6g}, S={self.sensitivity:.6g}, "
+            f"lam={self.strong_convexity:.6g}, beta={self.smoothness:.6g}",
+        ]
+        lines += [f"  {name}: epsilon={eps:.6g}" for name, eps in self.bound_epsilons]
+        lines += [f"  {name}: does not apply ({why})" for name, why in self.not_applicable]
+        lines += [f"  note: {note}" for note in self.notes]
+        return "\n".join(lines)
+
+
+def sampled_sgd_report(
+    noise_std, n_steps, *, delta, sampling, batch_size, n_samples, gradient_bound,
+    learning_rate, strong_convexity, smoothness, domain_radius=None, notes=(),
+    discretization=None,
+):
+    """Build the :class:`SampledSGDPrivacyReport` of a sampled noisy SGD run.
+
+    The guarantee is :func:`skdpgd.accounting.sampled_sgd_bounds` (min over composition
+    with amplification and, for uniform fixed-size batches with a projection,
+    Altschuler-Talwar eq. (3.3)). Needs the ``sgd`` extra (dp-accounting).
+    """
+    from ._sampled_sgd import DEFAULT_DISCRETIZATION
+    from ._sgd_bounds import THEOREMS, sampled_sgd_bounds
+
+    discretization = DEFAULT_DISCRETIZATION if discretization is None else float(discretization)
+    bounds = sampled_sgd_bounds(
+        noise_std, n_steps, delta=delta, sampling=sampling, batch_size=batch_size,
+        n_samples=n_samples, gradient_bound=gradient_bound, learning_rate=learning_rate,
+        smoothness=smoothness, domain_radius=domain_radius, discretization=discretization,
+    )
+    theorem = THEOREMS[bounds.binding_bound]
+    if isinstance(theorem, dict):
+        theorem = theorem[sampling]
+    return SampledSGDPrivacyReport(
+        epsilon=bounds.epsilon, delta=float(delta), mu=math.nan, accountant="sampled_sgd",
+        theorem=theorem, binding_bound=bounds.binding_bound, noise_std=float(noise_std),
+        n_steps=int(n_steps), learning_rate=float(learning_rate),
+        strong_convexity=float(strong_convexity), smoothness=float(smoothness),
+        sensitivity=2.0 * float(gradient_bound),
+        contraction=contraction_factor(learning_rate, strong_convexity, smoothness),
+        n_samples=int(n_samples), composition_mu=math.nan,
+        composition_epsilon=bounds.epsilons["composition"], chourasia_epsilon=None,
+        chourasia_note="does not apply: Corollary 1 is stated for full-batch noisy GD",
+        batch_size=int(batch_size), notes=tuple(notes), sampling=sampling,
+        sampling_rate=int(batch_size) / int(n_samples), gradient_bound=float(gradient_bound),
+        domain_radius=None if domain_radius is None else float(domain_radius),
+        bound_epsilons=tuple(sorted(bounds.epsilons.items())),
+        not_applicable=tuple(sorted(bounds.not_applicable.items())),
+        discretization=discretization,
+    )

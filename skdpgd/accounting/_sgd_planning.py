@@ -1,0 +1,223 @@
+r"""From a privacy target to a sampled noisy SGD run: batch size, steps, step size, noise, lam.
+
+Same recipe as the full-batch planner (:mod:`._calibration`, DESIGN.md 4): every
+candidate run is scored by a utility proxy built from public numbers only, the best is
+kept, and its noise is calibrated exactly and conservatively
+(:func:`calibrate_sampled_sgd`). Candidates are ranked with a closed-form CLT estimate
+of the noise (:func:`._sampled_sgd._clt_noise_multiplier`), so the whole search costs one
+exact calibration (a handful of PLD evaluations, cached).
+"""
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ._calibration import optimisation_error
+from ._checks import check_count, check_positive, check_probability
+from ._gdp import epsilon_delta_to_gdp
+from ._sampled_sgd import DEFAULT_DISCRETIZATION, _clt_noise_multiplier
+from ._sgd_bounds import _check_sampling, calibrate_sampled_sgd, sampled_sgd_bounds
+
+#: Sampling rates q = b/n the planner tries by default.
+SGD_SAMPLING_RATES = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5)
+
+#: Step sizes the planner tries, as fractions of 2 / (beta + lam). Smaller steps average
+#: more mini-batches (less sampling and injected noise) at the price of more steps.
+SGD_STEP_FRACTIONS = (1.0, 0.5, 0.25, 0.1, 0.05, 0.02, 0.01)
+
+#: Numbers of passes over the data (epochs, K q) the planner tries, up to ``max_passes``.
+SGD_PASSES = (0.5, 1, 2, 3, 5, 8, 12, 20, 30, 50, 80, 120, 200)
+
+
+@dataclass(frozen=True)
+class SampledSGDPlan:
+    """Run parameters chosen by :func:`plan_sampled_sgd` (all public) and their guarantee."""
+
+    sampling: str
+    batch_size: int
+    n_steps: int
+    noise_std: float
+    learning_rate: float
+    strong_convexity: float
+    smoothness: float
+    domain_radius: float | None
+    utility_proxy: float
+    epsilon: float
+    binding_bound: str
+
+
+def sgd_sampling_variance(*, gradient_bound, batch_size, n_samples, sampling):
+    r"""Bound on the variance of the normalised mini-batch gradient (planning only).
+
+    Poisson with the fixed normaliser b:
+    :math:`\mathrm{Var}\,\frac1b\sum_{i\in B} g_i = \frac{q(1-q)}{b^2}\sum_i\|g_i\|^2
+    \le L^2\frac{1-q}{b}`; uniform batches of size b (without replacement):
+    :math:`L^2\frac{n-b}{b(n-1)}` (finite-population correction), with
+    :math:`\|g_i\|\le L` and q = b/n.
+    """
+    b, n, lip = float(batch_size), float(n_samples), float(gradient_bound)
+    if sampling == "poisson":
+        return lip * lip * (1.0 - b / n) / b
+    return 0.0 if b >= n else lip * lip * (n - b) / (b * (n - 1.0))
+
+
+def sgd_utility_proxy(
+    n_steps, noise_std, *, n_params, learning_rate, strong_convexity, smoothness,
+    initial_distance, sampling_variance,
+):
+    r"""Public proxy for the excess loss of the last SGD iterate (planning only).
+
+    .. math::
+
+        U = \tfrac{\lambda}{2}r_0^2 + \tfrac{r_0^2}{2}\max_{h\in[\lambda,\beta]} h(1-\eta h)^{2K}
+          + \tfrac{\eta}{4}\big(p\,\sigma^2 + V\big)
+
+    the full-batch proxy (:func:`utility_proxy`: regularisation bias, worst-case
+    optimisation error of the mean iterate, which follows full-batch GD since the
+    sampled gradient is unbiased, stationary excess loss :math:`\eta\,\mathrm{tr}/4` of a
+    gradient method with gradient noise of covariance trace tr) with the sampling variance
+    V of :func:`sgd_sampling_variance` added to the injected noise trace :math:`p\sigma^2`.
+    Vectorised over ``n_steps`` / ``noise_std``. Plays no part in any privacy claim.
+    """
+    optimisation = optimisation_error(
+        n_steps, learning_rate=learning_rate, strong_convexity=strong_convexity,
+        smoothness=smoothness, initial_distance=initial_distance,
+    )
+    noise = learning_rate * (n_params * np.asarray(noise_std, float) ** 2 + sampling_variance) / 4.0
+    return 0.5 * strong_convexity * float(initial_distance) ** 2 + optimisation + noise
+
+
+def _candidates(target_mu, *, lip, beta_l, n, p, r0, lams, rates, passes, fractions, sampling):
+    """Yield (approx proxy, lam, b, K, eta) for the whole grid, vectorised over K and eta."""
+    for lam in lams:
+        beta = beta_l + lam
+        for q in rates:
+            b = max(1, min(n, int(round(q * n))))
+            steps = np.unique(np.maximum(1, np.ceil(np.asarray(passes) * n / b)).astype(int))
+            if target_mu == math.inf or lip == 0.0:
+                sigma = np.zeros(steps.shape)
+            else:
+                sigma = _clt_noise_multiplier(target_mu, b / n, steps) * lip / b
+            variance = sgd_sampling_variance(
+                gradient_bound=lip, batch_size=b, n_samples=n, sampling=sampling
+            )
+            for fraction in fractions:
+                eta = fraction * 2.0 / (beta + lam)
+                proxy = sgd_utility_proxy(
+                    steps, sigma, n_params=p, learning_rate=eta, strong_convexity=lam,
+                    smoothness=beta, initial_distance=r0, sampling_variance=variance,
+                )
+                best = int(np.argmin(proxy))
+                yield float(proxy[best]), lam, b, int(steps[best]), eta
+
+
+@lru_cache(maxsize=256)
+def _plan_cached(
+    epsilon, delta, lip, beta_l, n, p, r0, lams, max_passes, sampling, rates, radius,
+    discretization,
+):
+    target_mu = epsilon_delta_to_gdp(epsilon, delta)
+    passes = [x for x in SGD_PASSES if x <= max_passes] or [max_passes]
+    _, lam, b, k, eta = min(
+        _candidates(
+            target_mu, lip=lip, beta_l=beta_l, n=n, p=p, r0=r0, lams=lams, rates=rates,
+            passes=passes, fractions=SGD_STEP_FRACTIONS, sampling=sampling,
+        ),
+        key=lambda cand: cand[0],
+    )
+    beta = beta_l + lam
+    run = dict(
+        sampling=sampling, batch_size=b, n_samples=n, gradient_bound=lip, learning_rate=eta,
+        smoothness=beta, domain_radius=radius, discretization=discretization,
+    )
+    sigma = calibrate_sampled_sgd(epsilon, delta, n_steps=k, **run)
+    bounds = sampled_sgd_bounds(sigma, k, delta=delta, **run)
+    proxy = float(sgd_utility_proxy(
+        k, sigma, n_params=p, learning_rate=eta, strong_convexity=lam, smoothness=beta,
+        initial_distance=r0, sampling_variance=sgd_sampling_variance(
+            gradient_bound=lip, batch_size=b, n_samples=n, sampling=sampling),
+    ))
+    return SampledSGDPlan(
+        sampling, b, k, sigma, eta, lam, beta, radius, proxy, bounds.epsilon,
+        bounds.binding_bound,
+    )
+
+
+def plan_sampled_sgd(
+    epsilon,
+    delta,
+    *,
+    gradient_bound,
+    data_smoothness,
+    n_samples,
+    n_params,
+    initial_distance,
+    max_passes,
+    strong_convexity=None,
+    sampling="poisson",
+    sampling_rates=SGD_SAMPLING_RATES,
+    domain_radius=None,
+    discretization=DEFAULT_DISCRETIZATION,
+):
+    r"""Choose b, K, eta, sigma (and lam) for sampled noisy SGD under (epsilon, delta).
+
+    For every lam (``strong_convexity``, or a log grid of 25 values from 1e-8 to 1
+    times beta_l when it is None, i.e. "auto"), every sampling rate q, every number of
+    passes K q <= ``max_passes`` (the compute budget) and every step fraction, the noise
+    meeting the target is estimated in closed form (CLT, planning only) and
+    :func:`sgd_utility_proxy` evaluated; the best candidate's noise is then calibrated
+    exactly with :func:`calibrate_sampled_sgd` (never above the target) and the plan
+    reports the proxy at that exact noise. Pure function of public numbers, cached.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        Privacy target (replace-one).
+    gradient_bound : float
+        L, per-example gradient norm bound (replace-one sensitivity S = 2L).
+    data_smoothness : float
+        beta_l; the objective is (beta_l + lam)-smooth.
+    n_samples, n_params : int
+        n and p.
+    initial_distance : float
+        r0, public guess of the optimum's norm.
+    max_passes : float
+        Largest number of passes over the data, K b / n.
+    strong_convexity : float or None
+        lam > 0, or None to choose it.
+    sampling : {"poisson", "uniform"}
+        The sampler the run will use.
+    sampling_rates : tuple of float
+        Candidate q.
+    domain_radius : float, optional
+        Radius of the projection ball (uniform sampling: enables Altschuler-Talwar).
+    discretization : float
+        PLD grid of the exact calibration.
+
+    Returns
+    -------
+    SampledSGDPlan
+    """
+    epsilon = check_positive("epsilon", epsilon, allow_inf=True)
+    delta = check_probability("delta", delta)
+    sampling = _check_sampling(sampling)
+    lip = check_positive("gradient_bound", gradient_bound, allow_zero=True)
+    beta_l = check_positive("data_smoothness", data_smoothness)
+    n = check_count("n_samples", n_samples, minimum=2)
+    p = check_count("n_params", n_params)
+    r0 = check_positive("initial_distance", initial_distance)
+    max_passes = check_positive("max_passes", max_passes)
+    if strong_convexity is None:
+        lams = tuple(float(x) for x in beta_l * np.logspace(-8, 0, 25))
+    else:
+        lams = (check_positive("strong_convexity", strong_convexity),)
+    rates = tuple(float(q) for q in sampling_rates)
+    if not rates or any(not 0.0 < q <= 1.0 for q in rates):
+        raise ValueError(f"sampling_rates must be numbers in (0, 1], got {sampling_rates!r}.")
+    radius = None if domain_radius is None else check_positive("domain_radius", domain_radius)
+    return _plan_cached(
+        float(epsilon), float(delta), float(lip), float(beta_l), n, p, float(r0), lams,
+        float(max_passes), sampling, rates, radius, float(discretization),
+    )
