@@ -1,0 +1,28 @@
+"""Empirical privacy audits: lower-bound epsilon by attacking the released models.
+
+:func:`audit_epsilon` trains an estimator many times on neighbouring data sets (one row
+replaced by a worst-case canary) and turns a statistic of the released models into a
+Clopper-Pearson lower bound on epsilon; a bound above the estimator's own claim is
+evidence of a privacy bug. :class:`NoisyGDMean` is the exact case on which the claim is
+tight, to measure the audit's own power. Built on the public API only.
+"""
+
+from ._audit import AuditError, AuditResult, audit_epsilon, default_statistic, gdp_tradeoff
+from ._bounds import ThresholdTest, clopper_pearson, epsilon_from_counts, epsilon_from_scores
+from ._canaries import Canary, make_canary
+from ._quadratic import NoisyGDMean
+
+__all__ = [
+    "AuditError",
+    "AuditResult",
+    "Canary",
+    "NoisyGDMean",
+    "ThresholdTest",
+    "audit_epsilon",
+    "clopper_pearson",
+    "default_statistic",
+    "epsilon_from_counts",
+    "epsilon_from_scores",
+    "gdp_tradeoff",
+    "make_canary",
+]
