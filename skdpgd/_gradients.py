@@ -89,6 +89,8 @@ _CONTROLLER = None
 def _single_threaded_blas():
     """Context limiting the BLAS / OpenMP pools to one thread (process-wide).
 
+    Also used by the estimators around the whole optimisation loop.
+
     The ``ThreadpoolController`` is built once, at the first multi-chunk sum (numpy's
     BLAS, the one the losses use, is loaded by then): building it scans the loaded
     libraries and costs about ten times more than entering its limit.

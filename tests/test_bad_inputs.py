@@ -229,23 +229,12 @@ def test_bad_ridge_bounds_get_a_clear_error(data, name, value):
         _ridge().set_params(**{name: value}).fit(data[0], data[2])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG: data_norm=1e300 (or intercept_scaling=1e300) raises a bare OverflowError "
-        "'(34, Numerical result out of range)' from losses.smoothness (row_norm ** 2) instead "
-        "of a ValueError naming the bound"
-    ),
-)
 @pytest.mark.parametrize("name", ["data_norm", "intercept_scaling"])
 def test_huge_public_bound_gets_a_clear_error(data, name):
     with pytest.raises(ValueError, match=name):
         _logistic().set_params(**{name: 1e300}).fit(data[0], data[1])
 
 
-@pytest.mark.xfail(
-    strict=True, reason=("BUG: classes=[0, 1, nan] silently fits a 3-class model with a NaN class")
-)
 def test_nan_in_the_public_label_set_is_refused(data):
     with pytest.raises(ValueError, match="classes"):
         _logistic(classes=[0, 1, np.nan]).fit(data[0], data[1])
@@ -311,14 +300,6 @@ def test_interrupted_fit_leaves_no_model_behind(data, make, kind):
         assert not hasattr(est, name), name
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG: validate_data sets n_features_in_ before the loop, so after an interrupted (or "
-        "failed) fit check_is_fitted passes and predict raises AttributeError('coef_') instead of "
-        "NotFittedError"
-    ),
-)
 @pytest.mark.parametrize("make, kind", ESTIMATORS)
 def test_interrupted_fit_leaves_the_estimator_unfitted(data, make, kind):
     est = _interrupted_fit(make(verbose=1, max_iter=20), data[0], _y(data, kind))
@@ -326,19 +307,16 @@ def test_interrupted_fit_leaves_the_estimator_unfitted(data, make, kind):
         check_is_fitted(est)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG: a refit that fails after validation (here learning_rate too large) keeps the old "
-        "coef_ but the new n_features_in_: the estimator mixes two fits"
-    ),
-)
 def test_failed_refit_does_not_mix_two_fits(data):
+    # A failed refit leaves the estimator unfitted: neither the old model with the new
+    # n_features_in_ nor any other mixture of two fits survives.
     X, labels, _ = data
     est = _logistic().fit(X, labels)
     with pytest.raises(ValueError, match="learning_rate"):
         est.set_params(learning_rate=100.0).fit(X[:, :2], labels)
-    assert est.n_features_in_ == est.coef_.shape[1]
+    with pytest.raises(NotFittedError):
+        check_is_fitted(est)
+    assert not hasattr(est, "coef_") and not hasattr(est, "n_features_in_")
 
 
 # -- accounting entry points -------------------------------------------------------------------

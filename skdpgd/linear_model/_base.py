@@ -7,6 +7,7 @@ epsilon.
 """
 
 import dataclasses
+import functools
 import math
 import numbers
 import time
@@ -16,12 +17,11 @@ from functools import lru_cache
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
-from threadpoolctl import threadpool_limits
 
 from .. import accounting
 from .._dask import DaskRowSums, is_dask_array, validate_dask_X_y
 from .._design import ClippedDesign
-from .._gradients import ChunkedRowSums
+from .._gradients import ChunkedRowSums, _single_threaded_blas
 from ..optim import cyclic_partition, noisy_cyclic_gradient_descent, noisy_gradient_descent
 from ..utils._sklearn_compat import HasMethods, Interval, Options, StrOptions, validate_data
 from ..utils._validation import check_epsilon, make_generator, resolve_delta
@@ -129,6 +129,27 @@ def _fixed_cyclic_plan(epsilon, delta, plan, n_epochs, sensitivity, n_samples):
     return dataclasses.replace(plan, n_epochs=n_epochs, noise_std=sigma)
 
 
+def fit_or_forget(fit):
+    """Decorate ``fit`` so that the estimator is either wholly fitted or unfitted.
+
+    The previous fit is forgotten first; if anything interrupts the new one (an error, a
+    refusal by the ledger, KeyboardInterrupt), every fitted attribute it may have set
+    (``n_features_in_`` included) is deleted, so no partial state can mix two fits or
+    outlive an interrupted run.
+    """
+
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        self._forget_fit()
+        try:
+            return fit(self, *args, **kwargs)
+        except BaseException:
+            self._forget_fit()
+            raise
+
+    return wrapper
+
+
 class BaseDPLinearModel(BaseEstimator):
     """Projected noisy gradient descent on an L2-regularised linear model (not public)."""
 
@@ -152,6 +173,15 @@ class BaseDPLinearModel(BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+    def __sklearn_is_fitted__(self):
+        """Fitted means a whole fit succeeded: its privacy report is the last thing stored."""
+        return hasattr(self, "privacy_")
+
+    def _forget_fit(self):
+        """Delete every fitted attribute (public names ending in ``_``)."""
+        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
+            delattr(self, name)
 
     # -- hooks for subclasses -------------------------------------------------------
     def _strong_convexity(self, n_samples):
@@ -223,6 +253,12 @@ class BaseDPLinearModel(BaseEstimator):
     def _plan(self, loss, n_samples, n_params, epsilon, delta):
         """The public run plan (cached): see :func:`_plan_run`."""
         row_norm = self._row_norm_bound()
+        if not math.isfinite(row_norm * row_norm):
+            raise ValueError(
+                f"data_norm={self.data_norm!r} and intercept_scaling={self.intercept_scaling!r} "
+                "give a row-norm bound whose square overflows: rescale X so that a public "
+                "bound of moderate size holds (e.g. data_norm=1)."
+            )
         max_iter = None if self.max_iter == "auto" else int(self.max_iter)
         eta = None if self.learning_rate == "auto" else float(self.learning_rate)
         batch_size = None if self.batch_size == "auto" else int(self.batch_size)
@@ -320,7 +356,7 @@ class BaseDPLinearModel(BaseEstimator):
         # Parallelism is ours to control (n_jobs over row chunks): BLAS threads on these
         # thin products cost more in synchronisation than they save (measured in
         # benchmarks/README.md), so they are pinned to one for the loop.
-        with threadpool_limits(limits=1, user_api="blas"), row_sums:
+        with _single_threaded_blas(), row_sums:
             start = np.zeros(coef_shape)
             progress = self._progress(plan.n_steps)
             if plan.solver == "cyclic":

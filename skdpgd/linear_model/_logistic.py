@@ -16,7 +16,7 @@ from ..utils._sklearn_compat import (
     _fit_context,
     validate_data,
 )
-from ._base import BaseDPLinearModel
+from ._base import BaseDPLinearModel, fit_or_forget
 from ._defaults import logistic_initial_distance
 
 class DPLogisticRegression(LinearClassifierMixin, ClassifierMixin, BaseDPLinearModel):
@@ -196,7 +196,15 @@ class DPLogisticRegression(LinearClassifierMixin, ClassifierMixin, BaseDPLinearM
             classes = np.unique(y)
             notes.append("label set read from y and treated as public (pass classes= to fix it)")
         else:
-            classes = np.unique(np.asarray(self.classes))
+            public = np.asarray(self.classes)
+            if public.dtype.kind == "f" and np.isnan(public).any() or (
+                public.dtype.kind == "O" and any(c is None or c != c for c in public.ravel())
+            ):
+                raise ValueError(
+                    f"classes={self.classes!r} contains NaN or None; the public label set must "
+                    "list actual labels."
+                )
+            classes = np.unique(public)
             unknown = np.setdiff1d(np.unique(y), classes)
             if unknown.size:
                 raise ValueError(
@@ -227,6 +235,7 @@ class DPLogisticRegression(LinearClassifierMixin, ClassifierMixin, BaseDPLinearM
         return MultinomialLogisticLoss(n_classes), (n_classes, width)
 
     @_fit_context(prefer_skip_nested_validation=True)
+    @fit_or_forget
     def fit(self, X, y, sample_ids=None):
         """Fit the model with (epsilon, delta)-DP; only the last iterate is kept.
 

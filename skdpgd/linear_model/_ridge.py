@@ -9,7 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..losses import HuberLoss
 from ..utils._clipping import clip_targets
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
-from ._base import BaseDPLinearModel
+from ._base import BaseDPLinearModel, fit_or_forget
 from ._defaults import ridge_initial_distance, ridge_residual_clip
 
 
@@ -138,6 +138,7 @@ class DPRidge(RegressorMixin, BaseDPLinearModel):
         return HuberLoss(self._residual_clip()), (n_features + int(self.fit_intercept),)
 
     @_fit_context(prefer_skip_nested_validation=True)
+    @fit_or_forget
     def fit(self, X, y, sample_ids=None):
         """Fit the model with (epsilon, delta)-DP; only the last iterate is kept.
 
