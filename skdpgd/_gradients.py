@@ -213,6 +213,17 @@ class ChunkedRowSums:
         """Sum of ``method`` over all rows, or over the rows of ``row_sets[row_set]``."""
         bounds = self._bounds[row_set]
         rows = None if row_set is None else self.row_sets[row_set]
+        return self._reduce(coef, bounds, rows)
+
+    def sum_rows(self, coef, rows):
+        """Sum of ``method`` over the rows ``rows`` (an index array drawn per step, e.g. a
+        sampled batch; may be empty). Chunks are a function of (len(rows), d) only."""
+        rows = np.asarray(rows, dtype=np.intp)
+        if rows.size == 0:
+            return np.zeros(np.shape(coef))
+        return self._reduce(coef, chunk_bounds(rows.size, self.X.shape[1], self.chunk_size), rows)
+
+    def _reduce(self, coef, bounds, rows):
         if len(bounds) == 1 and rows is None:
             return np.asarray(self.method(coef, self.X, self.y), dtype=np.float64)
         if self._parallel is not None and len(bounds) > 1:

@@ -19,10 +19,17 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from .. import accounting
+from ..accounting._sgd_planning import SGD_SAMPLING_RATES
 from .._dask import DaskRowSums, is_dask_array, validate_dask_X_y
 from .._design import ClippedDesign
 from .._gradients import ChunkedRowSums, _single_threaded_blas
-from ..optim import cyclic_partition, noisy_cyclic_gradient_descent, noisy_gradient_descent
+from ..optim import (
+    ball_projection,
+    cyclic_partition,
+    noisy_cyclic_gradient_descent,
+    noisy_gradient_descent,
+    noisy_sampled_gradient_descent,
+)
 from ..utils._sklearn_compat import HasMethods, Interval, Options, StrOptions, validate_data
 from ..utils._validation import check_epsilon, make_generator, resolve_delta
 
@@ -50,6 +57,8 @@ class _RunPlan:
     n_steps: int
     batch_size: int | None = None
     n_epochs: int | None = None
+    sampling: str | None = None
+    domain_radius: float | None = None
 
 
 def _check_learning_rate(eta, smoothness):
@@ -78,6 +87,11 @@ def _plan_run(
         sensitivity=sensitivity, n_samples=n_samples, n_params=n_params,
         data_smoothness=beta_l, initial_distance=initial_distance, learning_rate=learning_rate,
     )
+    if solver == "sgd":
+        return _plan_sampled_sgd(
+            epsilon, delta, gradient_bound, beta_l, n_samples, n_params, initial_distance, lam,
+            max_iter, learning_rate, batch_size,
+        )
     if solver == "cyclic":
         if batch_size is None:
             candidates = sorted({-(-n_samples // l) for l in AUTO_N_BATCHES if l <= n_samples})
@@ -117,6 +131,32 @@ def _plan_run(
         strong_convexity=lam, smoothness=beta, n_steps=max_iter,
     )
     return _RunPlan("gd", lam, beta, eta, sigma, max_iter)
+
+
+def _plan_sampled_sgd(
+    epsilon, delta, gradient_bound, beta_l, n_samples, n_params, initial_distance, lam,
+    max_iter, learning_rate, batch_size,
+):
+    """solver="sgd": :func:`skdpgd.accounting.plan_sampled_sgd` (Poisson sampling; the
+    privacy of the run is the minimum over the bounds that apply, see docs/sgd_bounds.md)."""
+    if learning_rate is not None:
+        raise ValueError(
+            "solver='sgd' chooses its step with its batch size; use learning_rate='auto'."
+        )
+    if batch_size is None:
+        rates = SGD_SAMPLING_RATES
+    else:
+        rates = (min(batch_size, n_samples) / n_samples,)
+    plan = accounting.plan_sampled_sgd(
+        epsilon, delta, gradient_bound=gradient_bound, data_smoothness=beta_l,
+        n_samples=n_samples, n_params=n_params, initial_distance=initial_distance,
+        max_passes=AUTO_MAX_EPOCHS if max_iter is None else max_iter,
+        strong_convexity=lam, sampling_rates=tuple(rates),
+    )
+    return _RunPlan(
+        "sgd", plan.strong_convexity, plan.smoothness, plan.learning_rate, plan.noise_std,
+        plan.n_steps, plan.batch_size, None, plan.sampling, plan.domain_radius,
+    )
 
 
 def _fixed_cyclic_plan(epsilon, delta, plan, n_epochs, sensitivity, n_samples):
@@ -159,7 +199,7 @@ class BaseDPLinearModel(BaseEstimator):
         "data_norm": [Interval(numbers.Real, 0, None, closed="neither")],
         "fit_intercept": ["boolean"],
         "intercept_scaling": [Interval(numbers.Real, 0, None, closed="neither")],
-        "solver": [StrOptions({"gd", "cyclic"})],
+        "solver": [StrOptions({"gd", "cyclic", "sgd"})],
         "batch_size": [Interval(numbers.Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "learning_rate": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
@@ -277,6 +317,15 @@ class BaseDPLinearModel(BaseEstimator):
             strong_convexity=plan.strong_convexity, smoothness=plan.smoothness,
             notes=tuple(notes),
         )
+        if plan.solver == "sgd":
+            return accounting.sampled_sgd_report(
+                plan.noise_std, plan.n_steps, delta=delta, sampling=plan.sampling,
+                batch_size=plan.batch_size, n_samples=n_samples,
+                gradient_bound=loss.gradient_bound(self._row_norm_bound()),
+                learning_rate=plan.learning_rate, strong_convexity=plan.strong_convexity,
+                smoothness=plan.smoothness, domain_radius=plan.domain_radius,
+                notes=tuple(notes),
+            )
         if plan.solver == "cyclic":
             return accounting.noisy_cyclic_gd_report(
                 plan.noise_std, plan.n_epochs, batch_size=plan.batch_size, **common
@@ -345,6 +394,12 @@ class BaseDPLinearModel(BaseEstimator):
         n_params = int(np.prod(coef_shape))
         plan = self._plan(loss, n_samples, n_params, epsilon, delta)
         report = self._report(plan, loss, n_samples, delta, notes)
+        if self.ledger is not None and plan.solver == "sgd":
+            raise ValueError(
+                "solver='sgd' is accounted in (epsilon, delta) by the minimum of several "
+                "bounds, with no Gaussian-DP parameter a PrivacyLedger could compose; use "
+                "solver='gd' or 'cyclic' with a ledger."
+            )
         if self.ledger is not None:  # may refuse (PrivacyBudgetExceeded) before any data pass
             self.ledger.charge(self, report, n_samples=n_samples, sample_ids=sample_ids)
         rng = make_generator(self.random_state)
@@ -359,7 +414,16 @@ class BaseDPLinearModel(BaseEstimator):
         with _single_threaded_blas(), row_sums:
             start = np.zeros(coef_shape)
             progress = self._progress(plan.n_steps)
-            if plan.solver == "cyclic":
+            if plan.solver == "sgd":
+                radius = plan.domain_radius
+                coef = noisy_sampled_gradient_descent(
+                    row_sums.sum_rows, start, n_samples=n_samples, batch_size=plan.batch_size,
+                    learning_rate=plan.learning_rate, noise_std=plan.noise_std,
+                    n_steps=plan.n_steps, rng=rng, sampling=plan.sampling, regularization=lam,
+                    projection=None if radius is None else ball_projection(radius),
+                    callback=progress,
+                )
+            elif plan.solver == "cyclic":
                 sizes = [len(batch) for batch in batches]
 
                 def batch_gradient(coef, j):

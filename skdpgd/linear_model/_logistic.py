@@ -61,23 +61,30 @@ class DPLogisticRegression(LinearClassifierMixin, ClassifierMixin, BaseDPLinearM
     classes : array-like or None, default=None
         The public label set. If None it is read from ``y`` and the privacy report
         says that the label set was treated as public.
-    solver : {"gd", "cyclic"}, default="gd"
+    solver : {"gd", "cyclic", "sgd"}, default="gd"
         ``"gd"``: full-batch noisy gradient descent, accounted by Bok, Su and Altschuler
         (2024), Theorem 4.2. ``"cyclic"``: a fixed partition of the rows into
         l = ceil(n / batch_size) batches, drawn from ``random_state`` and n only and
         visited in the same order every epoch, accounted by Theorem 4.5 of the same
         paper. Cyclic batches need fewer passes over X for the same utility when n
         is large (see the user guide); full batch is the better choice when passes
-        are cheap.
+        are cheap. ``"sgd"``: Poisson-sampled mini-batches (rate batch_size / n, sums
+        normalised by the fixed batch_size), accounted by the minimum of the bounds that
+        apply (composition with amplification by subsampling under replace-one, via
+        ``dp-accounting``: ``pip install "skdpgd[sgd]"``; see ``docs/sgd_bounds.md``);
+        it reports (epsilon, delta) with no Gaussian-DP parameter (``privacy_.mu`` is
+        NaN), so it cannot be used with a ``ledger``.
     batch_size : int or "auto", default="auto"
-        Rows per batch for ``solver="cyclic"`` (ignored by ``"gd"``). ``"auto"`` tries
+        Rows per batch for ``solver="cyclic"``, expected rows per batch for ``"sgd"``
+        (ignored by ``"gd"``; for ``"sgd"``, ``"auto"`` tries sampling rates from 0.001
+        to 0.5). ``"auto"`` tries
         l in {1, 2, 4, ..., 64} batches and keeps the best by the public proxy
         (:func:`skdpgd.accounting.plan_noisy_cyclic_gd`); the value used is
         ``batch_size_`` (the smallest batch, which the bound uses).
     max_iter : int or "auto", default="auto"
         ``"gd"``: the number of noisy steps K; ``"auto"`` chooses K <= 1000 from the
-        public proxy. ``"cyclic"``: the number of epochs E (passes over X);
-        ``"auto"`` chooses E <= 50. More steps past convergence cost no privacy.
+        public proxy. ``"cyclic"`` and ``"sgd"``: the number of epochs E (passes
+        over X); ``"auto"`` chooses E <= 50. More steps past convergence cost no privacy.
     learning_rate : float or "auto", default="auto"
         Step eta; ``"auto"`` is chosen by the planner among fractions of
         2/(beta + lam), the step that minimises the contraction factor.
