@@ -68,3 +68,19 @@ def test_sgd_planned_defaults_and_refusals():
         DPLogisticRegression(solver="sgd", ledger=PrivacyLedger()).fit(X, y)
     with pytest.raises(ValueError, match="learning_rate"):
         DPLogisticRegression(solver="sgd", learning_rate=0.1).fit(X, y)
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 2.0])
+def test_the_audit_passes_for_sgd(epsilon):
+    from skdpgd.audit import audit_epsilon
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.3, 0.3, size=(20, 2))
+    y = (X[:, 0] > 0).astype(int)
+    est = DPLogisticRegression(epsilon=epsilon, C=1.0, solver="sgd", batch_size=5, max_iter=3,
+                               random_state=0)
+    # 300 trials per data set: the audit's lower bound exceeds the true epsilon with
+    # probability <= 5% (its confidence); a correct accountant must not be flagged.
+    result = audit_epsilon(est, X, y, n_trials=300, random_state=0)
+    assert result.epsilon_claimed <= epsilon
+    assert result.passed and result.epsilon_lower_bound <= result.epsilon_claimed
