@@ -57,13 +57,15 @@ DEFAULT_C_GRID = [0.01, 0.1, 1.0, 10.0, 100.0]
 DELTA = 1e-5
 
 ALL_METHODS = ["sklearn", "diffprivlib", "diffprivlib-tuned", "adassp", "adassp-replace", "skdpgd",
-               "skdpgd-cyclic"]
+               "skdpgd-cyclic", "skdpgd-sgd"]
 APPLIES = {
-    "adult": ["sklearn", "diffprivlib", "diffprivlib-tuned", "skdpgd", "skdpgd-cyclic"],
-    "diamonds": ["sklearn", "diffprivlib", "adassp", "adassp-replace", "skdpgd", "skdpgd-cyclic"],
+    "adult": ["sklearn", "diffprivlib", "diffprivlib-tuned", "skdpgd", "skdpgd-cyclic",
+              "skdpgd-sgd"],
+    "diamonds": ["sklearn", "diffprivlib", "adassp", "adassp-replace", "skdpgd", "skdpgd-cyclic",
+                 "skdpgd-sgd"],
 }
 #: skdpgd variants: method name -> solver (every other hyperparameter at its default).
-SKDPGD_SOLVERS = {"skdpgd": "gd", "skdpgd-cyclic": "cyclic"}
+SKDPGD_SOLVERS = {"skdpgd": "gd", "skdpgd-cyclic": "cyclic", "skdpgd-sgd": "sgd"}
 LABELS = {
     "adult": {
         "sklearn": "scikit-learn LogisticRegression (non-private, C=1)",
@@ -71,6 +73,7 @@ LABELS = {
         "diffprivlib-tuned": "diffprivlib LogisticRegression (C tuned on TEST set, oracle)",
         "skdpgd": "skdpgd DPLogisticRegression (defaults)",
         "skdpgd-cyclic": "skdpgd DPLogisticRegression (solver='cyclic', defaults)",
+        "skdpgd-sgd": "skdpgd DPLogisticRegression (solver='sgd', defaults)",
     },
     "diamonds": {
         "sklearn": "scikit-learn Ridge (non-private, alpha=1)",
@@ -79,6 +82,7 @@ LABELS = {
         "adassp-replace": "AdaSSP (replace-one sensitivities)",
         "skdpgd": "skdpgd DPRidge (defaults)",
         "skdpgd-cyclic": "skdpgd DPRidge (solver='cyclic', defaults)",
+        "skdpgd-sgd": "skdpgd DPRidge (solver='sgd', defaults)",
     },
 }
 METRIC = {"adult": "test accuracy", "diamonds": "test R^2 (log price)"}
