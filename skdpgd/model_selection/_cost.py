@@ -82,41 +82,21 @@ class SearchPrivacyCost:
     not_covered: str = NOT_COVERED
 
 
-class _Captured(Exception):
-    def __init__(self, report, n_samples):
-        super().__init__("captured")
-        self.report, self.n_samples = report, n_samples
-
-
-class _Probe:
-    """A ledger-like object that captures a fit's report and stops it before any data pass."""
-
-    def charge(self, estimator, report, *, n_samples, sample_ids=None):
-        raise _Captured(report, n_samples)
-
-
 def planned_report(estimator, n_samples, n_features, classes=None):
     """The PrivacyReport ``estimator`` would have on ``n_samples`` rows, without data.
 
-    The fit is run on placeholder data of the right shape and stopped at the ledger
-    hook, which comes after the (public) plan and before any pass over the data.
+    :meth:`~skdpgd.DPLogisticRegression.plan_privacy`: the plan and its report use public
+    numbers only, so no data are needed (``classes`` is the public label set of a
+    classifier when the estimator does not carry one).
     """
-    probe = clone(estimator).set_params(ledger=_Probe())
-    X = np.zeros((int(n_samples), int(n_features)))
+    n_classes = None
     if is_classifier(estimator):
         labels = getattr(estimator, "classes", None)
         labels = classes if labels is None else labels
-        y = None if labels is None else np.resize(np.asarray(labels), int(n_samples))
-    else:
-        labels, y = (), np.zeros(int(n_samples))
-    if is_classifier(estimator) and labels is None:
-        raise ValueError("The label set is unknown: set classes= on the estimator.")
-    try:
-        probe.fit(X, y)
-    except _Captured as captured:
-        return captured.report
-    raise RuntimeError(  # pragma: no cover
-        f"{type(estimator).__name__}.fit did not call its ledger.")
+        if labels is None:
+            raise ValueError("The label set is unknown: set classes= on the estimator.")
+        n_classes = np.unique(np.asarray(labels)).size
+    return estimator.plan_privacy(int(n_samples), int(n_features), n_classes)
 
 
 def _splitter(search):
