@@ -9,13 +9,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ..losses import BinaryLogisticLoss, MultinomialLogisticLoss
-from ..utils._sklearn_compat import (
-    Interval,
-    LinearClassifierMixin,
-    StrOptions,
-    _fit_context,
-    validate_data,
-)
+from ..utils._sklearn_compat import Interval, LinearClassifierMixin, StrOptions, _fit_context
 from ._base import BaseDPLinearModel, fit_or_forget
 from ._defaults import logistic_initial_distance
 
