@@ -1,9 +1,10 @@
 r"""The clipped, intercept-augmented design matrix, used without ever being materialised.
 
-Training uses the rows :math:`\tilde x_i = (s_i x_i,\ b)` with the clipping scale
-:math:`s_i = \min(1, R/\|x_i\|)` (a per-row map, DESIGN.md section 2) and the intercept
-constant b. Building that matrix would copy X twice (clip, then append a column). This
-module keeps the validated X untouched and applies both maps inside the products:
+Training uses the rows :math:`\tilde x_i = (\mathrm{clip}_R(x_i),\ b)` with the clipped
+row :math:`\mathrm{clip}_R(x) = x \min(1, R/\|x\|)` (a per-row map, see the theory page,
+"Public constants") and the intercept constant b. Building that matrix would copy X twice
+(clip, then append a column). This module keeps the validated X untouched and applies both
+maps inside the products, with the clipping scale :math:`s_i = \min(1, R/\|x_i\|)`:
 
 .. math::
 
@@ -12,6 +13,17 @@ module keeps the validated X untouched and applies both maps inside the products
 
 where :math:`\theta = (w, \theta_b)`. The losses of :mod:`skdpgd.losses` only use
 ``X @ coef`` and ``X.T @ residual``, so a :class:`ClippedDesign` stands in for the array.
+
+**Rows far outside the bound.** For a row with :math:`\|x_i\| > 2^{10} R` the lazy product
+:math:`s_i (x_i \cdot w)` is not safe: :math:`x_i \cdot w` may overflow (a finite row such
+as ``[1.2e308, -1.2e308]``) and :math:`s_i` may be subnormal or 0, so the row would not
+enter as its clipped value and one record could turn the model into NaN, revealing its
+presence. Such rows (:data:`FAR_ROW_FACTOR`) are stored clipped, as the float64 rows
+:math:`R\,x_i/\|x_i\|` (:func:`skdpgd.utils._clipping.clipped_values`: every intermediate
+finite); their lazy scale is 0 and their entries of the products are computed from the
+stored rows. Every finite row of any magnitude and dtype thus enters every product as its
+clipped value, to rounding. Real data have no such rows, so nothing is copied; an
+adversarial record costs one stored row.
 
 X may be a dense array or a CSR matrix, in float64 or float32. Products with a float32
 X are computed in float32 (``coef`` is cast, X never is: no upcast copy, half the memory
@@ -23,9 +35,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._gradients import chunk_bounds
-from .utils._clipping import _positive_bound, row_norms
+from .utils._clipping import _positive_bound, check_finite_norms, clipped_values, row_norms
 
-__all__ = ["ClippedDesign", "clipping_scales"]
+__all__ = ["FAR_ROW_FACTOR", "ClippedDesign", "clipping_scales"]
+
+#: Rows of norm above ``FAR_ROW_FACTOR * data_norm`` are stored clipped (module docstring).
+#: Below it the lazy scale is at least 2**-10 (never subnormal) and a lazy product is at
+#: most 2**10 times the clipped row's, so both ways of computing it agree to rounding.
+FAR_ROW_FACTOR = 2.0**10
+
 
 def _chunk_norms(X, start, stop):
     """Row norms of rows ``start:stop`` in float64 (worker side; returns them)."""
@@ -33,6 +51,36 @@ def _chunk_norms(X, start, stop):
     if rows.dtype != np.float64:
         rows = rows.astype(np.float64)  # a chunk-sized temporary, never a copy of X
     return row_norms(rows)
+
+
+def _row_norms(X, *, n_jobs=None):
+    """Row norms of X in float64, chunk by chunk, on up to ``n_jobs`` local threads.
+
+    Each norm depends on its own row only, so the result does not depend on ``n_jobs``.
+    A finite row gets its norm without overflow, ``inf`` only where the norm itself
+    exceeds the largest float (:func:`skdpgd.utils._clipping.row_norms`); such a row is
+    stored clipped, with scale 0.
+    """
+    from joblib import Parallel, cpu_count, delayed, effective_n_jobs
+
+    bounds = chunk_bounds(X.shape[0], X.shape[1])
+    n_threads = min(effective_n_jobs(n_jobs), cpu_count())
+    if len(bounds) > 1 and n_threads > 1:
+        parts = Parallel(n_jobs=n_threads, backend="threading")(
+            delayed(_chunk_norms)(X, start, stop) for start, stop in bounds
+        )
+    else:
+        parts = [_chunk_norms(X, start, stop) for start, stop in bounds]
+    norms = np.concatenate(parts) if parts else np.empty(0)
+    check_finite_norms(norms)
+    return norms
+
+
+def _scales(norms, max_norm):
+    scales = np.ones(norms.shape[0])
+    over = norms > max_norm
+    scales[over] = max_norm / norms[over]
+    return scales
 
 
 def clipping_scales(X, max_norm, *, n_jobs=None):
@@ -49,29 +97,8 @@ def clipping_scales(X, max_norm, *, n_jobs=None):
     ValueError
         If ``max_norm`` is not positive and finite, or a row contains NaN or infinity.
     """
-    from joblib import Parallel, cpu_count, delayed, effective_n_jobs
-
     max_norm = _positive_bound("data_norm", max_norm)
-    n_samples = X.shape[0]
-    bounds = chunk_bounds(n_samples, X.shape[1])
-    n_threads = min(effective_n_jobs(n_jobs), cpu_count())
-    if len(bounds) > 1 and n_threads > 1:
-        parts = Parallel(n_jobs=n_threads, backend="threading")(
-            delayed(_chunk_norms)(X, start, stop) for start, stop in bounds
-        )
-    else:
-        parts = [_chunk_norms(X, start, stop) for start, stop in bounds]
-    norms = np.concatenate(parts) if parts else np.empty(0)
-    if not np.all(np.isfinite(norms)):
-        bad = np.flatnonzero(~np.isfinite(norms))
-        raise ValueError(
-            f"X has non-finite values (NaN or inf) in {bad.size} row(s), e.g. row {bad[0]}; "
-            "remove or impute them before fitting."
-        )
-    scales = np.ones(n_samples)
-    over = norms > max_norm
-    scales[over] = max_norm / norms[over]
-    return scales
+    return _scales(_row_norms(X, n_jobs=n_jobs), max_norm)
 
 
 def _csr_row_view(X, rows):
@@ -106,16 +133,20 @@ def _transposed_product(X, residual):
 
 
 class ClippedDesign:
-    r"""The matrix :math:`\tilde X` with rows :math:`(s_i x_i, b)`, applied lazily.
+    r"""The matrix :math:`\tilde X` with rows :math:`(\mathrm{clip}_R(x_i), b)`, applied lazily.
 
     Parameters
     ----------
     X : ndarray or CSR matrix of shape (n_samples, n_features), float64 or float32
         The validated data; never modified or copied.
     row_scale : ndarray of shape (n_samples,)
-        The clipping factors s (see :func:`clipping_scales`).
+        The clipping factors s (see :func:`clipping_scales`); 0 for the stored rows.
     intercept_scaling : float or None
         b, the value of the appended constant column; None for no intercept column.
+    far_rows : ndarray of int, optional
+        Sorted indices of the rows stored clipped (norm above ``FAR_ROW_FACTOR * R``).
+    far_values : ndarray or CSR matrix of shape (len(far_rows), n_features), optional
+        Those rows, clipped, in float64.
 
     Attributes
     ----------
@@ -123,16 +154,33 @@ class ClippedDesign:
         (n_samples, n_features + 1 if an intercept column else n_features).
     """
 
-    def __init__(self, X, row_scale, intercept_scaling=None):
+    def __init__(self, X, row_scale, intercept_scaling=None, far_rows=None, far_values=None):
         self.X = X
         self.row_scale = np.asarray(row_scale, dtype=np.float64)
         self.intercept_scaling = None if intercept_scaling is None else float(intercept_scaling)
         self.shape = (X.shape[0], X.shape[1] + int(self.intercept_scaling is not None))
+        if far_rows is None or len(far_rows) == 0:
+            self.far_rows, self.far_values = None, None
+        else:
+            self.far_rows = np.asarray(far_rows, dtype=np.intp)
+            self.far_values = far_values
 
     @classmethod
     def from_data(cls, X, max_norm, intercept_scaling=None, *, n_jobs=None):
-        """Clip every row of X to ``max_norm`` (lazily) and append the intercept column."""
-        return cls(X, clipping_scales(X, max_norm, n_jobs=n_jobs), intercept_scaling)
+        """Clip every row of X to ``max_norm`` and append the intercept column.
+
+        Rows are clipped lazily, except those of norm above ``FAR_ROW_FACTOR * max_norm``,
+        which are stored clipped in float64 (see the module docstring).
+        """
+        max_norm = _positive_bound("data_norm", max_norm)
+        norms = _row_norms(X, n_jobs=n_jobs)
+        scales = _scales(norms, max_norm)
+        far_rows = np.flatnonzero(norms > FAR_ROW_FACTOR * max_norm)
+        far_values = None
+        if far_rows.size:
+            far_values = clipped_values(X[far_rows], max_norm)
+            scales[far_rows] = 0.0
+        return cls(X, scales, intercept_scaling, far_rows, far_values)
 
     @property
     def dtype(self):
@@ -147,7 +195,27 @@ class ClippedDesign:
             X = _csr_row_view(self.X, rows)
         else:
             X = self.X[rows]
-        return ClippedDesign(X, self.row_scale[rows], self.intercept_scaling)
+        far_rows, far_values = self._far_subset(rows)
+        return ClippedDesign(X, self.row_scale[rows], self.intercept_scaling, far_rows, far_values)
+
+    def _far_subset(self, rows):
+        """The stored rows among ``rows``: their positions within ``rows``, and values."""
+        if self.far_rows is None:
+            return None, None
+        if isinstance(rows, slice):
+            start, stop, step = rows.indices(self.shape[0])
+            if step == 1:
+                lo, hi = np.searchsorted(self.far_rows, [start, stop])
+                return self.far_rows[lo:hi] - start, self.far_values[lo:hi]
+            rows = np.arange(start, stop, step)
+        rows = np.asarray(rows)
+        if rows.dtype == bool:
+            rows = np.flatnonzero(rows)
+        rows = np.where(rows < 0, rows + self.shape[0], rows)
+        position = np.searchsorted(self.far_rows, rows)
+        found = position < self.far_rows.size
+        found[found] = self.far_rows[position[found]] == rows[found]
+        return np.flatnonzero(found), self.far_values[position[found]]
 
     def _split(self, coef):
         coef = np.asarray(coef, dtype=np.float64)
@@ -156,11 +224,14 @@ class ClippedDesign:
         return coef[:-1], coef[-1]
 
     def __matmul__(self, coef):
-        """:math:`\\tilde X \\theta` for theta of shape (d,) or (d, k); float64 result."""
+        r""":math:`\tilde X \theta` for theta of shape (d,) or (d, k); float64 result."""
         weights, intercept = self._split(coef)
-        product = _product(self.X, weights.astype(self.X.dtype, copy=False))
-        scale = self.row_scale if product.ndim == 1 else self.row_scale[:, None]
-        product = scale * product
+        # the stored rows' lazy products may overflow (their scale is 0): replaced below
+        with np.errstate(over="ignore", invalid="ignore"):
+            product = _product(self.X, weights.astype(self.X.dtype, copy=False))
+            product = (self.row_scale if product.ndim == 1 else self.row_scale[:, None]) * product
+        if self.far_rows is not None:
+            product[self.far_rows] = _product(self.far_values, weights)
         if intercept is not None:
             product += self.intercept_scaling * intercept
         return product
@@ -173,13 +244,16 @@ class ClippedDesign:
         """The materialised float64 matrix (for tests and small problems only)."""
         X = self.X.toarray() if sp.issparse(self.X) else np.asarray(self.X)
         X = X.astype(np.float64) * self.row_scale[:, None]
+        if self.far_rows is not None:
+            far = self.far_values
+            X[self.far_rows] = far.toarray() if sp.issparse(far) else far
         if self.intercept_scaling is not None:
             X = np.hstack([X, np.full((X.shape[0], 1), self.intercept_scaling)])
         return X
 
 
 class _TransposedDesign:
-    """:math:`\\tilde X^\\top`, only for ``design.T @ residual``."""
+    r""":math:`\tilde X^\top`, only for ``design.T @ residual``."""
 
     def __init__(self, design):
         self._design = design
@@ -191,6 +265,11 @@ class _TransposedDesign:
         scale = design.row_scale if residual.ndim == 1 else design.row_scale[:, None]
         scaled = (scale * residual).astype(design.X.dtype, copy=False)
         top = np.asarray(_transposed_product(design.X, scaled), dtype=np.float64)
+        if design.far_rows is not None:  # scale 0 above: add the stored rows' terms
+            top = top + np.asarray(
+                _transposed_product(design.far_values, residual[design.far_rows]),
+                dtype=np.float64,
+            )
         if design.intercept_scaling is None:
             return top
         bottom = design.intercept_scaling * residual.sum(axis=0)

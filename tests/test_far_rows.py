@@ -1,0 +1,87 @@
+"""Rows far outside data_norm enter every product as their clipped value (no overflow).
+
+The reference is the materialised clipped matrix built by ``clip_rows`` (x R/||x|| for
+rows above R): a :class:`ClippedDesign` over the raw X must give the same products, for
+dense and CSR X, float64 and float32, whole or in row subsets (chunks, batches).
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from skdpgd._design import FAR_ROW_FACTOR, ClippedDesign
+from skdpgd.utils._clipping import clip_rows
+
+MAX64 = np.finfo(np.float64).max
+MAX32 = float(np.finfo(np.float32).max)
+
+ADVERSARIAL_ROWS = [
+    [1.2e308, -1.2e308, 0.0],
+    [MAX64, MAX64, MAX64],
+    [-MAX64, 0.0, 5e-324],
+    [0.0, 1e300, 0.0],
+    [5e-324, -5e-324, 5e-324],  # subnormal: norm below R, kept as it is
+    [3e3, 0.0, 0.0],  # clipped but not far: the lazy path
+]
+
+
+def _data(rng, n=40, d=3):
+    X = rng.standard_normal((n, d))
+    return X / np.linalg.norm(X, axis=1, keepdims=True) * rng.uniform(0.1, 0.9, (n, 1))
+
+
+@pytest.mark.parametrize("kind", ["dense", "csr"])
+@pytest.mark.parametrize("row", ADVERSARIAL_ROWS)
+def test_products_equal_the_clipped_matrix(kind, row):
+    rng = np.random.default_rng(0)
+    X = _data(rng)
+    X[[3, 17]] = row
+    reference = np.hstack([clip_rows(X, 1.0), np.full((X.shape[0], 1), 0.5)])
+    data = sp.csr_matrix(X) if kind == "csr" else X
+    design = ClippedDesign.from_data(data, 1.0, 0.5)
+    assert np.array_equal(np.isfinite(design.toarray()), np.ones(reference.shape, bool))
+    theta = rng.standard_normal(4)
+    residual = rng.standard_normal(X.shape[0])
+    # 1e-13: the lazy rows compute s (x.w) instead of (s x).w, equal to a few roundings
+    np.testing.assert_allclose(design @ theta, reference @ theta, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(design.T @ residual, reference.T @ residual, rtol=1e-13, atol=1e-13)
+    wide = rng.standard_normal((4, 3))
+    np.testing.assert_allclose(design @ wide, reference @ wide, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(
+        design.T @ rng.standard_normal((40, 3)) * 0 + design.T @ np.ones((40, 3)),
+        reference.T @ np.ones((40, 3)), rtol=1e-13, atol=1e-13,
+    )
+
+
+@pytest.mark.parametrize("rows", [slice(0, 20), slice(10, 40), np.array([17, 2, 3, 39]),
+                                  np.array([5, 6]), np.arange(40) % 2 == 0])
+def test_row_subsets_keep_the_stored_rows(rows):
+    rng = np.random.default_rng(1)
+    X = _data(rng)
+    X[[3, 17]] = [MAX64, -MAX64, 1.0]
+    reference = clip_rows(X, 1.0)
+    for data in (X, sp.csr_matrix(X)):
+        sub = ClippedDesign.from_data(data, 1.0)[rows]
+        theta = rng.standard_normal(3)
+        np.testing.assert_allclose(sub @ theta, reference[rows] @ theta, rtol=1e-13, atol=1e-13)
+        r = rng.standard_normal(sub.shape[0])
+        np.testing.assert_allclose(sub.T @ r, reference[rows].T @ r, rtol=1e-13, atol=1e-13)
+
+
+def test_float32_extremes_enter_as_clipped_float64_rows():
+    rng = np.random.default_rng(2)
+    X = _data(rng).astype(np.float32)
+    X[5] = [MAX32, -MAX32, 0.0]
+    design = ClippedDesign.from_data(X, 1.0, 1.0)
+    reference = np.hstack([clip_rows(X.astype(np.float64), 1.0), np.ones((40, 1))])
+    theta = rng.standard_normal(4)
+    # float32 products: 1e-6 is a few float32 roundings of terms of size <= 1
+    np.testing.assert_allclose(design @ theta, reference @ theta, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(design.T @ np.ones(40), reference.T @ np.ones(40), rtol=1e-6, atol=1e-6)
+
+
+def test_only_far_rows_are_stored():
+    X = np.array([[1.0, 0.0], [FAR_ROW_FACTOR * 0.99, 0.0], [FAR_ROW_FACTOR * 1.01, 0.0]])
+    design = ClippedDesign.from_data(X, 1.0)
+    assert design.far_rows.tolist() == [2]
+    assert ClippedDesign.from_data(X[:2], 1.0).far_rows is None
