@@ -1,4 +1,4 @@
-"""Empirical privacy audit: lower bound on epsilon vs the claim (issue 6).
+"""Empirical privacy audit: lower bound on epsilon vs the claim.
 
 For each estimator and budget, ``skdpgd.audit.audit_epsilon`` trains the estimator
 ``--trials`` times on D and on D' (the gradient canary: row 0 is the anti-canary in D and

@@ -2,7 +2,7 @@ r"""Data-fit terms of the linear models, with the public constants they own.
 
 Each loss :math:`l(\theta; x, y)` gives the sum over rows of its per-example value and
 gradient, and states the three constants the privacy analysis needs as functions of
-public bounds only (DESIGN.md section 2, table). With augmented rows of norm at most
+public bounds only (docs/theory.md#loss-constants). With augmented rows of norm at most
 :math:`\tilde R` (``row_norm``: data_norm and intercept column included), targets
 :math:`|y| \le B` (``y_bound``) and, where the loss needs it, a domain
 :math:`\|\theta\| \le r` (``radius``):
@@ -36,9 +36,9 @@ products are written ``X @ coef`` and ``X.T @ residual`` so both work.
 References
 ----------
 .. [1] J. Bok, W. Su, J. Altschuler. Shifted interpolation for differential privacy.
-   ICML 2024 (seed ``002``): replace-one sensitivity of the gradient step.
+   ICML 2024: replace-one sensitivity of the gradient step.
 .. [2] T. Ryffel, F. Bach, D. Pointcheval. Differential privacy guarantees for
-   stochastic gradient Langevin dynamics. 2022 (seed ``003``), Lemma 5.1: Hessian of the
+   stochastic gradient Langevin dynamics. 2022, Lemma 5.1: Hessian of the
    softmax loss, after D. Böhning, Multinomial logistic regression algorithm, Ann. Inst.
    Statist. Math. 44 (1992).
 .. [3] P. J. Huber. Robust estimation of a location parameter. Ann. Math. Statist. 35 (1964).
@@ -121,7 +121,7 @@ class BinaryLogisticLoss(_ScalarOutputLoss):
     :math:`\phi_c'(0) < 0`, hence classification-calibrated (Bartlett, Jordan, McAuliffe
     2006, Theorem 6): its minimiser still targets the Bayes classifier.
 
-    Constants (DESIGN.md section 2, table; :math:`\|x\| \le \tilde R`, any theta in
+    Constants (docs/theory.md#loss-constants; :math:`\|x\| \le \tilde R`, any theta in
     :math:`\mathbb{R}^d`, so no projection is needed):
 
     * L = c Rt, since :math:`|\mathrm{clip}(\sigma(t) - y, -c, c)| \le c` (and < 1);
@@ -198,7 +198,7 @@ class MultinomialLogisticLoss:
     (Hessian: [2]_ Lemma 5.1, after Böhning 1992). The value uses ``log_softmax``
     (a stable log-sum-exp).
 
-    Constants (DESIGN.md section 2, table; Frobenius norms; any theta):
+    Constants (docs/theory.md#loss-constants; Frobenius norms; any theta):
 
     * L = sqrt(2) Rt, since
       :math:`\|p - e_y\|^2 = (1 - p_y)^2 + \sum_{k \ne y} p_k^2 \le 2(1 - p_y)^2 \le 2`;
@@ -211,11 +211,11 @@ class MultinomialLogisticLoss:
     Parameters
     ----------
     n_classes : int
-        K >= 2 (the label set is public: it is given by the user, DESIGN.md section 6).
+        K >= 2 (the label set is public: it is given by the user, docs/theory.md#rules).
 
     References
     ----------
-    .. [2] Ryffel, Bach, Pointcheval (2022), Lemma 5.1 (seed ``003``).
+    .. [2] Ryffel, Bach, Pointcheval (2022), Lemma 5.1.
     """
 
     def __init__(self, n_classes):
@@ -285,7 +285,7 @@ class HuberLoss(_ScalarOutputLoss):
                = a\,(|r| - a/2), \qquad
         \nabla l = \mathrm{clip}(r, -c, c)\,x
 
-    (DESIGN.md section 3, last paragraph; Huber 1964). The second form of h_c is the one
+    (docs/theory.md#loss-constants; Huber 1964). The second form of h_c is the one
     computed: it never squares a large residual.
 
     Constants (any theta in :math:`\mathbb{R}^d`, any target; no projection and no
@@ -339,7 +339,7 @@ class HuberLoss(_ScalarOutputLoss):
 
 _SQUARED_HINT = (
     " The squared loss has a bounded gradient only on a bounded domain: pass the projection"
-    " radius r and the target bound B (DESIGN.md section 2)."
+    " radius r and the target bound B (docs/theory.md#loss-constants)."
 )
 
 
@@ -351,7 +351,7 @@ class SquaredLoss(_ScalarOutputLoss):
         \nabla l = (\theta\cdot x - y)\,x, \qquad \nabla^2 l = x x^\top.
 
     Its gradient is unbounded on :math:`\mathbb{R}^d`, so the constants need the
-    projection radius r and the target bound B (DESIGN.md section 2, table). With
+    projection radius r and the target bound B (docs/theory.md#loss-constants). With
     :math:`\|\theta\| \le r`, :math:`\|x\| \le \tilde R`, :math:`|y| \le B`:
 
     * L = Rt (r Rt + B), since :math:`|\theta\cdot x - y| \le r\tilde R + B`; attained

@@ -1,4 +1,4 @@
-"""Bad input and faults at every public entry point (issue 6, item 4).
+"""Bad input and faults at every public entry point.
 
 Each bad input must give a clear error (an exception naming the problem) or a correct
 result, never a silent wrong model or a hang. "Correct" is checked against an
@@ -163,7 +163,7 @@ def test_integer_and_boolean_X_are_read_as_numbers(data, make, kind):
 
 @pytest.mark.parametrize("make, kind", ESTIMATORS)
 def test_huge_rows_are_clipped_onto_the_norm_bound(data, make, kind):
-    # Rows of norm ~1e300 must be scaled onto the sphere of radius data_norm = 1 (DESIGN.md 2),
+    # Rows of norm ~1e300 must be scaled onto the sphere of radius data_norm = 1 (docs/theory.md#row-clipping),
     # i.e. give the model of the unit-normalised rows, computed here independently.
     X, y = data[0], _y(data, kind)
     unit = X / np.linalg.norm(X, axis=1, keepdims=True)

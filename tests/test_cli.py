@@ -53,7 +53,7 @@ def test_composition_noise_meets_the_target_by_hand():
 
 
 def _chourasia_epsilon(sigma, report, eta):
-    """Chourasia et al. Cor. 1 (DESIGN.md (D)) + Canonne-Kamath-Steinke, written out here."""
+    """Chourasia et al. Cor. 1 (docs/theory.md#bound-d) + Canonne-Kamath-Steinke, written out here."""
     orders = np.concatenate([1 + np.arange(1, 1000) / 100, np.geomspace(11, 1e6, 2000)])
     s2 = sigma**2 * eta / 2
     lam, n, k = report.strong_convexity, report.n_samples, report.n_steps

@@ -138,7 +138,7 @@ def test_report_matches_target_and_public_constants(binary_data, epsilon):
     b = X.shape[1] ** -0.125
     rt, c = math.sqrt(1.0 + b * b), 0.5
     assert clf.intercept_scaling_ == pytest.approx(b) and clf.residual_clip_ == c
-    assert report.sensitivity == pytest.approx(2 * c * rt)  # DESIGN.md table, binary
+    assert report.sensitivity == pytest.approx(2 * c * rt)  # docs/theory.md#loss-constants, binary
     assert report.smoothness == pytest.approx(rt**2 / 4 + clf.strong_convexity_)
     assert report.delta == min(1e-5, 1 / (10 * n))
     assert report.neighbouring_relation == "replace-one"

@@ -1,5 +1,5 @@
 """Losses: gradients against finite differences, and the public constants of
-DESIGN.md section 2 checked numerically (never exceeded, and nearly attained)."""
+docs/theory.md#loss-constants checked numerically (never exceeded, and nearly attained)."""
 
 import math
 

@@ -9,7 +9,7 @@ update :math:`\theta_{k+1} = \theta_k - \eta\nabla\mathcal L_{B_k}(\theta_k) + \
 
     \varepsilon(\alpha) = \frac{4\alpha L^2}{\lambda n^2\sigma^2}\big(1 - e^{-\lambda\eta K/2}\big).
 
-Instance (DESIGN.md section 3): one dimension, :math:`\ell(\theta; x_i) = \frac\lambda2\theta^2
+Instance (docs/theory.md#not-used): one dimension, :math:`\ell(\theta; x_i) = \frac\lambda2\theta^2
 + g_i\theta` with :math:`|g_i| \le L` (lam-strongly convex, lam-smooth, gradients of two
 records differ by at most 2L at every theta, which is the only way L enters the proof:
 Lemma 3.2's gradient sensitivity S_g), batch size m = 1. Data set D: g_i = +L for
@@ -38,7 +38,7 @@ LAM, ETA, SIGMA, LIP, N = 1.0, 0.99, 1.0, 20.0, 100
 
 
 def ryffel_theorem_3_2(alpha, n_steps):
-    """The bound exactly as stated (seed 003, Theorem 3.2 / Corollary 3.2)."""
+    """The bound exactly as stated (Ryffel, Bach, Pointcheval 2022, Theorem 3.2 / Corollary 3.2)."""
     return 4 * alpha * LIP**2 / (LAM * N**2 * SIGMA**2) * (1 - math.exp(-LAM * ETA * n_steps / 2))
 
 

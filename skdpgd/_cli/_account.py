@@ -7,10 +7,10 @@ exactly the sigma, K and mu that ``fit`` on any data set of that shape would use
 (the planner reads only public numbers). The baselines answer: what noise would the
 same K steps need for the same (epsilon, delta) if accounted
 
-- by composition (Bok, Su, Altschuler 2024, Theorem 4.1; DESIGN.md (E)), with
+- by composition (Bok, Su, Altschuler 2024, Theorem 4.1; docs/theory.md#bound-e), with
   :func:`skdpgd.accounting.composition_gdp`, which is S sqrt(K) / (n sigma), linear in
   1/sigma; and
-- by Chourasia, Ye, Shokri (2021), Corollary 1 (DESIGN.md (D)), with
+- by Chourasia, Ye, Shokri (2021), Corollary 1 (docs/theory.md#bound-d), with
   :func:`skdpgd.accounting.chourasia_rdp` converted by
   :func:`skdpgd.accounting.rdp_to_epsilon`. That theorem needs eta < 1/beta, so it is
   evaluated at its most favourable admissible step (eta -> 1/beta: its bound decreases

@@ -1,6 +1,6 @@
 """Privacy accounting for noisy gradient descent: pure functions, numpy/scipy only.
 
-Conventions (DESIGN.md sections 1 and 3): replace-one neighbours, n public, noise
+Conventions (docs/theory.md#conventions): replace-one neighbours, n public, noise
 standard deviation ``noise_std`` on the averaged gradient, ``sensitivity`` the
 replace-one sensitivity of one per-example gradient, last iterate released only.
 
@@ -90,7 +90,7 @@ __all__ = [
     "plan_noisy_gd_regularization",
     "rdp_to_epsilon",
     "utility_proxy",
-    # sampled noisy SGD (issue 8)
+    # sampled noisy SGD (docs/theory.md#sampled-sgd)
     "SGD_ORDERS",
     "SampledSGDBounds",
     "SampledSGDPlan",

@@ -1,6 +1,6 @@
 r"""Altschuler-Talwar's last-iterate Renyi bound for projected noisy SGD (numpy/scipy only).
 
-Altschuler and Talwar (NeurIPS 2022, seed ``004``), eq. (3.3): for convex, L-Lipschitz,
+Altschuler and Talwar (NeurIPS 2022), eq. (3.3): for convex, L-Lipschitz,
 M-smooth losses on a convex set of diameter D, step ``eta <= 2/M``, a fresh *uniformly
 random batch of size b* each step (b distinct rows, drawn without replacement), the
 batch gradient averaged over b, noise :math:`\mathcal N(0, \sigma^2 I)` on the gradient
@@ -153,7 +153,7 @@ def altschuler_talwar_rdp(
 
     with :math:`m = T - \tau` and the split :math:`\sigma_2^2 = s\sigma^2`,
     :math:`\sigma_1^2 = (1-s)\sigma^2` (Altschuler and Talwar 2022, eq. (3.3) and its
-    proof, Steps 3a-4; seed ``004``). For each order and split the minimum over m is
+    proof, Steps 3a-4). For each order and split the minimum over m is
     attained at :math:`\lfloor m^*\rfloor` or :math:`\lceil m^*\rceil` with
     :math:`m^* = \sqrt{B/A}` clipped to [1, T] (m A + B/m is convex in m). Every
     (order, split, m) gives a valid bound, so the minimum does too.

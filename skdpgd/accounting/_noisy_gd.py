@@ -1,6 +1,6 @@
 r"""Gaussian-DP of the last iterate of projected noisy gradient descent.
 
-One noise convention everywhere (DESIGN.md section 1): the update is
+One noise convention everywhere (docs/theory.md#noise-convention): the update is
 
 .. math::
 
@@ -13,7 +13,7 @@ gradient (so the averaged gradient over n records moves by at most S/n), and onl
 the last iterate released. Neighbouring data sets differ by replacing one record.
 
 All bounds are from Bok, Su and Altschuler (ICML 2024), "Shifted interpolation for
-differential privacy" (seed ``002`` of DESIGN.md).
+differential privacy"; formulas and hypotheses in docs/theory.md#bounds.
 """
 
 import math
@@ -136,7 +136,7 @@ def noisy_gd_gdp(
     n_samples : int
         n, number of records (public).
     learning_rate, strong_convexity, smoothness : float
-        eta, lam and beta of the objective F_D (DESIGN.md section 1).
+        eta, lam and beta of the objective F_D (docs/theory.md#conventions).
 
     Returns
     -------
@@ -237,7 +237,7 @@ def noisy_cyclic_gd_gdp(
         fixed partition in a fixed order (K = l E steps).
     batch_size : int
         Requested batch size b. The partition is balanced (:func:`cyclic_batch_sizes`)
-        and the bound uses the smallest batch, b_min = n // l (DESIGN.md 3 (C)).
+        and the bound uses the smallest batch, b_min = n // l (docs/theory.md#bound-c).
     sensitivity, n_samples, learning_rate, strong_convexity, smoothness
         As in :func:`noisy_gd_gdp`.
 

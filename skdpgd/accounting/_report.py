@@ -1,4 +1,4 @@
-"""The privacy report attached to every fitted estimator (DESIGN.md 4, step 4)."""
+"""The privacy report attached to every fitted estimator (docs/theory.md#calibration, step 5)."""
 
 import dataclasses
 import math
@@ -54,7 +54,7 @@ class PrivacyReport:
     neighbouring_relation : str
         Always ``"replace-one"`` (n is public).
     noise_std, n_steps, learning_rate, strong_convexity, smoothness, sensitivity, contraction
-        sigma, K, eta, lam, beta, S and c (DESIGN.md sections 1-3).
+        sigma, K, eta, lam, beta, S and c (docs/theory.md#conventions, #loss-constants, #contraction).
     n_samples : int
         n (public).
     batch_size, n_epochs : int or None
@@ -191,7 +191,7 @@ def noisy_cyclic_gd_report(
     )
 
 
-# --- sampled noisy SGD (issue 8) ---------------------------------------------------------
+# --- sampled noisy SGD (docs/theory.md#sampled-sgd) ---------------------------------------------------------
 
 
 @dataclass(frozen=True, repr=False)

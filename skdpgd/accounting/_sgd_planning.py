@@ -1,6 +1,6 @@
 r"""From a privacy target to a sampled noisy SGD run: batch size, steps, step size, noise, lam.
 
-Same recipe as the full-batch planner (:mod:`._calibration`, DESIGN.md 4): every
+Same recipe as the full-batch planner (:mod:`._calibration`, docs/theory.md#calibration): every
 candidate run is scored by a utility proxy built from public numbers only, the best is
 kept, and its noise is calibrated exactly and conservatively
 (:func:`calibrate_sampled_sgd`). Within one sampling rate, candidates are ranked with a

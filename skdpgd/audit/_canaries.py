@@ -1,6 +1,6 @@
 r"""Canaries: the record an audit inserts, the record it replaces, and where it is scored.
 
-Replace-one neighbours (DESIGN.md section 6): D and D' have the same n and differ in
+Replace-one neighbours (docs/theory.md#neighbours): D and D' have the same n and differ in
 row ``index`` only. The canary's features point along the coordinate e_j of X with the
 least energy :math:`\sum_i x_{ij}^2` (the other rows barely move the model along it, so
 the canary's pull is easiest to see), and are placed ``scale`` times *beyond* the
@@ -18,7 +18,7 @@ Two kinds:
 ``"gradient"``
     Row ``index`` holds the *anti-canary* in D and the canary in D', chosen so that the
     difference of the two records' per-example gradients is as large as the loss allows
-    at every theta (the replace-one sensitivity S of DESIGN.md section 2, or a fixed
+    at every theta (the replace-one sensitivity S of docs/theory.md#loss-constants, or a fixed
     fraction of it):
 
     * logistic: same x, another label: :math:`(\sigma(t) - 1)\tilde x - \sigma(t)\tilde x

@@ -10,7 +10,7 @@ gradient sensitivity is :math:`S = \sup\|x - x'\| = 2R`, and noisy GD
     \theta_{k+1} = \theta_k - \eta\,(\theta_k - \bar x + \sigma Z_k), \qquad \theta_0 = 0,
 
 has Gaussian iterates, so Bok, Su and Altschuler (ICML 2024), Theorem 4.2 (bound (A) of
-DESIGN.md) is *exact* here: with c = |1 - eta| and the neighbours x = -x' on the sphere,
+docs/theory.md#bound-a) is *exact* here: with c = |1 - eta| and the neighbours x = -x' on the sphere,
 the two laws of :math:`\theta_K` are Gaussians with a common covariance
 :math:`\eta^2\sigma^2\frac{1-c^{2K}}{1-c^2} I` and means :math:`\eta\frac{S}{n}
 \frac{1-c^K}{1-c}` apart, i.e. exactly
@@ -19,7 +19,7 @@ the two laws of :math:`\theta_K` are Gaussians with a common covariance
 
     \mu_K = \frac{S}{n\sigma}\sqrt{\frac{1+c}{1-c}\cdot\frac{1-c^K}{1+c^K}}
 
-(DESIGN.md section 3 (A), "check"). An audit of this estimator with the gradient canary
+(docs/theory.md#bound-a, the exactness check). An audit of this estimator with the gradient canary
 and the projection statistic runs the optimal (Neyman-Pearson) test, so its lower bound
 can approach the claimed epsilon: the measure of how tight the audit itself is.
 """

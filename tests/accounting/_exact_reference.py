@@ -7,9 +7,9 @@ Nothing in this module imports ``skdpgd``: every expected value used by the test
   losses (every iterate is Gaussian, so the mean and covariance recursions below are exact),
 * by evaluating the Gaussian-DP trade-off in high precision with mpmath (closed form through
   ``ncdf`` and, independently, by integrating the privacy-loss tail), or
-* by writing out the formulas of DESIGN.md section 3 "by hand" in mpmath.
+* by writing out the formulas of docs/theory.md#bounds "by hand" in mpmath.
 
-Noise convention (DESIGN.md section 1): th_{k+1} = th_k - eta * (grad F_B(th_k) + sigma * Z_k),
+Noise convention (docs/theory.md#noise-convention): th_{k+1} = th_k - eta * (grad F_B(th_k) + sigma * Z_k),
 Z_k ~ N(0, I), replace-one neighbours.
 """
 
@@ -158,7 +158,7 @@ def cyclic_partition(n, batch_size):
 
 
 # ---------------------------------------------------------------------------------------------
-# Bounds of DESIGN.md section 3, written out by hand (mpmath, 50 digits)
+# Bounds of docs/theory.md#bounds, written out by hand (mpmath, 50 digits)
 # ---------------------------------------------------------------------------------------------
 
 

@@ -1,4 +1,4 @@
-"""Calibration (DESIGN.md section 4): target (eps, delta) -> noise_std.
+"""Calibration (docs/theory.md#calibration): target (eps, delta) -> noise_std.
 
 Checked independently of the accountant under test: the GDP parameter of the calibrated run is
 recomputed from the hand-written bound (A) / (C) (``_exact_reference.bound_*_hand``, mpmath) and
@@ -7,7 +7,7 @@ its exact delta at the target epsilon is evaluated in 60-digit mpmath:
 * conservative: delta(eps_target; mu_run) <= delta_target, i.e. the run's exact epsilon is at most
   the target;
 * tight: delta(eps_target * (1 - 1e-6); mu_run) > delta_target, i.e. the run's exact epsilon is
-  above (1 - 1e-6) * target (DESIGN.md 5: round trip within 1e-6 relative).
+  above (1 - 1e-6) * target (docs/theory.md#exactness-checks: round trip within 1e-6 relative).
 
 The property stated in the API (``gdp_to_epsilon(noisy_gd_gdp(sigma, ...), delta)`` in
 [eps (1 - 1e-6), eps]) is checked as well, through the package's own accountant.

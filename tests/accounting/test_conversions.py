@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from skdpgd.accounting import epsilon_delta_to_gdp, gdp_to_delta, gdp_to_epsilon
 
 DELTA_RTOL = 1e-8  # brief: gdp_to_delta against the exact value, relative
-INVERSE_RTOL = 1e-6  # DESIGN.md 5: round trips within 1e-6 relative
+INVERSE_RTOL = 1e-6  # docs/theory.md#exactness-checks: round trips within 1e-6 relative
 TINY = mp.mpf("1e-300")  # below this the float result may underflow; not compared
 
 EPS_GRID = [1e-3, 3e-3, 0.01, 0.05, 0.1, 0.3, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0]

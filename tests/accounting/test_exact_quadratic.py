@@ -2,7 +2,7 @@
 
 For quadratic per-example losses f_i(th) = 0.5 (th - x_i)^T H (th - x_i), every iterate of noisy
 GD is Gaussian with a data-independent covariance, so the exact Gaussian-DP parameter of the last
-iterate is the Mahalanobis distance between the means on neighbouring data sets (DESIGN.md
+iterate is the Mahalanobis distance between the means on neighbouring data sets (docs/theory.md#bound-a,
 section 5).  The means and covariances are propagated step by step from the actual data sets in
 ``_exact_reference.gaussian_iterates``; no closed form of the bound is used to build the
 reference.
@@ -10,7 +10,7 @@ reference.
 Tolerances: the reference recursions run in float64 (or mpmath at 50 digits for
 ``scalar_recursion_mu``).  Their rounding (~K * 1e-16 over K <= 1000 steps, plus ~1e-16 / (S/m)
 relative from writing the replaced row x_i' = x_i - shift in float64) stays below ~1e-11 on these
-grids (worst seen 1e-12), so bound (A) must match them to 1e-10 relative (DESIGN.md: "~1e-10").  Upper-bound checks allow
+grids (worst seen 1e-12), so bound (A) must match them to 1e-10 relative (docs/theory.md#exactness-checks: "about 1e-10").  Upper-bound checks allow
 1e-12 relative for the float rounding of both sides.
 """
 

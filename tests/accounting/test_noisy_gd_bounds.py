@@ -1,6 +1,6 @@
 """Bounds (A), (B), (C) and the composition baseline: formulas by hand and structural properties.
 
-Expected values come from DESIGN.md section 3 written out in 50-digit mpmath
+Expected values come from docs/theory.md#bounds written out in 50-digit mpmath
 (``_exact_reference.bound_*_hand``); 1e-12 relative allows for the float64 evaluation of a few
 dozen operations.  Exactness against the Gaussian instance is in ``test_exact_quadratic.py``.
 """

@@ -3,7 +3,7 @@
 The exact Renyi divergence of order alpha between N(m1, C) and N(m2, C) is alpha * mu^2 / 2 with
 mu the Mahalanobis distance of the means; mu comes from the step-by-step Gaussian recursion of
 ``_exact_reference`` (no closed form of any bound).  Formula checks compare against the formulas
-of DESIGN.md written out in 50-digit mpmath (``*_hand``), to 1e-12 relative (float64 evaluation
+of docs/theory.md written out in 50-digit mpmath (``*_hand``), to 1e-12 relative (float64 evaluation
 of a handful of operations).
 """
 
@@ -81,7 +81,7 @@ def test_exact_renyi_divergence_never_exceeds_chourasia(lam, beta):
 
 @pytest.mark.parametrize("lam, beta", [(0.5, 2.0), (1.0, 1.0), (0.05, 4.0), (3.0, 3.0001)])
 def test_bound_a_in_rdp_is_at_most_064_of_chourasia(lam, beta):
-    # DESIGN.md (D): (A) implies alpha mu^2/2-RDP; on the quadratic instance that is at most
+    # docs/theory.md#bound-d: (A) implies alpha mu^2/2-RDP; on the quadratic instance that is at most
     # lam eta / (4 (1 - exp(-lam eta/2))) <= 0.6354 of (D) (worst at K = 1, lam eta -> 1).
     S, n, sigma = 2.0, 100, 0.05
     for eta_frac in (1e-4, 0.1, 0.5, 0.9, 0.999999):

@@ -1,6 +1,6 @@
 """Property-based tests (hypothesis) of the accounting inverses used by every fit.
 
-Each property is a statement of DESIGN.md sections 3-4 that must hold for every input in
+Each property is a statement of docs/theory.md (#bounds, #calibration) that must hold for every input in
 the stated ranges, not only on a grid:
 
 * calibrate -> account: the calibrated noise makes the accountant return an epsilon that
@@ -11,7 +11,7 @@ the stated ranges, not only on a grid:
 
 Tolerances: calibration nudges sigma up by factors of 1 + 1e-12 until the accountant agrees
 (skdpgd.accounting._calibration), so the returned epsilon is below the target by at most
-~1e-9 relative; 1e-6 is DESIGN.md's stated round-trip tolerance.
+~1e-9 relative; 1e-6 is the round-trip (docs/theory.md#exactness-checks) tolerance.
 """
 
 import math

@@ -1,4 +1,4 @@
-"""The audit catches deliberately broken estimators and passes the real ones (issue 6, item 2).
+"""The audit catches deliberately broken estimators and passes the real ones.
 
 The broken estimators are written here, on the public API only
 (``skdpgd.accounting`` + ``skdpgd.optim.noisy_gradient_descent``), so they do not depend

@@ -1,4 +1,4 @@
-"""The exact case (issue 6, item 3): NoisyGDMean, where the claimed epsilon is tight.
+"""The exact case: NoisyGDMean, where the claimed epsilon is tight.
 
 Noisy GD on 0.5 ||theta - x||^2 has Gaussian iterates, so the exact Gaussian-DP of the
 last iterate for the canary pair x = -x' on the sphere of radius R is computed here from
