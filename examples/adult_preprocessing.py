@@ -12,7 +12,8 @@ comes from the Adult *code book* (``adult.names``) and the public CPS field limi
   :class:`skdpgd.preprocessing.BoundedScaler` (clipping outside values), capital gain
   and loss on a log scale;
 - categorical features are one-hot encoded over the code book's category lists by
-  :func:`skdpgd.preprocessing.public_one_hot` (the unknown marker ``"?"`` -> all zeros);
+  :func:`skdpgd.preprocessing.public_one_hot` (the code book's unknown marker ``"?"`` -> all
+  zeros; any other value outside a list is an error that names the column);
 - ``fnlwgt`` (a survey weight with no public upper bound) is dropped;
 - every row is divided by sqrt(13): 5 numeric features in [0, 1] and 8 one-hot groups
   give a squared row norm of at most 13, so rows have norm <= 1 (``data_norm=1``).
@@ -104,7 +105,8 @@ def make_adult_preprocessor():
             ), money),
             ("hours", BoundedScaler(bounds={"hours-per-week": LINEAR_BOUNDS["hours-per-week"]}),
              ["hours-per-week"]),
-            ("categories", public_one_hot(list(CATEGORIES.values())), list(CATEGORIES)),
+            ("categories", public_one_hot(list(CATEGORIES.values()), unknown_values="?"),
+             list(CATEGORIES)),
         ],
         remainder="drop",  # fnlwgt: no public bound
         verbose_feature_names_out=False,

@@ -117,7 +117,7 @@ def test_fit_with_toml_config_saves_a_usable_model(tmp_path, capsys):
     data = _write_csv(tmp_path / "data.csv")
     config = tmp_path / "bounds.toml"
     config.write_text(
-        'target = "income"\nclasses = ["<=50K", ">50K"]\ndrop = ["id"]\n'
+        'target = "income"\nclasses = ["<=50K", ">50K"]\ndrop = ["id"]\nunknown_values = "?"\n'
         '[bounds]\nage = [17, 90]\n[categories]\nsex = ["Female", "Male"]\n'
     )
     out = tmp_path / "model.joblib"

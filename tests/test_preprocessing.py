@@ -12,10 +12,14 @@ from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skdpgd import DPLogisticRegression
-from skdpgd.preprocessing import BoundedScaler, RowNormClipper, public_one_hot
+from skdpgd.preprocessing import (
+    BoundedScaler,
+    PublicOneHotEncoder,
+    RowNormClipper,
+    public_one_hot,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
-ADULT = ROOT.parent / "shared" / "data" / "adult" / "adult.data"
 
 
 @parametrize_with_checks(
@@ -107,14 +111,68 @@ def test_row_norm_clipper_pandas_output():
 
 # -- one-hot ------------------------------------------------------------------------
 
-def test_public_one_hot_refuses_auto_and_zeroes_unknowns():
+def test_public_one_hot_refuses_auto_and_keeps_the_public_list():
     with pytest.raises(ValueError, match="explicitly"):
         public_one_hot("auto")
     with pytest.raises(ValueError, match="non-empty"):
         public_one_hot([["a"], []])
+    assert isinstance(public_one_hot([["a"]]), PublicOneHotEncoder)
     enc = public_one_hot([["a", "b", "c"]]).fit([["c"]])  # fit sees only "c": list unchanged
-    assert_array_equal(enc.transform([["a"], ["z"]]), [[1, 0, 0], [0, 0, 0]])
+    assert_array_equal(enc.transform([["a"], ["b"]]), [[1, 0, 0], [0, 1, 0]])
     assert list(enc.get_feature_names_out(["g"])) == ["g_a", "g_b", "g_c"]
+
+
+def test_public_one_hot_unlisted_value_names_the_column_not_the_value():
+    pd = pytest.importorskip("pandas")
+    lists = [["Female", "Male"], ["US", "Peru"]]
+    # The issue this guards against: a CSV read without skipinitialspace keeps a space.
+    df = pd.DataFrame({"sex": [" Female", " Female", "Male"], "country": ["Peru"] * 3})
+    with pytest.raises(ValueError, match="column 'sex'") as info:
+        public_one_hot(lists).fit(df)
+    message = str(info.value)
+    assert "Female" not in message  # no private value
+    assert "2" not in message and "3" not in message  # no count of rows
+    assert "skipinitialspace" in message and "handle_unknown='ignore'" in message
+    # Without names the position is given; at transform time too.
+    good = np.array([["Male", "US"]], dtype=object)
+    enc = public_one_hot(lists).fit(good)
+    with pytest.raises(ValueError, match="column 1 has a value outside"):
+        enc.transform(np.array([["Male", "Chile"]], dtype=object))
+
+
+def test_public_one_hot_opt_outs_encode_zeros():
+    lists = [["a", "b"], ["x", "y"]]
+    rows = np.array([["?", "x"], ["b", "?"]], dtype=object)
+    # A public missing-value marker: zeros, no error; any other value still refused.
+    enc = public_one_hot(lists, unknown_values="?").fit(rows)
+    assert_array_equal(enc.transform(rows), [[0, 0, 1, 0], [0, 1, 0, 0]])
+    with pytest.raises(ValueError, match="column 0 .* and its unknown_values"):
+        enc.transform(np.array([["c", "x"]], dtype=object))
+    per_column = public_one_hot(lists, unknown_values=[["?"], []]).fit(rows[:1])
+    with pytest.raises(ValueError, match="column 1"):
+        per_column.transform(rows)
+    with pytest.raises(ValueError, match="unknown_values has 1 entries"):
+        public_one_hot(lists, unknown_values=[["?"]]).fit(rows)
+    # handle_unknown="ignore": every unlisted value silently becomes zeros.
+    ignore = public_one_hot(lists, handle_unknown="ignore").fit(rows)
+    assert_array_equal(ignore.transform([["z", "y"]]), [[0, 0, 0, 1]])
+
+
+def test_public_one_hot_sparse_and_in_a_column_transformer():
+    pd = pytest.importorskip("pandas")
+    from sklearn.compose import ColumnTransformer
+
+    df = pd.DataFrame({"sex": ["Male", "Female"], "age": [20.0, 40.0]})
+    ct = ColumnTransformer(
+        [("cat", public_one_hot([["Female", "Male"]], sparse_output=True), ["sex"]),
+         ("num", BoundedScaler(bounds={"age": (0.0, 100.0)}), ["age"])],
+        verbose_feature_names_out=False,
+    )
+    out = ct.fit_transform(df)
+    assert_allclose(np.asarray(out.todense() if sp.issparse(out) else out),
+                    [[0, 1, 0.2], [1, 0, 0.4]])
+    assert list(ct.get_feature_names_out()) == ["sex_Female", "sex_Male", "age"]
+    assert sp.issparse(public_one_hot([["a"]], sparse_output=True).fit_transform([["a"]]))
 
 
 def test_pipeline_with_estimator():
@@ -140,12 +198,17 @@ def _load(path, name):
     return module
 
 
-@pytest.mark.skipif(not ADULT.exists(), reason="Adult data not available (../shared/data/adult)")
 def test_adult_column_transformer_matches_benchmark():
+    # The gallery's ColumnTransformer, the packaged preprocessor and the benchmark's own
+    # code path give the same features on the Adult rows shipped with the package.
     pytest.importorskip("pandas")
+    from skdpgd.datasets import load_adult, make_adult_preprocessor
+
     datasets = _load(ROOT / "benchmarks" / "datasets.py", "_bench_datasets")
     example = _load(ROOT / "examples" / "adult_preprocessing.py", "_adult_example")
-    df = datasets._read_adult(ADULT, skip_first_line=False).iloc[:300]
+    adult = load_adult(as_frame=True)
+    df = adult.data.iloc[:300].astype(str)
+    df["income"] = np.where(adult.target.iloc[:300] == 1, ">50K", "<=50K")
     expected, _ = datasets._adult_features(df)  # the benchmark's own code path
     numeric = list(datasets.ADULT_NUMERIC)
     df = df.astype({name: float for name in numeric + ["fnlwgt"]})
@@ -153,6 +216,8 @@ def test_adult_column_transformer_matches_benchmark():
     assert got.shape == expected.shape == (300, 104)
     # Same float operations in the same order: equal to the last bit (1 ulp allowed).
     assert_allclose(got, expected, rtol=1e-15, atol=0)
+    packaged = make_adult_preprocessor().fit_transform(load_adult().data[:300])
+    assert_allclose(packaged, expected, rtol=1e-15, atol=0)
     names = example.make_adult_preprocessor().fit(df).get_feature_names_out()
     assert list(names[:5]) == numeric
     assert math.isclose(example.ROW_SCALE, datasets.ADULT_ROW_SCALE)

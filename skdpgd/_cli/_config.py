@@ -9,8 +9,12 @@ Config keys (all public knowledge about the data, never computed from it)::
     drop = ["fnlwgt"]                 # columns not used
     [bounds]                          # numeric features: public [low, high]
     age = [17, 90]
+    unknown_values = "?"              # public missing-value marker(s) -> all zeros
     [categories]                      # categorical features: every allowed value
     sex = ["Female", "Male"]
+
+A categorical value in neither its list nor ``unknown_values`` stops the fit with an
+error naming the column (``handle_unknown = "ignore"`` encodes it as zeros instead).
 
 Every column other than the target must be in ``bounds``, ``categories`` or ``drop``.
 """
@@ -21,7 +25,7 @@ from pathlib import Path
 
 CONFIG_KEYS = {
     "target", "model", "classes", "y_bound", "drop", "bounds", "categories", "epsilon",
-    "delta", "random_state",
+    "delta", "random_state", "unknown_values", "handle_unknown",
 }
 
 

@@ -39,7 +39,9 @@ def build_pipeline(numeric, categorical, config, estimator):
     if categorical:
         lists = [[str(v) for v in categories[name]] for name in categorical]
         columns = list(range(len(numeric), len(numeric) + len(categorical)))
-        parts.append(("categorical", public_one_hot(lists), columns))
+        parts.append(("categorical", public_one_hot(
+            lists, unknown_values=config.get("unknown_values"),
+            handle_unknown=config.get("handle_unknown", "error")), columns))
     scale = math.sqrt(len(numeric) + len(categorical))  # ||row||^2 <= #numeric + #groups
     return Pipeline([
         ("features", ColumnTransformer(parts)),

@@ -10,11 +10,13 @@ privacy before the estimator.
 
 - :class:`BoundedScaler`: per-feature public ``[low, high]`` -> ``[0, 1]``, clipping.
 - :class:`RowNormClipper`: each row scaled to Euclidean norm <= ``max_norm``.
-- :func:`public_one_hot`: an ``OneHotEncoder`` whose categories are given explicitly.
+- :func:`public_one_hot` / :class:`PublicOneHotEncoder`: one-hot over category lists given
+  explicitly; a value outside its list raises an error naming the column (opt-outs:
+  ``unknown_values`` for public missing-value markers, ``handle_unknown="ignore"``).
 """
 
 from ._bounded import BoundedScaler
-from ._one_hot import public_one_hot
+from ._one_hot import PublicOneHotEncoder, public_one_hot
 from ._row_norm import RowNormClipper
 
-__all__ = ["BoundedScaler", "RowNormClipper", "public_one_hot"]
+__all__ = ["BoundedScaler", "PublicOneHotEncoder", "RowNormClipper", "public_one_hot"]
