@@ -293,10 +293,14 @@ def sampled_sgd_report(
     with amplification and, for uniform fixed-size batches with a projection,
     Altschuler-Talwar eq. (3.3)). Needs the ``sgd`` extra (dp-accounting).
     """
-    from ._sampled_sgd import DEFAULT_DISCRETIZATION
+    from ._sampled_sgd import poisson_run_discretization
     from ._sgd_bounds import THEOREMS, sampled_sgd_bounds
 
-    discretization = DEFAULT_DISCRETIZATION if discretization is None else float(discretization)
+    if discretization is None:  # the grid poisson_sgd_epsilon picks for this run
+        discretization = poisson_run_discretization(
+            noise_std, n_steps, batch_size=batch_size, n_samples=n_samples,
+            gradient_bound=gradient_bound)
+    discretization = float(discretization)
     bounds = sampled_sgd_bounds(
         noise_std, n_steps, delta=delta, sampling=sampling, batch_size=batch_size,
         n_samples=n_samples, gradient_bound=gradient_bound, learning_rate=learning_rate,

@@ -36,11 +36,118 @@ from functools import lru_cache
 import numpy as np
 
 from ._checks import check_count, check_positive, check_probability
-from ._gdp import epsilon_delta_to_gdp
+from ._gdp import epsilon_delta_to_gdp, gdp_to_epsilon
 
-#: Default PLD discretisation (privacy-loss grid step). Smaller is tighter and slower;
+#: Finest PLD discretisation (privacy-loss grid step). Smaller is tighter and slower;
 #: the discretisation is pessimistic, so any value gives a valid upper bound.
 DEFAULT_DISCRETIZATION = 1e-3
+
+#: The automatic grid step is at least this fraction of the run's epsilon scale
+#: (:func:`pld_discretization`), so a PLD has about ``1 / PLD_RELATIVE_RESOLUTION`` points
+#: at most, whatever the budget.
+PLD_RELATIVE_RESOLUTION = 1e-5
+
+
+def _run_mu_scale(q, z, k):
+    r"""A GDP-like scale of K Poisson steps (q, z): sets the PLD grid, never a claim.
+
+    The smaller of two numbers. (i) :math:`2\sqrt K / z`: subsampling is a
+    post-processing of the unsampled pair (output the mechanism's sample with
+    probability q, a fresh draw of :math:`\mathcal N(0, z^2)` otherwise), so one step is
+    at most :math:`2/z`-GDP (replace-one shift 2) and K steps
+    :math:`2\sqrt K/z`-GDP (Dong, Roth, Su 2022, Corollary 3.3). (ii) The CLT scale
+    :math:`q\sqrt{4K\sinh(1/z^2)}` of :func:`_clt_noise_multiplier`, which accounts for
+    the amplification at small q.
+    """
+    if k == 0 or q == 0.0 or z == math.inf:
+        return 0.0
+    if z == 0.0:
+        return math.inf
+    unsampled = 2.0 * math.sqrt(k) / z
+    x = 1.0 / (z * z)
+    clt = math.inf if x > 700.0 else q * math.sqrt(4.0 * k * math.sinh(x))
+    return min(unsampled, clt)
+
+
+def pld_discretization(mu_scale):
+    r"""Automatic PLD grid step: ``min(1, max(1e-3, 1e-5 * eps_scale))``.
+
+    ``eps_scale`` :math:`= \mu^2/2 + 6\mu` approximates the epsilon of a mu-GDP
+    mechanism at the deltas in use (:math:`\epsilon \approx \mu^2/2 + \mu
+    \sqrt{2\log(1/\delta)}`). A PLD's support spans a few times its epsilon, so
+    scaling the grid step with it bounds the number of grid points (time and memory)
+    for any budget; below epsilon ~ 100 the step is the fixed 1e-3, and it never
+    exceeds 1 (the scale of :func:`_run_mu_scale` can overstate epsilon a thousandfold;
+    measured: at most ~5e5 points for every run with z >= ``PLD_MIN_NOISE_MULTIPLIER``
+    tried). The discretisation is pessimistic at every step, so the result is an upper
+    bound whatever the step; a coarser step overstates epsilon a little (measured for
+    q=0.002, z=0.0917, K=6000: 1592.805 at step 1e-3, 1592.8 at 0.1, 1595.0 at 1).
+    """
+    mu = float(mu_scale)
+    if mu == math.inf:
+        return math.inf
+    eps_scale = 0.5 * mu * mu + 6.0 * mu
+    return min(max(DEFAULT_DISCRETIZATION, PLD_RELATIVE_RESOLUTION * eps_scale), 1.0)
+
+
+#: Below this noise multiplier one step's privacy loss exceeds ~1e4 (2 / z^2), far
+#: beyond what the PLD's float64 epsilon can resolve (``exp(-loss)`` underflows past
+#: ~745) and its grid would need millions of points: such runs are accounted by the
+#: closed form of :func:`_unsampled_gdp_epsilon` instead.
+PLD_MIN_NOISE_MULTIPLIER = 0.015
+
+
+def _unsampled_gdp_epsilon(mu2, delta):
+    r"""epsilon of :math:`\sqrt{\mu^2}`-GDP: the closed-form bound for tiny noise.
+
+    Poisson subsampling is a post-processing of the unsampled Gaussian pair (with
+    probability q output the mechanism's draw, otherwise a fresh :math:`\mathcal N(0, z^2)`
+    draw), so a step with noise multiplier z is :math:`2/z`-GDP under replace-one (shift
+    2); K steps and a :math:`\mu_0`-GDP part compose to
+    :math:`\sqrt{\mu_0^2 + 4K/z^2}`-GDP (Dong, Roth, Su 2022, Corollary 3.3), converted
+    by their Corollary 2.13 (:func:`skdpgd.accounting.gdp_to_epsilon`). An upper bound
+    (amplification is ignored); used only where the PLD cannot be evaluated.
+    """
+    mu = math.sqrt(mu2)
+    if not mu < 1e100:  # gdp_to_epsilon's float range; epsilon is astronomically large
+        return math.inf
+    return float(gdp_to_epsilon(mu, delta))
+
+
+def poisson_run_discretization(noise_std, n_steps, *, batch_size, n_samples, gradient_bound):
+    """The grid step :func:`poisson_sgd_epsilon` uses for this run by default."""
+    sigma, k, b, n, lip = _check_run(noise_std, n_steps, batch_size, n_samples, gradient_bound)
+    if k == 0 or lip == 0.0 or sigma in (0.0, math.inf):
+        return DEFAULT_DISCRETIZATION
+    z = poisson_noise_multiplier(sigma, batch_size=b, gradient_bound=lip)
+    return pld_discretization(_run_mu_scale(b / n, z, k))
+
+
+def _resolve_discretization(discretization, mu_scale):
+    if discretization is None:
+        return pld_discretization(mu_scale)
+    return check_positive("discretization", discretization)
+
+
+#: Largest finite epsilon the sampled-SGD calibration and planner accept. Beyond it
+#: the PLD's float64 epsilon cannot resolve the privacy losses involved (``exp(-loss)``
+#: underflows past ~745; the library then returns coarse, still conservative values) and
+#: the target protects nothing anyway; ``epsilon=inf`` (no noise) stays available.
+SGD_MAX_EPSILON = 1000.0
+
+
+def check_sgd_epsilon(epsilon):
+    """epsilon for sampled-SGD calibration: in (0, SGD_MAX_EPSILON] or inf, else ValueError."""
+    epsilon = check_positive("epsilon", epsilon, allow_inf=True)
+    if SGD_MAX_EPSILON < epsilon < math.inf:
+        raise ValueError(
+            f"epsilon={epsilon!r} is above {SGD_MAX_EPSILON:g}, the largest budget the "
+            "sampled-SGD accountant calibrates (solver='sgd'): its float64 privacy-loss "
+            "distribution cannot resolve such losses, and such a budget protects nothing. "
+            "Use epsilon <= 1000, epsilon=numpy.inf for a noiseless run, or solver='gd' "
+            "(closed-form accounting at any epsilon)."
+        )
+    return epsilon
 
 
 def _dp_accounting():
@@ -71,9 +178,10 @@ def poisson_noise_multiplier(noise_std, *, batch_size, gradient_bound):
     return float(noise_std) * float(batch_size) / float(gradient_bound)
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=16)
 def _poisson_pld_accountant(q, z, k, discretization):
-    """The composed PLD accountant (cached: other deltas are then cheap queries)."""
+    """The composed PLD accountant (a small cache: other deltas are then cheap queries;
+    each holds its PMF, so the cache stays small to bound memory)."""
     dpa = _dp_accounting()
     from dp_accounting.pld import pld_privacy_accountant
 
@@ -97,7 +205,7 @@ def poisson_sgd_epsilon(
     batch_size,
     n_samples,
     gradient_bound,
-    discretization=DEFAULT_DISCRETIZATION,
+    discretization=None,
 ):
     r"""Epsilon of K Poisson-sampled noisy SGD steps by composition, replace-one (PLD).
 
@@ -119,8 +227,12 @@ def poisson_sgd_epsilon(
         Expected batch size b and n; q = b / n.
     gradient_bound : float
         L, bound on every per-example gradient norm (replace-one sensitivity of the sum 2L).
-    discretization : float, default=1e-3
-        The PLD's ``value_discretization_interval``.
+    discretization : float or None, default=None
+        The PLD's ``value_discretization_interval``; None: :func:`pld_discretization` of
+        the run's scale (1e-3 below epsilon ~ 100, relative beyond, so the work is
+        bounded for any run). Runs with noise multiplier z below
+        ``PLD_MIN_NOISE_MULTIPLIER`` get the closed-form bound of
+        :func:`_unsampled_gdp_epsilon` (epsilon beyond 1e4 there).
 
     Returns
     -------
@@ -129,17 +241,21 @@ def poisson_sgd_epsilon(
     """
     sigma, k, b, n, lip = _check_run(noise_std, n_steps, batch_size, n_samples, gradient_bound)
     delta = check_probability("delta", delta)
-    discretization = check_positive("discretization", discretization)
+    if discretization is not None:
+        check_positive("discretization", discretization)
     if k == 0 or lip == 0.0 or sigma == math.inf:
         return 0.0
     if sigma == 0.0:
         return math.inf
     z = poisson_noise_multiplier(sigma, batch_size=b, gradient_bound=lip)
-    return _poisson_pld_epsilon(b / n, z, k, delta, discretization)
+    if z < PLD_MIN_NOISE_MULTIPLIER:
+        return _unsampled_gdp_epsilon(4.0 * k / (z * z), delta)
+    d = _resolve_discretization(discretization, _run_mu_scale(b / n, z, k))
+    return _poisson_pld_epsilon(b / n, z, k, delta, d)
 
 
 def composed_replace_one_epsilon(
-    delta, *, gaussian_mu=0.0, poisson_runs=(), discretization=DEFAULT_DISCRETIZATION
+    delta, *, gaussian_mu=0.0, poisson_runs=(), discretization=None
 ):
     r"""Epsilon of a mu-GDP mechanism composed with Poisson noisy SGD runs (replace-one, PLD).
 
@@ -161,7 +277,9 @@ def composed_replace_one_epsilon(
         GDP parameter of the Gaussian part (0: none; inf: epsilon is inf).
     poisson_runs : tuple of (q, z, K)
         Sampling rate, noise multiplier relative to L, number of steps.
-    discretization : float
+    discretization : float or None
+        PLD grid step; None: :func:`pld_discretization` of the composed scale
+        :math:`\sqrt{\mu^2 + \sum_j s_j^2}` (``s_j`` the scale of run j).
 
     Returns
     -------
@@ -172,7 +290,12 @@ def composed_replace_one_epsilon(
     runs = tuple((float(q), float(z), int(k)) for q, z, k in poisson_runs)
     if mu == math.inf or any(z == 0.0 and k > 0 for _, z, k in runs):
         return math.inf
-    return _composed_epsilon(float(mu), runs, float(delta), float(discretization))
+    if any(z < PLD_MIN_NOISE_MULTIPLIER and k > 0 and q > 0.0 for q, z, k in runs):
+        return _unsampled_gdp_epsilon(
+            mu * mu + sum(4.0 * k / (z * z) for q, z, k in runs if k > 0 and q > 0.0), delta)
+    scale = math.sqrt(mu * mu + sum(_run_mu_scale(q, z, k) ** 2 for q, z, k in runs))
+    d = _resolve_discretization(discretization, scale)
+    return _composed_epsilon(float(mu), runs, float(delta), float(d))
 
 
 @lru_cache(maxsize=1024)
@@ -215,7 +338,7 @@ def calibrate_poisson_sgd(
     batch_size,
     n_samples,
     gradient_bound,
-    discretization=DEFAULT_DISCRETIZATION,
+    discretization=None,
     rtol=2e-3,
 ):
     r"""Smallest noise std (to ``rtol``) that makes a Poisson noisy SGD run (epsilon, delta)-DP.
@@ -233,10 +356,12 @@ def calibrate_poisson_sgd(
 
     Raises
     ------
+    ValueError
+        When ``epsilon`` is finite and above ``SGD_MAX_EPSILON`` (1000).
     RuntimeError
         When no noise multiplier up to 1e12 meets the target.
     """
-    epsilon = check_positive("epsilon", epsilon, allow_inf=True)
+    epsilon = check_sgd_epsilon(epsilon)
     delta = check_probability("delta", delta)
     _, k, b, n, lip = _check_run(1.0, n_steps, batch_size, n_samples, gradient_bound)
     rtol = check_positive("rtol", rtol)
@@ -245,7 +370,10 @@ def calibrate_poisson_sgd(
     q = b / n
 
     def eps_of(z):
-        return _poisson_pld_epsilon(q, float(z), k, delta, discretization)
+        if z < PLD_MIN_NOISE_MULTIPLIER:
+            return _unsampled_gdp_epsilon(4.0 * k / (z * z), delta)
+        d = _resolve_discretization(discretization, _run_mu_scale(q, float(z), k))
+        return _poisson_pld_epsilon(q, float(z), k, delta, d)
 
     z0 = float(_clt_noise_multiplier(epsilon_delta_to_gdp(epsilon, delta), q, k))
     return search_noise(eps_of, epsilon, z0, rtol=rtol) * lip / b

@@ -34,8 +34,8 @@ from ._checks import check_positive, check_probability
 from ._gdp import epsilon_delta_to_gdp
 from ._rdp import rdp_to_epsilon
 from ._sampled_sgd import (
-    DEFAULT_DISCRETIZATION,
     _clt_noise_multiplier,
+    check_sgd_epsilon,
     poisson_sgd_epsilon,
     search_noise,
     uniform_sgd_composition_epsilon,
@@ -95,7 +95,7 @@ def sampled_sgd_bounds(
     learning_rate,
     smoothness,
     domain_radius=None,
-    discretization=DEFAULT_DISCRETIZATION,
+    discretization=None,
 ):
     r"""(epsilon, delta) of a sampled noisy SGD run: the minimum over the bounds that cover it.
 
@@ -116,8 +116,9 @@ def sampled_sgd_bounds(
     domain_radius : float, optional
         r when every iterate is projected onto the ball of radius r around 0
         (diameter 2r); None when there is no projection.
-    discretization : float
-        PLD grid (Poisson composition only).
+    discretization : float or None
+        PLD grid (Poisson composition only); None: automatic
+        (:func:`~skdpgd.accounting._sampled_sgd.pld_discretization`).
 
     Returns
     -------
@@ -167,16 +168,17 @@ def calibrate_sampled_sgd(
     learning_rate,
     smoothness,
     domain_radius=None,
-    discretization=DEFAULT_DISCRETIZATION,
+    discretization=None,
     rtol=2e-3,
 ):
     r"""Smallest noise std (to ``rtol``) whose :func:`sampled_sgd_bounds` epsilon is <= target.
 
     Every bound decreases as sigma grows, so their minimum does too; the bracketing
     search of :func:`search_noise` returns a sigma whose epsilon was computed and is at
-    most ``epsilon`` (conservative by construction).
+    most ``epsilon`` (conservative by construction). A finite ``epsilon`` above
+    ``SGD_MAX_EPSILON`` (1000) is refused with a ValueError (:func:`check_sgd_epsilon`).
     """
-    epsilon = check_positive("epsilon", epsilon, allow_inf=True)
+    epsilon = check_sgd_epsilon(epsilon)
     delta = check_probability("delta", delta)
     if epsilon == math.inf or n_steps == 0 or gradient_bound == 0:
         return 0.0

@@ -19,7 +19,7 @@ import numpy as np
 from ._calibration import optimisation_error
 from ._checks import check_count, check_positive, check_probability
 from ._gdp import epsilon_delta_to_gdp
-from ._sampled_sgd import DEFAULT_DISCRETIZATION, _clt_noise_multiplier
+from ._sampled_sgd import _clt_noise_multiplier, check_sgd_epsilon
 from ._sgd_bounds import _check_sampling, calibrate_sampled_sgd, sampled_sgd_bounds
 
 #: Sampling rates q = b/n the planner tries by default.
@@ -182,7 +182,7 @@ def plan_sampled_sgd(
     sampling="poisson",
     sampling_rates=SGD_SAMPLING_RATES,
     domain_radius=None,
-    discretization=DEFAULT_DISCRETIZATION,
+    discretization=None,
 ):
     r"""Choose b, K, eta, sigma (and lam) for sampled noisy SGD under (epsilon, delta).
 
@@ -218,14 +218,25 @@ def plan_sampled_sgd(
         Candidate q.
     domain_radius : float, optional
         Radius of the projection ball (uniform sampling: enables Altschuler-Talwar).
-    discretization : float
-        PLD grid of the exact calibration.
+    discretization : float or None
+        PLD grid of the exact calibration; None: automatic, relative to each evaluated
+        run's epsilon scale beyond epsilon ~ 100
+        (:func:`~skdpgd.accounting._sampled_sgd.pld_discretization`), which bounds the
+        work for any budget.
 
     Returns
     -------
     SampledSGDPlan
+
+    Raises
+    ------
+    ValueError
+        When ``epsilon`` is finite and above ``SGD_MAX_EPSILON`` = 1000 (the PLD's
+        float64 range; see :func:`~skdpgd.accounting._sampled_sgd.check_sgd_epsilon`).
+        Planning is bounded in time and memory below it: the PLD grid step grows with
+        the run's epsilon scale (:func:`~skdpgd.accounting._sampled_sgd.pld_discretization`).
     """
-    epsilon = check_positive("epsilon", epsilon, allow_inf=True)
+    epsilon = check_sgd_epsilon(epsilon)
     delta = check_probability("delta", delta)
     sampling = _check_sampling(sampling)
     lip = check_positive("gradient_bound", gradient_bound, allow_zero=True)
@@ -244,5 +255,6 @@ def plan_sampled_sgd(
     radius = None if domain_radius is None else check_positive("domain_radius", domain_radius)
     return _plan_cached(
         float(epsilon), float(delta), float(lip), float(beta_l), n, p, float(r0), lams,
-        float(max_passes), sampling, rates, radius, float(discretization),
+        float(max_passes), sampling, rates, radius,
+        None if discretization is None else float(discretization),
     )
