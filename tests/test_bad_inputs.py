@@ -106,8 +106,10 @@ def test_labels_a_classifier_cannot_use_are_refused(data):
         _logistic().fit(X, targets)
     with pytest.raises(ValueError, match="at least 2 classes"):
         _logistic().fit(X, np.zeros(N, dtype=int))
-    with pytest.raises(ValueError, match="not in classes"):
+    with pytest.raises(ValueError, match="at least 2 classes"):  # public: before any read
         _logistic(classes=[0]).fit(X, labels)
+    with pytest.raises(ValueError, match="not in classes"):
+        _logistic(classes=[0, 5]).fit(X, labels)
 
 
 def test_string_targets_are_refused_by_the_regressor(data):

@@ -187,7 +187,9 @@ def test_ledger_is_charged_with_the_report_before_any_data_pass(monkeypatch):
     X, y, _ = _sparse_problem(n=500, d=5)
     ledger = _RecordingLedger()
     ids = np.arange(1000, 1500)
-    est = DPLogisticRegression(epsilon=0.5, ledger=ledger, random_state=0).fit(X, y, sample_ids=ids)
+    est = DPLogisticRegression(epsilon=0.5, classes=[0, 1], ledger=ledger, random_state=0).fit(
+        X, y, sample_ids=ids
+    )
     (owner, report, n, passed_ids), = ledger.calls
     assert owner is est and report is est.privacy_ and n == 500
     assert np.array_equal(passed_ids, ids)
@@ -196,7 +198,9 @@ def test_ledger_is_charged_with_the_report_before_any_data_pass(monkeypatch):
     monkeypatch.setattr(
         BinaryLogisticLoss, "gradient_sum", lambda *args: touched.append(1) or 1 / 0
     )
-    refused = DPLogisticRegression(epsilon=0.5, ledger=_RecordingLedger(refuse=True))
+    refused = DPLogisticRegression(
+        epsilon=0.5, classes=[0, 1], ledger=_RecordingLedger(refuse=True)
+    )
     with pytest.raises(RuntimeError, match="over budget"):
         refused.fit(X, y)
     assert not touched  # the data were never read
@@ -206,7 +210,9 @@ def test_ledger_is_charged_with_the_report_before_any_data_pass(monkeypatch):
 def test_sample_ids_must_align_with_rows():
     X, y, _ = _sparse_problem(n=200, d=3)
     with pytest.raises(ValueError, match="sample_ids"):
-        DPLogisticRegression(ledger=_RecordingLedger()).fit(X, y, sample_ids=np.arange(10))
+        DPLogisticRegression(classes=[0, 1], ledger=_RecordingLedger()).fit(
+            X, y, sample_ids=np.arange(10)
+        )
 
 
 def test_clone_keeps_scale_parameters():

@@ -17,6 +17,7 @@ from functools import lru_cache
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
+from sklearn.utils.validation import _num_features, _num_samples
 
 from .. import accounting
 from ..accounting._sgd_planning import SGD_SAMPLING_RATES
@@ -33,6 +34,11 @@ from ..optim import (
 )
 from ..utils._sklearn_compat import HasMethods, Interval, Options, StrOptions, validate_data
 from ..utils._validation import check_epsilon, make_generator, resolve_delta
+
+#: The range of the public scales data_norm, intercept_scaling and y_bound. Outside it the
+#: products of the fit (theta ~ 1/data_norm, float32 weights, squared bounds in the
+#: planner) would underflow or overflow for some data; rescale the data instead.
+PUBLIC_SCALE_RANGE = (1e-12, 1e12)
 
 #: Largest number of full-gradient steps "auto" plans for (a compute budget; the
 #: privacy guarantee does not depend on it, since bound (A) saturates in K).
@@ -197,9 +203,11 @@ class BaseDPLinearModel(BaseEstimator):
     _parameter_constraints = {
         "epsilon": [Interval(numbers.Real, 0, None, closed="neither"), Options(numbers.Real, {np.inf})],
         "delta": [Interval(numbers.Real, 0, 1, closed="neither"), StrOptions({"auto"})],
-        "data_norm": [Interval(numbers.Real, 0, None, closed="neither")],
+        "data_norm": [Interval(numbers.Real, *PUBLIC_SCALE_RANGE, closed="both")],
         "fit_intercept": ["boolean"],
-        "intercept_scaling": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
+        "intercept_scaling": [
+            Interval(numbers.Real, *PUBLIC_SCALE_RANGE, closed="both"), StrOptions({"auto"})
+        ],
         "solver": [StrOptions({"gd", "cyclic", "sgd"})],
         "batch_size": [Interval(numbers.Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left"), StrOptions({"auto"})],
@@ -386,6 +394,11 @@ class BaseDPLinearModel(BaseEstimator):
 
     @staticmethod
     def _check_sample_ids(sample_ids, n_samples):
+        """sample_ids as an array of n distinct ids, or None (checked before the charge).
+
+        The ids are the caller's public names of the records (what the ledger composes
+        per record); they are metadata, not data values, so checking them reads no row.
+        """
         if sample_ids is None:
             return None
         sample_ids = np.asarray(sample_ids)
@@ -394,24 +407,79 @@ class BaseDPLinearModel(BaseEstimator):
                 f"sample_ids must have shape ({n_samples},) like the rows of X; got "
                 f"shape {sample_ids.shape}."
             )
+        if np.unique(sample_ids).size != n_samples:
+            raise ValueError(
+                "sample_ids must be unique within a fit (one id per record): the ledger "
+                "charges each id once per fit, so a repeated id would hide a record's "
+                "second row. Give every row its record's own id."
+            )
         return sample_ids
 
-    def _fit_private(self, X, y, loss, coef_shape, notes, sample_ids=None):
-        """Plan, charge the ledger, run; returns (coef, report, lam). Sets no attribute.
+    def _public_shape(self, X, y):
+        """(n, d) read from the containers' structure only, never from their values.
 
-        Order matters for privacy: everything before the loop (plan, report, ledger) uses
-        public numbers only; the data are touched only by the gradient sums of the loop,
-        and only the last iterate leaves it.
+        n and d are public; reading them (``len``, ``shape``) cannot depend on a value of X
+        or y, so the ledger can be charged before anything else. Containers whose shape
+        cannot be read that way (e.g. ragged nested lists) are validated first, which is
+        refused when a ledger is set (the refusal would depend on the values).
         """
-        n_samples, n_features = X.shape
+        try:
+            if is_dask_array(X):
+                n_samples, n_features = X.shape
+                if any(math.isnan(size) for size in X.shape):
+                    raise TypeError("unknown chunk sizes")
+            else:
+                n_samples, n_features = _num_samples(X), _num_features(X)
+            n_targets = _num_samples(y)
+        except (TypeError, ValueError) as error:
+            if self.ledger is not None:
+                raise ValueError(
+                    "with a ledger, fit must read n and d from the shape of X and y before "
+                    f"reading any value, and could not ({error}). Pass X as a numpy array, "
+                    "a scipy sparse matrix, a pandas DataFrame or a dask array with known "
+                    "chunk sizes, and y as a 1-D array."
+                ) from None
+            X_checked, y_checked = self._validate_X_y(X, y)
+            n_samples, n_features = X_checked.shape
+            n_targets = y_checked.shape[0]
+        if n_targets != n_samples or n_samples < 2 or n_features < 1:
+            self._validate_X_y(X, y)  # scikit-learn's error for this shape
+            raise ValueError(
+                f"X has shape ({n_samples}, {n_features}) and y {n_targets} rows: need the "
+                "same number of rows, at least 2, and at least one feature."
+            )
+        return int(n_samples), int(n_features)
+
+    def _charge(self, n_samples, n_features, n_classes, notes, sample_ids):
+        """Plan and report from public numbers, then charge the ledger: no value read yet.
+
+        This is the first thing ``fit`` does with the data's (public) shape, so that a fit
+        refused later for its content (NaN, labels outside ``classes``, ...) has already
+        paid for what its refusal may reveal: a probe costs budget. See the privacy
+        model page ("Which errors depend on the data").
+
+        Returns
+        -------
+        loss, coef_shape, plan, report
+        """
+        loss, coef_shape = self._loss_and_shape(n_features, n_classes)
         epsilon = check_epsilon(self.epsilon)
         delta = resolve_delta(self.delta, n_samples)
         sample_ids = self._check_sample_ids(sample_ids, n_samples)
         n_params = int(np.prod(coef_shape))
         plan = self._plan(loss, n_samples, n_features, n_params, epsilon, delta)
         report = self._report(plan, loss, n_samples, n_features, delta, notes)
-        if self.ledger is not None:  # may refuse (PrivacyBudgetExceeded) before any data pass
+        if self.ledger is not None:  # may refuse (PrivacyBudgetExceeded)
             self.ledger.charge(self, report, n_samples=n_samples, sample_ids=sample_ids)
+        return loss, coef_shape, plan, report
+
+    def _run(self, X, y, loss, coef_shape, plan):
+        """Run the planned loop on the validated data; only the last iterate leaves it.
+
+        Everything before (plan, report, ledger) used public numbers only; the data are
+        touched only by the gradient sums of the loop.
+        """
+        n_samples = X.shape[0]
         rng = make_generator(self.random_state)
         lam = plan.strong_convexity
         batches = ()
@@ -426,33 +494,31 @@ class BaseDPLinearModel(BaseEstimator):
             progress = self._progress(plan.n_steps)
             if plan.solver == "sgd":
                 radius = plan.domain_radius
-                coef = noisy_sampled_gradient_descent(
+                return noisy_sampled_gradient_descent(
                     row_sums.sum_rows, start, n_samples=n_samples, batch_size=plan.batch_size,
                     learning_rate=plan.learning_rate, noise_std=plan.noise_std,
                     n_steps=plan.n_steps, rng=rng, sampling=plan.sampling, regularization=lam,
                     projection=None if radius is None else ball_projection(radius),
                     callback=progress,
                 )
-            elif plan.solver == "cyclic":
+            if plan.solver == "cyclic":
                 sizes = [len(batch) for batch in batches]
 
                 def batch_gradient(coef, j):
                     return row_sums.sum(coef, j) / sizes[j] + lam * coef
 
-                coef = noisy_cyclic_gradient_descent(
+                return noisy_cyclic_gradient_descent(
                     batch_gradient, start, n_batches=len(batches), learning_rate=plan.learning_rate,
                     noise_std=plan.noise_std, n_epochs=plan.n_epochs, rng=rng, callback=progress,
                 )
-            else:
 
-                def gradient(coef):
-                    return row_sums.sum(coef) / n_samples + lam * coef
+            def gradient(coef):
+                return row_sums.sum(coef) / n_samples + lam * coef
 
-                coef = noisy_gradient_descent(
-                    gradient, start, learning_rate=plan.learning_rate, noise_std=plan.noise_std,
-                    n_steps=plan.n_steps, rng=rng, callback=progress,
-                )
-        return coef, report, lam
+            return noisy_gradient_descent(
+                gradient, start, learning_rate=plan.learning_rate, noise_std=plan.noise_std,
+                n_steps=plan.n_steps, rng=rng, callback=progress,
+            )
 
     def _progress(self, n_steps):
         """A callback that prints steps done and time; it never sees data or iterates."""

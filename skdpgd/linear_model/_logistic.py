@@ -216,33 +216,45 @@ class DPLogisticRegression(LinearClassifierMixin, ClassifierMixin, BaseDPLinearM
             self.data_norm, n_features, n_outputs, intercept_scaling
         )
 
-    def _encode_labels(self, y):
+    def _public_classes(self):
+        """The sorted public label set ``classes``, or None when it is to be read from y."""
+        if self.classes is None:
+            return None
+        public = np.asarray(self.classes)
+        if public.dtype.kind == "f" and np.isnan(public).any() or (
+            public.dtype.kind == "O" and any(c is None or c != c for c in public.ravel())
+        ):
+            raise ValueError(
+                f"classes={self.classes!r} contains NaN or None; the public label set must "
+                "list actual labels."
+            )
+        classes = np.unique(public)
+        if classes.size < 2:
+            raise ValueError(
+                f"DPLogisticRegression needs at least 2 classes; got {classes.size} class: "
+                f"{classes.tolist()}. Pass classes= with the full public label set."
+            )
+        return classes
+
+    def _encode_labels(self, y, classes):
+        """Codes of y in ``classes`` (public), or in the labels of y when classes is None."""
         check_classification_targets(y)
         notes = []
-        if self.classes is None:
+        if classes is None:
             classes = np.unique(y)
             notes.append("label set read from y and treated as public (pass classes= to fix it)")
-        else:
-            public = np.asarray(self.classes)
-            if public.dtype.kind == "f" and np.isnan(public).any() or (
-                public.dtype.kind == "O" and any(c is None or c != c for c in public.ravel())
-            ):
+            if classes.size < 2:
                 raise ValueError(
-                    f"classes={self.classes!r} contains NaN or None; the public label set must "
-                    "list actual labels."
+                    f"DPLogisticRegression needs at least 2 classes; got {classes.size} class: "
+                    f"{classes.tolist()}. Pass classes= with the full public label set."
                 )
-            classes = np.unique(public)
+        else:
             unknown = np.setdiff1d(np.unique(y), classes)
             if unknown.size:
                 raise ValueError(
                     f"y contains labels {unknown[:10].tolist()} that are not in classes="
                     f"{classes.tolist()}. Add them to `classes` or remove those rows."
                 )
-        if classes.size < 2:
-            raise ValueError(
-                f"DPLogisticRegression needs at least 2 classes; got {classes.size} class: "
-                f"{classes.tolist()}. Pass classes= with the full public label set."
-            )
         return classes, np.searchsorted(classes, y), notes
 
     def _loss_and_shape(self, n_features, n_classes):
@@ -286,12 +298,30 @@ class DPLogisticRegression(LinearClassifierMixin, ClassifierMixin, BaseDPLinearM
         -------
         self : DPLogisticRegression
         """
-        X, y = self._validate_X_y(X, y)
-        classes, codes, notes = self._encode_labels(y)
-        loss, shape = self._loss_and_shape(X.shape[1], classes.size)
+        n_samples, n_features = self._public_shape(X, y)
+        classes = self._public_classes()
+        if classes is None:
+            if self.ledger is not None:
+                raise ValueError(
+                    "with a ledger, classes= must be given: the label set decides the loss "
+                    "and the noise, and reading it from y before the charge would let a "
+                    "refused fit reveal the labels for free. Pass the public label set."
+                )
+            X, y = self._validate_X_y(X, y)  # no budget to protect: read the labels first
+            classes, codes, notes = self._encode_labels(y, None)
+            loss, shape, plan, report = self._charge(
+                n_samples, n_features, classes.size, notes, sample_ids
+            )
+        else:  # charge before reading any value of X or y
+            loss, shape, plan, report = self._charge(
+                n_samples, n_features, classes.size, (), sample_ids
+            )
+            X, y = self._validate_X_y(X, y)
+            classes, codes, _ = self._encode_labels(y, classes)
         if classes.size == 2:
             codes = codes.astype(float)
-        coef, report, lam = self._fit_private(X, codes, loss, shape, notes, sample_ids)
+        coef = self._run(X, codes, loss, shape, plan)
+        lam = plan.strong_convexity
         self.coef_, self.intercept_ = self._split_coef(coef)
         self.residual_clip_ = getattr(loss, "residual_clip", 1.0)
         self.classes_ = classes

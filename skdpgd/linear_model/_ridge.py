@@ -9,7 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..losses import HuberLoss
 from ..utils._clipping import clip_targets
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
-from ._base import BaseDPLinearModel, fit_or_forget
+from ._base import PUBLIC_SCALE_RANGE, BaseDPLinearModel, fit_or_forget
 from ._defaults import ridge_initial_distance, ridge_residual_clip
 
 
@@ -81,7 +81,7 @@ class DPRidge(RegressorMixin, BaseDPLinearModel):
     _parameter_constraints = {
         **BaseDPLinearModel._parameter_constraints,
         "alpha": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
-        "y_bound": [Interval(numbers.Real, 0, None, closed="neither")],
+        "y_bound": [Interval(numbers.Real, *PUBLIC_SCALE_RANGE, closed="both")],
         "residual_clip": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
     }
 
@@ -155,14 +155,16 @@ class DPRidge(RegressorMixin, BaseDPLinearModel):
         -------
         self : DPRidge
         """
+        n_samples, n_features = self._public_shape(X, y)
+        y_shape = getattr(y, "shape", (n_samples,))
+        if len(y_shape) > 2 or len(y_shape) == 2 and y_shape[1] != 1:
+            raise ValueError(f"DPRidge supports a single target; y has shape {y_shape}.")
+        loss, shape, plan, report = self._charge(n_samples, n_features, None, (), sample_ids)
         X, y = self._validate_X_y(X, y, y_numeric=True)
         if y.ndim != 1:
             raise ValueError(f"DPRidge supports a single target; y has shape {y.shape}.")
-        loss, shape = self._loss_and_shape(X.shape[1])
-        y_clipped = clip_targets(y, self.y_bound)
-        coef, report, lam = self._fit_private(
-            X, y_clipped, loss, shape, notes=(), sample_ids=sample_ids
-        )
+        coef = self._run(X, clip_targets(y, self.y_bound), loss, shape, plan)
+        lam = plan.strong_convexity
         coef_, intercept_ = self._split_coef(coef)
         self.coef_, self.intercept_ = coef_[0], float(intercept_[0])
         self._store_run(report, lam)
