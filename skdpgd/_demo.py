@@ -1,23 +1,25 @@
-"""The main job of the README (``skdpgd demo``): private vs non-private on a bundled data set.
+"""The main job of the README (``skdpgd demo``): private vs non-private on UCI Adult.
 
-Uses scikit-learn's handwritten digits (8x8 images, pixel values in [0, 16] by
-construction of the data set, so the feature bound is public and nothing is computed
-from the data to scale it): every row is divided by 16 * sqrt(64) = 128, the largest
-possible row norm, so ``data_norm=1`` holds for every image.
+The data ship with the package (:func:`skdpgd.datasets.load_adult`; Becker and Kohavi
+1996, CC BY 4.0), so the demo needs no download. Every feature is scaled with public
+bounds from the code book (:func:`skdpgd.datasets.make_adult_preprocessor`), so rows
+have norm at most 1 and ``data_norm=1`` holds without reading the data. The demo trains
+:class:`~skdpgd.DPLogisticRegression` at several budgets next to scikit-learn's
+non-private ``LogisticRegression`` on the same features, prints the test accuracies and
+the privacy report of one fit.
 """
 
 import math
 import time
 
 import numpy as np
-from sklearn.datasets import load_digits
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import train_test_split
 
+from .datasets import load_adult, make_adult_preprocessor
 from .linear_model import DPLogisticRegression
 
-#: Largest possible row norm of a digits image: 64 pixels at the maximum value 16.
-DIGITS_MAX_ROW_NORM = 16.0 * np.sqrt(64)
+#: Budgets of the default table (np.inf: the same algorithm without noise).
+DEMO_EPSILONS = (0.1, 0.5, 1.0, 4.0, math.inf)
 
 
 def _report_epsilon(epsilons):
@@ -28,42 +30,78 @@ def _report_epsilon(epsilons):
     return 1.0 if 1.0 in finite else max(finite)
 
 
-def run_demo(epsilons=(0.5, 1.0, 2.0, 4.0, 8.0, np.inf), seeds=(0, 1, 2), out=print):
-    """Fit DPLogisticRegression at several budgets next to scikit-learn; print a table.
+def _adult_features():
+    """Train / test features of Adult, preprocessed with public bounds only."""
+    train, test = load_adult("train"), load_adult("test")
+    pre = make_adult_preprocessor().fit(train.data)  # reads no value: public constants
+    return pre.transform(train.data), train.target, pre.transform(test.data), test.target
+
+
+def run_demo(epsilons=DEMO_EPSILONS, seeds=(0,), solver="cyclic", out=print):
+    """Fit DPLogisticRegression on Adult at several budgets next to scikit-learn; print a table.
 
     Parameters
     ----------
-    epsilons : tuple of float
+    epsilons : tuple of float, default=DEMO_EPSILONS
         Budgets to train at (``np.inf``: the same algorithm without noise).
-    seeds : tuple of int
+    seeds : tuple of int, default=(0,)
         Noise seeds; the table shows the median test accuracy over them.
-    out : callable
-        Where lines go (``print``).
+    solver : {"cyclic", "gd", "sgd"}, default="cyclic"
+        Passed to the estimator. ``"cyclic"`` (fixed mini-batches, Bok, Su and Altschuler
+        2024, Theorem 4.5) reaches the accuracy of full batch in about a fifth of the time.
+    out : callable, default=print
+        Where lines go.
+
+    Returns
+    -------
+    rows : list of tuple
+        ``(label, epsilon, median test accuracy)`` for every line of the table.
     """
-    X, y = load_digits(return_X_y=True)
-    X = X / DIGITS_MAX_ROW_NORM  # public bound: every row now has norm <= 1
-    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.25, random_state=0)
-    classes = np.arange(10)  # the label set is public: digits 0-9
-    out(f"Digits (scikit-learn), n_train={len(y_train)}, 10 classes, "
-        "rows scaled by the public bound 16*8")
     start = time.perf_counter()
-    baseline = LogisticRegression(max_iter=2000).fit(X_train, y_train).score(X_test, y_test)
-    out(f"{'model':<28}{'epsilon':>9}{'accuracy':>10}{'mu-GDP':>9}{'steps':>7}")
-    out(f"{'sklearn LogisticRegression':<28}{'-':>9}{baseline:>10.3f}{'-':>9}{'-':>7}")
-    shown, shown_report = _report_epsilon(epsilons), None
+    X_train, y_train, X_test, y_test = _adult_features()
+    majority = max(np.mean(y_test), 1.0 - np.mean(y_test))
+    out("skdpgd demo: UCI Adult census income (shipped with skdpgd; Becker and Kohavi 1996, "
+        "CC BY 4.0)")
+    out(f"  task: predict income > 50K; {len(y_train)} training rows, {len(y_test)} test "
+        f"rows, {X_train.shape[1]} features")
+    out("  features scaled with public bounds from the code book only: every row has norm "
+        "<= 1 = data_norm")
+    out("")
+    out(f"{'model':<38}{'epsilon':>8}{'test accuracy':>15}{'steps':>7}{'seconds':>9}")
+    rows = []
+    tic = time.perf_counter()
+    baseline = LogisticRegression(max_iter=1000).fit(X_train, y_train).score(X_test, y_test)
+    rows.append(("scikit-learn LogisticRegression", None, baseline))
+    out(f"{'scikit-learn LogisticRegression':<38}{'-':>8}{baseline:>15.3f}{'-':>7}"
+        f"{time.perf_counter() - tic:>9.1f}   (not private)")
+    shown, shown_model = _report_epsilon(epsilons), None
+    label = f'DPLogisticRegression(solver="{solver}")' if solver != "gd" else \
+        "DPLogisticRegression()"
     for epsilon in epsilons:
-        scores, model = [], None
+        scores, model, tic = [], None, time.perf_counter()
         for seed in seeds:
-            model = DPLogisticRegression(epsilon=epsilon, classes=classes, random_state=seed)
-            scores.append(model.fit(X_train, y_train).score(X_test, y_test))
+            model = DPLogisticRegression(
+                epsilon=epsilon, classes=[0, 1], solver=solver, random_state=seed
+            ).fit(X_train, y_train)
+            scores.append(model.score(X_test, y_test))
         if epsilon == shown:
-            shown_report = model.privacy_
-        out(
-            f"{'DPLogisticRegression':<28}{epsilon:>9.3g}{np.median(scores):>10.3f}"
-            f"{model.privacy_.mu:>9.3g}{model.n_iter_:>7d}"
-        )
-    out(f"(median test accuracy over seeds {list(seeds)}; delta = min(1e-5, 1/(10 n)); "
-        f"{time.perf_counter() - start:.1f}s)")
-    if shown_report is not None:
-        out(f"\nPrivacy report of the epsilon={shown:g} fit:")
-        out(repr(shown_report))
+            shown_model = model
+        accuracy = float(np.median(scores))
+        rows.append((label, epsilon, accuracy))
+        note = "   (same algorithm, no noise)" if math.isinf(epsilon) else ""
+        out(f"{label:<38}{epsilon:>8g}{accuracy:>15.3f}{model.n_iter_:>7d}"
+            f"{(time.perf_counter() - tic) / len(seeds):>9.1f}{note}")
+    out(f"{'(majority class)':<38}{'-':>8}{majority:>15.3f}")
+    out("")
+    out(f"delta = min(1e-5, 1/(10 n)) = {min(1e-5, 1 / (10 * len(y_train))):.3g}; replace-one "
+        f"neighbours; median over noise seeds {list(seeds)}; "
+        f"total {time.perf_counter() - start:.1f} s")
+    if shown_model is not None:
+        out("")
+        out(f"Privacy report of the epsilon = {shown:g} fit (clf.privacy_):")
+        out(repr(shown_model.privacy_))
+        out("")
+        out("Only the final model is released; its privacy loss is bounded exactly by the "
+            "theorem above (docs/theory.md). Composition (as DP-SGD libraries account) "
+            "would need the larger epsilon shown for the same noise.")
+    return rows

@@ -170,7 +170,7 @@ def test_fit_missing_file(tmp_path, capsys):
 def test_demo_prints_the_table(capsys):
     assert main(["demo", "--epsilons", "2", "inf", "--seeds", "0"]) == 0
     out = capsys.readouterr().out
-    assert "sklearn LogisticRegression" in out and "DPLogisticRegression" in out
+    assert "scikit-learn LogisticRegression" in out and "DPLogisticRegression" in out
     assert "PrivacyReport((2, " in out  # the report of the finite-epsilon fit
 
 
