@@ -47,7 +47,8 @@ class DPLogisticRegression(LinearClassifierMixin, ClassifierMixin, BaseDPLinearM
     data_norm : float, default=1.0
         Public bound R on the Euclidean norm of a row of X; longer rows are scaled down
         to it before training (a per-row map, no privacy cost). Choose it from the
-        data's public domain, never from the data.
+        data's public domain, never from the data. Must lie in [1e-12, 1e12] (as must a
+        numeric ``intercept_scaling``): rescale X to use a bound outside that range.
     fit_intercept : bool, default=True
         Append a constant column ``intercept_scaling`` to every row.
     intercept_scaling : float or "auto", default="auto"
@@ -56,7 +57,7 @@ class DPLogisticRegression(LinearClassifierMixin, ClassifierMixin, BaseDPLinearM
         planner's utility proxy over b
         (:func:`~skdpgd.linear_model._defaults.auto_intercept_scaling`); the value
         used is ``intercept_scaling_``.
-    residual_clip : float in (0, 1] or "auto", default="auto"
+    residual_clip : float in [1e-12, 1] or "auto", default="auto"
         Clip c of the residual sigma(t) - y in the gradient (binary loss only): the
         loss becomes the convex, classification-calibrated Huberised logistic loss of
         :class:`skdpgd.losses.BinaryLogisticLoss` and the sensitivity is 2 c Rt instead
@@ -168,7 +169,7 @@ class DPLogisticRegression(LinearClassifierMixin, ClassifierMixin, BaseDPLinearM
         **BaseDPLinearModel._parameter_constraints,
         "C": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "classes": ["array-like", None],
-        "residual_clip": [Interval(numbers.Real, 0, 1, closed="right"), StrOptions({"auto"})],
+        "residual_clip": [Interval(numbers.Real, 1e-12, 1, closed="both"), StrOptions({"auto"})],
     }
 
     def __init__(

@@ -45,9 +45,10 @@ class DPRidge(RegressorMixin, BaseDPLinearModel):
         Regularisation strength with scikit-learn's meaning (lam = alpha / n);
         ``"auto"`` picks it from public quantities (chosen value in ``alpha_``).
     y_bound : float, default=1.0
-        Public bound B on ``|y|``; targets are clipped to [-B, B].
+        Public bound B on ``|y|``; targets are clipped to [-B, B]. In [1e-12, 1e12].
     residual_clip : float or "auto", default="auto"
-        Threshold c of the Huber loss. ``"auto"`` is about ``0.246 * y_bound`` (see Notes).
+        Threshold c of the Huber loss, in [1e-12, 1e12]. ``"auto"`` is about
+        ``0.246 * y_bound`` (see Notes).
 
     Attributes
     ----------
@@ -82,7 +83,9 @@ class DPRidge(RegressorMixin, BaseDPLinearModel):
         **BaseDPLinearModel._parameter_constraints,
         "alpha": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "y_bound": [Interval(numbers.Real, *PUBLIC_SCALE_RANGE, closed="both")],
-        "residual_clip": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
+        "residual_clip": [
+            Interval(numbers.Real, *PUBLIC_SCALE_RANGE, closed="both"), StrOptions({"auto"})
+        ],
     }
 
     def __init__(
