@@ -3,15 +3,19 @@
 import math
 import subprocess
 import sys
+import warnings
 
 import joblib
 import numpy as np
 import pytest
 from scipy.stats import norm
 
+import skdpgd
 from skdpgd import DPLogisticRegression, DPRidge
 from skdpgd._cli import main
 from skdpgd._cli._account import chourasia_noise, composition_noise, planned_report
+
+pd = pytest.importorskip("pandas")
 
 RNG = np.random.default_rng(0)
 
@@ -128,8 +132,10 @@ def test_fit_with_toml_config_saves_a_usable_model(tmp_path, capsys):
     bundle = joblib.load(out)
     assert bundle["feature_columns"] == ["age", "sex"]
     assert bundle["privacy"]["epsilon"] <= 4.0 * (1 + 1e-9)
-    rows = np.array([[80.0, "Male"], [20.0, "Female"]], dtype=object)
-    assert set(bundle["pipeline"].predict(rows)) <= {"<=50K", ">50K"}
+    rows = pd.DataFrame({"age": [80.0, 20.0], "sex": ["Male", "Female"]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # feature names kept: no "X has feature names" warning
+        assert set(bundle["pipeline"].predict(rows)) <= {"<=50K", ">50K"}
     # 1 numeric + 1 group -> rows divided by sqrt(2): norm <= 1 = data_norm, so no clipping
     Z = bundle["pipeline"][:-1].transform(rows)
     assert np.allclose(Z, [[(80 - 17) / 73 / math.sqrt(2), 0, 1 / math.sqrt(2)],
@@ -158,6 +164,127 @@ def test_fit_clear_errors(tmp_path, capsys, extra, message):
     data = _write_csv(tmp_path / "data.csv")
     assert main(["fit", str(data), "--epsilon", "1", *extra]) == 2
     assert message in capsys.readouterr().err
+
+
+def _toml(tmp_path, text, name="c.toml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+BASE = 'target = "income"\ndrop = ["id"]\nunknown_values = "?"\n'
+
+
+@pytest.mark.parametrize(
+    "config, message",
+    [('epsilon = [1, 2]\n' + BASE + '[bounds]\nage = [17, 90]\n[categories]\n'
+      'sex = ["Female", "Male"]\n', "epsilon must be a number"),
+     (BASE + 'bounds = [17, 90]\n[categories]\nsex = ["Female", "Male"]\n',
+      "bounds must be a table"),
+     (BASE + '[bounds]\nage = 17\n[categories]\nsex = ["Female", "Male"]\n',
+      "bounds for column 'age' must be [low, high]"),
+     (BASE + '[bounds]\nage = [17]\n[categories]\nsex = ["Female", "Male"]\n',
+      "bounds for column 'age' must be [low, high]"),
+     (BASE + '[bounds]\nage = [17, "x"]\n[categories]\nsex = ["Female", "Male"]\n',
+      "must be a number"),
+     (BASE + 'drop2 = 1\n', "unknown key"),
+     (BASE + 'log1p = ["age"]\n[categories]\nsex = ["Female", "Male"]\n',
+      "log1p column(s) ['age'] need bounds"),
+     ('target = "income"\ndrop = "id"\n', "drop must be a list of column names"),
+     ('target = [1\n', "is not valid TOML")],
+)
+def test_malformed_config_is_a_one_line_error(tmp_path, capsys, config, message):
+    data = _write_csv(tmp_path / "data.csv")
+    assert main(["fit", str(data), "--config", _toml(tmp_path, config), "--epsilon", "1"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_bad_json_and_non_table_json(tmp_path, capsys):
+    data = _write_csv(tmp_path / "data.csv")
+    for text, message in (("{nope", "not valid JSON"), ("[1, 2]", "must hold a table")):
+        path = _toml(tmp_path, text, "c.json")
+        assert main(["fit", str(data), "--config", path, "--epsilon", "1"]) == 2
+        assert message in capsys.readouterr().err
+
+
+def test_duplicate_header_names_are_refused(tmp_path, capsys):
+    path = tmp_path / "dup.csv"
+    path.write_text("x,x,y\n" + "".join(f"{i % 5},{-i},{i % 2}\n" for i in range(20)))
+    assert main(["fit", str(path), "--target", "y", "--bounds", "x=0:5", "--epsilon", "1"]) == 2
+    assert "repeats column name(s) ['x']" in capsys.readouterr().err
+
+
+def test_unreadable_csv_and_unexpected_errors_have_no_traceback(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "bin.csv"
+    path.write_bytes(b"a,b\n\xff\xfe,1\n\x80,2\n")
+    assert main(["fit", str(path), "--target", "b", "--bounds", "a=0:1", "--epsilon", "1"]) == 2
+    assert "not a readable CSV file" in capsys.readouterr().err
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("something\nunexpected")
+
+    monkeypatch.setattr("skdpgd._cli._fit.fit_csv", boom)
+    data = _write_csv(tmp_path / "data.csv")
+    assert main(["fit", str(data), "--target", "income", "--bounds", "age=17:90",
+                 "--categories", "sex=Female,Male,?", "--drop", "id", "--epsilon", "1"]) == 2
+    assert capsys.readouterr().err == "skdpgd fit: error: RuntimeError: something unexpected\n"
+
+
+@pytest.mark.parametrize("flag", ["--max-iter", "--batch-size"])
+def test_account_zero_is_refused_and_auto_is_explicit(flag, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["account", "--epsilon", "1", "--n", "1000", "--solver", "cyclic", flag, "0"])
+    assert exit_info.value.code == 2
+    assert "must be >= 1 (or 'auto'" in capsys.readouterr().err
+    assert main(["account", "--epsilon", "1", "--n", "1000", "--solver", "cyclic",
+                 flag, "auto"]) == 0
+    capsys.readouterr()
+    assert main(["account", "--epsilon", "1", "--n", "1000", "--solver", "cyclic",
+                 "--batch-size", "100", "--max-iter", "3"]) == 0
+    assert "batch=100, epochs=3" in capsys.readouterr().out
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"skdpgd {skdpgd.__version__}"
+
+
+def test_fit_passes_solver_c_n_jobs_verbose(tmp_path, capsys):
+    data = _write_csv(tmp_path / "data.csv")
+    out = tmp_path / "m.joblib"
+    assert main(["fit", str(data), "--target", "income", "--bounds", "age=17:90",
+                 "--categories", "sex=Female,Male,?", "--drop", "id", "--epsilon", "2",
+                 "--solver", "cyclic", "--C", "3", "--n-jobs", "1", "--verbose", "0",
+                 "--random-state", "0", "--output", str(out)]) == 0
+    model = joblib.load(out)["pipeline"][-1]
+    assert (model.solver, model.C, model.n_jobs, model.verbose) == ("cyclic", 3.0, 1, 0)
+    assert "ridge takes alpha" not in capsys.readouterr().err
+    assert main(["fit", str(data), "--target", "income", "--bounds", "age=17:90",
+                 "--categories", "sex=Female,Male,?", "--drop", "id", "--epsilon", "2",
+                 "--alpha", "1"]) == 2
+    assert "model 'logistic' takes C" in capsys.readouterr().err
+
+
+def test_log1p_columns_are_mapped_then_bounded(tmp_path):
+    path = tmp_path / "money.csv"
+    rng = np.random.default_rng(3)
+    gain = np.where(rng.random(100) < 0.9, 0.0, rng.pareto(1.0, 100) * 1e4)
+    path.write_text("gain,x,y\n" + "".join(
+        f"{g:.2f},{x:.3f},{int(x > 0.5)}\n" for g, x in zip(gain, rng.random(100))))
+    config = _toml(tmp_path, 'target = "y"\nclasses = ["0", "1"]\nlog1p = ["gain"]\n'
+                   '[bounds]\ngain = [0, 12]\nx = [0, 1]\n')
+    out = tmp_path / "m.joblib"
+    assert main(["fit", str(path), "--config", config, "--epsilon", "1", "--random-state", "0",
+                 "--output", str(out)]) == 0
+    features = joblib.load(out)["pipeline"][:-1]
+    rows = pd.DataFrame({"gain": [math.expm1(6.0), -5.0, 1e300], "x": [0.5, 0.5, 0.5]})
+    Z = features.transform(rows) * math.sqrt(2)  # undo the public row scaling
+    # Output columns: plain numeric ones (x), then the log1p ones (gain).
+    # log1p(e^6 - 1) = 6 -> 6/12; a negative value maps to log1p(0) = 0; 1e300 -> clipped to 1
+    assert np.allclose(Z[:, 0], 0.5) and np.allclose(Z[:, 1], [0.5, 0.0, 1.0])
 
 
 def test_fit_missing_file(tmp_path, capsys):

@@ -9,6 +9,7 @@ import argparse
 import math
 import sys
 
+from .. import __version__
 from ._commands import account_command, demo_command, fit_command
 
 EPILOG = (
@@ -32,18 +33,41 @@ def _auto_or_float(text):
     return text if text == "auto" else float(text)
 
 
+def _auto_or_positive_int(text):
+    """'auto' or an integer >= 1 (0 is refused, not read as 'auto')."""
+    if text == "auto":
+        return text
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected 'auto' or an integer >= 1, got {text!r}")
+    if value < 1:
+        raise argparse.ArgumentTypeError(
+            f"must be >= 1 (or 'auto' to let the planner choose), got {text!r}")
+    return value
+
+
 def build_parser():
     """The argparse parser of the three commands."""
     parser = argparse.ArgumentParser(
         prog="skdpgd", description="Differentially private linear models (noisy GD, "
         "convergent Gaussian-DP accounting).", epilog=EPILOG,
     )
+    parser.add_argument("--version", action="version", version=f"skdpgd {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    demo = sub.add_parser("demo", help="private vs non-private logistic regression on digits")
+    demo = sub.add_parser(
+        "demo", help="private vs non-private logistic regression on UCI Adult (shipped)",
+        description="Trains DPLogisticRegression on the UCI Adult census data shipped with "
+        "skdpgd (public-bound preprocessing) at several budgets, next to scikit-learn, and "
+        "prints the test accuracies and the privacy report of the epsilon = 1 fit.",
+    )
     demo.add_argument("--epsilons", type=_epsilon, nargs="+",
-                      default=[0.5, 1.0, 2.0, 4.0, 8.0, math.inf])
-    demo.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+                      default=[0.1, 0.5, 1.0, 4.0, math.inf])
+    demo.add_argument("--seeds", type=int, nargs="+", default=[0],
+                      help="noise seeds; the table shows the median accuracy")
+    demo.add_argument("--solver", choices=["cyclic", "gd", "sgd"], default="cyclic",
+                      help="'cyclic' (default) is about 5x faster than full batch 'gd'")
     demo.set_defaults(run=demo_command)
 
     acc = sub.add_parser(
@@ -63,9 +87,11 @@ def build_parser():
     acc.add_argument("--y-bound", type=float, default=1.0, help="ridge: bound on |y|")
     acc.add_argument("--regularization", type=float, default=None,
                      help="C (logistic) or alpha (ridge); default 'auto'")
-    acc.add_argument("--max-iter", type=int, default=None, help="K (gd) or epochs (cyclic)")
+    acc.add_argument("--max-iter", type=_auto_or_positive_int, default="auto",
+                     help="K (gd) or epochs (cyclic); an integer >= 1 or 'auto' (default)")
     acc.add_argument("--solver", choices=["gd", "cyclic"], default="gd")
-    acc.add_argument("--batch-size", type=int, default=None, help="cyclic: rows per batch")
+    acc.add_argument("--batch-size", type=_auto_or_positive_int, default="auto",
+                     help="cyclic: rows per batch; an integer >= 1 or 'auto' (default)")
     acc.add_argument("--no-intercept", action="store_true")
     acc.add_argument("--intercept-scaling", type=_auto_or_float, default="auto",
                      help="b of the intercept column; default 'auto' = data_norm d^(-1/8)")
@@ -91,6 +117,14 @@ def build_parser():
     fit.add_argument("--drop", action="append", default=[], metavar="NAME")
     fit.add_argument("--classes", help="logistic: comma-separated public label set")
     fit.add_argument("--y-bound", type=float, default=None, help="ridge: public bound on |y|")
+    fit.add_argument("--solver", choices=["gd", "cyclic", "sgd"], default=None,
+                     help="optimiser (default gd; sgd needs the sgd extra)")
+    fit.add_argument("--C", type=float, default=None, dest="C",
+                     help="logistic: inverse regularisation (default 'auto')")
+    fit.add_argument("--alpha", type=float, default=None,
+                     help="ridge: regularisation (default 'auto')")
+    fit.add_argument("--n-jobs", type=int, default=None, help="workers for the gradient sums")
+    fit.add_argument("--verbose", type=int, default=None, help="progress messages (0, 1, 2)")
     fit.add_argument("--random-state", type=int, default=None,
                      help="seed of the noise (default: fresh OS entropy; a known seed makes "
                      "the noise reproducible by anyone who knows it)")
@@ -106,6 +140,17 @@ def main(argv=None):
         args = parser.parse_args(["demo"])
     try:
         return args.run(args) or 0
-    except (ValueError, FileNotFoundError, ImportError) as exc:
-        print(f"skdpgd {args.command}: error: {exc}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print(f"skdpgd {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the CLI never shows a traceback
+        print(f"skdpgd {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
+
+
+def _one_line(exc):
+    """The exception's message on one line; its type when it is not a usage error."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    if isinstance(exc, (ValueError, FileNotFoundError, ImportError)):
+        return text
+    return f"{type(exc).__name__}: {text}"

@@ -3,12 +3,12 @@
 from .._demo import run_demo
 from ..linear_model import DPLogisticRegression, DPRidge
 from ._account import account_lines, planned_report
-from ._config import load_config, parse_bound, parse_categories
+from ._config import check_config, load_config, parse_bound, parse_categories
 
 
 def demo_command(args):
     """``skdpgd demo``: the README's main job."""
-    run_demo(epsilons=tuple(args.epsilons), seeds=tuple(args.seeds))
+    run_demo(epsilons=tuple(args.epsilons), seeds=tuple(args.seeds), solver=args.solver)
 
 
 def account_command(args):
@@ -16,8 +16,8 @@ def account_command(args):
     common = dict(
         epsilon=args.epsilon, delta=args.delta, data_norm=args.data_norm,
         fit_intercept=not args.no_intercept, intercept_scaling=args.intercept_scaling,
-        solver=args.solver, batch_size=args.batch_size or "auto",
-        max_iter=args.max_iter or "auto", residual_clip=args.residual_clip,
+        solver=args.solver, batch_size=args.batch_size, max_iter=args.max_iter,
+        residual_clip=args.residual_clip,
     )
     auto = "auto" if args.regularization is None else args.regularization
     if args.model == "logistic":
@@ -34,14 +34,12 @@ def account_command(args):
 
 def _fit_config(args):
     """Merge the config file (if any) with the flags; flags win."""
-    config = load_config(args.config) if args.config else {}
-    config = dict(config, bounds=dict(config.get("bounds", {})),
-                  categories=dict(config.get("categories", {})),
-                  drop=list(config.get("drop", [])))
+    config = check_config(load_config(args.config) if args.config else {})
     config["bounds"].update(parse_bound(text) for text in args.bounds)
     config["categories"].update(parse_categories(text) for text in args.categories)
     config["drop"] += args.drop
-    for key in ("target", "model", "y_bound", "epsilon", "delta", "random_state"):
+    for key in ("target", "model", "y_bound", "epsilon", "delta", "random_state", "solver",
+                "C", "alpha", "n_jobs", "verbose"):
         value = getattr(args, key)
         if value is not None:
             config[key] = value
@@ -50,7 +48,7 @@ def _fit_config(args):
     for key in ("target", "epsilon"):
         if key not in config:
             raise ValueError(f"--{key} is required (as a flag or in the config).")
-    return config
+    return check_config(config)
 
 
 def fit_command(args):

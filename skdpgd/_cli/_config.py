@@ -12,21 +12,149 @@ Config keys (all public knowledge about the data, never computed from it)::
     unknown_values = "?"              # public missing-value marker(s) -> all zeros
     [categories]                      # categorical features: every allowed value
     sex = ["Female", "Male"]
+    log1p = ["capital-gain"]          # x -> log(1 + max(x, 0)) first; bounds then apply
+                                      # to the transformed value (e.g. [0, 12])
+    solver = "gd"                     # estimator parameters: solver, C (logistic),
+    C = 1.0                           # alpha (ridge), n_jobs, verbose
 
 A categorical value in neither its list nor ``unknown_values`` stops the fit with an
 error naming the column (``handle_unknown = "ignore"`` encodes it as zeros instead).
 
 Every column other than the target must be in ``bounds``, ``categories`` or ``drop``.
+Every value is type-checked (:func:`check_config`): a wrong shape (``bounds`` as a list,
+a bound with one number, ``epsilon`` as a list) is a ValueError naming the key.
 """
 
 import csv
 import json
+import math
+import numbers
 from pathlib import Path
 
 CONFIG_KEYS = {
     "target", "model", "classes", "y_bound", "drop", "bounds", "categories", "epsilon",
-    "delta", "random_state", "unknown_values", "handle_unknown",
+    "delta", "random_state", "unknown_values", "handle_unknown", "log1p", "solver", "C",
+    "alpha", "n_jobs", "verbose",
 }
+
+SOLVERS = ("gd", "cyclic", "sgd")
+
+
+def _is_number(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _number(key, value, *, positive=False, allow_inf=False):
+    """A real number (a numeric string such as "inf" too); ValueError naming ``key``."""
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            raise ValueError(f"{key} must be a number, got {value!r}.") from None
+    if not _is_number(value):
+        raise ValueError(f"{key} must be a number, got {value!r} ({type(value).__name__}).")
+    value = float(value)
+    if math.isnan(value) or (math.isinf(value) and not allow_inf):
+        raise ValueError(f"{key} must be a finite number, got {value!r}.")
+    if positive and not value > 0:
+        raise ValueError(f"{key} must be > 0, got {value!r}.")
+    return value
+
+
+def _names(key, value):
+    """A list of column names (str); a single str is not accepted (say ["a"])."""
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{key} must be a list of column names, got {value!r}.")
+    return list(value)
+
+
+def _table(key, value):
+    if not isinstance(value, dict):
+        raise ValueError(
+            f"{key} must be a table of column -> value (TOML [{key}] section, JSON object), "
+            f"got {value!r}."
+        )
+    return value
+
+
+def check_bound(name, span):
+    """(low, high) of a column: two finite numbers with low < high."""
+    if not isinstance(span, (list, tuple)) or len(span) != 2:
+        raise ValueError(
+            f"bounds for column {name!r} must be [low, high] (two numbers), got {span!r}."
+        )
+    low = _number(f"bounds[{name!r}] low", span[0])
+    high = _number(f"bounds[{name!r}] high", span[1])
+    if not high > low:
+        raise ValueError(f"bounds for column {name!r}: high must be > low, got [{low!r}, "
+                         f"{high!r}].")
+    return low, high
+
+
+def check_config(config):
+    """Type-check every key of a merged config; returns a normalised copy.
+
+    Raises ValueError naming the key (and the column) for any value of the wrong shape,
+    so that no malformed config reaches the estimator as a traceback.
+    """
+    config = dict(config)
+    unknown = set(config) - CONFIG_KEYS
+    if unknown:
+        raise ValueError(f"unknown key(s) {sorted(unknown)}; allowed: {sorted(CONFIG_KEYS)}.")
+    for key in ("target", "model", "handle_unknown", "solver"):
+        if key in config and not isinstance(config[key], str):
+            raise ValueError(f"{key} must be a string, got {config[key]!r}.")
+    if config.get("model", "logistic") not in ("logistic", "ridge"):
+        raise ValueError(f"model must be 'logistic' or 'ridge', got {config['model']!r}.")
+    if config.get("solver", "gd") not in SOLVERS:
+        raise ValueError(f"solver must be one of {SOLVERS}, got {config['solver']!r}.")
+    if config.get("handle_unknown", "error") not in ("error", "ignore"):
+        raise ValueError("handle_unknown must be 'error' or 'ignore', got "
+                         f"{config['handle_unknown']!r}.")
+    if "epsilon" in config:
+        config["epsilon"] = _number("epsilon", config["epsilon"], positive=True,
+                                    allow_inf=True)
+    if "delta" in config and config["delta"] != "auto":
+        config["delta"] = _number("delta", config["delta"], positive=True)
+    for key in ("y_bound", "C", "alpha"):
+        if key in config:
+            config[key] = _number(key, config[key], positive=True)
+    for key in ("random_state", "n_jobs", "verbose"):
+        value = config.get(key)
+        if value is not None and not (isinstance(value, numbers.Integral)
+                                      and not isinstance(value, bool)):
+            raise ValueError(f"{key} must be an integer, got {value!r}.")
+    if config.get("verbose", 0) < 0:
+        raise ValueError(f"verbose must be >= 0, got {config['verbose']!r}.")
+    if "classes" in config:
+        classes = config["classes"]
+        if not isinstance(classes, (list, tuple)) or len(classes) < 2 or not all(
+                isinstance(c, (str, numbers.Real)) and not isinstance(c, bool) for c in classes):
+            raise ValueError(f"classes must be a list of at least two labels, got {classes!r}.")
+        if len({str(c) for c in classes}) != len(classes):
+            raise ValueError(f"classes has repeated labels: {classes!r}.")
+    config["drop"] = _names("drop", config.get("drop", []))
+    config["log1p"] = _names("log1p", config.get("log1p", []))
+    config["bounds"] = {
+        str(name): check_bound(name, span)
+        for name, span in _table("bounds", config.get("bounds", {})).items()
+    }
+    categories = _table("categories", config.get("categories", {}))
+    for name, values in categories.items():
+        if not isinstance(values, (list, tuple)) or not values or not all(
+                isinstance(v, (str, numbers.Real)) and not isinstance(v, bool) for v in values):
+            raise ValueError(f"categories for column {name!r} must be a non-empty list of "
+                             f"values, got {values!r}.")
+    config["categories"] = {str(name): list(values) for name, values in categories.items()}
+    markers = config.get("unknown_values")
+    if markers is not None and not isinstance(markers, str) and not (
+            isinstance(markers, (list, tuple)) and all(isinstance(m, str) for m in markers)):
+        raise ValueError(f"unknown_values must be a string or a list of strings, got "
+                         f"{markers!r}.")
+    not_bounded = [name for name in config["log1p"] if name not in config["bounds"]]
+    if not_bounded:
+        raise ValueError(f"log1p column(s) {not_bounded} need bounds (on the log1p scale).")
+    return config
 
 
 def load_config(path):
@@ -42,11 +170,20 @@ def load_config(path):
                 "TOML configs need Python >= 3.11 (tomllib); use a .json config instead."
             ) from exc
         with path.open("rb") as handle:
-            config = tomllib.load(handle)
+            try:
+                config = tomllib.load(handle)
+            except tomllib.TOMLDecodeError as exc:
+                raise ValueError(f"config {str(path)!r} is not valid TOML: {exc}.") from None
     elif path.suffix == ".json":
-        config = json.loads(path.read_text())
+        try:
+            config = json.loads(path.read_text())
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"config {str(path)!r} is not valid JSON: {exc}.") from None
     else:
         raise ValueError(f"config {str(path)!r} must end in .toml or .json.")
+    if not isinstance(config, dict):
+        raise ValueError(f"config {str(path)!r} must hold a table of keys, got "
+                         f"{type(config).__name__}.")
     unknown = set(config) - CONFIG_KEYS
     if unknown:
         raise ValueError(f"unknown key(s) {sorted(unknown)} in {str(path)!r}; "
@@ -60,7 +197,10 @@ def parse_bound(text):
     low, sep, high = span.partition(":")
     if not (name and sep):
         raise ValueError(f"--bounds expects NAME=LOW:HIGH, got {text!r}.")
-    return name, (float(low), float(high))
+    try:
+        return name, (float(low), float(high))
+    except ValueError:
+        raise ValueError(f"--bounds expects NAME=LOW:HIGH with numbers, got {text!r}.") from None
 
 
 def parse_categories(text):
@@ -76,11 +216,18 @@ def read_csv(path):
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"data file {str(path)!r} not found.")
-    with path.open(newline="") as handle:
-        rows = [row for row in csv.reader(handle) if row]
+    try:
+        with path.open(newline="") as handle:
+            rows = [row for row in csv.reader(handle) if row]
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise ValueError(f"{str(path)!r} is not a readable CSV file: {exc}.") from None
     if len(rows) < 3:
         raise ValueError(f"{str(path)!r} needs a header line and at least 2 data rows.")
     header = [name.strip() for name in rows[0]]
+    repeated = sorted({name for name in header if header.count(name) > 1})
+    if repeated:
+        raise ValueError(f"{str(path)!r}: the header repeats column name(s) {repeated}; "
+                         "every column needs a distinct name.")
     bad = [i + 2 for i, row in enumerate(rows[1:]) if len(row) != len(header)]
     if bad:
         raise ValueError(f"{str(path)!r}: line {bad[0]} has a different number of fields "
@@ -119,7 +266,11 @@ def column_plan(header, config):
 
 
 def numeric_column(name, values):
-    """Floats of a numeric column; a clear error naming the first non-numeric value."""
+    """Floats of a numeric column; a clear error naming the first non-numeric value.
+
+    (Like the other file checks, this runs before the estimator and its ledger see the
+    data: the CLI reads the file with no budget attached.)
+    """
     out = []
     for line, value in enumerate(values, start=2):
         try:
