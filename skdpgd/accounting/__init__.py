@@ -51,6 +51,15 @@ from ._sampled_sgd import (
     uniform_sgd_composition_epsilon,
 )
 from ._sgd_bounds import SampledSGDBounds, calibrate_sampled_sgd, sampled_sgd_bounds
+from ._events import (
+    GaussianDpEvent,
+    NeighbouringRelation,
+    PoissonSampledGaussianEvent,
+    RenyiDpEvent,
+    UnsupportedEvent,
+    UnsupportedEventError,
+)
+from ._composition import Cap, Composition, RecordAccount, check_supported, compose, supports
 from ._sgd_planning import (
     SampledSGDPlan,
     plan_sampled_sgd,
@@ -107,4 +116,17 @@ __all__ = [
     "sgd_sampling_variance",
     "sgd_utility_proxy",
     "uniform_sgd_composition_epsilon",
+    # privacy events and their composition
+    "Cap",
+    "Composition",
+    "GaussianDpEvent",
+    "NeighbouringRelation",
+    "PoissonSampledGaussianEvent",
+    "RecordAccount",
+    "RenyiDpEvent",
+    "UnsupportedEvent",
+    "UnsupportedEventError",
+    "check_supported",
+    "compose",
+    "supports",
 ]

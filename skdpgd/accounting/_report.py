@@ -100,6 +100,17 @@ class PrivacyReport:
         """Smallest delta such that this run is (epsilon, delta)-DP."""
         return gdp_to_delta(self.mu, epsilon)
 
+    @property
+    def event(self):
+        """What this run released, as a privacy event: ``GaussianDpEvent(mu)``.
+
+        The currency the ledger and the searches compose (:mod:`skdpgd.accounting._events`),
+        with the neighbouring relation as a :class:`~skdpgd.accounting.NeighbouringRelation`.
+        """
+        from ._events import GaussianDpEvent, NeighbouringRelation
+
+        return GaussianDpEvent(self.mu, NeighbouringRelation.parse(self.neighbouring_relation))
+
     def to_dict(self):
         """All fields as a plain dict (JSON-serialisable)."""
         out = dataclasses.asdict(self)
@@ -240,6 +251,29 @@ class SampledSGDPrivacyReport(PrivacyReport):
             smoothness=self.smoothness, domain_radius=self.domain_radius,
             discretization=self.discretization,
         )
+
+    @property
+    def event(self):
+        r"""What this run released, as a privacy event.
+
+        Poisson sampling: ``PoissonSampledGaussianEvent(q, z, K)`` with the noise
+        multiplier :math:`z = \sigma b / L` (:func:`~skdpgd.accounting._sampled_sgd.
+        poisson_noise_multiplier`). This is the composition-with-amplification view of the
+        run: when another bound binds in this report, an accountant composing the event
+        charges more than the report says, never less. Uniform fixed-size batches: an
+        ``UnsupportedEvent`` (no composition with other fits is implemented).
+        """
+        from ._events import NeighbouringRelation, PoissonSampledGaussianEvent, UnsupportedEvent
+        from ._sampled_sgd import poisson_noise_multiplier
+
+        relation = NeighbouringRelation.parse(self.neighbouring_relation)
+        if self.sampling != "poisson":
+            return UnsupportedEvent(
+                f"sampled SGD with {self.sampling!r} sampling: only Poisson-sampled runs can "
+                "be composed with other fits", relation)
+        z = poisson_noise_multiplier(self.noise_std, batch_size=self.batch_size,
+                                     gradient_bound=self.gradient_bound)
+        return PoissonSampledGaussianEvent(self.sampling_rate, z, self.n_steps, relation)
 
     def epsilon_at(self, delta):
         """Smallest epsilon the bounds give for this run at ``delta``."""

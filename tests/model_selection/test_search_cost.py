@@ -98,7 +98,7 @@ def test_explicit_list_of_folds(data):
 def test_ridge_search(data):
     X, _ = data
     y = np.clip(X[:, 0], -1, 1)
-    search = GridSearchCV(DPRidge(alpha=1.0, max_iter=20, random_state=0),
+    search = GridSearchCV(DPRidge(alpha=1.0, y_bound=1.0, max_iter=20, random_state=0),
                           {"alpha": [0.1, 1.0]}, cv=KFold(2)).fit(X, y)
     cost = search_privacy_cost(search)
     assert cost.n_fits == 2 * 2 + 1 and cost.mu > search.best_estimator_.privacy_.mu

@@ -1,0 +1,167 @@
+"""What a ledger records: one entry per charge, and the worst record's spend."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..accounting._events import GaussianDpEvent, PoissonSampledGaussianEvent, RenyiDpEvent
+
+
+@dataclass(frozen=True, repr=False)
+class LedgerEntry:
+    """One recorded fit (or private search).
+
+    Attributes
+    ----------
+    source : str
+        What spent: the estimator class and its non-default parameters.
+    n_samples : int
+        Rows the fit used (public).
+    event : privacy event
+        What the fit released (:mod:`skdpgd.accounting._events`); the ledger composes these.
+    epsilon, delta : float
+        The (epsilon, delta) the fit itself reported.
+    sample_ids : ndarray or None
+        The sorted distinct ids of its rows, or None: then it is charged to every record.
+    description : str
+        The theorem the entry's cost comes from.
+    seq : int or None
+        Position in the ledger (1, 2, ...).
+    recorded_at : str or None
+        UTC time of the charge (ISO 8601).
+    spent_epsilon : float or None
+        The worst record's epsilon at the cap's delta just after this entry (capped
+        ledgers only): the running total an auditor can check entry by entry.
+    """
+
+    source: str
+    n_samples: int
+    event: object
+    epsilon: float
+    delta: float
+    sample_ids: np.ndarray | None
+    description: str = ""
+    seq: int | None = None
+    recorded_at: str | None = None
+    spent_epsilon: float | None = None
+
+    @property
+    def mu(self):
+        """The GDP parameter of a Gaussian-DP entry; None for other events."""
+        return self.event.mu if isinstance(self.event, GaussianDpEvent) else None
+
+    @property
+    def rdp(self):
+        """The Renyi-DP curve of a Renyi entry (ndarray), else None."""
+        return np.asarray(self.event.rdp) if isinstance(self.event, RenyiDpEvent) else None
+
+    @property
+    def poisson_run(self):
+        """(q, z, K) of a ``solver="sgd"`` entry, else None."""
+        return self.event.run if isinstance(self.event, PoissonSampledGaussianEvent) else None
+
+    @property
+    def rows(self):
+        """``"all"`` or the number of identified rows."""
+        return "all" if self.sample_ids is None else int(self.sample_ids.size)
+
+    def __repr__(self):
+        cost = (f"mu={self.mu:.4g}" if self.mu is not None
+                else "RDP curve" if self.rdp is not None else "Poisson SGD run")
+        return (
+            f"LedgerEntry(#{self.seq}, {self.source}, n={self.n_samples}, rows={self.rows}, "
+            f"{cost}, ({self.epsilon:.4g}, {self.delta:.3g})-DP)"
+        )
+
+
+@dataclass(frozen=True)
+class LedgerSpend:
+    """What the worst-off record of the data set has paid so far.
+
+    Attributes
+    ----------
+    epsilon, delta : float
+        The worst record's (epsilon, delta) guarantee at ``delta``.
+    mu : float or None
+        The worst record's exact GDP parameter, sqrt(sum of mu_j^2 over the fits that
+        touched it); None when that record's events are not all Gaussian DP.
+    n_fits : int
+        Entries recorded.
+    n_records_identified : int
+        Distinct ids named by fits that passed ``sample_ids``.
+    composition : str
+        ``"gdp"`` (exact), ``"rdp"`` or ``"pld"``, with :attr:`source` the theorems used.
+    source : str
+    """
+
+    epsilon: float
+    delta: float
+    mu: float | None
+    n_fits: int
+    n_records_identified: int
+    composition: str
+    source: str
+
+
+def describe(estimator):
+    """Class name and the parameters that differ from the defaults (no data, no ledger)."""
+    if estimator is None:
+        return "unnamed"
+    if isinstance(estimator, str):
+        return estimator
+    name = type(estimator).__name__
+    try:
+        params = estimator.get_params(deep=False)
+        defaults = type(estimator)().get_params(deep=False)
+    except Exception:  # noqa: BLE001 - any object with a charge call is allowed to spend
+        return name
+    shown = {
+        k: v for k, v in params.items()
+        if k != "ledger"
+        and not (isinstance(v, type(defaults.get(k))) and _same(v, defaults.get(k)))
+    }
+    return f"{name}({', '.join(f'{k}={_short(v)}' for k, v in sorted(shown.items()))})"
+
+
+def _short(value):
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _same(a, b):
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - arrays and the like: show them
+        return False
+
+
+def check_ids(sample_ids, n_samples):
+    """The sorted distinct ids of a fit's rows (read-only), or None; refuses bad ids."""
+    if sample_ids is None:
+        return None
+    ids = np.asarray(sample_ids)
+    if ids.shape != (int(n_samples),):
+        raise ValueError(
+            f"sample_ids must have shape ({n_samples},), one id per row; got {ids.shape}."
+        )
+    if ids.dtype.kind == "f" and np.any(np.isnan(ids)):
+        raise ValueError("sample_ids must not contain NaN.")
+    if ids.dtype.kind not in "iufUS":
+        raise TypeError(
+            f"sample_ids must be integers or strings, got dtype {ids.dtype!s}."
+        )
+    if ids.dtype.kind == "S":
+        ids = ids.astype(str)
+    if ids.dtype.kind in "iu":
+        if ids.dtype.kind == "u" and ids.size and ids.max() > np.iinfo(np.int64).max:
+            raise ValueError("sample_ids above 2**63 - 1 are not supported.")
+        ids = ids.astype(np.int64)
+    unique = np.unique(ids)
+    if unique.size != ids.size:
+        raise ValueError(
+            "sample_ids contains repeated ids: a record used twice in one fit weighs "
+            "twice in its gradient, which its privacy report does not cover. Pass one "
+            "row per record."
+        )
+    unique.setflags(write=False)
+    return unique

@@ -1,0 +1,402 @@
+r"""A privacy ledger shared by every fit on one data set: records, composes, enforces a cap.
+
+One :class:`PrivacyLedger` stands for **one data set of records** (the population whose
+privacy it protects). Every fit that receives the ledger is recorded *before* it touches
+the data; the ledger reports, for the worst-off record, the composed cost of all recorded
+fits, and refuses (:class:`~skdpgd.exceptions.PrivacyBudgetExceeded`) a fit that would
+take that cost past an optional cap.
+
+The ledger is thin: it stores privacy *events* (``report.event``: a Gaussian-DP mu, a
+Poisson-sampled Gaussian run, a Renyi-DP curve) with the public ids of the rows they
+read, and delegates all composition to :mod:`skdpgd.accounting._composition` (rules,
+theorems and the per-record bookkeeping are documented there). It lives in memory
+(default) or in an SQLite file (``path=``) that several processes and later sessions
+share (:mod:`._sqlite`, where the schema is).
+
+Parallel composition needs the row subsets to be chosen **independently of the private
+data** (from public ids, the seed and n only). A label-stratified split
+(``StratifiedKFold``, scikit-learn's default ``cv`` for classifiers) is not: replacing one
+label can move many records between folds. Use ``KFold`` / ``ShuffleSplit`` splitters.
+"""
+
+import datetime
+import math
+import os
+import threading
+
+import numpy as np
+
+from ..accounting import DEFAULT_ORDERS
+from ..accounting._composition import Cap, RecordAccount, check_supported
+from ..accounting._events import RenyiDpEvent
+from ..exceptions import PrivacyBudgetExceeded
+from ._entries import LedgerEntry, LedgerSpend, check_ids, describe
+from ._sqlite import FileStore, LedgerFileError
+
+
+class LedgerCopyError(RuntimeError):
+    """A copy of an in-memory :class:`PrivacyLedger` (made by pickling, or living in
+    another process) was asked to record a spend that the original would never see."""
+
+
+class _MemoryStore:
+    """Entries in a list (the default ledger); the caller holds the ledger's lock."""
+
+    def __init__(self):
+        self.rows = []
+
+    def read(self, since):
+        return self.rows[since:]
+
+    def charge(self, since, decide):
+        new = self.rows[since:]
+        entry = decide(new, None)
+        seq = len(self.rows) + 1
+        self.rows.append(_with_seq(entry, seq))
+        return new, seq
+
+
+def _with_seq(entry, seq):
+    return LedgerEntry(**{**entry.__dict__, "seq": int(seq)})
+
+
+def _check_cap(epsilon, delta):
+    if epsilon is not None and delta is None:
+        raise ValueError(
+            f"A cap needs both epsilon and delta; got epsilon={epsilon!r}, delta={delta!r}."
+        )
+    if delta is not None and not (isinstance(delta, (int, float, np.floating))
+                                  and 0.0 < float(delta) < 1.0):
+        raise ValueError(f"delta must be a number in (0, 1), got {delta!r}.")
+    if epsilon is not None and not (isinstance(epsilon, (int, float, np.floating))
+                                    and float(epsilon) > 0.0
+                                    and not math.isnan(float(epsilon))):
+        raise ValueError(f"epsilon must be a number > 0, got {epsilon!r}.")
+    return (None if epsilon is None else float(epsilon),
+            None if delta is None else float(delta))
+
+
+class PrivacyLedger:
+    r"""Record every fit on one data set, report the per-record cost, enforce a cap.
+
+    Give the same ledger to every estimator that trains on the data set
+    (``DPLogisticRegression(ledger=ledger)``). Each fit calls :meth:`charge` after its
+    (public) plan is made and before any pass over the data; the ledger either records
+    the fit or raises :class:`~skdpgd.exceptions.PrivacyBudgetExceeded`, in which case
+    nothing is recorded and the data are never read. The decision uses public numbers
+    only (the fits' events and ids), so refusing leaks nothing.
+
+    Parameters
+    ----------
+    epsilon : float or None, default=None
+        Cap on the worst record's epsilon at ``delta``; None records without a cap (or,
+        with ``path``, uses the cap stored in the file).
+    delta : float or None, default=None
+        The delta of the cap, in (0, 1); required with ``epsilon``. It is also the
+        default delta at which :meth:`spent` reports.
+    path : str, os.PathLike or None, default=None
+        None keeps the ledger in memory (this process only). A path keeps it in an
+        SQLite file, created if missing: every charge is committed to the file before
+        the fit reads any data, processes and later Python sessions that open the same
+        file share one budget, and the cap is stored in the file (opening it with a
+        different cap is refused).
+
+    Attributes
+    ----------
+    entries : tuple of LedgerEntry
+        Every recorded fit, in order.
+    orders : ndarray
+        Renyi orders of RDP entries (:data:`skdpgd.accounting.DEFAULT_ORDERS`).
+    path : str or None
+        The absolute path of the ledger file.
+
+    Notes
+    -----
+    **The data set.** One ledger is one data set of records. A fit with ``sample_ids``
+    (public identifiers of its rows, e.g. ``np.arange(n)`` passed through
+    ``GridSearchCV.fit(X, y, sample_ids=ids)``) is charged to those records only; a fit
+    without is charged to *every* record, including records no fit has named yet. With
+    Gaussian-DP fits only, record *i* pays
+
+    .. math:: \mu_i = \sqrt{\mu_{\mathrm{all}}^2 + \sum_{j:\, i \in S_j} \mu_j^2},
+        \qquad \mu_{\mathrm{all}}^2 = \sum_{j \text{ without ids}} \mu_j^2,
+
+    and the ledger reports :math:`\max_i \mu_i` (Dong, Roth and Su 2022, Corollary 3.3;
+    a fit not containing *i* is 0-GDP for *i*). Renyi-DP entries (``DPSearchCV``) and
+    ``solver="sgd"`` runs are composed as described in
+    :mod:`skdpgd.accounting._composition`; events it cannot compose are refused before
+    anything is recorded. Ids must be unique within a fit.
+
+    **Cap.** With Gaussian-DP entries only, a fit is refused when the worst record's
+    :math:`\mu` would exceed ``epsilon_delta_to_gdp(epsilon, delta)``, the largest
+    :math:`\mu` that is (epsilon, delta)-DP (lossless); otherwise when the worst record's
+    epsilon at ``delta`` would exceed ``epsilon``.
+
+    **Sharing.** ``sklearn.base.clone`` returns the ledger itself
+    (``__sklearn_clone__``), so clones made by ``GridSearchCV``, ``cross_val_score``
+    and the like all spend on the one ledger. :meth:`charge` holds a lock, so threaded
+    searches cannot both pass the cap.
+
+    **Processes.** A process-based joblib backend (loky, the default for ``n_jobs > 1``)
+    sends each worker a *pickled copy*. A **file ledger** pickles as its path: every
+    copy charges the same file, inside one ``BEGIN IMMEDIATE`` transaction that reads
+    what the other processes recorded, tests the cap and appends, so
+    ``GridSearchCV(..., n_jobs=2)`` charges every fold and two processes can never both
+    pass the cap. An **in-memory ledger** cannot follow its copies: a copy made by
+    pickling (or ``copy.deepcopy``), or used in another process, is read-only and its
+    :meth:`charge` raises :class:`LedgerCopyError` before the fit touches the data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdpgd import DPLogisticRegression, PrivacyLedger
+    >>> from skdpgd.exceptions import PrivacyBudgetExceeded
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)) / 3
+    >>> y = (X[:, 0] > 0).astype(int)
+    >>> ledger = PrivacyLedger(epsilon=1.2, delta=1e-5)
+    >>> clf = DPLogisticRegression(epsilon=1.0, C=1.0, classes=[0, 1], ledger=ledger,
+    ...                            random_state=0).fit(X, y)
+    >>> round(ledger.spent().epsilon, 3)
+    1.0
+    >>> try:
+    ...     _ = clf.fit(X, y)  # a second epsilon=1 fit would take the records to ~1.47
+    ... except PrivacyBudgetExceeded:
+    ...     print("refused")
+    refused
+    """
+
+    orders = DEFAULT_ORDERS
+
+    def __init__(self, epsilon=None, delta=None, *, path=None):
+        epsilon, delta = _check_cap(epsilon, delta)
+        self._lock = threading.RLock()
+        self._owner_pid = os.getpid()
+        self._is_copy = False
+        self._account, self._entries, self._seq = RecordAccount(), [], 0
+        self._caps = {}
+        if path is None:
+            self.path = None
+            self._store = _MemoryStore()
+            self.epsilon, self.delta = epsilon, delta
+        else:
+            self._store = FileStore(path)
+            self.path = self._store.path
+            self.epsilon, self.delta = self._open_file(epsilon, delta)
+
+    def _open_file(self, epsilon, delta):
+        """Open (or create) the file and reconcile the cap asked for with the stored one."""
+        self._store.connection()
+        file_eps, file_delta = self._store.cap
+        if file_eps is None and epsilon is not None:
+            file_eps, file_delta = self._store.set_cap(epsilon, delta)
+        if file_eps is None:
+            return None, delta
+        if (epsilon is not None and (epsilon, delta) != (file_eps, file_delta)) or (
+                epsilon is None and delta is not None and delta != file_delta):
+            raise LedgerFileError(
+                f"{self.path!r} holds a budget capped at epsilon={file_eps!r}, "
+                f"delta={file_delta!r}; it was opened with epsilon={epsilon!r}, "
+                f"delta={delta!r}. A data set has one cap: open the file with "
+                "PrivacyLedger(path=...) alone to use the stored cap."
+            )
+        return file_eps, file_delta
+
+    # -- sharing ----------------------------------------------------------------------
+    def __sklearn_clone__(self):
+        """Clones of an estimator share its ledger (``clone`` returns this object)."""
+        return self
+
+    def __getstate__(self):
+        if self.path is not None:  # a file ledger travels as its file
+            return {"path": self.path, "epsilon": self.epsilon, "delta": self.delta}
+        state = self.__dict__.copy()
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state):
+        if "path" in state and "_store" not in state:
+            self.__init__(state["epsilon"], state["delta"], path=state["path"])
+            return
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
+        self._is_copy = True
+
+    def _check_owner(self):
+        if self.path is None and (self._is_copy or os.getpid() != self._owner_pid):
+            raise LedgerCopyError(
+                "This in-memory PrivacyLedger is a copy (made by pickling, copy.deepcopy, or "
+                "living in another process, e.g. a worker of joblib's default 'loky' backend "
+                "used by n_jobs > 1): a spend recorded here would be lost by the original "
+                "ledger, so it is refused before the fit touches the data. Use a file ledger, "
+                "PrivacyLedger(path='budget.sqlite', ...), which processes share; or run the "
+                "search with n_jobs=None, or in threads: `with joblib.parallel_config("
+                "backend='threading'): search.fit(...)`."
+            )
+
+    # -- bookkeeping --------------------------------------------------------------------
+    def _absorb(self, new):
+        """Fold entries recorded since we last looked (by anyone) into the cache."""
+        for entry in new:
+            self._account = self._account.add(entry.event, entry.sample_ids)
+            self._entries.append(entry)
+            self._seq = entry.seq
+
+    def _refresh(self):
+        if self._is_copy:
+            return
+        self._absorb(self._store.read(self._seq))
+
+    def _cap(self, cap_row):
+        """The Cap in force: the file's (read in the transaction), or this ledger's."""
+        eps, delta = (self.epsilon, self.delta) if cap_row is None else cap_row
+        if eps is None:
+            return None
+        key = (float(eps), float(delta))
+        if key not in self._caps:
+            self._caps[key] = Cap(*key)
+        return self._caps[key]
+
+    # -- recording ----------------------------------------------------------------------
+    @property
+    def entries(self):
+        """Every recorded entry, in order (a tuple; a file ledger re-reads the file)."""
+        with self._lock:
+            self._refresh()
+            return tuple(self._entries)
+
+    def charge(self, estimator, report, *, n_samples, sample_ids=None):
+        """Record a fit, or refuse it if it would cross the cap (called by ``fit``).
+
+        Parameters
+        ----------
+        estimator : object
+            The estimator about to fit (only its class and parameters are recorded).
+        report : object with an ``event`` attribute
+            The run's guarantee (a :class:`skdpgd.PrivacyReport`, or the
+            ``SelectionPrivacyReport`` of a ``DPSearchCV``); ``report.event`` is what it
+            releases (:mod:`skdpgd.accounting._events`).
+        n_samples : int
+            Rows the fit uses.
+        sample_ids : array-like of shape (n_samples,) or None
+            Public ids of those rows; None charges the fit to every record.
+
+        Raises
+        ------
+        PrivacyBudgetExceeded
+            If the worst record's cost would exceed the cap; nothing is recorded.
+        UnsupportedEventError
+            If the event (or its mix with the recorded ones) cannot be composed.
+        LedgerCopyError
+            If this in-memory ledger is a pickled copy or used in another process.
+        LedgerFileError
+            If the ledger file is damaged or cannot be written.
+        """
+        event = getattr(report, "event", None)
+        if event is None:
+            raise TypeError(
+                f"{type(report).__name__} has no privacy event (report.event); the ledger "
+                "records events (skdpgd.accounting.GaussianDpEvent and the like)."
+            )
+        self.charge_event(describe(estimator), event, n_samples=n_samples,
+                          epsilon=report.epsilon, delta=report.delta, sample_ids=sample_ids,
+                          description=str(getattr(report, "theorem", "")))
+
+    def charge_rdp(self, source, rdp, *, n_samples, epsilon, delta, sample_ids=None,
+                   description=""):
+        """Record a mechanism known by its Renyi-DP curve, ``rdp(orders) -> ndarray``."""
+        event = RenyiDpEvent(tuple(self.orders), tuple(np.asarray(rdp(self.orders), float)))
+        self.charge_event(source, event, n_samples=n_samples, epsilon=epsilon, delta=delta,
+                          sample_ids=sample_ids, description=description)
+
+    def charge_event(self, source, event, *, n_samples, epsilon, delta, sample_ids=None,
+                     description=""):
+        """Record a privacy event directly (what :meth:`charge` does with ``report.event``).
+
+        Parameters
+        ----------
+        source : str or estimator
+            What spent.
+        event : privacy event
+            Checked with :func:`skdpgd.accounting.check_supported` before anything else.
+        n_samples : int
+        epsilon, delta : float
+            The (epsilon, delta) the mechanism reports for itself (recorded, not composed).
+        sample_ids : array-like or None
+        description : str
+        """
+        check_supported(event)
+        entry = LedgerEntry(
+            source=describe(source), n_samples=int(n_samples), event=event,
+            epsilon=float(epsilon), delta=float(delta),
+            sample_ids=check_ids(sample_ids, n_samples), description=str(description),
+            recorded_at=datetime.datetime.now(datetime.timezone.utc).isoformat(
+                timespec="microseconds"),
+        )
+        with self._lock:
+            self._check_owner()
+            staged = {}
+
+            def decide(new, cap_row):
+                self._absorb(new)  # committed by others: safe to keep even if we refuse
+                account = self._account.add(entry.event, entry.sample_ids)
+                cap = self._cap(cap_row)
+                if cap is None:
+                    staged.update(account=account, entry=entry)
+                    return entry
+                spend = account.worst(cap.delta)
+                if not cap.admits(spend):
+                    current = self._account.worst(cap.delta).epsilon
+                    raise PrivacyBudgetExceeded(
+                        f"Refused before touching the data: this fit ({entry.source}, "
+                        f"{_cost_text(entry)}) would take the worst-off record to "
+                        f"epsilon={spend.epsilon:.4g} at delta={cap.delta:.3g}, over the cap "
+                        f"epsilon={cap.epsilon:.4g} (spent so far: epsilon={current:.4g} "
+                        f"over {len(self._entries)} fit(s)). Nothing was recorded."
+                    )
+                final = LedgerEntry(**{**entry.__dict__, "spent_epsilon": spend.epsilon})
+                staged.update(account=account, entry=final)
+                return final
+
+            _, seq = self._store.charge(self._seq, decide)
+            self._account = staged["account"]
+            self._entries.append(_with_seq(staged["entry"], seq))
+            self._seq = seq
+
+    # -- reporting --------------------------------------------------------------------
+    def spent(self, delta=None):
+        """The worst-off record's cost so far (a :class:`LedgerSpend`).
+
+        Parameters
+        ----------
+        delta : float or None
+            Report epsilon at this delta; defaults to the ledger's ``delta``.
+        """
+        delta = self.delta if delta is None else delta
+        if delta is None:
+            raise ValueError("Pass delta= (this ledger has no cap delta to default to).")
+        with self._lock:
+            self._refresh()
+            comp = self._account.worst(float(delta))
+            return LedgerSpend(comp.epsilon, comp.delta, comp.mu, len(self._entries),
+                               int(self._account.ids.size), comp.method, comp.source)
+
+    def mu_per_record(self, sample_ids):
+        """Exact GDP parameter paid by each of the given records (GDP entries only).
+
+        Records never named by a fit with ids pay the part charged to all records.
+        """
+        with self._lock:
+            self._refresh()
+            return self._account.mu_per_record(sample_ids)
+
+    def __repr__(self):
+        cap = ("no cap" if self.epsilon is None
+               else f"cap ({self.epsilon:.4g}, {self.delta:.3g})-DP")
+        where = "in memory" if self.path is None else repr(self.path)
+        copy = ", read-only copy" if self._is_copy else ""
+        return f"PrivacyLedger({where}, {cap}, {len(self._entries)} entries{copy})"
+
+
+def _cost_text(entry):
+    return f"mu={entry.mu:.4g}" if entry.mu is not None else f"epsilon={entry.epsilon:.4g}"

@@ -1,0 +1,345 @@
+r"""Composition of privacy events: the one place where events are added up.
+
+Pure functions and immutable values. A :class:`~skdpgd.PrivacyLedger`,
+:func:`skdpgd.model_selection.search_privacy_cost` and
+:class:`skdpgd.model_selection.DPSearchCV` all compose through this module, and all ask
+:func:`check_supported` before they record or run anything.
+
+Rules (replace-one neighbours; every event must state ``REPLACE_ONE``)
+----------------------------------------------------------------------
+One record's events :math:`E_1, \dots, E_k` (adaptive composition):
+
+- **Gaussian DP only**: :math:`\mu = \sqrt{\sum_j \mu_j^2}`, exact (Dong, Roth and Su
+  2022, Corollary 3.3), converted losslessly to (epsilon, delta) by their Corollary 2.13
+  (:func:`skdpgd.accounting.gdp_to_epsilon`).
+- **With Renyi-DP events** (no Poisson runs): the curves add up (Mironov 2017,
+  Proposition 1) with the Gaussian part as :math:`\varepsilon(\alpha) = \alpha\mu^2/2`
+  (Dong, Roth and Su 2022, Corollary B.6), converted by
+  :func:`skdpgd.accounting.rdp_to_epsilon` (Canonne, Kamath and Steinke 2020,
+  Proposition 12). All Renyi events must share their orders.
+- **With Poisson-sampled Gaussian runs** (no Renyi events): one PLD accountant of
+  ``dp-accounting`` under replace-one composes the Gaussian part (as
+  ``GaussianDpEvent(2/mu)``, exactly mu-GDP) with every run
+  (:func:`skdpgd.accounting.composed_replace_one_epsilon`; Doroshenko et al. 2022;
+  pessimistic discretisation, an upper bound).
+- **Renyi events together with Poisson runs**: no common currency in which skdpgd
+  composes them exactly: refused (:class:`UnsupportedEventError`).
+
+Per record (:class:`RecordAccount`): an event recorded with public row ids is 0-GDP for
+every record outside them (parallel composition under replace-one: the output's law does
+not change when a record it never reads is replaced); an event without ids is charged to
+every record, including records never named. A data set's cost is its worst record's.
+The ids must be chosen from public information (ids, a seed, n), never from the data.
+"""
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._events import (
+    GaussianDpEvent,
+    NeighbouringRelation,
+    PoissonSampledGaussianEvent,
+    RenyiDpEvent,
+    UnsupportedEvent,
+    UnsupportedEventError,
+)
+from ._gdp import epsilon_delta_to_gdp, gdp_to_epsilon
+from ._rdp import rdp_to_epsilon
+
+__all__ = [
+    "Cap",
+    "Composition",
+    "RecordAccount",
+    "check_supported",
+    "compose",
+    "supports",
+]
+
+GDP_SOURCE = "Dong, Roth, Su (2022), Corollary 3.3 (exact GDP composition) and Corollary 2.13"
+RDP_SOURCE = "Mironov (2017), Proposition 1 (RDP composition); Canonne, Kamath, Steinke (2020)"
+PLD_SOURCE = ("PLD composition of the Gaussian and Poisson-subsampled Gaussian dominating "
+              "pairs, replace-one (dp-accounting; Doroshenko et al. 2022)")
+
+_SUPPORTED = (GaussianDpEvent, PoissonSampledGaussianEvent, RenyiDpEvent)
+
+
+def check_supported(events):
+    """Raise :class:`UnsupportedEventError` unless this module can compose ``events``.
+
+    ``events`` is one event or an iterable of them. Refused: objects that are not
+    events, :class:`UnsupportedEvent`, any relation other than ``REPLACE_ONE``, Renyi
+    events together with Poisson runs, and Renyi events on different orders.
+    """
+    events = _as_tuple(events)
+    for event in events:
+        if isinstance(event, UnsupportedEvent):
+            raise UnsupportedEventError(
+                f"This release cannot be composed by any skdpgd accountant: {event.reason}"
+            )
+        if not isinstance(event, _SUPPORTED):
+            raise UnsupportedEventError(
+                f"Not a privacy event skdpgd can compose: {event!r}. Supported: "
+                "GaussianDpEvent, PoissonSampledGaussianEvent, RenyiDpEvent."
+            )
+        if event.relation is not NeighbouringRelation.REPLACE_ONE:
+            raise UnsupportedEventError(
+                f"{event!r} is stated for {event.relation.value} neighbours; skdpgd composes "
+                "replace-one guarantees only (n public), and a guarantee does not transfer "
+                "between the relations at the same parameters."
+            )
+    kinds = {type(e) for e in events}
+    if RenyiDpEvent in kinds and PoissonSampledGaussianEvent in kinds:
+        raise UnsupportedEventError(
+            "These events mix a Renyi-DP curve (e.g. a DPSearchCV selection) with a "
+            "Poisson-sampled SGD run (composed by PLD): there is no common currency in which "
+            "skdpgd can compose them exactly, so the spend is refused before it touches the "
+            "data. Use separate data sets, or solver='gd'/'cyclic' with DPSearchCV."
+        )
+    orders = {e.orders for e in events if isinstance(e, RenyiDpEvent)}
+    if len(orders) > 1:
+        raise UnsupportedEventError(
+            "Renyi-DP events on different orders cannot be added up; compute every curve "
+            "on skdpgd.accounting.DEFAULT_ORDERS."
+        )
+    return events
+
+
+def supports(events):
+    """Whether :func:`check_supported` accepts ``events``."""
+    try:
+        check_supported(events)
+    except UnsupportedEventError:
+        return False
+    return True
+
+
+def _as_tuple(events):
+    if isinstance(events, (GaussianDpEvent, PoissonSampledGaussianEvent, RenyiDpEvent,
+                           UnsupportedEvent)):
+        return (events,)
+    return tuple(events)
+
+
+@dataclass(frozen=True)
+class Composition:
+    """The composed cost of some events for one record.
+
+    Attributes
+    ----------
+    epsilon, delta : float
+    mu : float or None
+        The exact GDP parameter when every event is Gaussian DP; None otherwise.
+    method : str
+        ``"gdp"`` (exact), ``"rdp"`` or ``"pld"``.
+    source : str
+        The theorems used.
+    """
+
+    epsilon: float
+    delta: float
+    mu: float | None
+    method: str
+    source: str
+
+
+def compose(events, delta):
+    """Compose one record's events at ``delta`` (the rules are in the module docstring).
+
+    Parameters
+    ----------
+    events : event or iterable of events
+    delta : float
+        In (0, 1).
+
+    Returns
+    -------
+    Composition
+    """
+    events = check_supported(events)
+    delta = float(delta)
+    if not 0.0 < delta < 1.0:
+        raise ValueError(f"delta must be in (0, 1), got {delta!r}.")
+    mu2 = math.fsum(e.mu * e.mu for e in events if isinstance(e, GaussianDpEvent))
+    return _compose(mu2, tuple(e.run for e in events if isinstance(e, PoissonSampledGaussianEvent)),
+                    [e for e in events if isinstance(e, RenyiDpEvent)], delta)
+
+
+def _compose(mu2, runs, renyi, delta):
+    """Compose a Gaussian part (sum of mu^2), Poisson runs and Renyi events (checked)."""
+    if runs:
+        from ._sampled_sgd import composed_replace_one_epsilon
+
+        eps = composed_replace_one_epsilon(delta, gaussian_mu=math.sqrt(mu2), poisson_runs=runs)
+        return Composition(eps, delta, None, "pld", GDP_SOURCE + "; " + PLD_SOURCE)
+    if renyi:
+        orders = np.asarray(renyi[0].orders)
+        curve = orders * mu2 / 2.0 + np.sum([e.rdp for e in renyi], axis=0)
+        eps = (math.inf if not np.all(np.isfinite(curve))
+               else rdp_to_epsilon(orders, curve, delta))
+        return Composition(eps, delta, None, "rdp", GDP_SOURCE + "; " + RDP_SOURCE)
+    mu = math.sqrt(mu2)
+    eps = math.inf if mu == math.inf else gdp_to_epsilon(mu, delta)
+    return Composition(eps, delta, mu, "gdp", GDP_SOURCE)
+
+
+@dataclass(frozen=True)
+class Cap:
+    """A cap on the worst record's (epsilon, delta), tested exactly.
+
+    When the composition is Gaussian DP the test is ``mu <= epsilon_delta_to_gdp(epsilon,
+    delta)``, the largest mu that is (epsilon, delta)-DP (lossless); otherwise
+    ``epsilon_at_delta <= epsilon``.
+    """
+
+    epsilon: float
+    delta: float
+    mu: float = field(init=False)
+
+    def __post_init__(self):
+        eps, delta = float(self.epsilon), float(self.delta)
+        if math.isnan(eps) or eps <= 0.0:
+            raise ValueError(f"cap epsilon must be a number > 0, got {self.epsilon!r}.")
+        if not 0.0 < delta < 1.0:
+            raise ValueError(f"cap delta must be in (0, 1), got {self.delta!r}.")
+        object.__setattr__(self, "epsilon", eps)
+        object.__setattr__(self, "delta", delta)
+        object.__setattr__(self, "mu", math.inf if eps == math.inf
+                           else epsilon_delta_to_gdp(eps, delta))
+
+    def admits(self, composition):
+        """Whether ``composition`` (computed at this cap's delta) is within the cap."""
+        if composition.mu is not None:
+            return composition.mu <= self.mu
+        return composition.epsilon <= self.epsilon
+
+
+def _merge(ids, mu2s, new_ids, new_mu2):
+    """Add ``new_mu2`` to every id of the sorted ``new_ids`` (inserting unseen ids)."""
+    if not ids.size:
+        return new_ids.copy(), np.full(new_ids.size, float(new_mu2))
+    pos = np.searchsorted(ids, new_ids)
+    pos_c = np.minimum(pos, ids.size - 1)
+    known = ids[pos_c] == new_ids
+    if known.all():  # the common case in searches: the same rows again
+        mu2s = mu2s.copy()
+        mu2s[pos_c] += new_mu2
+        return ids, mu2s
+    merged = np.union1d(ids, new_ids)
+    out = np.zeros(merged.size)
+    out[np.searchsorted(merged, ids)] = mu2s
+    out[np.searchsorted(merged, new_ids)] += new_mu2
+    return merged, out
+
+
+@dataclass(frozen=True)
+class RecordAccount:
+    """Per-record bookkeeping of events on one data set (an immutable value).
+
+    Attributes
+    ----------
+    full_mu2 : float
+        Sum of mu^2 over Gaussian events charged to every record.
+    full_other : tuple
+        Non-Gaussian events charged to every record.
+    ids : ndarray
+        Sorted distinct ids named by events with ids.
+    id_mu2 : ndarray
+        Per id, the sum of mu^2 over the Gaussian events naming it.
+    id_other : tuple of (ndarray, event)
+        Non-Gaussian events with their (sorted, distinct) ids.
+    """
+
+    full_mu2: float = 0.0
+    full_other: tuple = ()
+    ids: np.ndarray = field(default_factory=lambda: np.empty(0))
+    id_mu2: np.ndarray = field(default_factory=lambda: np.empty(0))
+    id_other: tuple = ()
+
+    def events(self):
+        """Every non-Gaussian event held, and a Gaussian one for the full part (for checks)."""
+        return (GaussianDpEvent(0.0),) + self.full_other + tuple(e for _, e in self.id_other)
+
+    def add(self, event, ids=None):
+        """The account after ``event`` on rows ``ids`` (sorted distinct array, or None).
+
+        Raises :class:`UnsupportedEventError` (and changes nothing) when the result
+        could not be composed.
+        """
+        check_supported(self.events() + (event,))
+        if ids is None:
+            if isinstance(event, GaussianDpEvent):
+                return RecordAccount(self.full_mu2 + event.mu * event.mu, self.full_other,
+                                     self.ids, self.id_mu2, self.id_other)
+            return RecordAccount(self.full_mu2, self.full_other + (event,), self.ids,
+                                 self.id_mu2, self.id_other)
+        if self.ids.size and ids.size and self.ids.dtype.kind != ids.dtype.kind and not (
+                self.ids.dtype.kind in "iu" and ids.dtype.kind in "iu"):
+            raise TypeError(
+                f"sample_ids of kind {ids.dtype!s} cannot be matched with the ids already "
+                f"recorded ({self.ids.dtype!s}): use one kind of id (integers or strings) "
+                "for every fit on a data set."
+            )
+        mu2 = event.mu * event.mu if isinstance(event, GaussianDpEvent) else 0.0
+        merged, mu2s = _merge(self.ids, self.id_mu2, ids, mu2)
+        other = self.id_other
+        if not isinstance(event, GaussianDpEvent):
+            other = other + ((ids, event),)
+        return RecordAccount(self.full_mu2, self.full_other, merged, mu2s, other)
+
+    def _groups(self):
+        """Records grouped by which non-Gaussian id-events contain them.
+
+        Within a group every record has the same non-Gaussian events, so its worst record
+        is the one with the largest Gaussian part. Yields (mu^2, events).
+        """
+        if not self.ids.size:
+            return
+        if not self.id_other:
+            yield float(self.id_mu2.max()), ()
+            return
+        member = np.zeros((self.ids.size, len(self.id_other)), dtype=bool)
+        for j, (entry_ids, _) in enumerate(self.id_other):
+            member[np.searchsorted(self.ids, entry_ids), j] = True
+        patterns, group = np.unique(member, axis=0, return_inverse=True)
+        group = np.ravel(group)
+        for g, pattern in enumerate(patterns):
+            yield (float(self.id_mu2[group == g].max()),
+                   tuple(self.id_other[j][1] for j in np.flatnonzero(pattern)))
+
+    def worst(self, delta):
+        """The worst record's :class:`Composition` at ``delta``.
+
+        Records named by no id-event pay the full part only (dominated by any named
+        record, but kept so that an account without ids is covered).
+        """
+        delta = float(delta)
+        if not 0.0 < delta < 1.0:
+            raise ValueError(f"delta must be in (0, 1), got {delta!r}.")
+        best = None
+        for mu2, extra in [(0.0, ())] + list(self._groups()):
+            events = self.full_other + extra
+            comp = _compose(
+                self.full_mu2 + mu2,
+                tuple(e.run for e in events if isinstance(e, PoissonSampledGaussianEvent)),
+                [e for e in events if isinstance(e, RenyiDpEvent)], delta,
+            )
+            if best is None or comp.epsilon > best.epsilon or (
+                    comp.epsilon == best.epsilon and comp.mu is not None
+                    and best.mu is not None and comp.mu > best.mu):
+                best = comp
+        return best
+
+    def mu_per_record(self, query):
+        """Exact mu of each queried record (Gaussian events only)."""
+        if self.full_other or self.id_other:
+            raise ValueError("mu_per_record is defined only when every entry is Gaussian DP.")
+        query = np.asarray(query)
+        part = np.zeros(query.shape)
+        if self.ids.size:
+            pos = np.minimum(np.searchsorted(self.ids, query), self.ids.size - 1)
+            found = self.ids[pos] == query
+            part = np.where(found, self.id_mu2[pos], 0.0)
+        return np.sqrt(self.full_mu2 + part)
+
