@@ -8,7 +8,7 @@ epsilon at the claimed delta (95% confidence, threshold chosen on a quarter of t
 trials, bound on the rest). Data: n = 20 rows in 2 dimensions, uniform in [-0.3, 0.3]
 on the first coordinate and 0 on the second (the canary's coordinate).
 
-* ``DPLogisticRegression(eps, C=1, max_iter=10)`` and ``DPRidge(eps, alpha=1, max_iter=10)``
+* ``DPLogisticRegression(eps, C=1, max_iter=10)`` and ``DPRidge(eps, alpha=1, max_iter=10, y_bound=1.0)``
   (fixed hyperparameters: the "auto" planner would cost ~0.2 s per fit);
 * ``NoisyGDMean(eps)`` (eta = 0.5, K = 10): the quadratic instance on which the claimed
   epsilon is exact, i.e. the audit's own tightness; ``--exact-trials`` trials.
@@ -46,7 +46,7 @@ def cases(epsilons, trials, exact_trials, which):
                 eps, C=1.0, max_iter=10
             ), "labels", trials
         if "ridge" in which:
-            yield "DPRidge", DPRidge(eps, alpha=1.0, max_iter=10), "targets", trials
+            yield "DPRidge", DPRidge(eps, alpha=1.0, max_iter=10, y_bound=1.0), "targets", trials
         if "exact" in which:
             yield "NoisyGDMean (exact case)", NoisyGDMean(eps), None, exact_trials
 

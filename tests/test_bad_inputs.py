@@ -37,7 +37,7 @@ def _logistic(**kw):
 
 
 def _ridge(**kw):
-    return DPRidge(1.0, **{"alpha": 1.0, "max_iter": 5, "random_state": 0, **kw})
+    return DPRidge(1.0, **{"alpha": 1.0, "max_iter": 5, "random_state": 0, **kw}, y_bound=1.0)
 
 
 ESTIMATORS = [

@@ -45,7 +45,7 @@ def test_exhausted_ledger_refuses_every_variant_alike(variant):
     with pytest.raises(RuntimeError, match="budget exhausted"):
         DPLogisticRegression(classes=[0, 1], ledger=ledger).fit(X, y)
     with pytest.raises(RuntimeError, match="budget exhausted"):
-        DPRidge(ledger=ledger).fit(X, y.astype(float) if variant != "label" else y)
+        DPRidge(ledger=ledger, y_bound=1.0).fit(X, y.astype(float) if variant != "label" else y)
 
 
 @pytest.mark.parametrize("variant", ["label", "nan"])
@@ -83,7 +83,7 @@ def test_sample_ids_must_be_unique():
     [
         lambda: DPLogisticRegression(intercept_scaling=1e-300),
         lambda: DPLogisticRegression(data_norm=1e-160),
-        lambda: DPRidge(data_norm=1e154),
+        lambda: DPRidge(data_norm=1e154, y_bound=1.0),
         lambda: DPRidge(y_bound=1e300),
         lambda: DPRidge(y_bound=1e-300),
     ],

@@ -35,7 +35,7 @@ def _problem(n=2000, d=8, seed=0):
     "make, use_target",
     [
         (lambda: DPLogisticRegression(epsilon=1.0, max_iter=8, random_state=0), False),
-        (lambda: DPRidge(epsilon=1.0, max_iter=8, random_state=0), True),
+        (lambda: DPRidge(epsilon=1.0, max_iter=8, random_state=0, y_bound=1.0), True),
     ],
 )
 def test_dask_backend_gives_the_same_model_and_scatters_once(client, make, use_target, monkeypatch):
@@ -98,8 +98,8 @@ def test_dask_array_gives_the_in_memory_model(client, n_classes):
 
 def test_dask_array_ridge_without_a_client():
     X, _, target = _problem(n=900)
-    reference = DPRidge(epsilon=1.0, max_iter=8, random_state=0).fit(X, target)
-    est = DPRidge(epsilon=1.0, max_iter=8, random_state=0).fit(
+    reference = DPRidge(epsilon=1.0, max_iter=8, random_state=0, y_bound=1.0).fit(X, target)
+    est = DPRidge(epsilon=1.0, max_iter=8, random_state=0, y_bound=1.0).fit(
         da.from_array(X, chunks=(250, 8)), target
     )
     np.testing.assert_allclose(est.coef_, reference.coef_, rtol=0, atol=1e-10)

@@ -61,7 +61,7 @@ def test_estimators_use_and_report_the_auto_defaults(binary_data):
     multi = DPLogisticRegression(epsilon=1.0, random_state=0).fit(X, y3)
     assert multi.intercept_scaling_ == pytest.approx((3 / d) ** 0.125, rel=1e-15)
     assert multi.residual_clip_ == 1.0  # softmax: no clip
-    ridge = DPRidge(epsilon=1.0, random_state=0).fit(X, X[:, 0])
+    ridge = DPRidge(epsilon=1.0, random_state=0, y_bound=1.0).fit(X, X[:, 0])
     assert ridge.intercept_scaling_ == pytest.approx(d**-0.125, rel=1e-15)
     fixed = DPLogisticRegression(epsilon=1.0, intercept_scaling=2.0, residual_clip=1.0,
                                  random_state=0).fit(X, y)

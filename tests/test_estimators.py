@@ -65,7 +65,7 @@ def test_ridge_matches_sklearn_without_noise(regression_data):
     X, y = regression_data
     n = len(y)
     # A residual clip above every residual makes the Huber objective the squared one.
-    ours = DPRidge(epsilon=np.inf, alpha=1.0, residual_clip=10.0, max_iter=20_000).fit(X, y)
+    ours = DPRidge(epsilon=np.inf, alpha=1.0, residual_clip=10.0, max_iter=20_000, y_bound=1.0).fit(X, y)
     Xa = np.hstack([X, np.ones((n, 1))])
     ref = Ridge(alpha=1.0, fit_intercept=False, solver="cholesky").fit(Xa, y)
     np.testing.assert_allclose(
@@ -77,7 +77,7 @@ def test_regressor_check_passes_without_noise():
     """The sklearn check excluded for noise passes on the same kind of data at eps=inf."""
     X, y = make_regression(n_samples=200, n_features=5, noise=1.0, random_state=0)
     X, y = _unit_rows(X), y / np.max(np.abs(y))
-    assert DPRidge(epsilon=np.inf, random_state=0).fit(X, y).score(X, y) > 0.5
+    assert DPRidge(epsilon=np.inf, random_state=0, y_bound=1.0).fit(X, y).score(X, y) > 0.5
 
 
 # -- scikit-learn citizenship -------------------------------------------------------
@@ -91,7 +91,7 @@ def test_clone_pipeline_gridsearch_over_epsilon(binary_data):
     assert search.best_params_["dplogisticregression__epsilon"] in (0.5, 2.0, np.inf)
     fitted = search.best_estimator_[-1]
     assert fitted.privacy_.epsilon <= fitted.epsilon
-    scores = cross_val_score(DPRidge(epsilon=1.0, random_state=0), X, y.astype(float), cv=3)
+    scores = cross_val_score(DPRidge(epsilon=1.0, random_state=0, y_bound=1.0), X, y.astype(float), cv=3)
     assert scores.shape == (3,)
     est = DPLogisticRegression(epsilon=2.0, C=3.0)
     assert clone(est).get_params() == est.get_params()
@@ -181,8 +181,8 @@ def test_targets_clipped_to_y_bound(regression_data):
     far[0] = 1e6
     clipped = y.copy()
     clipped[0] = 1.0
-    a = DPRidge(random_state=0).fit(X, far)
-    b = DPRidge(random_state=0).fit(X, clipped)
+    a = DPRidge(random_state=0, y_bound=1.0).fit(X, far)
+    b = DPRidge(random_state=0, y_bound=1.0).fit(X, clipped)
     np.testing.assert_array_equal(a.coef_, b.coef_)
 
 
@@ -285,7 +285,7 @@ def test_bad_data_raises_clear_errors(binary_data):
     y_nan = np.linspace(-1, 1, len(y))
     y_nan[3] = np.nan
     with pytest.raises(ValueError, match="NaN"):
-        DPRidge().fit(X, y_nan)
+        DPRidge(y_bound=1.0).fit(X, y_nan)
 
 
 @pytest.mark.parametrize(
@@ -293,7 +293,7 @@ def test_bad_data_raises_clear_errors(binary_data):
     [
         (DPLogisticRegression(epsilon=0.7), 2),
         (DPLogisticRegression(epsilon=0.7, solver="cyclic"), 3),
-        (DPRidge(epsilon=2.0, alpha=1.0, max_iter=50), None),
+        (DPRidge(epsilon=2.0, alpha=1.0, max_iter=50, y_bound=1.0), None),
     ],
 )
 def test_plan_privacy_is_the_report_of_the_fit(estimator, n_classes):

@@ -33,7 +33,7 @@ def _sparse_problem(n=3000, d=40, seed=0, n_classes=2):
 ESTIMATORS = [
     ("binary", lambda **kw: DPLogisticRegression(**kw), 2),
     ("multinomial", lambda **kw: DPLogisticRegression(**kw), 4),
-    ("ridge", lambda **kw: DPRidge(**kw), None),
+    ("ridge", lambda **kw: DPRidge(y_bound=1.0, **kw), None),
 ]
 
 
@@ -216,10 +216,10 @@ def test_sample_ids_must_align_with_rows():
 
 
 def test_clone_keeps_scale_parameters():
-    est = DPRidge(solver="cyclic", batch_size=128, n_jobs=2)
+    est = DPRidge(solver="cyclic", batch_size=128, n_jobs=2, y_bound=1.0)
     assert clone(est).get_params()["batch_size"] == 128
     with pytest.raises(ValueError, match="solver"):
-        DPRidge(solver="sag").fit(np.ones((4, 1)), np.ones(4))
+        DPRidge(solver="sag", y_bound=1.0).fit(np.ones((4, 1)), np.ones(4))
 
 
 def test_clipping_scales_do_not_depend_on_n_jobs(small_chunks):

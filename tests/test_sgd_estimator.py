@@ -60,7 +60,7 @@ def test_sgd_model_is_bit_identical_for_every_n_jobs(monkeypatch):
 
 def test_sgd_planned_defaults_and_refusals():
     X, y = _problem()
-    est = DPRidge(epsilon=2.0, solver="sgd", random_state=0)
+    est = DPRidge(epsilon=2.0, solver="sgd", random_state=0, y_bound=1.0)
     planned = est.plan_privacy(len(X), X.shape[1])
     fitted = est.fit(X, np.tanh(X[:, 0])).privacy_
     assert planned.epsilon == fitted.epsilon <= 2.0

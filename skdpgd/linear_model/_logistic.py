@@ -12,6 +12,7 @@ from ..losses import BinaryLogisticLoss, MultinomialLogisticLoss
 from ..utils._sklearn_compat import Interval, LinearClassifierMixin, StrOptions, _fit_context
 from ._base import BaseDPLinearModel, fit_or_forget
 from ._defaults import BINARY_RESIDUAL_CLIP, logistic_initial_distance
+from ._refusals import refuse_class_weight, refuse_fit_params, refuse_warm_start
 
 class DPLogisticRegression(LinearClassifierMixin, ClassifierMixin, BaseDPLinearModel):
     r"""Logistic regression with (epsilon, delta)-differential privacy.
@@ -114,6 +115,13 @@ class DPLogisticRegression(LinearClassifierMixin, ClassifierMixin, BaseDPLinearM
         reproducible by anyone who knows it: use one for experiments, not for releases.
     verbose : int, default=0
         Print progress (steps done, time); nothing computed from the data is printed.
+    class_weight : None, default=None
+        Only None: ``"balanced"`` reads the class counts of the private data, and public
+        per-class weights would scale the sensitivity by their maximum (not implemented);
+        any other value is refused by ``fit`` with the reason.
+    warm_start : False, default=False
+        Only False: a start that depends on a previous fit's data voids the bound,
+        which assumes a data-independent start. ``True`` is refused by ``fit``.
 
     Attributes
     ----------
@@ -170,6 +178,8 @@ class DPLogisticRegression(LinearClassifierMixin, ClassifierMixin, BaseDPLinearM
         "C": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "classes": ["array-like", None],
         "residual_clip": [Interval(numbers.Real, 1e-12, 1, closed="both"), StrOptions({"auto"})],
+        "class_weight": "no_validation",  # refused with a reason in fit (_refusals.py)
+        "warm_start": "no_validation",
     }
 
     def __init__(
@@ -191,6 +201,8 @@ class DPLogisticRegression(LinearClassifierMixin, ClassifierMixin, BaseDPLinearM
         n_jobs=None,
         random_state=None,
         verbose=0,
+        class_weight=None,
+        warm_start=False,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -208,6 +220,8 @@ class DPLogisticRegression(LinearClassifierMixin, ClassifierMixin, BaseDPLinearM
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.class_weight = class_weight
+        self.warm_start = warm_start
 
     def _strong_convexity(self, n_samples):
         return None if self.C == "auto" else 1.0 / (self.C * n_samples)
@@ -283,7 +297,7 @@ class DPLogisticRegression(LinearClassifierMixin, ClassifierMixin, BaseDPLinearM
 
     @_fit_context(prefer_skip_nested_validation=True)
     @fit_or_forget
-    def fit(self, X, y, sample_ids=None):
+    def fit(self, X, y, sample_ids=None, **fit_params):
         """Fit the model with (epsilon, delta)-DP; only the last iterate is kept.
 
         Parameters
@@ -294,11 +308,17 @@ class DPLogisticRegression(LinearClassifierMixin, ClassifierMixin, BaseDPLinearM
         sample_ids : array-like of shape (n_samples,), default=None
             Public identifiers of the rows, only passed to ``ledger`` (which then
             composes in parallel the fits whose rows are disjoint). Ignored without one.
+        **fit_params : dict
+            Refused with a reason (``sample_weight``: per-row weights would scale the
+            sensitivity by their maximum, and data-derived weights are private).
 
         Returns
         -------
         self : DPLogisticRegression
         """
+        refuse_fit_params(type(self).__name__, fit_params)
+        refuse_class_weight(self.class_weight)
+        refuse_warm_start(self.warm_start)
         n_samples, n_features = self._public_shape(X, y)
         classes = self._public_classes()
         if classes is None:
@@ -321,12 +341,12 @@ class DPLogisticRegression(LinearClassifierMixin, ClassifierMixin, BaseDPLinearM
             classes, codes, _ = self._encode_labels(y, classes)
         if classes.size == 2:
             codes = codes.astype(float)
-        coef = self._run(X, codes, loss, shape, plan)
+        coef = self._run(X, codes, loss, plan)
         lam = plan.strong_convexity
         self.coef_, self.intercept_ = self._split_coef(coef)
         self.residual_clip_ = getattr(loss, "residual_clip", 1.0)
         self.classes_ = classes
-        self._store_run(report, lam)
+        self._store_run(report, plan)
         self.C_ = 1.0 / (lam * X.shape[0])
         return self
 

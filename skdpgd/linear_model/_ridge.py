@@ -11,6 +11,18 @@ from ..utils._clipping import clip_targets
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
 from ._base import PUBLIC_SCALE_RANGE, BaseDPLinearModel, fit_or_forget
 from ._defaults import ridge_initial_distance, ridge_residual_clip
+from ._refusals import refuse_fit_params
+
+
+_Y_BOUND_REQUIRED = (
+    "DPRidge needs y_bound, a public bound B on |y|: targets are clipped to [-B, B] "
+    "(silently: a message saying whether some target was clipped would reveal that about "
+    "the private data) and the default Huber threshold, hence the noise, is proportional "
+    "to B. Take it from the target's documented range, centred and scaled with public "
+    "constants (e.g. prices documented in [326, 18823]: y = (2 log(price) - log(326) - "
+    "log(18823)) / (log(18823) - log(326)) lies in [-1, 1], so y_bound=1.0); never from "
+    "max(abs(y)) of the training data, a statistic of the private data."
+)
 
 
 class DPRidge(RegressorMixin, BaseDPLinearModel):
@@ -44,8 +56,15 @@ class DPRidge(RegressorMixin, BaseDPLinearModel):
     alpha : float or "auto", default="auto"
         Regularisation strength with scikit-learn's meaning (lam = alpha / n);
         ``"auto"`` picks it from public quantities (chosen value in ``alpha_``).
-    y_bound : float, default=1.0
-        Public bound B on ``|y|``; targets are clipped to [-B, B]. In [1e-12, 1e12].
+    y_bound : float
+        Public bound B on ``|y|``, required (``fit`` raises without it); targets are
+        clipped to [-B, B] without a warning. Take it from the target's documented range,
+        centred and scaled with public constants (e.g. diamond prices documented in
+        [326, 18823]: ``y = (2 log(price) - log(326) - log(18823)) / (log(18823) -
+        log(326))`` lies in [-1, 1], so ``y_bound=1.0``), never from the training
+        targets. In [1e-12, 1e12]. There is no default because targets beyond it are
+        clipped silently: a warning or an error that depends on whether some target
+        exceeds B would reveal that fact about the private data, unaccounted (see Notes).
     residual_clip : float or "auto", default="auto"
         Threshold c of the Huber loss, in [1e-12, 1e12]. ``"auto"`` is about
         ``0.246 * y_bound`` (see Notes).
@@ -67,6 +86,12 @@ class DPRidge(RegressorMixin, BaseDPLinearModel):
     95%-efficiency threshold (1.345 residual standard deviations) for a model with
     R^2 = 0.9 on targets spread uniformly over [-B, B], i.e. 1.345 sqrt(0.1/3) B.
 
+    Why ``y_bound`` is required and clipping is silent: the guarantee covers the clipped
+    targets, so clipping is part of the private algorithm; telling the user *whether*
+    it happened would be a data-dependent output outside the accountant. Making the
+    bound a required public input moves the decision to the user, before any data is
+    read.
+
     Examples
     --------
     >>> import numpy as np
@@ -74,7 +99,7 @@ class DPRidge(RegressorMixin, BaseDPLinearModel):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(-1, 1, size=(2000, 3)) / np.sqrt(3)
     >>> y = np.clip(X @ [1.0, -0.5, 0.2], -1, 1)
-    >>> reg = DPRidge(epsilon=1.0, random_state=0).fit(X, y)
+    >>> reg = DPRidge(epsilon=1.0, y_bound=1.0, random_state=0).fit(X, y)
     >>> reg.privacy_.epsilon <= 1.0
     True
     """
@@ -82,7 +107,7 @@ class DPRidge(RegressorMixin, BaseDPLinearModel):
     _parameter_constraints = {
         **BaseDPLinearModel._parameter_constraints,
         "alpha": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
-        "y_bound": [Interval(numbers.Real, *PUBLIC_SCALE_RANGE, closed="both")],
+        "y_bound": [Interval(numbers.Real, *PUBLIC_SCALE_RANGE, closed="both"), None],
         "residual_clip": [
             Interval(numbers.Real, *PUBLIC_SCALE_RANGE, closed="both"), StrOptions({"auto"})
         ],
@@ -95,7 +120,7 @@ class DPRidge(RegressorMixin, BaseDPLinearModel):
         delta="auto",
         alpha="auto",
         data_norm=1.0,
-        y_bound=1.0,
+        y_bound=None,
         residual_clip="auto",
         fit_intercept=True,
         intercept_scaling="auto",
@@ -128,12 +153,20 @@ class DPRidge(RegressorMixin, BaseDPLinearModel):
     def _strong_convexity(self, n_samples):
         return None if self.alpha == "auto" else self.alpha / n_samples
 
+    def _public_y_bound(self):
+        """y_bound, which must be given: a data-independent error otherwise."""
+        if self.y_bound is None:
+            raise ValueError(_Y_BOUND_REQUIRED)
+        return self.y_bound
+
     def _initial_distance(self, n_features, n_outputs, intercept_scaling):
-        return ridge_initial_distance(self.y_bound, self.data_norm, n_features, intercept_scaling)
+        return ridge_initial_distance(
+            self._public_y_bound(), self.data_norm, n_features, intercept_scaling
+        )
 
     def _residual_clip(self):
         if self.residual_clip == "auto":
-            return ridge_residual_clip(self.y_bound)
+            return ridge_residual_clip(self._public_y_bound())
         return float(self.residual_clip)
 
     def _loss_and_shape(self, n_features, n_classes=None):
@@ -142,7 +175,7 @@ class DPRidge(RegressorMixin, BaseDPLinearModel):
 
     @_fit_context(prefer_skip_nested_validation=True)
     @fit_or_forget
-    def fit(self, X, y, sample_ids=None):
+    def fit(self, X, y, sample_ids=None, **fit_params):
         """Fit the model with (epsilon, delta)-DP; only the last iterate is kept.
 
         Parameters
@@ -153,11 +186,16 @@ class DPRidge(RegressorMixin, BaseDPLinearModel):
             Targets; clipped to [-y_bound, y_bound].
         sample_ids : array-like of shape (n_samples,), default=None
             Public identifiers of the rows, only passed to ``ledger``.
+        **fit_params : dict
+            Refused with a reason (``sample_weight``: per-row weights would scale the
+            sensitivity by their maximum, and data-derived weights are private).
 
         Returns
         -------
         self : DPRidge
         """
+        refuse_fit_params(type(self).__name__, fit_params)
+        self._public_y_bound()
         n_samples, n_features = self._public_shape(X, y)
         y_shape = getattr(y, "shape", (n_samples,))
         if len(y_shape) > 2 or len(y_shape) == 2 and y_shape[1] != 1:
@@ -166,11 +204,11 @@ class DPRidge(RegressorMixin, BaseDPLinearModel):
         X, y = self._validate_X_y(X, y, y_numeric=True)
         if y.ndim != 1:
             raise ValueError(f"DPRidge supports a single target; y has shape {y.shape}.")
-        coef = self._run(X, clip_targets(y, self.y_bound), loss, shape, plan)
+        coef = self._run(X, clip_targets(y, self.y_bound), loss, plan)
         lam = plan.strong_convexity
         coef_, intercept_ = self._split_coef(coef)
         self.coef_, self.intercept_ = coef_[0], float(intercept_[0])
-        self._store_run(report, lam)
+        self._store_run(report, plan)
         self.alpha_ = lam * X.shape[0]
         self.residual_clip_ = loss.residual_clip
         return self

@@ -40,7 +40,7 @@ def test_classifier_canary_takes_the_rarest_label(X):
 
 def test_input_canary_replaces_a_real_row(X):
     y = np.arange(12.0) / 12
-    canary = make_canary(DPRidge(), X, y, kind="input", index=3)
+    canary = make_canary(DPRidge(y_bound=1.0), X, y, kind="input", index=3)
     np.testing.assert_array_equal(canary.replaced_x, X[3])
     assert canary.replaced_y == y[3]
     X0, y0, _, _ = canary.datasets(X, y)
