@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: What must not appear in a tracked file. Random seeds ("seed 0", "--seed 0") are fine;
 #: the labels of paper copies ("seed 002", "seed ``004``") are not.
 FORBIDDEN = {
-    "design note": re.compile(r"DESIGN\.md"),
+    "design note": re.compile(r"DESIGN\.md|STYLE\.md"),
     "sibling folder": re.compile(r"\.\./shared|shared/seeds|shared/data"),
     "paper-copy label": re.compile(r"\bseeds? ?`{0,2}00\d"),
     "tracker label": re.compile(r"\b[Ii]ssue \d+\b"),
@@ -57,6 +57,7 @@ def test_patterns_catch_what_they_should():
     # The test can fail: each pattern matches the kind of reference it exists to refuse,
     # and leaves random seeds alone.
     assert FORBIDDEN["design note"].search("formulas in DESIGN.md section 3")
+    assert FORBIDDEN["design note"].search("workers get no RNG (STYLE.md point 6)")
     assert FORBIDDEN["sibling folder"].search("default ../shared/data")
     assert FORBIDDEN["paper-copy label"].search("ICML 2024 (seed ``002``)")
     assert FORBIDDEN["paper-copy label"].search("(seed 003, Theorem 3.2)")
