@@ -255,6 +255,38 @@ def load_diamonds(random_state=0, test_size=0.2):
     return X_train, y_train, X_test, y_test
 
 
+# An equally valid preprocessing a new user would write: every numeric column scaled
+# LINEARLY to [0, 1] by its documented range (carat too), same one-hot groups, rows divided
+# by 3, same target. Uncentred [0, 1] columns next to one-hot groups make X^T X badly
+# conditioned, which is what it is for (an optimiser test, not a better model).
+DIAMONDS_LINEAR_NUMERIC = dict(
+    DIAMONDS_NUMERIC, carat=("linear", 0.2, 5.01, "ggplot2 docs: carat 0.2-5.01")
+)
+
+
+def load_diamonds_linear(random_state=0, test_size=0.2):
+    """diamonds with every numeric column scaled linearly to [0, 1] (ill-conditioned).
+
+    As :func:`load_diamonds` (same split, target, one-hot groups and row scale 3) except that
+    carat enters linearly, (carat - 0.2) / (5.01 - 0.2), like the other numeric columns.
+    """
+    from sklearn.model_selection import train_test_split
+
+    df = pd.read_csv(data_dir() / "diamonds" / "diamonds.csv", index_col=0)
+    blocks = [
+        _scale_numeric(df[name].to_numpy(), *spec[:3])[:, None]
+        for name, spec in DIAMONDS_LINEAR_NUMERIC.items()
+    ]
+    blocks += [_one_hot(df[name], cats) for name, cats in DIAMONDS_CATEGORIES.items()]
+    X = np.hstack(blocks) / DIAMONDS_ROW_SCALE
+    y = diamonds_target(df["price"].to_numpy())
+    X_train, X_test, y_train, y_test = train_test_split(
+        X, y, test_size=test_size, random_state=random_state
+    )
+    _check_rows(X_train, X_test)
+    return X_train, y_train, X_test, y_test
+
+
 # --------------------------------------------------------------------------- #
 
 def feature_names(dataset: str) -> list[str]:

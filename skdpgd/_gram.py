@@ -1,0 +1,176 @@
+r"""The Gram matrix of the clipped design and its Gaussian release.
+
+.. math::
+
+    \tilde G = \frac1n \sum_{i=1}^n \tilde x_i \tilde x_i^\top + E, \qquad
+    E_{jl} = E_{lj} \sim \mathcal N(0, \tau^2) \text{ independent for } j \le l,
+
+with :math:`\tilde x_i = (s_i x_i, b)` the clipped, intercept-augmented rows of a
+:class:`skdpgd._design.ClippedDesign` (:math:`\|\tilde x_i\| \le \tilde R`). The preconditioned
+solver (:mod:`skdpgd._preconditioned`) uses :math:`\tilde G` to build a curvature
+majoriser once, before its noisy steps.
+
+**Replace-one sensitivity.** Let :math:`v(A) = (A_{jl})_{j \le l}` be the upper triangle
+(diagonal included) of a symmetric matrix, the vector that receives the noise. Replacing a
+row x by x' changes :math:`\sum_i \tilde x_i \tilde x_i^\top` by
+:math:`D = x x^\top - x' x'^\top`, and
+
+.. math::
+
+    \|v(D)\|_2^2 \le \|D\|_F^2 = \|x\|^4 + \|x'\|^4 - 2 (x\cdot x')^2
+    \le 2 \tilde R^4,
+
+since :math:`\|xx^\top\|_F^2 = \|x\|^4`, :math:`\langle xx^\top, x'x'^\top\rangle_F = (x\cdot x')^2`,
+and :math:`v(D)` keeps a subset of the entries of D. So the sensitivity of :math:`v` of the
+*sum* is :math:`\sqrt2\,\tilde R^2`, attained by two orthogonal rows of norm
+:math:`\tilde R` along coordinate axes (then D is diagonal and :math:`\|v(D)\| = \|D\|_F`).
+Releasing :math:`v(\tfrac1n\sum_i \tilde x_i\tilde x_i^\top) + \tau Z` is the Gaussian
+mechanism, :math:`\mu_G`-GDP with
+
+.. math::
+
+    \mu_G = \frac{\sqrt2\,\tilde R^2}{n\,\tau}
+
+(Dong, Roth, Su 2022, Theorem 2.7). Mirroring the noisy upper triangle to the lower one is
+post-processing. ``tests/test_preconditioned.py`` checks the bound against brute force
+over random and adversarial row pairs.
+
+No randomness enters :func:`gram_sum`: it is a pure function of the design, computed in row
+chunks (:func:`skdpgd._gradients.chunk_bounds`, a function of (n, d) only) and reduced in
+chunk order, so it is bit-identical for every ``n_jobs``. The noise is drawn once, by
+:func:`release_gram`, from the caller's generator.
+
+References
+----------
+.. [1] J. Dong, A. Roth, W. Su. Gaussian differential privacy. JRSS B 84 (2022),
+   Theorem 2.7 (Gaussian mechanism) and Corollary 3.3 (composition).
+"""
+
+import math
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._gradients import ChunkedRowSums
+
+__all__ = ["gram_sensitivity", "gram_sum", "release_gram", "symmetric_gaussian"]
+
+
+def gram_sensitivity(row_norm):
+    r"""Replace-one sensitivity :math:`\sqrt2\,\tilde R^2` of the upper triangle of
+    :math:`\sum_i \tilde x_i \tilde x_i^\top` (module docstring), rows of norm <= ``row_norm``."""
+    row_norm = float(row_norm)
+    if not (math.isfinite(row_norm) and row_norm > 0.0):
+        raise ValueError(f"row_norm must be a positive finite public bound, got {row_norm!r}.")
+    value = math.sqrt(2.0) * row_norm * row_norm
+    if not math.isfinite(value):
+        raise ValueError(
+            f"row_norm={row_norm!r} is too large: its square overflows. Rescale X so that a "
+            "public row-norm bound of moderate size holds."
+        )
+    return value
+
+
+def _chunk_gram(coef, design, y):
+    r"""Partial :math:`\sum_i \tilde x_i \tilde x_i^\top` over the rows of one chunk (worker side).
+
+    ``design`` is a :class:`~skdpgd._design.ClippedDesign` (or a plain array / CSR matrix);
+    ``coef`` and ``y`` are unused (the :class:`~skdpgd._gradients.ChunkedRowSums` signature).
+    Computed in float64 whatever the dtype of X (a chunk-sized temporary).
+    """
+    scale = getattr(design, "row_scale", None)
+    X = getattr(design, "X", design)
+    b = getattr(design, "intercept_scaling", None)
+    if sp.issparse(X):
+        rows = sp.csr_matrix(X, dtype=np.float64, copy=True)
+        if scale is not None:
+            rows = sp.diags(scale) @ rows
+        top = np.asarray((rows.T @ rows).toarray(), dtype=np.float64)
+        col = np.asarray(rows.sum(axis=0), dtype=np.float64).reshape(-1)
+    else:
+        rows = np.asarray(X, dtype=np.float64)
+        if scale is not None:
+            rows = rows * scale[:, None]
+        top = rows.T @ rows
+        col = rows.sum(axis=0)
+    if b is None:
+        return top
+    d = top.shape[0]
+    out = np.empty((d + 1, d + 1))
+    out[:d, :d] = top
+    out[:d, d] = out[d, :d] = b * col
+    out[d, d] = b * b * rows.shape[0]
+    return out
+
+
+def gram_sum(design, *, n_jobs=None, chunk_size=None):
+    r""":math:`\sum_i \tilde x_i \tilde x_i^\top` of a clipped design, chunk by chunk.
+
+    Parameters
+    ----------
+    design : ClippedDesign, ndarray or CSR matrix of shape (n_samples, p)
+        The clipped rows (a :class:`~skdpgd._design.ClippedDesign` applies its row scales and
+        intercept column here without materialising the design).
+    n_jobs : int or None
+        joblib threads over row chunks; the result does not depend on it.
+    chunk_size : int, optional
+        Rows per chunk (default: :func:`skdpgd._gradients.chunk_bounds`).
+
+    Returns
+    -------
+    gram : ndarray of shape (p, p), float64, symmetric
+        Bit-identical for every ``n_jobs``. Not divided by n.
+    """
+    p = design.shape[1]
+    dummy_y = np.zeros(design.shape[0])
+    with ChunkedRowSums(_chunk_gram, design, dummy_y, n_jobs=n_jobs, chunk_size=chunk_size) as sums:
+        gram = sums.sum(np.zeros(p))
+    gram = np.asarray(gram, dtype=np.float64)
+    return 0.5 * (gram + gram.T)  # exact symmetry (each partial already is, up to rounding)
+
+
+def symmetric_gaussian(dim, noise_std, rng):
+    r"""A symmetric (dim, dim) matrix whose upper triangle (diagonal included) is i.i.d.
+    :math:`\mathcal N(0, \tau^2)`, mirrored below the diagonal.
+
+    Draws exactly ``dim (dim + 1) / 2`` standard normals from ``rng`` (one call, row-major
+    order of the upper triangle) when ``noise_std > 0``; none when it is 0.
+    """
+    noise_std = float(noise_std)
+    if not (math.isfinite(noise_std) and noise_std >= 0.0):
+        raise ValueError(f"noise_std must be a non-negative finite number, got {noise_std!r}.")
+    out = np.zeros((dim, dim))
+    if noise_std == 0.0:
+        return out
+    upper = np.triu_indices(dim)
+    out[upper] = noise_std * rng.standard_normal(upper[0].size)
+    return out + np.triu(out, 1).T
+
+
+def release_gram(gram, n_samples, noise_std, rng):
+    r"""The released :math:`\tilde G = \frac1n \sum_i \tilde x_i\tilde x_i^\top + E` (module docstring).
+
+    Parameters
+    ----------
+    gram : ndarray of shape (p, p)
+        :func:`gram_sum` of the clipped design (not divided by n).
+    n_samples : int
+        n (public).
+    noise_std : float
+        tau >= 0, the standard deviation of each upper-triangle entry of E; the release is
+        :math:`\sqrt2\,\tilde R^2/(n\tau)`-GDP (:func:`gram_sensitivity`). 0 releases the
+        exact matrix (no privacy; for epsilon = inf).
+    rng : numpy.random.Generator
+        The only source of randomness (see :func:`symmetric_gaussian`).
+
+    Returns
+    -------
+    released : ndarray of shape (p, p), symmetric, float64
+    """
+    gram = np.asarray(gram, dtype=np.float64)
+    if gram.ndim != 2 or gram.shape[0] != gram.shape[1]:
+        raise ValueError(f"gram must be a square matrix, got shape {gram.shape}.")
+    n_samples = int(n_samples)
+    if n_samples < 1:
+        raise ValueError(f"n_samples must be >= 1, got {n_samples}.")
+    return gram / n_samples + symmetric_gaussian(gram.shape[0], noise_std, rng)

@@ -1,0 +1,512 @@
+r"""Accounting and planning of Gram-preconditioned noisy gradient descent.
+
+The run (:func:`skdpgd._preconditioned.preconditioned_noisy_gradient_descent`) releases two
+things about the data, in this order:
+
+1. once, the Gram matrix :math:`\tilde G = \frac1n\sum_i \tilde x_i\tilde x_i^\top + E` with
+   i.i.d. :math:`\mathcal N(0, \tau^2)` noise on its upper triangle
+   (:func:`skdpgd._gram.release_gram`): a Gaussian mechanism with replace-one sensitivity
+   :math:`S_G/n`, :math:`S_G = \sqrt2\,\tilde R^2` (:func:`skdpgd._gram.gram_sensitivity`,
+   proof there), hence :math:`\mu_G = S_G/(n\tau)`-GDP;
+2. K noisy averaged gradients :math:`g_k + \sigma Z_k`, each a Gaussian mechanism with
+   replace-one sensitivity S/n (S the loss's per-example sensitivity), hence
+   :math:`S/(n\sigma)`-GDP, chosen adaptively (the point at which step k evaluates the
+   gradient depends on the earlier releases).
+
+Every iterate, and the last one, is a post-processing of these releases (the step size,
+the preconditioner built from :math:`\tilde G` and the number of steps are public or
+released), so by adaptive composition of Gaussian DP (Dong, Roth, Su 2022, Corollary 3.3,
+which holds for adaptively chosen mechanisms) the released model is :math:`\mu`-GDP with
+
+.. math::
+
+    \mu^2 = \mu_G^2 + K\Big(\frac{S}{n\sigma}\Big)^2 .
+
+This is the composition bound: it needs no convexity, smoothness or step-size condition,
+and it also covers releasing every iterate. The convergent bounds of Bok, Su and
+Altschuler (2024) do not apply to a preconditioned step and are not claimed.
+
+Calibration splits a target :math:`\mu^*` (= ``epsilon_delta_to_gdp(epsilon, delta)``) as
+:math:`\mu_G^2 = s\,\mu^{*2}` and :math:`K (S/(n\sigma))^2 = (1-s)\,\mu^{*2}` for a public share
+s in (0, 1). :func:`plan_preconditioned_gd` chooses K, the momentum and lam from public
+numbers only by minimising :func:`preconditioned_utility_proxy`.
+
+References
+----------
+.. [1] J. Dong, A. Roth, W. Su. Gaussian differential privacy. JRSS B 84 (2022),
+   Theorem 2.7, Corollary 3.3.
+.. [2] D. Böhning, B. Lindsay. Monotonicity of quadratic-approximation algorithms.
+   Ann. Inst. Statist. Math. 40 (1988).
+.. [3] D. Böhning. Multinomial logistic regression algorithm. Ann. Inst. Statist. Math.
+   44 (1992).
+.. [4] K. R. Davidson, S. J. Szarek. Local operator theory, random matrices and Banach
+   spaces. Handbook of the Geometry of Banach Spaces, vol. 1 (2001), Theorem 2.11.
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._calibration import optimisation_error
+from ._checks import check_count, check_positive, check_probability
+from ._gdp import epsilon_delta_to_gdp, gdp_to_epsilon
+from ._report import PrivacyReport
+
+__all__ = [
+    "GRAM_SHARE",
+    "PreconditionedGDPlan",
+    "PreconditionedPrivacyReport",
+    "calibrate_preconditioned_gd",
+    "gram_noise_margin",
+    "plan_preconditioned_gd",
+    "preconditioned_gd_gdp",
+    "preconditioned_gd_report",
+    "preconditioned_utility_proxy",
+]
+
+#: Default compute budget: the largest number of noisy steps (full passes) planned.
+MAX_STEPS = 100
+
+#: Probability that the Gram noise exceeds the margin (the preconditioner then may fail to
+#: majorise the Hessian: convergence, not privacy, is at stake).
+MARGIN_FAILURE_PROBABILITY = 0.01
+
+THEOREM = (
+    "Dong, Roth, Su (JRSS B 2022), Theorem 2.7 (Gaussian mechanism) and Corollary 3.3 "
+    "(adaptive composition of the Gram release and the K noisy gradients)"
+)
+
+
+def gram_noise_margin(gram_noise_std, dim, failure_probability=MARGIN_FAILURE_PROBABILITY):
+    r"""A public m with :math:`P(\|E\|_{op} > m) \le` ``failure_probability``.
+
+    E is the (dim x dim) symmetric noise of the Gram release: i.i.d.
+    :math:`\mathcal N(0,\tau^2)` on and above the diagonal. Then
+
+    .. math::
+
+        m = \tau\,\big(2\sqrt{d} + 2\sqrt{\log(2/p)}\big).
+
+    Proof. For the GOE (off-diagonal variance 1, diagonal variance 2)
+    :math:`E\lambda_{\max} \le 2\sqrt d` (Davidson and Szarek 2001, Theorem 2.11, by
+    Slepian's lemma). :math:`W = E/\tau` has diagonal variance 1 <= 2, so its increments
+    :math:`E(u^\top W u - v^\top W v)^2 = \sum_i (u_i^2 - v_i^2)^2 \mathrm{Var}W_{ii}
+    + 4\sum_{i<j}(u_iu_j - v_iv_j)^2` are at most the GOE's, and by the Sudakov-Fernique
+    inequality :math:`E\lambda_{\max}(W) \le 2\sqrt d`; likewise for :math:`-\lambda_{\min}`.
+    :math:`\lambda_{\max}` is :math:`\sqrt2`-Lipschitz in the upper-triangle vector g
+    (:math:`|\lambda_{\max}(W) - \lambda_{\max}(W')| \le \|W - W'\|_F \le \sqrt2\|g - g'\|`),
+    so Gaussian concentration gives :math:`P(\lambda_{\max} \ge 2\sqrt d + t) \le e^{-t^2/4}`;
+    a union bound over :math:`\pm` and :math:`t = 2\sqrt{\log(2/p)}` finish it.
+    """
+    tau = check_positive("gram_noise_std", gram_noise_std, allow_zero=True, allow_inf=True)
+    dim = check_count("dim", dim)
+    p = check_probability("failure_probability", failure_probability)
+    if tau == 0.0:
+        return 0.0
+    return tau * (2.0 * math.sqrt(dim) + 2.0 * math.sqrt(math.log(2.0 / p)))
+
+
+def _gaussian_mu(sensitivity, size, noise_std):
+    if sensitivity == 0.0 or noise_std == math.inf:
+        return 0.0
+    if noise_std == 0.0:
+        return math.inf
+    return sensitivity / (size * noise_std)
+
+
+def preconditioned_gd_gdp(
+    gram_noise_std, noise_std, n_steps, *, gram_sensitivity, sensitivity, n_samples
+):
+    r""":math:`\mu = \sqrt{\mu_G^2 + K (S/(n\sigma))^2}` of the whole run (module docstring).
+
+    Parameters
+    ----------
+    gram_noise_std : float
+        tau, the noise std of each upper-triangle entry of the released Gram (averaged, i.e.
+        divided by n).
+    noise_std : float
+        sigma, the noise std on the averaged gradient.
+    n_steps : int
+        K, the number of noisy gradients (K = 0: only the Gram is released).
+    gram_sensitivity : float
+        :math:`S_G = \sqrt2\,\tilde R^2` (:func:`skdpgd._gram.gram_sensitivity`).
+    sensitivity : float
+        S, replace-one sensitivity of a per-example gradient.
+    n_samples : int
+        n (public).
+
+    Returns
+    -------
+    mu : float
+        ``inf`` when a noise std is 0 with a positive sensitivity.
+    """
+    tau = check_positive("gram_noise_std", gram_noise_std, allow_zero=True, allow_inf=True)
+    sigma = check_positive("noise_std", noise_std, allow_zero=True, allow_inf=True)
+    k = check_count("n_steps", n_steps, minimum=0)
+    s_g = check_positive("gram_sensitivity", gram_sensitivity, allow_zero=True)
+    s = check_positive("sensitivity", sensitivity, allow_zero=True)
+    n = check_count("n_samples", n_samples)
+    mu_g = _gaussian_mu(s_g, n, tau)
+    mu_step = _gaussian_mu(s, n, sigma) if k > 0 else 0.0
+    if math.inf in (mu_g, mu_step):
+        return math.inf
+    return math.sqrt(mu_g * mu_g + k * mu_step * mu_step)
+
+
+def _check_share(gram_share):
+    share = check_positive("gram_share", gram_share)
+    if not share < 1.0:
+        raise ValueError(
+            f"gram_share must be in (0, 1) (the fraction of mu^2 spent on the Gram release); "
+            f"got {gram_share!r}."
+        )
+    return share
+
+
+def calibrate_preconditioned_gd(
+    epsilon, delta, *, gram_share, n_steps, sensitivity, gram_sensitivity, n_samples
+):
+    r"""(tau, sigma) spending the share s of :math:`\mu^{*2}` on the Gram, the rest on K steps.
+
+    :math:`\tau = S_G/(n\sqrt{s}\,\mu^*)`, :math:`\sigma = \sqrt K\,S/(n\sqrt{1-s}\,\mu^*)`
+    with :math:`\mu^*` = ``epsilon_delta_to_gdp(epsilon, delta)``; both are then scaled
+    up by the same factor :math:`1 + 10^{-12}` until :func:`preconditioned_gd_gdp` is at
+    most :math:`\mu^*` and its epsilon at delta at most the target (conservative rounding).
+
+    Returns
+    -------
+    gram_noise_std, noise_std : float
+        Both 0.0 when ``epsilon`` is ``inf``.
+    """
+    epsilon = check_positive("epsilon", epsilon, allow_inf=True)
+    delta = check_probability("delta", delta)
+    share = _check_share(gram_share)
+    k = check_count("n_steps", n_steps)
+    s = check_positive("sensitivity", sensitivity)
+    s_g = check_positive("gram_sensitivity", gram_sensitivity)
+    n = check_count("n_samples", n_samples)
+    target = epsilon_delta_to_gdp(epsilon, delta)
+    if target == math.inf:
+        return 0.0, 0.0
+    tau = s_g / (n * math.sqrt(share) * target)
+    sigma = math.sqrt(k) * s / (n * math.sqrt(1.0 - share) * target)
+    for _ in range(200):
+        mu = preconditioned_gd_gdp(
+            tau, sigma, k, gram_sensitivity=s_g, sensitivity=s, n_samples=n
+        )
+        if mu <= target and gdp_to_epsilon(mu, delta) <= epsilon:
+            return tau, sigma
+        tau *= 1.0 + 1e-12
+        sigma *= 1.0 + 1e-12
+    raise RuntimeError("calibration did not converge; please report this as a bug.")
+
+
+#: Points of the log grid of Gram eigenvalues (relative to Rt^2) the proxy maximises over.
+SPECTRUM_GRID = np.logspace(-8.0, 0.0, 121)
+
+
+def _unit_errors(max_steps, eigenvalues, *, margin, curvature, strong_convexity, learning_rate,
+                 momentum):
+    r"""Per-direction errors of K = 1..max_steps steps, arrays of shape (max_steps, grid).
+
+    Returns (O, N): O[K-1] = :math:`\frac h2 e_K^2` for :math:`e_0 = e_{-1} = 1`
+    (:math:`\theta_* = 1`, the run starts at 0) and N[K-1] = :math:`\frac h2 \mathrm{Var}(e_K)`
+    for unit noise std, from the exact recursion of :func:`preconditioned_utility_proxy`.
+    """
+    g = np.asarray(eigenvalues, dtype=float)
+    h = curvature * g + strong_convexity
+    p = curvature * (g + margin) + strong_convexity
+    r = np.minimum(learning_rate * h / p, 1.0)
+    a, b = (1.0 - r) * (1.0 + momentum), -(1.0 - r) * momentum
+    q = (learning_rate / p) ** 2
+    e, e_prev = np.ones_like(g), np.ones_like(g)
+    c00, c01, c11 = np.zeros_like(g), np.zeros_like(g), np.zeros_like(g)
+    opt, noise = np.empty((max_steps, g.size)), np.empty((max_steps, g.size))
+    for k in range(max_steps):
+        e, e_prev = a * e + b * e_prev, e
+        c00, c01, c11 = a * a * c00 + 2.0 * a * b * c01 + b * b * c11 + q, a * c00 + b * c01, c00
+        opt[k] = 0.5 * h * e * e
+        noise[k] = 0.5 * h * c00
+    return opt, noise
+
+
+def preconditioned_utility_proxy(
+    max_steps, unit_noise_std, *, margin, curvature, strong_convexity, learning_rate, momentum,
+    n_params, initial_distance, row_norm, n_outputs=1,
+):
+    r"""Public proxy for the excess loss after K = 1..max_steps preconditioned noisy steps.
+
+    The preconditioner is :math:`P = c\,(\tilde G + mI)_+ + \lambda I`
+    (:class:`skdpgd._preconditioned.GramPreconditioner`; c the loss's curvature bound, m
+    the margin of :func:`gram_noise_margin`) and the noise std of a K-step run is
+    :math:`\sigma_K = \sqrt K\,\sigma_1` (``unit_noise_std`` is :math:`\sigma_1`, composition).
+    The proxy takes the quadratic model in which P is exact up to the margin: in an
+    eigendirection of G with eigenvalue g the curvature is :math:`h = c g + \lambda` and P's
+    eigenvalue :math:`p = c(g + m) + \lambda`. With :math:`r = \eta h/p \le 1` and momentum
+    beta, the error :math:`e_k = \theta_k - \theta_*` of the step of
+    :func:`skdpgd._preconditioned.preconditioned_noisy_gradient_descent` follows
+
+    .. math::
+
+        e_{k+1} = (1 - r)\big((1+\beta) e_k - \beta e_{k-1}\big) - \frac{\eta\sigma_K}{p} Z_k,
+
+    a 2x2 linear recursion whose mean and variance are propagated exactly: the excess loss
+    in that direction after K steps is :math:`\theta_*^2 O_g(K) + \sigma_K^2 N_g(K)`, with
+    :math:`O_g = \frac h2 e_K^2` (from :math:`e_0 = e_{-1} = 1`) and
+    :math:`N_g = \frac h2 \mathrm{Var}(e_K)` per unit noise (:func:`_unit_errors`). For
+    beta = 0 these are :math:`\frac h2(1-r)^{2K}` and
+    :math:`\frac{\eta}{2p}\,\frac{1-(1-r)^{2K}}{2-r}`.
+
+    The spectrum of G is private; the proxy takes the worst case over what is public.
+    Every row has :math:`\|\tilde x\| \le \tilde R`, so :math:`\mathrm{tr}\,G \le \tilde R^2`
+    and at most :math:`t_g = \min(p_{\mathrm{params}}, k\tilde R^2/g)` parameter directions
+    (k outputs) have eigenvalue g; the optimum has norm r0, spread evenly over the
+    directions (the assumption of :func:`skdpgd.linear_model._defaults.initial_distance`):
+
+    .. math::
+
+        U(K) = \frac\lambda2 r_0^2
+          + \frac{r_0^2}{p_{\mathrm{params}}} \max_g t_g O_g(K)
+          + \sigma_K^2 \max_g \big[t_g N_g(K) + (p_{\mathrm{params}} - t_g) N_0(K)\big],
+
+    the maxima over a log grid of g in :math:`[10^{-8}, 1]\,\tilde R^2`. It is a planning
+    heuristic from public numbers only and plays no part in any privacy claim. Its weak
+    point is r0: the optimal K grows like r0 (noise ~ K, optimisation ~ r0^2/K), so a
+    guess below the optimum's true norm plans too few steps (measured in
+    ``benchmarks/optimizer_study.py``). It is also invariant under
+    :math:`(m, \sigma_1) \to (a m, a \sigma_1)` once t_g saturates nowhere, so it does not
+    pin down the Gram share: the planner takes the share as given.
+
+    Returns
+    -------
+    proxy : ndarray of shape (max_steps,)
+        U(K) for K = 1..max_steps.
+    """
+    max_steps = check_count("max_steps", max_steps)
+    rt2 = float(row_norm) ** 2
+    g = rt2 * SPECTRUM_GRID
+    common = dict(margin=float(margin), curvature=float(curvature),
+                  strong_convexity=float(strong_convexity), learning_rate=float(learning_rate),
+                  momentum=float(momentum))
+    opt, noise = _unit_errors(max_steps, g, **common)
+    _, noise_zero = _unit_errors(max_steps, np.zeros(1), **common)
+    count = np.minimum(float(n_params), n_outputs * rt2 / g)
+    steps = np.arange(1, max_steps + 1)
+    sigma2 = steps * float(unit_noise_std) ** 2
+    r0 = float(initial_distance)
+    worst_opt = r0 * r0 / n_params * np.max(count * opt, axis=1)
+    worst_noise = sigma2 * np.max(count * noise + (n_params - count) * noise_zero, axis=1)
+    return 0.5 * strong_convexity * r0 * r0 + worst_opt + worst_noise
+
+
+#: Default share s of mu*^2 spent on the Gram release (mu_G = mu*/2). Not derived from the
+#: proxy (which is flat in s along (m, K) ridges); measured flat between 0.15 and 0.4 in
+#: benchmarks/optimizer_study.py.
+GRAM_SHARE = 0.25
+
+#: Momentum values the planner tries.
+MOMENTA = (0.0, 0.5, 0.7, 0.8)
+
+
+@dataclass(frozen=True)
+class PreconditionedGDPlan:
+    """Run parameters chosen by :func:`plan_preconditioned_gd` (all public)."""
+
+    n_steps: int
+    noise_std: float
+    gram_noise_std: float
+    gram_share: float
+    margin: float
+    curvature: float
+    strong_convexity: float
+    learning_rate: float
+    momentum: float
+    utility_proxy: float
+
+
+def plan_preconditioned_gd(
+    epsilon,
+    delta,
+    *,
+    sensitivity,
+    gram_sensitivity,
+    curvature,
+    n_samples,
+    gram_dim,
+    n_params,
+    initial_distance,
+    strong_convexity=None,
+    max_steps=MAX_STEPS,
+    gram_share=GRAM_SHARE,
+    momenta=MOMENTA,
+    learning_rate=1.0,
+    strong_convexity_grid=None,
+    failure_probability=MARGIN_FAILURE_PROBABILITY,
+):
+    r"""Choose K, the momentum (and lam) by :func:`preconditioned_utility_proxy`, then calibrate.
+
+    The Gram gets the share s = ``gram_share`` of :math:`\mu^{*2}`; for every momentum beta,
+    lam (``strong_convexity``, or each point of ``strong_convexity_grid``, default
+    :math:`c\tilde R^2\cdot 10^{-8..0}` on 17 points) and K = 1..``max_steps`` the proxy is
+    evaluated with :math:`\sigma_K = \sqrt K S/(n\sqrt{1-s}\mu^*)`; the smallest wins and its
+    noises are calibrated exactly (:func:`calibrate_preconditioned_gd`). With
+    ``epsilon=inf`` there is no noise and K = ``max_steps`` (more steps only cost compute).
+    Everything is public: the answer depends on (epsilon, delta, S, S_G, c, n, p, r0, eta).
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        Privacy target.
+    sensitivity, gram_sensitivity : float
+        S (per-example gradient) and :math:`S_G = \sqrt2\,\tilde R^2` (per-example Gram term;
+        :math:`\tilde R` is recovered from it).
+    curvature : float
+        c, the loss's curvature bound relative to :math:`\tilde x\tilde x^\top` (1/4 binary
+        logistic, 1/2 softmax, 1 Huber / squared).
+    n_samples : int
+        n.
+    gram_dim : int
+        Size of the Gram matrix (features + intercept column).
+    n_params : int
+        Number of parameters (gram_dim times the number of outputs).
+    initial_distance : float
+        r0, public guess of the optimum's norm.
+    strong_convexity : float, optional
+        lam; None chooses it.
+    max_steps : int
+        Compute budget (full passes).
+    gram_share : float
+        s in (0, 1).
+    momenta : sequence of float
+        Candidate momenta in [0, 1).
+    learning_rate : float
+        eta (1 is the majoriser step).
+
+    Returns
+    -------
+    PreconditionedGDPlan
+    """
+    epsilon = check_positive("epsilon", epsilon, allow_inf=True)
+    delta = check_probability("delta", delta)
+    s = check_positive("sensitivity", sensitivity)
+    s_g = check_positive("gram_sensitivity", gram_sensitivity)
+    c = check_positive("curvature", curvature)
+    n = check_count("n_samples", n_samples)
+    dim = check_count("gram_dim", gram_dim)
+    p = check_count("n_params", n_params)
+    r0 = check_positive("initial_distance", initial_distance)
+    max_steps = check_count("max_steps", max_steps)
+    eta = check_positive("learning_rate", learning_rate)
+    share = _check_share(gram_share)
+    momenta = sorted({float(beta) for beta in momenta})
+    if not momenta or not all(0.0 <= beta < 1.0 for beta in momenta):
+        raise ValueError(f"momenta must be a non-empty set of values in [0, 1), got {momenta!r}.")
+    if p % dim:
+        raise ValueError(f"n_params={p} must be a multiple of gram_dim={dim} (k outputs x p).")
+    row_norm = math.sqrt(s_g / math.sqrt(2.0))  # S_G = sqrt(2) Rt^2
+    if strong_convexity is not None:
+        lams = [check_positive("strong_convexity", strong_convexity)]
+    elif strong_convexity_grid is not None:
+        lams = [check_positive("strong_convexity", lam) for lam in strong_convexity_grid]
+    else:
+        lams = list(c * row_norm**2 * np.logspace(-8, 0, 17))
+    target = epsilon_delta_to_gdp(epsilon, delta)
+    if target == math.inf:
+        tau, sigma1 = 0.0, 0.0
+    else:
+        tau = s_g / (n * math.sqrt(share) * target)
+        sigma1 = s / (n * math.sqrt(1.0 - share) * target)
+    margin = gram_noise_margin(tau, dim, failure_probability)
+    best = None
+    for beta in momenta:
+        for lam in lams:
+            proxy = preconditioned_utility_proxy(
+                max_steps, sigma1, margin=margin, curvature=c, strong_convexity=lam,
+                learning_rate=eta, momentum=beta, n_params=p, initial_distance=r0,
+                row_norm=row_norm, n_outputs=p // dim,
+            )
+            # no noise: more steps cost no privacy, only compute; take them all
+            k = max_steps - 1 if target == math.inf else int(np.argmin(proxy))
+            candidate = (float(proxy[k]), k + 1, beta, lam)
+            if best is None or candidate < best:
+                best = candidate
+    proxy, k, beta, lam = best
+    tau, sigma = calibrate_preconditioned_gd(
+        epsilon, delta, gram_share=share, n_steps=k, sensitivity=s, gram_sensitivity=s_g,
+        n_samples=n,
+    )
+    return PreconditionedGDPlan(
+        n_steps=k, noise_std=sigma, gram_noise_std=tau, gram_share=share,
+        margin=gram_noise_margin(tau, dim, failure_probability), curvature=c,
+        strong_convexity=float(lam), learning_rate=eta, momentum=beta, utility_proxy=proxy,
+    )
+
+
+@dataclass(frozen=True, repr=False)
+class PreconditionedPrivacyReport(PrivacyReport):
+    """:class:`PrivacyReport` of a Gram-preconditioned run (composition of K + 1 releases).
+
+    ``mu`` is exact: sqrt(gram_mu^2 + K (S/(n sigma))^2). ``composition_mu`` equals it
+    (composition is the bound), ``contraction`` is nan (no contraction is used) and the
+    Chourasia et al. bound does not apply.
+
+    Extra attributes
+    ----------------
+    gram_noise_std : float
+        tau, the noise std of each released upper-triangle entry of the averaged Gram.
+    gram_sensitivity : float
+        :math:`S_G = \\sqrt2\\,\\tilde R^2` (replace-one, upper triangle of the Gram sum).
+    gram_mu, steps_mu : float
+        GDP of the Gram release and of the K noisy gradients (``mu`` is their hypot).
+    margin, curvature : float
+        m and c of the preconditioner :math:`c(\\tilde G + mI)_+ + \\lambda I`.
+    """
+
+    gram_noise_std: float = math.nan
+    gram_sensitivity: float = math.nan
+    gram_mu: float = math.nan
+    steps_mu: float = math.nan
+    margin: float = math.nan
+    curvature: float = math.nan
+
+    def __repr__(self):
+        lines = [
+            f"PrivacyReport(({self.epsilon:.6g}, {self.delta:.3g})-DP, mu={self.mu:.6g}-GDP, "
+            f"{self.neighbouring_relation} neighbours)",
+            f"  bound: {self.theorem}; binding: {self.binding_bound}",
+            f"  Gram release: tau={self.gram_noise_std:.6g}, S_G={self.gram_sensitivity:.6g}, "
+            f"mu_G={self.gram_mu:.6g}",
+            f"  run: sigma={self.noise_std:.6g}, K={self.n_steps}, eta={self.learning_rate:.6g}, "
+            f"n={self.n_samples}, mu_steps={self.steps_mu:.6g}",
+            f"  constants: S={self.sensitivity:.6g}, lam={self.strong_convexity:.6g}, "
+            f"c={self.curvature:.6g}, margin={self.margin:.6g}",
+        ]
+        lines += [f"  note: {note}" for note in self.notes]
+        return "\n".join(lines)
+
+
+def preconditioned_gd_report(
+    gram_noise_std, noise_std, n_steps, *, delta, sensitivity, gram_sensitivity, n_samples,
+    learning_rate, strong_convexity, curvature, margin, row_norm, notes=(),
+):
+    """Build the :class:`PreconditionedPrivacyReport` of a preconditioned run."""
+    delta = check_probability("delta", delta)
+    constants = dict(gram_sensitivity=gram_sensitivity, sensitivity=sensitivity, n_samples=n_samples)
+    mu = preconditioned_gd_gdp(gram_noise_std, noise_std, n_steps, **constants)
+    gram_mu = preconditioned_gd_gdp(gram_noise_std, noise_std, 0, **constants)
+    steps_mu = _gaussian_mu(float(sensitivity), int(n_samples), float(noise_std)) * math.sqrt(n_steps)
+    epsilon = math.inf if mu == math.inf else gdp_to_epsilon(mu, delta)
+    return PreconditionedPrivacyReport(
+        epsilon=epsilon, delta=float(delta), mu=mu, accountant="preconditioned_gd",
+        theorem=THEOREM, binding_bound="composition", noise_std=float(noise_std),
+        n_steps=int(n_steps), learning_rate=float(learning_rate),
+        strong_convexity=float(strong_convexity),
+        smoothness=float(curvature) * float(row_norm) ** 2 + float(strong_convexity),
+        sensitivity=float(sensitivity), contraction=math.nan, n_samples=int(n_samples),
+        composition_mu=mu, composition_epsilon=epsilon, chourasia_epsilon=None,
+        chourasia_note="does not apply: Corollary 1 is stated for plain noisy GD",
+        notes=tuple(notes), gram_noise_std=float(gram_noise_std),
+        gram_sensitivity=float(gram_sensitivity), gram_mu=gram_mu, steps_mu=steps_mu,
+        margin=float(margin), curvature=float(curvature),
+    )
