@@ -1,6 +1,7 @@
 """The privacy report attached to every fitted estimator (docs/theory.md#calibration, step 5)."""
 
 import dataclasses
+import decimal
 import math
 from dataclasses import dataclass
 
@@ -16,6 +17,38 @@ from ._noisy_gd import (
 from ._rdp import DEFAULT_ORDERS, chourasia_rdp, rdp_to_epsilon
 
 NEIGHBOURING_RELATION = "replace-one"
+
+#: Significant digits of the numbers a report prints (the attributes keep full precision).
+DIGITS = 4
+
+
+def format_up(value, digits=DIGITS):
+    """``value`` rounded *up* to ``digits`` significant digits, trailing zeros dropped.
+
+    For privacy losses (epsilon, delta, mu): a printed claim is never below the computed
+    one, and 1.9999999999977915 prints as ``2``. Infinities and NaN print as ``inf``,
+    ``nan``.
+    """
+    value = float(value)
+    if not math.isfinite(value) or value == 0.0:
+        return f"{value:g}"
+    exact = decimal.Decimal(repr(value))
+    exponent = exact.adjusted() - digits + 1
+    rounded = exact.quantize(decimal.Decimal(1).scaleb(exponent), rounding=decimal.ROUND_CEILING)
+    return f"{float(rounded):.{digits}g}"
+
+
+def format_near(value, digits=DIGITS):
+    """``value`` rounded to the nearest ``digits`` significant digits (run parameters)."""
+    return f"{float(value):.{digits}g}"
+
+
+def format_contraction(c):
+    """The contraction factor; ``1 - 2.1e-08`` rather than ``1`` when it is that close."""
+    c = float(c)
+    if math.isfinite(c) and 0.999 < c < 1.0:
+        return f"1 - {1.0 - c:.2g}"
+    return format_near(c)
 
 def _binding(mu, composed):
     """Which term of the min binds; "composition" unless the convergent one is smaller by > 1e-6."""
@@ -119,21 +152,25 @@ class PrivacyReport:
 
     def __repr__(self):
         head = (
-            f"PrivacyReport(({self.epsilon:.6g}, {self.delta:.3g})-DP, mu={self.mu:.6g}-GDP, "
+            f"PrivacyReport(({format_up(self.epsilon)}, {format_up(self.delta)})-DP, "
+            f"mu={format_up(self.mu)}-GDP, "
             f"{self.neighbouring_relation} neighbours, last iterate only)"
         )
         lines = [
             head,
             f"  bound: {self.theorem}; binding: {self.binding_bound}",
-            f"  run: sigma={self.noise_std:.6g}, K={self.n_steps}, eta={self.learning_rate:.6g}, "
+            f"  run: sigma={format_near(self.noise_std)}, K={self.n_steps}, "
+            f"eta={format_near(self.learning_rate)}, "
             f"n={self.n_samples}"
             + (f", batch={self.batch_size}, epochs={self.n_epochs}" if self.batch_size else ""),
-            f"  constants: S={self.sensitivity:.6g}, lam={self.strong_convexity:.6g}, "
-            f"beta={self.smoothness:.6g}, c={self.contraction:.6g}",
-            f"  composition would claim: mu={self.composition_mu:.6g}, "
-            f"epsilon={self.composition_epsilon:.6g}",
+            f"  constants: S={format_near(self.sensitivity)}, "
+            f"lam={format_near(self.strong_convexity)}, beta={format_near(self.smoothness)}, "
+            f"c={format_contraction(self.contraction)}",
+            f"  composition would claim: mu={format_up(self.composition_mu)}, "
+            f"epsilon={format_up(self.composition_epsilon)}",
             "  Chourasia et al. (2021) would claim: "
-            + (f"epsilon={self.chourasia_epsilon:.6g}" if self.chourasia_epsilon is not None
+            + (f"epsilon={format_up(self.chourasia_epsilon)}"
+               if self.chourasia_epsilon is not None
                else self.chourasia_note),
         ]
         lines += [f"  note: {note}" for note in self.notes]
@@ -301,16 +338,18 @@ class SampledSGDPrivacyReport(PrivacyReport):
 
     def __repr__(self):
         lines = [
-            f"PrivacyReport(({self.epsilon:.6g}, {self.delta:.3g})-DP, "
+            f"PrivacyReport(({format_up(self.epsilon)}, {format_up(self.delta)})-DP, "
             f"{self.neighbouring_relation} neighbours, last iterate only)",
             f"  bound: {self.theorem}; binding: {self.binding_bound}",
-            f"  run: {self.sampling} sampling q={self.sampling_rate:.6g} (b={self.batch_size}), "
-            f"sigma={self.noise_std:.6g}, K={self.n_steps}, eta={self.learning_rate:.6g}, "
+            f"  run: {self.sampling} sampling q={format_near(self.sampling_rate)} "
+            f"(b={self.batch_size}), sigma={format_near(self.noise_std)}, K={self.n_steps}, "
+            f"eta={format_near(self.learning_rate)}, "
             f"n={self.n_samples}, projection radius={self.domain_radius}",
-            f"  constants: L={self.gradient_bound:.6g}, S={self.sensitivity:.6g}, "
-            f"lam={self.strong_convexity:.6g}, beta={self.smoothness:.6g}",
+            f"  constants: L={format_near(self.gradient_bound)}, "
+            f"S={format_near(self.sensitivity)}, lam={format_near(self.strong_convexity)}, "
+            f"beta={format_near(self.smoothness)}",
         ]
-        lines += [f"  {name}: epsilon={eps:.6g}" for name, eps in self.bound_epsilons]
+        lines += [f"  {name}: epsilon={format_up(eps)}" for name, eps in self.bound_epsilons]
         lines += [f"  {name}: does not apply ({why})" for name, why in self.not_applicable]
         lines += [f"  note: {note}" for note in self.notes]
         return "\n".join(lines)

@@ -13,8 +13,11 @@ from ..utils._sklearn_compat import Interval, LinearClassifierMixin, StrOptions,
 from ._base import BaseDPLinearModel, fit_or_forget
 from ._defaults import BINARY_RESIDUAL_CLIP, logistic_initial_distance
 from ._refusals import refuse_class_weight, refuse_fit_params, refuse_warm_start
+from ._repr import BudgetReprMixin
 
-class DPLogisticRegression(LinearClassifierMixin, ClassifierMixin, BaseDPLinearModel):
+class DPLogisticRegression(
+    BudgetReprMixin, LinearClassifierMixin, ClassifierMixin, BaseDPLinearModel
+):
     r"""Logistic regression with (epsilon, delta)-differential privacy.
 
     Trained by noisy gradient descent (full batch, or cyclic mini-batches with

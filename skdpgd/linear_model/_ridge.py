@@ -12,6 +12,7 @@ from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate
 from ._base import PUBLIC_SCALE_RANGE, BaseDPLinearModel, fit_or_forget
 from ._defaults import ridge_initial_distance, ridge_residual_clip
 from ._refusals import refuse_fit_params
+from ._repr import BudgetReprMixin
 
 
 _Y_BOUND_REQUIRED = (
@@ -25,7 +26,7 @@ _Y_BOUND_REQUIRED = (
 )
 
 
-class DPRidge(RegressorMixin, BaseDPLinearModel):
+class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
     r"""Linear regression with (epsilon, delta)-differential privacy.
 
     Trained by noisy gradient descent (full batch, or cyclic mini-batches with
