@@ -109,6 +109,9 @@ def describe(estimator):
         return "unnamed"
     if isinstance(estimator, str):
         return estimator
+    own = getattr(estimator, "_ledger_source", None)
+    if callable(own):
+        return str(own())
     name = type(estimator).__name__
     try:
         params = estimator.get_params(deep=False)

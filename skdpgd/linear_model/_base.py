@@ -218,6 +218,10 @@ class BaseDPLinearModel(BaseEstimator):
         "verbose": ["verbose"],
     }
 
+    # With scikit-learn's metadata routing on, a Pipeline or search passes sample_ids to
+    # this estimator without the user naming its step (the ledger needs them).
+    __metadata_request__fit = {"sample_ids": True}
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True

@@ -33,7 +33,8 @@ from sklearn.model_selection import (
 from sklearn.model_selection._split import _CVIterableWrapper
 
 from .._ledger import PrivacyLedger
-from ..linear_model._base import BaseDPLinearModel
+from ..accounting._composition import check_supported
+from ._pipeline import candidate, features_out, split_estimator
 
 #: What search_privacy_cost does not account for.
 NOT_COVERED = (
@@ -136,17 +137,38 @@ def _reproducible(cv):
     return True
 
 
+def _estimator_features(search, pre, name, params, n_features, refit_features):
+    """Columns entering the skdpgd estimator of one candidate (public)."""
+    if name is None or all(k.startswith(f"{name}__") for k in params):
+        return refit_features if n_features is None else n_features
+    # the candidate changes the preprocessing: follow the widths through its steps
+    width = getattr(search, "n_features_in_", None)
+    for _, step in pre:
+        width = None if width is None else features_out(step, width)
+    if width is None:
+        raise ValueError(
+            f"Candidates {sorted(k for k in params if not k.startswith(f'{name}__'))} change "
+            "the preprocessing, and the number of columns it hands the estimator cannot be "
+            "computed without data for these steps. Search over the estimator's parameters "
+            "(or over BoundedScaler / RowNormClipper / public_one_hot settings) only."
+        )
+    return width
+
+
 def search_privacy_cost(search, *, n_samples=None, n_features=None, delta=None):
     """Exact per-record privacy cost of all the fits a fitted search ran.
 
     Parameters
     ----------
     search : GridSearchCV or RandomizedSearchCV, fitted
-        Over a :class:`~skdpgd.DPLogisticRegression` or :class:`~skdpgd.DPRidge`
-        (not a pipeline), with a splitter whose folds depend on n and a seed only.
+        Over a :class:`~skdpgd.DPLogisticRegression` or :class:`~skdpgd.DPRidge`, or a
+        ``Pipeline`` of public-bound transformers ending in one
+        (:mod:`skdpgd.model_selection._pipeline` says which), with a splitter whose folds
+        depend on n and a seed only.
     n_samples, n_features : int or None
-        Shape of the X the search was fitted on (public); read from ``best_estimator_``
-        when the search refitted, required otherwise.
+        Rows of the X the search was fitted on, and the columns entering the skdpgd
+        estimator (after the pipeline's transformers; public); read from
+        ``best_estimator_`` when the search refitted, required otherwise.
     delta : float or None
         The delta at which to state epsilon; default: the refit's (or the first
         fit's) delta.
@@ -157,41 +179,51 @@ def search_privacy_cost(search, *, n_samples=None, n_features=None, delta=None):
         ``mu`` = max over records of sqrt(sum of mu^2 over the fits that trained on the
         record) (Dong, Roth and Su 2022, Corollary 3.3), and the same as (epsilon,
         delta). Folds x candidates + refit are all counted; the *selection* by
-        non-private validation scores is not (see ``not_covered``).
+        non-private validation scores is not (see ``not_covered``). Each fit's privacy
+        event (``report.event``) is checked with
+        :func:`skdpgd.accounting.check_supported` and composed by
+        :mod:`skdpgd.accounting._composition` (through an uncapped ledger).
     """
     if not hasattr(search, "cv_results_"):
         raise ValueError("search_privacy_cost needs a fitted search (call search.fit first).")
     base = search.estimator
-    if not isinstance(base, BaseDPLinearModel):
+    try:
+        _, _, name = split_estimator(base)
+    except TypeError as exc:
         raise TypeError(
-            f"search_privacy_cost supports searches over skdpgd estimators, got "
-            f"{type(base).__name__}. (Pipelines are not supported: a transformer fitted on "
-            "the data would be an unaccounted release.)"
-        )
+            f"search_privacy_cost supports searches over skdpgd estimators and pipelines of "
+            f"public-bound transformers ending in one: {exc}"
+        ) from None
     refit = bool(search.refit) and hasattr(search, "best_estimator_")
-    if n_samples is None or n_features is None:
-        if not refit:
-            raise ValueError("Pass n_samples= and n_features= (the search did not refit, so "
-                             "the shape of X is not recorded).")
-        n_samples = search.best_estimator_.privacy_.n_samples
-        n_features = search.best_estimator_.n_features_in_
+    refit_features = None
+    if refit:
+        best = split_estimator(search.best_estimator_)[1]
+        refit_features = best.n_features_in_
+        n_samples = best.privacy_.n_samples if n_samples is None else n_samples
+    if n_samples is None or (n_features is None and not refit):
+        raise ValueError("Pass n_samples= and n_features= (the search did not refit, so "
+                         "the shape of X is not recorded).")
     n_samples = int(n_samples)
     cv = _splitter(search)
     exact = _reproducible(cv)
     splits = [train for train, _ in cv.split(np.zeros((n_samples, 1)))]
     classes = getattr(search, "classes_", None)
-    ledger = PrivacyLedger()
     candidates = search.cv_results_["params"]
+    planned = []
     for params in candidates:
-        estimator = clone(base).set_params(**params)
+        pipeline, estimator = candidate(base, params)
+        d = _estimator_features(search, split_estimator(pipeline)[0], name, params, n_features,
+                                refit_features)
         for train in splits:
-            report = planned_report(estimator, train.size, n_features, classes)
-            ledger.charge(estimator, report, n_samples=train.size,
-                          sample_ids=train if exact else None)
+            report = planned_report(estimator, train.size, d, classes)
+            planned.append((estimator, report, train))
     if refit:
-        report = search.best_estimator_.privacy_
-        ledger.charge(search.best_estimator_, report, n_samples=n_samples,
-                      sample_ids=np.arange(n_samples) if exact else None)
+        planned.append((best, best.privacy_, np.arange(n_samples)))
+    check_supported([report.event for _, report, _ in planned])  # before composing any
+    ledger = PrivacyLedger()
+    for estimator, report, rows in planned:
+        ledger.charge(estimator, report, n_samples=rows.size,
+                      sample_ids=rows if exact else None)
     if delta is None:
         delta = ledger.entries[-1].delta
     spend = ledger.spent(delta)

@@ -27,17 +27,33 @@ is at most the requested epsilon.
 """
 
 import math
+import numbers
+from copy import deepcopy
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, is_classifier
 from sklearn.model_selection import ParameterGrid
-from sklearn.utils import check_array
+from sklearn.utils import get_tags
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ..accounting import DEFAULT_ORDERS, gdp_to_epsilon, gdp_to_rdp, rdp_to_epsilon
-from ..linear_model._base import BaseDPLinearModel
-from ..utils._validation import check_epsilon, make_generator, resolve_delta
+from ..accounting._events import GaussianDpEvent, RenyiDpEvent, UnsupportedEventError
+from ..utils._sklearn_compat import (
+    HasMethods,
+    Interval,
+    StrOptions,
+    _assert_all_finite,
+    _fit_context,
+    _num_features,
+    _num_samples,
+    _safe_indexing,
+    validate_data,
+)
+from ..utils._validation import make_generator, resolve_delta
+from ._pipeline import candidate, features_out, final_params, split_estimator
 from ._tuning_privacy import (
     THEOREM,
     best_of_random_trials_rdp,
@@ -86,9 +102,32 @@ class SelectionPrivacyReport:
     orders: tuple
     rdp: tuple
 
+    neighbouring_relation: str = "replace-one"
+
     def epsilon_at(self, delta):
         """The same release at another delta (RDP conversion)."""
         return rdp_to_epsilon(np.asarray(self.orders), np.asarray(self.rdp), delta)
+
+    @property
+    def event(self):
+        """What the search released, as a privacy event: its total Renyi-DP curve."""
+        return RenyiDpEvent(self.orders, self.rdp, self.neighbouring_relation)
+
+    def __repr__(self):
+        ek = f"{self.expected_trials:.3g}"
+        return "\n".join([
+            f"SelectionPrivacyReport(({self.epsilon:.4g}, {self.delta:.3g})-DP, "
+            f"{self.neighbouring_relation} neighbours; the best trial only is released)",
+            f"  trials: K random (eta={self.eta:.3g}, gamma={self.gamma:.4g}, E[K]={ek}), never "
+            f"released; each trial mu={self.trial_mu:.4g}-GDP",
+            f"  noisy score: sensitivity {self.score_sensitivity:.4g} on "
+            f"{self.n_validation} validation rows, noise std {self.score_noise_std:.4g}",
+            f"  refit on all rows: {'yes (one more trial-sized run)' if self.refit else 'no'}",
+            f"  bound: {self.theorem}; Renyi curve on {len(self.orders)} orders "
+            f"({self.orders[0]:g} to {self.orders[-1]:g}) converted by rdp_to_epsilon",
+        ])
+
+    __str__ = __repr__
 
 
 def selection_rdp(orders, trial_mu, *, eta, gamma, refit):
@@ -128,17 +167,42 @@ def calibrate_trial_mu(epsilon, delta, *, eta, gamma, refit, orders=DEFAULT_ORDE
 
 
 class _MuGuard:
-    """Stands in for a ledger on each candidate: refuses a run above the trial's mu."""
+    """Stands in for a ledger on each candidate: refuses a run that is not a Gaussian-DP
+    event of parameter at most the trial's mu (checked before the fit reads data)."""
 
     def __init__(self, mu_max):
         self.mu_max = mu_max
 
+    def __sklearn_clone__(self):
+        return self
+
     def charge(self, estimator, report, *, n_samples, sample_ids=None):
-        if not report.mu <= self.mu_max:
-            raise RuntimeError(
-                f"A candidate run would be mu={report.mu!r}-GDP, above the trial budget "
-                f"mu={self.mu_max!r} the selection bound assumes; refused before the fit."
-            )
+        _check_trial_event(report.event, self.mu_max, type(estimator).__name__)
+
+
+def _check_trial_event(event, mu_max, what):
+    if not isinstance(event, GaussianDpEvent):
+        raise UnsupportedEventError(
+            f"DPSearchCV's selection bound needs every trial to be a Gaussian-DP run; "
+            f"{what} releases {type(event).__name__} (solver='sgd' is not Gaussian DP in "
+            "closed form). Use solver='gd' or 'cyclic' inside DPSearchCV."
+        )
+    if not event.mu <= mu_max:
+        raise RuntimeError(
+            f"A candidate run would be mu={event.mu:.6g}-GDP, above the trial budget "
+            f"mu={mu_max:.6g} the selection bound assumes; refused before the fit."
+        )
+
+
+def _estimator_has(attr):
+    """Delegate ``attr`` when the best (or, before fit, the template) estimator has it."""
+
+    def check(self):
+        getattr(self.best_estimator_ if hasattr(self, "best_estimator_") else self.estimator,
+                attr)
+        return True
+
+    return check
 
 
 def _accuracy(estimator, X, y):
@@ -158,12 +222,18 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
 
     Parameters
     ----------
-    estimator : DPLogisticRegression or DPRidge
+    estimator : DPLogisticRegression, DPRidge, or a Pipeline ending in one
         The template; its ``epsilon``, ``delta``, ``ledger`` and ``random_state`` are set
-        by the search. A classifier must have its public label set in ``classes``.
+        by the search (on the pipeline's last step). A classifier must have its public
+        label set in ``classes``. The steps before the estimator must be public-bound
+        (:mod:`skdpgd.model_selection._pipeline`: skdpgd.preprocessing's transformers,
+        or any declaring ``__skdpgd_public_fit__ = True``). Every candidate must be a
+        Gaussian-DP run (``solver="gd"`` or ``"cyclic"``): this is checked on each
+        candidate's planned privacy event before the ledger is charged.
     param_grid : dict or list of dicts
         Candidates, as for ``GridSearchCV`` (not ``epsilon``, ``delta``, ``ledger``,
-        ``random_state``). Each trial draws one uniformly.
+        ``random_state``, with or without the step prefix). Each trial draws one
+        uniformly.
     epsilon : float, default=1.0
         Total budget of the whole search (every trial, the selection, the refit).
     delta : float or "auto", default="auto"
@@ -181,7 +251,8 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         Refit the winner on all rows (one more trial-sized run, accounted). Otherwise
         ``best_estimator_`` is the winning trial's model, trained on the training part.
     ledger : skdpgd.PrivacyLedger or None, default=None
-        Charged once, with the total RDP curve, before any data are touched.
+        Charged once with the search's event (its total Renyi-DP curve,
+        ``privacy_.event``), before any data are touched.
     random_state : int, Generator or None, default=None
         All randomness (split, K, candidate draws, noise). None: fresh OS entropy.
 
@@ -226,6 +297,19 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
     ['C']
     """
 
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit", "predict"])],
+        "param_grid": [dict, list],
+        "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
+        "delta": [Interval(numbers.Real, 0, 1, closed="neither"), StrOptions({"auto"})],
+        "expected_trials": [Interval(numbers.Real, 1, None, closed="neither")],
+        "eta": [Interval(numbers.Real, 0, None, closed="left")],
+        "validation_size": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "refit": ["boolean"],
+        "ledger": [HasMethods(["charge"]), None],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, estimator, param_grid, *, epsilon=1.0, delta="auto", expected_trials=10.0,
                  eta=0.0, validation_size=0.2, refit=False, ledger=None, random_state=None):
         self.estimator = estimator
@@ -239,13 +323,25 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         self.ledger = ledger
         self.random_state = random_state
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        inner = get_tags(self.estimator)
+        tags.estimator_type = inner.estimator_type
+        tags.classifier_tags = deepcopy(inner.classifier_tags)
+        tags.regressor_tags = deepcopy(inner.regressor_tags)
+        tags.target_tags.required = True
+        tags.input_tags.sparse = inner.input_tags.sparse
+        tags.input_tags.string = inner.input_tags.string
+        tags.input_tags.categorical = inner.input_tags.categorical
+        return tags
+
+    def _ledger_source(self):
+        """How the ledger names this search (no data, no ledger)."""
+        _, base, _ = split_estimator(self.estimator)
+        return f"DPSearchCV({type(base).__name__}, {len(ParameterGrid(self.param_grid))} candidates)"
+
     def _check_setup(self):
-        base = self.estimator
-        if not isinstance(base, BaseDPLinearModel):
-            raise TypeError(
-                f"DPSearchCV needs an skdpgd estimator, got {type(base).__name__}: the "
-                "selection bound assumes every candidate run is mu-GDP."
-            )
+        _, base, name = split_estimator(self.estimator)  # TypeError: not skdpgd / not public
         if base.ledger is not None:
             raise ValueError(
                 "Give the ledger to DPSearchCV(ledger=...), not to its estimator: the search "
@@ -257,15 +353,33 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
                 "read from the private y would be an unaccounted release)."
             )
         grid = list(ParameterGrid(self.param_grid))
-        reserved = sorted({k for params in grid for k in params} & set(_RESERVED))
+        prefix = "" if name is None else f"{name}__"
+        keys = {k for params in grid for k in params}
+        reserved = sorted(k for k in keys for r in _RESERVED if k in (r, prefix + r))
         if reserved:
             raise ValueError(f"param_grid must not set {reserved}: DPSearchCV sets them.")
-        if not 0.0 < float(self.validation_size) < 1.0:
-            raise ValueError(f"validation_size must be in (0, 1), got {self.validation_size!r}.")
-        if float(self.eta) < 0.0:
-            raise ValueError(f"eta must be >= 0 (sampling is implemented for eta >= 0), "
-                             f"got {self.eta!r}.")
         return base, grid
+
+    def _validate_structure(self, X, y):
+        """validate_data without reading values (shape, sparse format, dtype): a bare
+        estimator's X becomes float; a pipeline's X is left to its own steps."""
+        if split_estimator(self.estimator)[2] is None:
+            return validate_data(self, X, y, accept_sparse="csr",
+                                 dtype=[np.float64, np.float32], ensure_min_samples=2,
+                                 ensure_all_finite=False,
+                                 y_numeric=not is_classifier(self.estimator))
+        validate_data(self, X, y, skip_check_array=True)
+        if _num_samples(y) != _num_samples(X):
+            raise ValueError(f"X and y have different numbers of rows: {_num_samples(X)} and "
+                             f"{_num_samples(y)}.")
+        return X, np.asarray(y)
+
+    def _validate_values(self, X, y):
+        """The finiteness checks (they read values): run after the ledger is charged."""
+        if split_estimator(self.estimator)[2] is None:
+            _assert_all_finite(X.data if sp.issparse(X) else X, input_name="X")
+            if not is_classifier(self.estimator):
+                _assert_all_finite(y, input_name="y")
 
     def _score(self, base, m):
         """The validation score and its replace-one sensitivity on m rows."""
@@ -274,23 +388,43 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         bound = float(base.y_bound)
         return _neg_clipped_mse(bound), (2.0 * bound) ** 2 / m
 
+    def _estimator_features(self, n_features):
+        """Columns entering the skdpgd estimator (for planning), or the input width."""
+        pre, _, _ = split_estimator(self.estimator)
+        width = n_features
+        for _, step in pre:
+            width = None if width is None else features_out(step, width)
+        return n_features if width is None else width
+
+    def _check_candidates(self, base, grid, mu, n_train, n_features):
+        """Plan every candidate (public numbers only) and refuse, before anything is
+        charged, one whose privacy event is not a Gaussian-DP run within the trial mu."""
+        n_classes = len(np.unique(np.asarray(base.classes))) if is_classifier(base) else None
+        d = self._estimator_features(n_features)
+        for params in grid:
+            model = self._candidate(params, mu, n_train, 0, None)
+            final = split_estimator(model)[1]
+            report = final.plan_privacy(n_train, d, n_classes)
+            _check_trial_event(report.event, mu, f"candidate {params}")
+
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, sample_ids=None):
         """Run the private selection; only the best trial is kept.
 
         Parameters
         ----------
         X : array-like or CSR matrix of shape (n_samples, n_features)
+            (A DataFrame or any input the pipeline's first step accepts, for a pipeline.)
         y : array-like of shape (n_samples,)
         sample_ids : array-like of shape (n_samples,), default=None
             Public record ids, passed to ``ledger`` only.
         """
         base, grid = self._check_setup()
-        X = check_array(X, accept_sparse="csr", dtype=[np.float64, np.float32])
-        y = np.asarray(y)
-        if y.shape != (X.shape[0],):
-            raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}.")
-        n = X.shape[0]
-        epsilon = check_epsilon(self.epsilon)
+        # Structure only (shape, format, dtype) until the ledger is charged; the checks
+        # that read values (NaN, inf) come after, so no data-dependent error precedes it.
+        X, y = self._validate_structure(X, y)
+        n, n_features = _num_samples(X), _num_features(X)
+        epsilon = float(self.epsilon)
         if epsilon == math.inf:
             raise ValueError("DPSearchCV needs a finite epsilon; use GridSearchCV without privacy.")
         delta = resolve_delta(self.delta, n)
@@ -301,26 +435,28 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         gamma = gamma_for_expected_trials(self.expected_trials, eta)
         refit = bool(self.refit)
         mu = calibrate_trial_mu(epsilon, delta, eta=eta, gamma=gamma, refit=refit)
+        self._check_candidates(base, grid, mu, n - m, n_features)
+        if refit:
+            self._check_candidates(base, grid, mu, n, n_features)
         orders = DEFAULT_ORDERS
         rdp = selection_rdp(orders, mu, eta=eta, gamma=gamma, refit=refit)
         score, sensitivity = self._score(base, m)
         noise_std = sensitivity / mu
         report = SelectionPrivacyReport(
-            epsilon=rdp_to_epsilon(orders, rdp, delta), delta=delta, trial_mu=mu,
-            score_sensitivity=sensitivity, score_noise_std=noise_std, n_validation=m, eta=eta,
-            gamma=gamma, expected_trials=float(self.expected_trials), refit=refit,
-            theorem=THEOREM, orders=tuple(orders), rdp=tuple(rdp),
+            epsilon=float(rdp_to_epsilon(orders, rdp, delta)), delta=float(delta),
+            trial_mu=float(mu), score_sensitivity=float(sensitivity),
+            score_noise_std=float(noise_std), n_validation=int(m), eta=eta, gamma=float(gamma),
+            expected_trials=float(self.expected_trials), refit=refit, theorem=THEOREM,
+            orders=tuple(float(a) for a in orders), rdp=tuple(float(e) for e in rdp),
         )
         if self.ledger is not None:  # before any pass over the data; may refuse
-            self.ledger.charge_rdp(
-                f"DPSearchCV({type(base).__name__}, {len(grid)} candidates)",
-                lambda a: selection_rdp(a, mu, eta=eta, gamma=gamma, refit=refit),
-                n_samples=n, epsilon=report.epsilon, delta=delta, sample_ids=sample_ids,
-                description=THEOREM,
-            )
+            self.ledger.charge(self, report, n_samples=n, sample_ids=sample_ids)
+        self._validate_values(X, y)
         rng = make_generator(self.random_state)
         order = rng.permutation(n)  # the split: from the seed and n only
         val, train = np.sort(order[:m]), np.sort(order[m:])
+        X_train, y_train = _safe_indexing(X, train), y[train]
+        X_val, y_val = _safe_indexing(X, val), y[val]
         n_trials = sample_trials(rng, eta, gamma)  # K: never stored or returned
         # A candidate's own (epsilon, delta): the run is then at most mu-GDP (calibration
         # rounds down); the guard re-checks each report before the fit touches the data.
@@ -328,43 +464,54 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         best = None
         for _ in range(n_trials):
             params = grid[int(rng.integers(len(grid)))]
-            model = self._candidate(base, params, mu, train.size, rng, guard)
-            model.fit(X[train], y[train])
-            noisy = score(model, X[val], y[val]) + noise_std * float(rng.standard_normal())
+            model = self._candidate(params, mu, train.size, int(rng.integers(2**32)), guard)
+            model.fit(X_train, y_train)
+            noisy = score(model, X_val, y_val) + noise_std * float(rng.standard_normal())
             if best is None or noisy > best[0]:
                 best = (noisy, params, model)
         self.best_score_, self.best_params_, self.best_estimator_ = best
         if refit:
-            model = self._candidate(base, self.best_params_, mu, n, rng, guard)
+            model = self._candidate(self.best_params_, mu, n, int(rng.integers(2**32)), guard)
             self.best_estimator_ = model.fit(X, y)
         self.privacy_ = report
-        self.n_features_in_ = X.shape[1]
         if is_classifier(base):
             self.classes_ = self.best_estimator_.classes_
         return self
 
-    @staticmethod
-    def _candidate(base, params, mu, n_rows, rng, guard):
+    def _candidate(self, params, mu, n_rows, seed, guard):
         delta_fit = resolve_delta("auto", n_rows)
-        return clone(base).set_params(
-            **params, epsilon=gdp_to_epsilon(mu * (1.0 - 1e-9), delta_fit), delta=delta_fit,
-            ledger=guard, random_state=int(rng.integers(2**32)),
+        reserved = final_params(
+            self.estimator, epsilon=gdp_to_epsilon(mu * (1.0 - 1e-9), delta_fit),
+            delta=delta_fit, ledger=guard, random_state=seed,
         )
+        return candidate(self.estimator, {**params, **reserved})[0]
 
+    @available_if(_estimator_has("predict"))
     def predict(self, X):
         """Predict with ``best_estimator_``."""
         check_is_fitted(self)
         return self.best_estimator_.predict(X)
 
+    @available_if(_estimator_has("score"))
     def score(self, X, y):
         """``best_estimator_.score`` (on data you may look at, e.g. a public test set)."""
         check_is_fitted(self)
         return self.best_estimator_.score(X, y)
 
+    @available_if(_estimator_has("decision_function"))
     def decision_function(self, X):
+        """``best_estimator_.decision_function``."""
         check_is_fitted(self)
         return self.best_estimator_.decision_function(X)
 
+    @available_if(_estimator_has("predict_proba"))
     def predict_proba(self, X):
+        """``best_estimator_.predict_proba``."""
         check_is_fitted(self)
         return self.best_estimator_.predict_proba(X)
+
+    @available_if(_estimator_has("predict_log_proba"))
+    def predict_log_proba(self, X):
+        """``best_estimator_.predict_log_proba``."""
+        check_is_fitted(self)
+        return self.best_estimator_.predict_log_proba(X)

@@ -7,12 +7,15 @@ import pytest
 from scipy import optimize
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import FunctionTransformer, StandardScaler
 
 from skdpgd import DPLogisticRegression, DPRidge, PrivacyLedger
-from skdpgd.accounting import DEFAULT_ORDERS, rdp_to_epsilon
+from skdpgd.accounting import DEFAULT_ORDERS, UnsupportedEventError, rdp_to_epsilon
 from skdpgd.exceptions import PrivacyBudgetExceeded
 from skdpgd.model_selection import DPSearchCV, expected_trials
 from skdpgd.model_selection._dpsearch import _MuGuard
+from skdpgd.preprocessing import BoundedScaler
 
 
 @pytest.fixture(scope="module")
@@ -142,14 +145,81 @@ def test_refusals(data):
         DPSearchCV(est, {"epsilon": [1.0, 2.0]}).fit(X, y)
     with pytest.raises(TypeError, match="skdpgd estimator"):
         DPSearchCV(LogisticRegression(), {"C": [1.0]}).fit(X, y)
-    with pytest.raises(ValueError, match="finite epsilon"):
+    with pytest.raises(ValueError, match="epsilon"):  # _parameter_constraints: (0, inf)
         DPSearchCV(est, {"C": [1.0]}, epsilon=np.inf).fit(X, y)
+    with pytest.raises(ValueError, match="expected_trials"):
+        DPSearchCV(est, {"C": [1.0]}, expected_trials=0.5).fit(X, y)
 
 
 def test_guard_refuses_a_run_above_the_trial_budget():
-    class Report:
-        mu = 0.5
-
+    est = DPLogisticRegression(epsilon=1.0, classes=[0, 1])
+    report = est.plan_privacy(300, 3)
     with pytest.raises(RuntimeError, match="above the trial budget"):
-        _MuGuard(0.4).charge(None, Report(), n_samples=10)
-    _MuGuard(0.5).charge(None, Report(), n_samples=10)
+        _MuGuard(report.mu * 0.99).charge(est, report, n_samples=300)
+    _MuGuard(report.mu).charge(est, report, n_samples=300)
+
+
+@pytest.mark.parametrize("grid", [{"C": [1.0, 10.0]}, {"solver": ["gd", "sgd"]}],
+                         ids=["sgd-template", "sgd-candidate"])
+def test_sgd_candidates_are_refused_before_the_ledger_is_charged(data, grid):
+    """The bug this fixes: the ledger was charged, then every trial failed on mu=nan."""
+    pytest.importorskip("dp_accounting")
+    ledger = PrivacyLedger(epsilon=5.0, delta=1e-5)
+    solver = "sgd" if "solver" not in grid else "gd"
+    est = DPLogisticRegression(classes=[0, 1], solver=solver, max_iter=20)
+    search = DPSearchCV(est, grid, epsilon=2.0, delta=1e-5, ledger=ledger, random_state=0)
+    with pytest.raises(UnsupportedEventError, match="Gaussian-DP") as info:
+        search.fit(*data)
+    assert "nan" not in str(info.value) and "PoissonSampledGaussianEvent" in str(info.value)
+    assert len(ledger.entries) == 0 and not hasattr(search, "best_estimator_")
+
+
+class _Log1p(FunctionTransformer):
+    """A transformer that declares its fit reads no data (a fixed per-row map)."""
+
+    __skdpgd_public_fit__ = True
+
+
+@pytest.mark.parametrize("pre", [BoundedScaler(bounds=(-2.0, 2.0)), _Log1p(np.abs)],
+                         ids=["skdpgd", "declared"])
+def test_pipeline_of_public_transformers(data, pre):
+    X, y = data
+    ledger = PrivacyLedger()
+    pipe = make_pipeline(pre, DPLogisticRegression(classes=[0, 1], max_iter=40))
+    search = DPSearchCV(pipe, {"dplogisticregression__C": [0.1, 10.0]}, epsilon=2.0,
+                        delta=1e-5, expected_trials=3.0, refit=True, ledger=ledger,
+                        random_state=0)
+    search.fit(X, y, sample_ids=np.arange(400))  # ids reach the ledger, no step named
+    (entry,) = ledger.entries
+    assert entry.rows == 400 and entry.event == search.privacy_.event
+    assert isinstance(search.best_estimator_, Pipeline)
+    final = search.best_estimator_[-1]
+    assert final.privacy_.mu <= search.privacy_.trial_mu and final.ledger is not ledger
+    assert search.predict(X).shape == (400,) and search.predict_proba(X).shape == (400, 2)
+    assert set(search.best_params_) == {"dplogisticregression__C"}
+
+
+def test_pipeline_with_a_data_dependent_step_is_refused_before_charging(data):
+    ledger = PrivacyLedger()
+    pipe = make_pipeline(StandardScaler(), DPLogisticRegression(classes=[0, 1]))
+    with pytest.raises(TypeError, match="public-bound"):
+        DPSearchCV(pipe, {"dplogisticregression__C": [1.0]}, ledger=ledger).fit(*data)
+    with pytest.raises(ValueError, match="must not set"):
+        DPSearchCV(make_pipeline(BoundedScaler(), DPLogisticRegression(classes=[0, 1])),
+                   {"dplogisticregression__epsilon": [1.0]}).fit(*data)
+    assert len(ledger.entries) == 0
+
+
+def test_report_is_readable(data):
+    search = _search().fit(*data)
+    text = repr(search.privacy_)
+    assert len(text) < 700 and text.count("\n") <= 6 and "np.float64" not in text
+    assert "(2, 1e-05)-DP" in text and "E[K]=4" in text
+    assert str(search.privacy_) == text
+    assert "np.float64" not in repr(search.privacy_.orders)
+
+
+def test_delegated_methods_follow_the_estimator():
+    ridge = DPSearchCV(DPRidge(y_bound=1.0), {"alpha": [1.0]})
+    assert not hasattr(ridge, "predict_proba") and hasattr(ridge, "predict")
+    assert hasattr(_search(), "predict_proba") and hasattr(_search(), "decision_function")

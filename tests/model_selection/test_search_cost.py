@@ -11,11 +11,13 @@ from sklearn.model_selection import (
     ShuffleSplit,
     StratifiedKFold,
 )
+import sklearn
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from skdpgd import DPLogisticRegression, DPRidge, PrivacyLedger, accounting
 from skdpgd.model_selection import NOT_COVERED, search_privacy_cost
+from skdpgd.preprocessing import BoundedScaler, RowNormClipper, public_one_hot
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +116,57 @@ def test_label_dependent_or_unsupported_searches_are_refused(data):
         search_privacy_cost(explicit)
     pipe = GridSearchCV(make_pipeline(StandardScaler(), _clf()),
                         {"dplogisticregression__C": [1.0]}, cv=KFold(2)).fit(X, y)
-    with pytest.raises(TypeError, match="Pipelines"):
+    with pytest.raises(TypeError, match="standardscaler. is not public-bound"):
         search_privacy_cost(pipe)
     with pytest.raises(ValueError, match="fitted"):
         search_privacy_cost(GridSearchCV(_clf(), {"C": [1.0]}))
+
+
+def test_pipeline_grid_cost_is_exact_per_record(data):
+    X, y = data
+    pipe = make_pipeline(BoundedScaler(bounds=(-2.0, 2.0)), RowNormClipper(1.0), _clf())
+    grid = {"dplogisticregression__C": [0.5, 2.0], "dplogisticregression__epsilon": [0.5, 1.0]}
+    search = GridSearchCV(pipe, grid, cv=KFold(3)).fit(X, y)
+    cost = search_privacy_cost(search)
+    # by hand: the scalers keep 4 columns; every row is in 2 training folds of 160 rows
+    fold_mu2 = sum(_fit_mu(_clf(C=p["dplogisticregression__C"],
+                                epsilon=p["dplogisticregression__epsilon"]),
+                           X[:160], y[:160]) ** 2 for p in search.cv_results_["params"])
+    expected = math.sqrt(2 * fold_mu2 + search.best_estimator_[-1].privacy_.mu ** 2)
+    assert cost.mu == pytest.approx(expected, rel=1e-9)
+    assert cost.n_fits == 4 * 3 + 1 and cost.per_record == "exact"
+
+
+def test_candidates_that_change_public_preprocessing(data):
+    """One-hot lists of different lengths: the estimator sees 2 + 3 or 2 + 4 columns."""
+    rng = np.random.default_rng(1)
+    Xc = np.column_stack([rng.integers(0, 3, 240), rng.integers(0, 2, 240)]).astype(float)
+    y = data[1]
+    pipe = make_pipeline(public_one_hot([[0.0, 1.0, 2.0], [0.0, 1.0]]), _clf())
+    grid = {"publiconehotencoder__categories": [[[0.0, 1.0, 2.0], [0.0, 1.0]],
+                                          [[0.0, 1.0, 2.0, 3.0], [0.0, 1.0]]]}
+    search = GridSearchCV(pipe, grid, cv=KFold(2)).fit(Xc, y)
+    cost = search_privacy_cost(search)
+    mus = [_clf().plan_privacy(120, d).mu for d in (5, 6)]
+    refit = search.best_estimator_[-1].privacy_.mu
+    assert cost.mu == pytest.approx(math.sqrt(sum(m * m for m in mus) + refit ** 2), rel=1e-9)
+
+
+def test_sample_ids_reach_a_pipelines_estimator_without_naming_the_step(data):
+    X, y = data
+    ledger = PrivacyLedger()
+    pipe = make_pipeline(BoundedScaler(bounds=(-2.0, 2.0)), _clf(ledger=ledger))
+    search = GridSearchCV(pipe, {"dplogisticregression__C": [0.5, 2.0]}, cv=KFold(3))
+    with sklearn.config_context(enable_metadata_routing=True):
+        search.fit(X, y, sample_ids=np.arange(len(y)))
+    assert all(e.rows != "all" for e in ledger.entries) and len(ledger.entries) == 7
+    cost = search_privacy_cost(search, delta=1e-5)
+    assert cost.mu == pytest.approx(ledger.spent(1e-5).mu, rel=1e-9)
+
+
+def test_sgd_search_events_are_checked_before_composing(data):
+    pytest.importorskip("dp_accounting")
+    X, y = data
+    search = GridSearchCV(_clf(solver="sgd"), {"C": [1.0]}, cv=KFold(2)).fit(X, y)
+    cost = search_privacy_cost(search)
+    assert cost.mu is None and all(e.poisson_run is not None for e in cost.ledger.entries)
