@@ -353,11 +353,14 @@ def _cyclic_factors(c, n_batches, epochs):
     if c == 0.0:
         head = 1.0 if n_batches == 1 else 0.0
         convergent = np.where(epochs <= 1, 1.0, 1.0 + head)
-        return np.minimum(epochs, convergent)
-    log_c = math.log(c)
-    head = math.exp((2 * n_batches - 2) * log_c) * (1.0 - c * c) / (-math.expm1(n_batches * log_c)) ** 2
-    power = np.exp(n_batches * (epochs - 1.0) * log_c)
-    convergent = np.where(epochs <= 1, 1.0, 1.0 + head * (1.0 - power) / (1.0 + power))
+    else:
+        log_c = math.log(c)
+        head = (math.exp((2 * n_batches - 2) * log_c) * (1.0 - c * c)
+                / (-math.expm1(n_batches * log_c)) ** 2)
+        power = np.exp(n_batches * (epochs - 1.0) * log_c)
+        convergent = np.where(epochs <= 1, 1.0, 1.0 + head * (1.0 - power) / (1.0 + power))
+    if n_batches == 1:  # full batch: Theorem 4.2 applies too (convergent_cyclic_factor)
+        convergent = np.minimum(convergent, _gd_factors(c, epochs))
     return np.minimum(epochs, convergent)
 
 

@@ -264,10 +264,22 @@ def noisy_cyclic_gd_gdp(
 
 
 def convergent_cyclic_factor(contraction, n_batches, n_epochs):
-    r"""The convergent factor of Bok-Su-Altschuler Theorem 4.5 (``inf`` when c >= 1)."""
+    r"""The convergent factor of Bok-Su-Altschuler Theorem 4.5 (``inf`` when c >= 1).
+
+    With one batch (l = 1) the run is full-batch noisy GD with K = E steps, for which
+    Theorem 4.2 is exact (:func:`convergent_gd_factor`); the smaller of the two is
+    returned, so full-batch GD is cyclic GD with one batch and loses nothing.
+    """
     c, l, e = float(contraction), int(n_batches), n_epochs
     if c >= 1.0:
         return math.inf
+    if l == 1:
+        return min(_theorem_4_5_factor(c, 1, e), convergent_gd_factor(c, e))
+    return _theorem_4_5_factor(c, l, e)
+
+
+def _theorem_4_5_factor(c, l, e):
+    """Bok-Su-Altschuler Theorem 4.5's convergent factor for c < 1."""
     if e <= 1:
         return 1.0
     head = _power(c, 2 * l - 2) * (1.0 - c * c) / _one_minus_power(c, l) ** 2

@@ -6,32 +6,19 @@ through :mod:`skdpgd.accounting`, and the inner loop (:mod:`skdpgd.optim`) never
 epsilon.
 """
 
-import dataclasses
 import functools
 import math
 import numbers
 import time
-from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import _num_features, _num_samples
 
-from .. import accounting
-from ..accounting._sgd_planning import SGD_SAMPLING_RATES
-from .._dask import DaskRowSums, is_dask_array, validate_dask_X_y
-from .._design import ClippedDesign
+from .._dask import is_dask_array, validate_dask_X_y
 from ._defaults import auto_intercept_scaling
-from .._gradients import ChunkedRowSums, _single_threaded_blas
-from ..optim import (
-    ball_projection,
-    cyclic_partition,
-    noisy_cyclic_gradient_descent,
-    noisy_gradient_descent,
-    noisy_sampled_gradient_descent,
-)
+from ._solvers import FitData, PublicProblem, make_solver
 from ..utils._sklearn_compat import HasMethods, Interval, Options, StrOptions, validate_data
 from ..utils._validation import check_epsilon, make_generator, resolve_delta
 
@@ -39,142 +26,6 @@ from ..utils._validation import check_epsilon, make_generator, resolve_delta
 #: products of the fit (theta ~ 1/data_norm, float32 weights, squared bounds in the
 #: planner) would underflow or overflow for some data; rescale the data instead.
 PUBLIC_SCALE_RANGE = (1e-12, 1e12)
-
-#: Largest number of full-gradient steps "auto" plans for (a compute budget; the
-#: privacy guarantee does not depend on it, since bound (A) saturates in K).
-AUTO_MAX_STEPS = 1000
-
-#: Largest number of epochs (passes over the data) "auto" plans for with
-#: solver="cyclic": the point of mini-batches is to need fewer passes than full batch.
-AUTO_MAX_EPOCHS = 50
-
-#: Numbers of batches l that batch_size="auto" tries with solver="cyclic" (b = ceil(n/l)).
-AUTO_N_BATCHES = (1, 2, 4, 8, 16, 32, 64)
-
-
-@dataclass(frozen=True)
-class _RunPlan:
-    """Everything a run needs, all public: chosen before any pass over the data."""
-
-    solver: str
-    strong_convexity: float
-    smoothness: float
-    learning_rate: float
-    noise_std: float
-    n_steps: int
-    batch_size: int | None = None
-    n_epochs: int | None = None
-    sampling: str | None = None
-    domain_radius: float | None = None
-
-
-def _check_learning_rate(eta, smoothness):
-    if not eta < 2.0 / smoothness:
-        raise ValueError(
-            f"learning_rate={eta!r} is >= 2/smoothness = {2.0 / smoothness:.6g}: gradient "
-            "descent would not contract (and the convergent privacy bound would not "
-            "apply). Use learning_rate='auto' or a smaller value."
-        )
-
-
-@lru_cache(maxsize=512)
-def _plan_run(
-    solver, epsilon, delta, sensitivity, gradient_bound, data_smoothness, n_samples, n_params,
-    initial_distance, lam, max_iter, learning_rate, batch_size,
-):
-    """Choose lam, eta, K (or E and b) and sigma from public quantities only (DESIGN.md 4).
-
-    A pure function of public numbers, cached: a grid search or an audit that fits the
-    same public configuration many times plans it once.
-    """
-    beta_l = data_smoothness
-    if learning_rate is not None:
-        _check_learning_rate(learning_rate, beta_l + (lam or 0.0))
-    common = dict(
-        sensitivity=sensitivity, n_samples=n_samples, n_params=n_params,
-        data_smoothness=beta_l, initial_distance=initial_distance, learning_rate=learning_rate,
-    )
-    if solver == "sgd":
-        return _plan_sampled_sgd(
-            epsilon, delta, gradient_bound, beta_l, n_samples, n_params, initial_distance, lam,
-            max_iter, learning_rate, batch_size,
-        )
-    if solver == "cyclic":
-        if batch_size is None:
-            candidates = sorted({-(-n_samples // l) for l in AUTO_N_BATCHES if l <= n_samples})
-        else:
-            candidates = [min(batch_size, n_samples)]
-        max_epochs = AUTO_MAX_EPOCHS if max_iter is None else max_iter
-        cyclic = dict(common, gradient_bound=gradient_bound, max_epochs=max_epochs,
-                      batch_sizes=tuple(candidates))
-        if lam is None:
-            plan = accounting.plan_noisy_cyclic_gd_regularization(epsilon, delta, **cyclic)
-        else:
-            plan = accounting.plan_noisy_cyclic_gd(epsilon, delta, strong_convexity=lam, **cyclic)
-        if max_iter is not None and plan.n_epochs != max_iter:  # a fixed E is a fixed E
-            plan = _fixed_cyclic_plan(epsilon, delta, plan, max_iter, sensitivity, n_samples)
-        if learning_rate is not None:
-            _check_learning_rate(learning_rate, plan.smoothness)
-        return _RunPlan(
-            "cyclic", plan.strong_convexity, plan.smoothness, plan.learning_rate,
-            plan.noise_std, plan.n_steps, plan.batch_size, plan.n_epochs,
-        )
-    max_steps = AUTO_MAX_STEPS if max_iter is None else max_iter
-    if lam is None:
-        lam = accounting.plan_noisy_gd_regularization(
-            epsilon, delta, max_steps=max_steps, **common
-        ).strong_convexity
-    beta = beta_l + lam
-    if learning_rate is not None:
-        _check_learning_rate(learning_rate, beta)
-    if max_iter is None:
-        plan = accounting.plan_noisy_gd(
-            epsilon, delta, strong_convexity=lam, max_steps=max_steps, **common
-        )
-        return _RunPlan("gd", lam, beta, plan.learning_rate, plan.noise_std, plan.n_steps)
-    eta = 2.0 / (beta + lam) if learning_rate is None else learning_rate
-    sigma = accounting.calibrate_noisy_gd(
-        epsilon, delta, sensitivity=sensitivity, n_samples=n_samples, learning_rate=eta,
-        strong_convexity=lam, smoothness=beta, n_steps=max_iter,
-    )
-    return _RunPlan("gd", lam, beta, eta, sigma, max_iter)
-
-
-def _plan_sampled_sgd(
-    epsilon, delta, gradient_bound, beta_l, n_samples, n_params, initial_distance, lam,
-    max_iter, learning_rate, batch_size,
-):
-    """solver="sgd": :func:`skdpgd.accounting.plan_sampled_sgd` (Poisson sampling; the
-    privacy of the run is the minimum over the bounds that apply, see docs/sgd_bounds.md)."""
-    if learning_rate is not None:
-        raise ValueError(
-            "solver='sgd' chooses its step with its batch size; use learning_rate='auto'."
-        )
-    if batch_size is None:
-        rates = SGD_SAMPLING_RATES
-    else:
-        rates = (min(batch_size, n_samples) / n_samples,)
-    plan = accounting.plan_sampled_sgd(
-        epsilon, delta, gradient_bound=gradient_bound, data_smoothness=beta_l,
-        n_samples=n_samples, n_params=n_params, initial_distance=initial_distance,
-        max_passes=AUTO_MAX_EPOCHS if max_iter is None else max_iter,
-        strong_convexity=lam, sampling_rates=tuple(rates),
-    )
-    return _RunPlan(
-        "sgd", plan.strong_convexity, plan.smoothness, plan.learning_rate, plan.noise_std,
-        plan.n_steps, plan.batch_size, None, plan.sampling, plan.domain_radius,
-    )
-
-
-def _fixed_cyclic_plan(epsilon, delta, plan, n_epochs, sensitivity, n_samples):
-    """The planner's (b, lam, eta) run for exactly ``n_epochs`` epochs, noise recalibrated."""
-    sigma = accounting.calibrate_noisy_cyclic_gd(
-        epsilon, delta, batch_size=plan.batch_size, sensitivity=sensitivity,
-        n_samples=n_samples, learning_rate=plan.learning_rate,
-        strong_convexity=plan.strong_convexity, smoothness=plan.smoothness, n_epochs=n_epochs,
-    )
-    return dataclasses.replace(plan, n_epochs=n_epochs, noise_std=sigma)
-
 
 def fit_or_forget(fit):
     """Decorate ``fit`` so that the estimator is either wholly fitted or unfitted.
@@ -265,7 +116,7 @@ class BaseDPLinearModel(BaseEstimator):
 
     def _validate_dask_X_y(self, X, y, y_numeric=False):
         """The dask-array path of :meth:`_validate_X_y` (X stays lazy; y is computed)."""
-        if self.solver != "gd":
+        if not make_solver(self.solver).supports_dask:
             raise ValueError(
                 f"solver={self.solver!r} does not support a dask array X yet; use solver='gd'."
             )
@@ -278,26 +129,6 @@ class BaseDPLinearModel(BaseEstimator):
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         return X, y
-
-    def _row_sums(self, X, y, loss, batches):
-        """The gradient-sum engine of one fit: row chunks on joblib, or dask row blocks."""
-        if is_dask_array(X):
-            scaling = self._intercept_scaling(X.shape[1], loss.n_outputs)
-            return DaskRowSums(
-                loss.gradient_sum, X, y, max_norm=self.data_norm, intercept_scaling=scaling
-            )
-        return ChunkedRowSums(
-            loss.gradient_sum, self._design(X, loss.n_outputs), y, n_jobs=self.n_jobs,
-            row_sets=batches,
-        )
-
-    def _design(self, X, n_outputs):
-        """Rows clipped to data_norm (a per-row map, DESIGN.md 2) with the intercept column.
-
-        A :class:`~skdpgd._design.ClippedDesign`: X itself is neither copied nor modified.
-        """
-        scaling = self._intercept_scaling(X.shape[1], n_outputs)
-        return ClippedDesign.from_data(X, self.data_norm, scaling, n_jobs=self.n_jobs)
 
     def _intercept_scaling(self, n_features, n_outputs):
         """The public constant b of the intercept column, or None without an intercept.
@@ -315,50 +146,33 @@ class BaseDPLinearModel(BaseEstimator):
         """Rt = sqrt(R^2 + b^2), the public bound on augmented rows."""
         return math.hypot(self.data_norm, self._intercept_scaling(n_features, n_outputs) or 0.0)
 
-    def _plan(self, loss, n_samples, n_features, n_params, epsilon, delta):
-        """The public run plan (cached): see :func:`_plan_run`."""
+    def _problem(self, loss, n_samples, n_features, n_params, epsilon, delta):
+        """The :class:`~skdpgd.linear_model._solvers.PublicProblem` of a fit: public only."""
         row_norm = self._row_norm_bound(n_features, loss.n_outputs)
         scaling = self._intercept_scaling(n_features, loss.n_outputs)
-        if not math.isfinite(row_norm * row_norm):
-            raise ValueError(
-                f"data_norm={self.data_norm!r} and intercept_scaling={self.intercept_scaling!r} "
-                "give a row-norm bound whose square overflows: rescale X so that a public "
-                "bound of moderate size holds (e.g. data_norm=1)."
-            )
-        max_iter = None if self.max_iter == "auto" else int(self.max_iter)
-        eta = None if self.learning_rate == "auto" else float(self.learning_rate)
-        batch_size = None if self.batch_size == "auto" else int(self.batch_size)
-        return _plan_run(
-            self.solver, float(epsilon), float(delta), float(loss.sensitivity(row_norm)),
-            float(loss.gradient_bound(row_norm)), float(loss.smoothness(row_norm)),
-            int(n_samples), int(n_params),
-            float(self._initial_distance(n_features, loss.n_outputs, scaling)),
-            self._strong_convexity(n_samples), max_iter, eta, batch_size,
+        return PublicProblem(
+            epsilon=float(epsilon), delta=float(delta), n_samples=int(n_samples),
+            n_params=int(n_params), sensitivity=float(loss.sensitivity(row_norm)),
+            gradient_bound=float(loss.gradient_bound(row_norm)),
+            data_smoothness=float(loss.smoothness(row_norm)),
+            initial_distance=float(self._initial_distance(n_features, loss.n_outputs, scaling)),
+            strong_convexity=self._strong_convexity(n_samples),
+            learning_rate=None if self.learning_rate == "auto" else float(self.learning_rate),
+            max_iter=None if self.max_iter == "auto" else int(self.max_iter),
+            batch_size=None if self.batch_size == "auto" else int(self.batch_size),
         )
 
-    def _report(self, plan, loss, n_samples, n_features, delta, notes):
-        """The PrivacyReport of a plan: a function of public numbers only."""
-        row_norm = self._row_norm_bound(n_features, loss.n_outputs)
-        common = dict(
-            delta=delta, sensitivity=loss.sensitivity(row_norm),
-            n_samples=n_samples, learning_rate=plan.learning_rate,
-            strong_convexity=plan.strong_convexity, smoothness=plan.smoothness,
-            notes=tuple(notes),
+    def _plan_and_report(self, n_samples, n_features, n_classes, notes=()):
+        """(loss, coef_shape, problem, plan, report) from public numbers only."""
+        loss, coef_shape = self._loss_and_shape(n_features, n_classes)
+        epsilon = check_epsilon(self.epsilon)
+        delta = resolve_delta(self.delta, n_samples)
+        problem = self._problem(
+            loss, n_samples, n_features, int(np.prod(coef_shape)), epsilon, delta
         )
-        if plan.solver == "sgd":
-            return accounting.sampled_sgd_report(
-                plan.noise_std, plan.n_steps, delta=delta, sampling=plan.sampling,
-                batch_size=plan.batch_size, n_samples=n_samples,
-                gradient_bound=loss.gradient_bound(row_norm),
-                learning_rate=plan.learning_rate, strong_convexity=plan.strong_convexity,
-                smoothness=plan.smoothness, domain_radius=plan.domain_radius,
-                notes=tuple(notes),
-            )
-        if plan.solver == "cyclic":
-            return accounting.noisy_cyclic_gd_report(
-                plan.noise_std, plan.n_epochs, batch_size=plan.batch_size, **common
-            )
-        return accounting.noisy_gd_report(plan.noise_std, plan.n_steps, **common)
+        plan = make_solver(self.solver).plan(problem)
+        report = plan.solver.report(plan, problem, notes)
+        return loss, coef_shape, problem, plan, report
 
     def _loss_and_shape(self, n_features, n_classes):
         """The loss ``fit`` uses and the shape of theta (abstract hook)."""
@@ -390,11 +204,7 @@ class BaseDPLinearModel(BaseEstimator):
             raise ValueError(
                 f"need n >= 2 and d >= 1, got n={n_samples}, d={n_features}."
             )
-        loss, coef_shape = self._loss_and_shape(n_features, n_classes)
-        epsilon = check_epsilon(self.epsilon)
-        delta = resolve_delta(self.delta, n_samples)
-        plan = self._plan(loss, n_samples, n_features, int(np.prod(coef_shape)), epsilon, delta)
-        return self._report(plan, loss, n_samples, n_features, delta, notes=())
+        return self._plan_and_report(n_samples, n_features, n_classes)[-1]
 
     @staticmethod
     def _check_sample_ids(sample_ids, n_samples):
@@ -466,63 +276,27 @@ class BaseDPLinearModel(BaseEstimator):
         -------
         loss, coef_shape, plan, report
         """
-        loss, coef_shape = self._loss_and_shape(n_features, n_classes)
-        epsilon = check_epsilon(self.epsilon)
-        delta = resolve_delta(self.delta, n_samples)
         sample_ids = self._check_sample_ids(sample_ids, n_samples)
-        n_params = int(np.prod(coef_shape))
-        plan = self._plan(loss, n_samples, n_features, n_params, epsilon, delta)
-        report = self._report(plan, loss, n_samples, n_features, delta, notes)
+        loss, coef_shape, _, plan, report = self._plan_and_report(
+            n_samples, n_features, n_classes, notes
+        )
         if self.ledger is not None:  # may refuse (PrivacyBudgetExceeded)
             self.ledger.charge(self, report, n_samples=n_samples, sample_ids=sample_ids)
         return loss, coef_shape, plan, report
 
-    def _run(self, X, y, loss, coef_shape, plan):
-        """Run the planned loop on the validated data; only the last iterate leaves it.
+    def _run(self, X, y, loss, plan):
+        """Run the planned solver on the validated data; only the last iterate leaves it.
 
         Everything before (plan, report, ledger) used public numbers only; the data are
-        touched only by the gradient sums of the loop.
+        touched only by the row sums of the solver, and randomness enters here once.
         """
-        n_samples = X.shape[0]
+        data = FitData(
+            X, y, data_norm=self.data_norm,
+            intercept_scaling=self._intercept_scaling(X.shape[1], loss.n_outputs),
+            n_jobs=self.n_jobs,
+        )
         rng = make_generator(self.random_state)
-        lam = plan.strong_convexity
-        batches = ()
-        if plan.solver == "cyclic":  # the partition: from the seed and n only (bound (C))
-            batches = cyclic_partition(n_samples, plan.batch_size, rng)
-        row_sums = self._row_sums(X, y, loss, batches)
-        # Parallelism is ours to control (n_jobs over row chunks): BLAS threads on these
-        # thin products cost more in synchronisation than they save (measured in
-        # benchmarks/README.md), so they are pinned to one for the loop.
-        with _single_threaded_blas(), row_sums:
-            start = np.zeros(coef_shape)
-            progress = self._progress(plan.n_steps)
-            if plan.solver == "sgd":
-                radius = plan.domain_radius
-                return noisy_sampled_gradient_descent(
-                    row_sums.sum_rows, start, n_samples=n_samples, batch_size=plan.batch_size,
-                    learning_rate=plan.learning_rate, noise_std=plan.noise_std,
-                    n_steps=plan.n_steps, rng=rng, sampling=plan.sampling, regularization=lam,
-                    projection=None if radius is None else ball_projection(radius),
-                    callback=progress,
-                )
-            if plan.solver == "cyclic":
-                sizes = [len(batch) for batch in batches]
-
-                def batch_gradient(coef, j):
-                    return row_sums.sum(coef, j) / sizes[j] + lam * coef
-
-                return noisy_cyclic_gradient_descent(
-                    batch_gradient, start, n_batches=len(batches), learning_rate=plan.learning_rate,
-                    noise_std=plan.noise_std, n_epochs=plan.n_epochs, rng=rng, callback=progress,
-                )
-
-            def gradient(coef):
-                return row_sums.sum(coef) / n_samples + lam * coef
-
-            return noisy_gradient_descent(
-                gradient, start, learning_rate=plan.learning_rate, noise_std=plan.noise_std,
-                n_steps=plan.n_steps, rng=rng, callback=progress,
-            )
+        return plan.solver.run(data, loss, plan, rng, callback=self._progress(plan.n_steps))
 
     def _progress(self, n_steps):
         """A callback that prints steps done and time; it never sees data or iterates."""
@@ -538,12 +312,13 @@ class BaseDPLinearModel(BaseEstimator):
 
         return report
 
-    def _store_run(self, report, lam):
+    def _store_run(self, report, plan):
         """Set the fitted attributes every DP linear model shares (after the fit succeeded)."""
+        self.solver_ = plan.solver.name
         self.n_iter_ = report.n_steps
         self.noise_std_ = report.noise_std
         self.learning_rate_ = report.learning_rate
-        self.strong_convexity_ = lam
+        self.strong_convexity_ = plan.strong_convexity
         self.batch_size_ = report.batch_size
         self.privacy_ = report
 

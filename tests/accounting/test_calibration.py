@@ -70,7 +70,11 @@ def _check_cyclic_case(eps, delta, n, b, E, eta, S=1.0):
     assert math.isfinite(sigma) and sigma > 0
     l = -(-n // b)
     where = dict(eps=eps, delta=delta, n=n, b=b, E=E, eta=eta, S=S, sigma=sigma)
-    _check_run(bound_c_hand(sigma, E, n // l, S, l, contraction_hand(eta, LAM, BETA)), eps, delta, where)
+    c = contraction_hand(eta, LAM, BETA)
+    reference = bound_c_hand(sigma, E, n // l, S, l, c)
+    if l == 1:  # one batch is full-batch GD with K = E steps: Theorem 4.2 applies too
+        reference = min(reference, bound_a_hand(sigma, E, S, n, c))
+    _check_run(reference, eps, delta, where)
     mu_impl = noisy_cyclic_gd_gdp(
         sigma, E, batch_size=b, sensitivity=S, n_samples=n, learning_rate=eta, strong_convexity=LAM,
         smoothness=BETA,
