@@ -24,7 +24,6 @@ and the projection statistic runs the optimal (Neyman-Pearson) test, so its lowe
 can approach the claimed epsilon: the measure of how tight the audit itself is.
 """
 
-import math
 import numbers
 from functools import lru_cache
 
@@ -33,6 +32,7 @@ from sklearn.base import BaseEstimator
 
 from .. import accounting
 from ..optim import noisy_gradient_descent
+from ..utils._sklearn_compat import Interval, Options, _fit_context, validate_data
 
 __all__ = ["NoisyGDMean"]
 
@@ -61,23 +61,7 @@ def _plan(epsilon, delta, data_norm, n_samples, learning_rate, n_steps):
 def _generator(random_state):
     if isinstance(random_state, (np.random.Generator, np.random.RandomState)):
         return random_state
-    if random_state is None or isinstance(random_state, numbers.Integral):
-        return np.random.default_rng(random_state)
-    raise ValueError(
-        f"random_state must be None, an int or a numpy Generator, got {random_state!r}."
-    )
-
-
-def _check_X(X):
-    """A finite 2-D float array with >= 2 rows (a light check_array: audits fit many times)."""
-    if hasattr(X, "tocsr") or hasattr(X, "toarray"):
-        raise TypeError("NoisyGDMean needs a dense array; got a sparse matrix.")
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2 or X.shape[0] < 2 or X.shape[1] < 1:
-        raise ValueError(f"X must be 2-D with at least 2 rows and 1 column, got shape {X.shape}.")
-    if not np.all(np.isfinite(X)):
-        raise ValueError("X contains NaN or infinity.")
-    return X
+    return np.random.default_rng(random_state)
 
 
 class NoisyGDMean(BaseEstimator):
@@ -138,44 +122,68 @@ class NoisyGDMean(BaseEstimator):
         self.max_iter = max_iter
         self.random_state = random_state
 
-    def _check_params(self, n_samples):
-        eps, delta = float(self.epsilon), float(self.delta)
-        if not eps > 0.0:
-            raise ValueError(f"epsilon must be > 0 (or np.inf), got {self.epsilon!r}.")
-        if not 0.0 < delta < 1.0 / n_samples:
-            raise ValueError(
-                f"delta must be in (0, 1/n_samples = {1.0 / n_samples:.3g}), got {self.delta!r}."
-            )
-        radius = float(self.data_norm)
-        if not (math.isfinite(radius) and radius > 0.0):
-            raise ValueError(f"data_norm must be a positive finite bound, got {self.data_norm!r}.")
-        eta = float(self.learning_rate)
-        if not 0.0 < eta < 2.0:
-            raise ValueError(
-                f"learning_rate must be in (0, 2) so that c = |1 - eta| < 1, got {eta!r}."
-            )
-        k = self.max_iter
-        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
-            raise ValueError(f"max_iter must be an integer >= 1, got {k!r}.")
-        return eps, delta, radius, eta, int(k)
+    _parameter_constraints = {
+        "epsilon": [Interval(numbers.Real, 0, None, closed="neither"),
+                    Options(numbers.Real, {np.inf})],
+        "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "data_norm": [Interval(numbers.Real, 0, None, closed="neither")],
+        "learning_rate": [Interval(numbers.Real, 0, 2, closed="neither")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = False
+        return tags
+
+    def _forget_fit(self):
+        for name in ("coef_", "n_features_in_", "noise_std_", "n_iter_", "privacy_"):
+            self.__dict__.pop(name, None)
+
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        """Release theta_K; every attribute is set only after the run completes."""
-        X = _check_X(X)
+        """Release theta_K; every attribute is set only after the run completes.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Dense, finite, at least 2 rows (n is public).
+        y : None
+            Ignored.
+        """
+        self._forget_fit()
+        try:
+            return self._fit(X)
+        except BaseException:
+            self._forget_fit()
+            raise
+
+    def _fit(self, X):
+        n = X.shape[0] if hasattr(X, "shape") and len(X.shape) == 2 else None
+        if n is not None and n < 2:
+            raise ValueError(f"NoisyGDMean needs at least 2 rows, got 1 sample (shape {X.shape}).")
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         n, d = X.shape
-        eps, delta, radius, eta, k = self._check_params(n)
-        sigma, report = _plan(eps, delta, radius, n, eta, k)
+        if not float(self.delta) < 1.0 / n:
+            raise ValueError(
+                f"delta must be in (0, 1/n_samples = {1.0 / n:.3g}), got {self.delta!r}."
+            )
+        eps, radius, k = float(self.epsilon), float(self.data_norm), int(self.max_iter)
+        if radius == np.inf:
+            raise ValueError(f"data_norm must be a finite public bound, got {self.data_norm!r}.")
+        sigma, report = _plan(eps, float(self.delta), radius, n, float(self.learning_rate), k)
         norms = np.linalg.norm(X, axis=1)
         scale = np.minimum(1.0, radius / np.maximum(norms, np.finfo(float).tiny))
         mean = (X * scale[:, None]).mean(axis=0)  # per-row clipping, no privacy cost
         coef = noisy_gradient_descent(
             lambda theta: theta - mean,
             np.zeros(d),
-            learning_rate=eta,
+            learning_rate=float(self.learning_rate),
             noise_std=sigma,
             n_steps=k,
             rng=_generator(self.random_state),
         )
-        self.coef_, self.n_features_in_ = coef, d
+        self.coef_ = coef
         self.noise_std_, self.n_iter_, self.privacy_ = sigma, k, report
         return self
