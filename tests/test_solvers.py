@@ -1,0 +1,89 @@
+"""The solver objects: one planner for gd and cyclic, one max_iter unit, reports that match.
+
+gd is cyclic noisy GD with one batch: its plan must be the full-batch planner's plan
+(bound (A) is never looser than (C) with l = 1, so nothing is lost), and its report the
+full-batch report. ``max_iter`` counts passes over the data for every solver.
+"""
+
+import numpy as np
+import pytest
+
+from skdpgd import DPLogisticRegression, DPRidge, accounting
+from skdpgd.linear_model._solvers import CyclicSolver, PublicProblem, SampledSolver, make_solver
+
+PROBLEM = PublicProblem(
+    epsilon=1.0, delta=1e-5, n_samples=5000, n_params=11, sensitivity=1.2,
+    gradient_bound=0.6, data_smoothness=0.36, initial_distance=2.0, strong_convexity=1e-3,
+)
+
+
+def test_gd_is_cyclic_with_one_batch_and_loses_nothing():
+    plan = make_solver("gd").plan(PROBLEM)
+    assert plan.n_batches == 1 and plan.batch_size == PROBLEM.n_samples
+    # the dedicated full-batch planner (bound (A) only), same compute budget
+    reference = accounting.plan_noisy_gd(
+        1.0, 1e-5, sensitivity=1.2, n_samples=5000, n_params=11, data_smoothness=0.36,
+        strong_convexity=1e-3, initial_distance=2.0, max_steps=1000,
+    )
+    assert (plan.n_steps, plan.learning_rate) == (reference.n_steps, reference.learning_rate)
+    assert plan.noise_std == pytest.approx(reference.noise_std, rel=1e-9)
+    report = make_solver("gd").report(plan, PROBLEM)
+    assert report.accountant == "noisy_gd"
+    mu = accounting.noisy_gd_gdp(
+        plan.noise_std, plan.n_steps, sensitivity=1.2, n_samples=5000,
+        learning_rate=plan.learning_rate, strong_convexity=1e-3, smoothness=plan.smoothness,
+    )
+    assert report.mu == pytest.approx(mu, rel=1e-12)
+    assert report.epsilon <= 1.0
+
+
+def test_cyclic_report_uses_bound_c_and_meets_the_target():
+    plan = make_solver("cyclic").plan(PROBLEM)
+    report = make_solver("cyclic").report(plan, PROBLEM)
+    assert plan.n_batches > 1 and report.accountant == "noisy_cyclic_gd"
+    mu = accounting.noisy_cyclic_gd_gdp(
+        plan.noise_std, plan.n_epochs, batch_size=plan.batch_size, sensitivity=1.2,
+        n_samples=5000, learning_rate=plan.learning_rate, strong_convexity=1e-3,
+        smoothness=plan.smoothness,
+    )
+    assert report.mu == pytest.approx(mu, rel=1e-12)
+    assert 0.999 <= report.epsilon <= 1.0
+
+
+def test_plans_are_cached_pure_functions_of_public_numbers():
+    assert make_solver("cyclic").plan(PROBLEM) is CyclicSolver().plan(PROBLEM)
+    assert make_solver("gd") != make_solver("cyclic")
+    with pytest.raises(ValueError, match="unknown solver"):
+        make_solver("lbfgs")
+
+
+def _data(n=400, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, d)) / np.sqrt(d)
+    return X, (X @ np.arange(1, d + 1) > 0).astype(int)
+
+
+@pytest.mark.parametrize("solver", ["gd", "cyclic", "sgd"])
+def test_max_iter_counts_passes_over_the_data(solver):
+    X, y = _data()
+    est = DPLogisticRegression(solver=solver, max_iter=6, classes=[0, 1], random_state=0).fit(X, y)
+    assert est.solver_ == solver
+    passes = est.n_iter_ * (est.batch_size_ or X.shape[0]) / X.shape[0]
+    # gd and cyclic: exactly 6 (balanced batches); sgd: K b / n with K = round(6 n / b)
+    assert passes == pytest.approx(6, rel=0.05)
+
+
+def test_sampled_solver_refuses_a_fixed_step():
+    problem = PublicProblem(**{**vars(PROBLEM), "learning_rate": 0.1})
+    with pytest.raises(ValueError, match="learning_rate='auto'"):
+        SampledSolver().plan(problem)
+
+
+def test_plan_privacy_is_the_fit_report():
+    X, y = _data()
+    est = DPRidge(y_bound=1.0, solver="cyclic", random_state=0)
+    planned = est.plan_privacy(*X.shape)
+    fitted = est.fit(X, y.astype(float)).privacy_
+    assert (planned.mu, planned.noise_std, planned.n_steps) == (
+        fitted.mu, fitted.noise_std, fitted.n_steps
+    )
