@@ -128,10 +128,13 @@ def _best_per_rate(candidates):
 @lru_cache(maxsize=256)
 def _plan_cached(
     epsilon, delta, lip, beta_l, n, p, r0, lams, max_passes, sampling, rates, radius,
-    discretization,
+    discretization, exact_passes=False,
 ):
     target_mu = epsilon_delta_to_gdp(epsilon, delta)
-    passes = [x for x in SGD_PASSES if x <= max_passes] or [max_passes]
+    if exact_passes:
+        passes = [max_passes]
+    else:
+        passes = [x for x in SGD_PASSES if x <= max_passes] or [max_passes]
     finalists = _best_per_rate(_candidates(
         target_mu, lip=lip, beta_l=beta_l, n=n, p=p, r0=r0, lams=lams, rates=rates,
         passes=passes, fractions=SGD_STEP_FRACTIONS, sampling=sampling,
@@ -183,6 +186,7 @@ def plan_sampled_sgd(
     sampling_rates=SGD_SAMPLING_RATES,
     domain_radius=None,
     discretization=None,
+    exact_passes=False,
 ):
     r"""Choose b, K, eta, sigma (and lam) for sampled noisy SGD under (epsilon, delta).
 
@@ -210,6 +214,9 @@ def plan_sampled_sgd(
         r0, public guess of the optimum's norm.
     max_passes : float
         Largest number of passes over the data, K b / n.
+    exact_passes : bool
+        Plan exactly ``max_passes`` passes (a user's fixed ``max_iter``) instead of
+        choosing the number of passes up to it.
     strong_convexity : float or None
         lam > 0, or None to choose it.
     sampling : {"poisson", "uniform"}
@@ -256,5 +263,5 @@ def plan_sampled_sgd(
     return _plan_cached(
         float(epsilon), float(delta), float(lip), float(beta_l), n, p, float(r0), lams,
         float(max_passes), sampling, rates, radius,
-        None if discretization is None else float(discretization),
+        None if discretization is None else float(discretization), bool(exact_passes),
     )

@@ -350,7 +350,7 @@ class SampledSolver(Solver):
             initial_distance=problem.initial_distance,
             max_passes=AUTO_MAX_PASSES if problem.max_iter is None else problem.max_iter,
             strong_convexity=problem.strong_convexity, sampling_rates=tuple(rates),
-            sampling="poisson", domain_radius=None,
+            sampling="poisson", domain_radius=None, exact_passes=problem.max_iter is not None,
         )
         return SampledPlan(
             self, plan.strong_convexity, plan.smoothness, plan.learning_rate, plan.noise_std,
