@@ -12,7 +12,7 @@ changes:
 * each step sends the current coefficients, computes one partial gradient sum per block
   where the block lives, and adds the partial sums in block order in the parent (a fixed
   order, so a fit is reproducible for a given chunking). All noise is drawn in the
-  parent; workers are pure gradient calculators (STYLE.md point 6).
+  parent; workers are pure gradient calculators (randomness enters once, in fit).
 
 Without a ``distributed.Client`` dask's local threaded scheduler is used, which keeps the
 persisted blocks in this process's memory.

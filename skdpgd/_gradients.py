@@ -6,7 +6,7 @@ r"""Row-chunked sums of per-example losses and gradients, optionally on several 
     = \sum_{j=1}^{m} \Big( \sum_{i \in \mathrm{chunk}_j} \nabla l(\theta; x_i, y_i) \Big)
 
 No randomness and no privacy logic here: workers are pure calculators that receive no
-RNG (STYLE.md point 6). The result is bit-identical for every ``n_jobs`` because
+RNG (randomness enters once, in fit). The result is bit-identical for every ``n_jobs`` because
 
 * the chunks are a function of the shape (n, d) of X only (:func:`chunk_bounds`), never
   of ``n_jobs``, of the data values or of the sparsity pattern;

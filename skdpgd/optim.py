@@ -1,4 +1,4 @@
-r"""The projected noisy gradient descent loops (DESIGN.md section 1).
+r"""The projected noisy gradient descent loops (docs/theory.md#conventions).
 
 .. math::
 
@@ -13,18 +13,18 @@ on the k-th batch of a fixed partition visited cyclically
 (:func:`noisy_cyclic_gradient_descent`).
 
 These loops take a gradient callable, a projection, ``noise_std``, a number of steps and
-a random generator, and know nothing of epsilon, losses or estimators (STYLE.md point 7).
+a random generator, and know nothing of epsilon, losses or estimators (they are pure numerical loops).
 They release only the last iterate: no intermediate iterate, loss or gradient norm is
-stored, returned, passed to the callback or used to stop early (DESIGN.md section 1,
+stored, returned, passed to the callback or used to stop early (docs/theory.md#hidden-state,
 "hidden state"). Calibrating ``noise_std`` and the number of steps is the caller's job
 (:mod:`skdpgd.accounting`).
 
 References
 ----------
 .. [1] J. Bok, W. Su, J. Altschuler. Shifted interpolation for differential privacy.
-   ICML 2024 (seed ``002``): Theorems 4.2 (full batch) and 4.5 (cyclic batches).
+   ICML 2024: Theorems 4.2 (full batch) and 4.5 (cyclic batches).
 .. [2] J. Altschuler, K. Talwar. Privacy of noisy stochastic gradient descent: more
-   iterations without more privacy loss. NeurIPS 2022 (seed ``004``).
+   iterations without more privacy loss. NeurIPS 2022.
 """
 
 import math
@@ -82,8 +82,8 @@ def noisy_gradient_descent(
         \theta_{k+1} = \Pi\big(\theta_k - \eta\,(\nabla F(\theta_k) + \sigma Z_k)\big),
         \quad k = 0, \dots, K-1, \qquad Z_k \sim \mathcal N(0, I)
 
-    (DESIGN.md section 1; Bok, Su, Altschuler 2024, Algorithm "noisy GD"). The privacy
-    of :math:`\theta_K` is accounted elsewhere (bound (A) or (B) of DESIGN.md 3).
+    (docs/theory.md#conventions; Bok, Su, Altschuler 2024, Algorithm "noisy GD"). The privacy
+    of :math:`\theta_K` is accounted elsewhere (docs/theory.md#bound-a or #bound-b).
 
     Parameters
     ----------
@@ -146,8 +146,8 @@ def noisy_cyclic_gradient_descent(
         \theta_{k+1} = \Pi\big(\theta_k - \eta\,(\nabla F_{B_{k \bmod l}}(\theta_k)
         + \sigma Z_k)\big), \quad k = 0, \dots, lE - 1
 
-    (DESIGN.md section 1, solver "cyclic"; Bok, Su, Altschuler 2024, Theorem 4.5 accounts
-    it as bound (C) of DESIGN.md 3).
+    (docs/theory.md#conventions, solver "cyclic"; Bok, Su, Altschuler 2024, Theorem 4.5 accounts
+    it as docs/theory.md#bound-c).
 
     Parameters
     ----------
@@ -199,7 +199,7 @@ def ball_projection(radius):
         \Pi_C(\theta) = \theta \cdot \min\!\left(1, \frac{r}{\|\theta\|}\right)
 
     (Frobenius norm for 2-D theta). It is 1-Lipschitz, so it keeps the contraction
-    factor of a gradient step (DESIGN.md section 2).
+    factor of a gradient step (docs/theory.md#contraction).
 
     Parameters
     ----------
@@ -234,7 +234,7 @@ def cyclic_partition(n_samples, batch_size, rng):
     pieces of sizes :math:`\lceil n/l \rceil` (first) and :math:`\lfloor n/l \rfloor`
     (``np.array_split``); each batch's indices are then sorted (for memory locality;
     a batch is a set). The partition depends on n, b and the rng only, never on data
-    values, as bound (C) requires (DESIGN.md section 3). The smallest batch,
+    values, as bound (C) requires (docs/theory.md#bound-c). The smallest batch,
     :math:`\lfloor n/l \rfloor`, is the b the accountant must use.
 
     Parameters
@@ -309,7 +309,7 @@ def noisy_sampled_gradient_descent(
       (the sampling of Altschuler and Talwar 2022, eq. (3.3), and of
       :func:`skdpgd.accounting.uniform_sgd_epsilon`).
 
-    Noise convention (DESIGN.md section 1): ``noise_std`` sigma is the standard deviation
+    Noise convention (docs/theory.md#noise-convention): ``noise_std`` sigma is the standard deviation
     on the *averaged* gradient. On the gradient *sum* the noise is
     :math:`\sigma b`; with per-example gradients bounded by L (replace-one sensitivity
     of the sum S = 2L) the step is the subsampled Gaussian mechanism whose noise
@@ -360,7 +360,7 @@ def noisy_sampled_gradient_descent(
     .. [1] M. Abadi et al. Deep learning with differential privacy. CCS 2016 (DP-SGD,
        Poisson sampling).
     .. [2] J. Altschuler, K. Talwar. Privacy of noisy stochastic gradient descent: more
-       iterations without more privacy loss. NeurIPS 2022 (seed ``004``), eq. (1.2)'s
+       iterations without more privacy loss. NeurIPS 2022, eq. (1.2)'s
        update with "a random batch of size b".
 
     Examples

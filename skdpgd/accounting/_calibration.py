@@ -1,6 +1,6 @@
 r"""From a privacy target (epsilon, delta) to run parameters (noise, steps, regularisation).
 
-DESIGN.md section 4. The target is first turned into the largest Gaussian-DP parameter
+docs/theory.md#calibration. The target is first turned into the largest Gaussian-DP parameter
 mu* that implies it (:func:`epsilon_delta_to_gdp`, lossless); a run whose bound is at
 most mu* meets the target. Every calibration is checked against the accountant before
 it is returned, and rounded towards more noise: a calibrated run never exceeds its
@@ -58,7 +58,7 @@ def calibrate_noisy_gd(
     Under bound (A) (:func:`noisy_gd_gdp`) the run is mu-GDP with mu linear in 1/sigma,
     so :math:`\sigma = S\,g(K) / (n\,\mu^*)` with
     :math:`g(K)=\min(\sqrt{K}, \sqrt{\frac{1+c}{1-c}\frac{1-c^K}{1+c^K}})` and
-    :math:`\mu^*` = ``epsilon_delta_to_gdp(epsilon, delta)`` (DESIGN.md 4, steps 1-2).
+    :math:`\mu^*` = ``epsilon_delta_to_gdp(epsilon, delta)`` (docs/theory.md#calibration, steps 1-2).
 
     Returns
     -------
@@ -180,10 +180,10 @@ def utility_proxy(
           + \underbrace{\tfrac{r_0^2}{2}\max_{h\in[\lambda,\beta]} h(1-\eta h)^{2K}}_{\text{optimisation}}
           + \underbrace{\tfrac{p\,\eta\,\sigma^2}{4}}_{\text{noise}}
 
-    DESIGN.md 4, step 3, with each term a worst case over quadratic objectives whose
+    docs/theory.md#calibration, step 3, with each term a worst case over quadratic objectives whose
     curvatures lie in [lam, beta]: the bias term is the classical bound
     :math:`L(\theta^*_\lambda) - L(\theta^*_0) \le \frac{\lambda}{2}\|\theta^*_0\|^2`; the
-    optimisation term is :func:`optimisation_error` (it refines DESIGN.md's
+    optimisation term is :func:`optimisation_error` (it refines the textbook
     :math:`\frac{\beta}{2}c^{2K}r_0^2`, which pairs the largest curvature with the slowest
     contraction, a combination no quadratic attains); the noise term is the stationary
     excess loss of noisy GD, :math:`p\,\eta\sigma^2/(2(2-\eta h)) \le p\,\eta\sigma^2/4`

@@ -1,6 +1,6 @@
 """Shared fit machinery of the DP linear models: validate, constants, calibrate, run, store.
 
-The estimators stay thin (STYLE.md): a subclass supplies its loss, its targets and how
+The estimators stay thin: a subclass supplies its loss, its targets and how
 its hyperparameter maps to the strong convexity lam; everything about privacy goes
 through :mod:`skdpgd.accounting`, and the inner loop (:mod:`skdpgd.optim`) never sees
 epsilon.

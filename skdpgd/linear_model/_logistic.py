@@ -156,7 +156,7 @@ class DPLogisticRegression(
     Notes
     -----
     Binary loss: gradient bound L = c Rt, smoothness Rt^2/4, replace-one sensitivity
-    2 c Rt (c = ``residual_clip_``); softmax: sqrt(2) Rt, Rt^2/2, 2 sqrt(2) Rt (DESIGN.md section 2), with
+    2 c Rt (c = ``residual_clip_``); softmax: sqrt(2) Rt, Rt^2/2, 2 sqrt(2) Rt (docs/theory.md#loss-constants), with
     Rt = sqrt(data_norm^2 + intercept_scaling^2). The prediction functions use the raw
     (unclipped) X, like any linear model.
 

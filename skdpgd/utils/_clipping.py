@@ -1,8 +1,8 @@
 r"""Per-row maps applied before training: clipping to public bounds, intercept column.
 
 Clipping a row to a public norm bound is a function of that row alone, so it costs no
-privacy; it is what makes the loss constants hold for every data set (DESIGN.md
-section 2):
+privacy; it is what makes the loss constants hold for every data set
+(docs/theory.md#row-clipping):
 
 .. math::
 
@@ -190,7 +190,7 @@ def add_intercept_column(X, scaling):
 
     The augmented rows have norm at most :math:`\sqrt{R^2 + b^2}` when the rows of X have
     norm at most R; the coefficient of that column times b is the intercept
-    (DESIGN.md section 2). Dense input gives a float64 array (``np.hstack``), sparse
+    (docs/theory.md#row-clipping). Dense input gives a float64 array (``np.hstack``), sparse
     input a CSR matrix (``scipy.sparse.hstack``).
     """
     scaling = float(scaling)

@@ -1,4 +1,4 @@
-"""Validation of privacy parameters and random states (DESIGN.md section 6)."""
+"""Validation of privacy parameters and random states (docs/theory.md#rules)."""
 
 import math
 import numbers
@@ -7,7 +7,7 @@ import numpy as np
 
 
 def resolve_delta(delta, n_samples):
-    r"""The delta a fit targets, checked against n (DESIGN.md 6).
+    r"""The delta a fit targets, checked against n (docs/theory.md#rules).
 
     ``"auto"`` is :math:`\min(10^{-5}, 1/(10 n))`: a rule of n only (public), below the
     1/n level at which an (epsilon, delta) guarantee stops protecting individuals.
@@ -40,7 +40,7 @@ def check_epsilon(epsilon):
 
 
 def make_generator(random_state):
-    """The noise source of a fit: the only place randomness enters (STYLE.md point 6).
+    """The noise source of a fit: the only place randomness enters.
 
     ``None`` draws fresh entropy from the operating system (numpy's ``default_rng()``);
     an int seeds a ``numpy.random.Generator`` (anyone who knows the seed can reproduce
