@@ -270,3 +270,15 @@ def test_other_schema_versions_are_refused_clearly(path, version, word):
 def test_missing_folder_is_refused_clearly(tmp_path):
     with pytest.raises(LedgerFileError, match="does not exist"):
         PrivacyLedger(path=str(tmp_path / "nowhere" / "budget.sqlite"))
+
+
+@pytest.mark.parametrize("ids", [
+    np.random.default_rng(0).permutation(30_000)[:24_000],         # dense: a bitmap
+    np.random.default_rng(1).choice(10**9, 500, replace=False),    # sparse: raw int64
+    np.array([f"patient-{i}" for i in range(300)]),                 # strings
+], ids=["dense", "sparse", "strings"])
+def test_sample_ids_round_trip_through_the_file(path, ids):
+    _charge(PrivacyLedger(path=path), ids=ids, n=ids.size)
+    (entry,) = PrivacyLedger(path=path).entries
+    np.testing.assert_array_equal(entry.sample_ids, np.sort(ids))
+    assert entry.sample_ids.dtype.kind == ids.dtype.kind

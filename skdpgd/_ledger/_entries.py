@@ -159,8 +159,8 @@ def check_ids(sample_ids, n_samples):
         if ids.dtype.kind == "u" and ids.size and ids.max() > np.iinfo(np.int64).max:
             raise ValueError("sample_ids above 2**63 - 1 are not supported.")
         ids = ids.astype(np.int64)
-    unique = np.unique(ids)
-    if unique.size != ids.size:
+    unique = np.sort(ids, kind="stable")
+    if unique.size > 1 and np.any(unique[1:] == unique[:-1]):
         raise ValueError(
             "sample_ids contains repeated ids: a record used twice in one fit weighs "
             "twice in its gradient, which its privacy report does not cover. Pass one "

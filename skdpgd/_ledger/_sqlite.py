@@ -25,7 +25,11 @@ The file identifies itself by ``PRAGMA application_id = 0x736B6450`` ("skdP") an
       epsilon REAL, delta REAL    the fit's own (epsilon, delta)
       event TEXT             the privacy event, JSON (skdpgd.accounting._events)
       n_ids INTEGER          NULL: charged to every record
-      sample_ids BLOB        NULL, or the sorted distinct ids as a .npy array
+      ids_encoding TEXT      NULL, 'bitmap' (integer ids) or 'npy' (any ids)
+      ids_offset INTEGER     the smallest id of a bitmap
+      sample_ids BLOB        'bitmap': bit i (little-endian bit order) set when id
+                             ids_offset + i was used; 'npy': the sorted distinct ids as
+                             a .npy array
       spent_epsilon REAL     worst record's epsilon at cap_delta after this entry
       pid INTEGER, host TEXT who charged
 
@@ -78,6 +82,8 @@ CREATE TABLE entries (
     delta REAL NOT NULL,
     event TEXT NOT NULL,
     n_ids INTEGER,
+    ids_encoding TEXT,
+    ids_offset INTEGER,
     sample_ids BLOB,
     spent_epsilon REAL,
     pid INTEGER,
@@ -86,6 +92,8 @@ CREATE TABLE entries (
 PRAGMA application_id = {APPLICATION_ID};
 PRAGMA user_version = {SCHEMA_VERSION};
 """
+
+_HOST = socket.gethostname()
 
 #: Every abandoned connection (one opened by a parent process before a fork) is kept
 #: alive here: SQLite forbids using, or closing, a connection across fork().
@@ -101,17 +109,31 @@ def _now():
 
 
 def _ids_blob(ids):
+    """(encoding, offset, blob) of sorted distinct ids: a bitmap for integer ids (1 bit
+    per id in [min, max], at most 8x the raw size), else a .npy array."""
     if ids is None:
-        return None
+        return None, None, None
+    ids = np.asarray(ids)
+    if ids.dtype.kind in "iu" and ids.size and int(ids[-1]) - int(ids[0]) < 64 * ids.size:
+        offset = int(ids[0])
+        bits = np.zeros(int(ids[-1]) - offset + 1, dtype=bool)
+        bits[ids - offset] = True
+        return "bitmap", offset, np.packbits(bits, bitorder="little").tobytes()
     buf = io.BytesIO()
-    np.save(buf, np.asarray(ids), allow_pickle=False)
-    return buf.getvalue()
+    np.save(buf, ids, allow_pickle=False)
+    return "npy", None, buf.getvalue()
 
 
-def _ids_from_blob(blob):
+def _ids_from_blob(encoding, offset, blob):
     if blob is None:
         return None
-    ids = np.load(io.BytesIO(blob), allow_pickle=False)
+    if encoding == "bitmap":
+        bits = np.unpackbits(np.frombuffer(blob, dtype=np.uint8), bitorder="little")
+        ids = np.flatnonzero(bits).astype(np.int64) + int(offset)
+    elif encoding == "npy":
+        ids = np.load(io.BytesIO(blob), allow_pickle=False)
+    else:
+        raise ValueError(f"unknown ids_encoding {encoding!r}")
     ids.setflags(write=False)
     return ids
 
@@ -250,14 +272,15 @@ class FileStore:
     # -- reading and writing ----------------------------------------------------------
     def _rows(self, conn, since):
         rows = conn.execute(
-            "SELECT seq, source, description, n_samples, epsilon, delta, event, sample_ids, "
-            "recorded_at, spent_epsilon FROM entries WHERE seq > ? ORDER BY seq", (since,)
+            "SELECT seq, source, description, n_samples, epsilon, delta, event, ids_encoding, "
+            "ids_offset, sample_ids, recorded_at, spent_epsilon FROM entries WHERE seq > ? "
+            "ORDER BY seq", (since,)
         ).fetchall()
         out = []
-        for seq, source, desc, n, eps, delta, event, blob, at, spent in rows:
+        for seq, source, desc, n, eps, delta, event, enc, offset, blob, at, spent in rows:
             try:
                 decoded = event_from_dict(json.loads(event))
-                ids = _ids_from_blob(blob)
+                ids = _ids_from_blob(enc, offset, blob)
             except (ValueError, TypeError, KeyError) as exc:
                 raise self._fail(f"has an unreadable entry #{seq}", exc) from exc
             out.append(LedgerEntry(
@@ -294,14 +317,14 @@ class FileStore:
             entry = decide(new, cap)
             cur = conn.execute(
                 "INSERT INTO entries (charge_id, recorded_at, source, description, n_samples, "
-                "epsilon, delta, event, n_ids, sample_ids, spent_epsilon, pid, host) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "epsilon, delta, event, n_ids, ids_encoding, ids_offset, sample_ids, "
+                "spent_epsilon, pid, host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (uuid.uuid4().hex, entry.recorded_at, entry.source, entry.description,
                  entry.n_samples, entry.epsilon, entry.delta,
                  json.dumps(event_to_dict(entry.event)),
                  None if entry.sample_ids is None else int(entry.sample_ids.size),
-                 _ids_blob(entry.sample_ids), _nullable(entry.spent_epsilon),
-                 os.getpid(), socket.gethostname()),
+                 *_ids_blob(entry.sample_ids), _nullable(entry.spent_epsilon),
+                 os.getpid(), _HOST),
             )
             conn.execute("COMMIT")
         except sqlite3.DatabaseError as exc:

@@ -317,6 +317,9 @@ class RecordAccount:
         delta = float(delta)
         if not 0.0 < delta < 1.0:
             raise ValueError(f"delta must be in (0, 1), got {delta!r}.")
+        if not self.full_other and not self.id_other:  # Gaussian only: one exact answer
+            worst_id = float(self.id_mu2.max()) if self.id_mu2.size else 0.0
+            return _compose(self.full_mu2 + worst_id, (), [], delta)
         best = None
         for mu2, extra in [(0.0, ())] + list(self._groups()):
             events = self.full_other + extra
