@@ -126,11 +126,33 @@ class PrivacyReport:
     notes: tuple = ()
 
     def epsilon_at(self, delta):
-        """Smallest epsilon such that this run is (epsilon, delta)-DP."""
+        """Smallest epsilon such that this run is (epsilon, delta)-DP.
+
+        Parameters
+        ----------
+        delta : float
+            In (0, 1).
+
+        Returns
+        -------
+        epsilon : float
+            ``gdp_to_epsilon(mu, delta)`` (Dong, Roth, Su 2022, Corollary 2.13).
+        """
         return gdp_to_epsilon(self.mu, delta)
 
     def delta_at(self, epsilon):
-        """Smallest delta such that this run is (epsilon, delta)-DP."""
+        """Smallest delta such that this run is (epsilon, delta)-DP.
+
+        Parameters
+        ----------
+        epsilon : float
+            >= 0.
+
+        Returns
+        -------
+        delta : float
+            ``gdp_to_delta(mu, epsilon)`` (Dong, Roth, Su 2022, Corollary 2.13).
+        """
         return gdp_to_delta(self.mu, epsilon)
 
     @property
@@ -145,7 +167,13 @@ class PrivacyReport:
         return GaussianDpEvent(self.mu, NeighbouringRelation.parse(self.neighbouring_relation))
 
     def to_dict(self):
-        """All fields as a plain dict (JSON-serialisable)."""
+        """All fields as a plain dict (JSON-serialisable).
+
+        Returns
+        -------
+        fields : dict
+            Every attribute by name; ``notes`` as a list.
+        """
         out = dataclasses.asdict(self)
         out["notes"] = list(self.notes)
         return out
@@ -185,7 +213,30 @@ def noisy_gd_report(
     noise_std, n_steps, *, delta, sensitivity, n_samples, learning_rate, strong_convexity,
     smoothness, notes=(),
 ):
-    """Build the :class:`PrivacyReport` of a full-batch noisy GD run (bound (A))."""
+    """Build the :class:`PrivacyReport` of a full-batch noisy GD run (bound (A)).
+
+    Parameters
+    ----------
+    noise_std : float
+        sigma, the noise standard deviation on the averaged gradient.
+    n_steps : int
+        K, the number of noisy steps.
+    delta : float
+        The delta at which ``epsilon`` is reported.
+    sensitivity : float
+        S, the replace-one sensitivity of one per-example gradient.
+    n_samples : int
+        n (public).
+    learning_rate, strong_convexity, smoothness : float
+        eta, lam and beta of the objective.
+    notes : tuple of str, default=()
+        Lines copied into the report's ``notes``.
+
+    Returns
+    -------
+    report : PrivacyReport
+        The guarantee, the constants it used and the comparison baselines.
+    """
     constants = dict(
         sensitivity=sensitivity, n_samples=n_samples, learning_rate=learning_rate,
         strong_convexity=strong_convexity, smoothness=smoothness,
@@ -215,7 +266,32 @@ def noisy_cyclic_gd_report(
     noise_std, n_epochs, *, delta, batch_size, sensitivity, n_samples, learning_rate,
     strong_convexity, smoothness, notes=(),
 ):
-    """Build the :class:`PrivacyReport` of a cyclic mini-batch noisy GD run (bound (C))."""
+    """Build the :class:`PrivacyReport` of a cyclic mini-batch noisy GD run (bound (C)).
+
+    Parameters
+    ----------
+    noise_std : float
+        sigma, the noise standard deviation on the averaged gradient.
+    n_epochs : int
+        E, the number of passes over the l batches.
+    delta : float
+        The delta at which ``epsilon`` is reported.
+    batch_size : int
+        Requested batch size (the bound uses the smallest batch of the partition).
+    sensitivity : float
+        S, the replace-one sensitivity of one per-example gradient.
+    n_samples : int
+        n (public).
+    learning_rate, strong_convexity, smoothness : float
+        eta, lam and beta of the objective.
+    notes : tuple of str, default=()
+        Lines copied into the report's ``notes``.
+
+    Returns
+    -------
+    report : PrivacyReport
+        The guarantee, the constants it used and the comparison baselines.
+    """
     sizes = cyclic_batch_sizes(n_samples, batch_size)
     b_min = int(sizes.min())
     mu = noisy_cyclic_gd_gdp(
@@ -251,8 +327,8 @@ class SampledSGDPrivacyReport(PrivacyReport):
     :func:`skdpgd.accounting.sampled_sgd_bounds` instead. ``composition_mu`` is ``nan`` too;
     ``composition_epsilon`` is the composition bound's epsilon at ``delta``.
 
-    Extra attributes
-    ----------------
+    Attributes
+    ----------
     sampling : str
         ``"poisson"`` (rate q = b/n, sum normalised by the expected size b) or
         ``"uniform"`` (b rows without replacement).
@@ -294,8 +370,8 @@ class SampledSGDPrivacyReport(PrivacyReport):
         r"""What this run released, as a privacy event.
 
         Poisson sampling: ``PoissonSampledGaussianEvent(q, z, K)`` with the noise
-        multiplier :math:`z = \sigma b / L` (:func:`~skdpgd.accounting._sampled_sgd.
-        poisson_noise_multiplier`). This is the composition-with-amplification view of the
+        multiplier :math:`z = \sigma b / L` (``poisson_noise_multiplier`` in
+        ``skdpgd.accounting._sampled_sgd``). This is the composition-with-amplification view of the
         run: when another bound binds in this report, an accountant composing the event
         charges more than the report says, never less. Uniform fixed-size batches: an
         ``UnsupportedEvent`` (no composition with other fits is implemented).
@@ -313,7 +389,18 @@ class SampledSGDPrivacyReport(PrivacyReport):
         return PoissonSampledGaussianEvent(self.sampling_rate, z, self.n_steps, relation)
 
     def epsilon_at(self, delta):
-        """Smallest epsilon the bounds give for this run at ``delta``."""
+        """Smallest epsilon the bounds give for this run at ``delta``.
+
+        Parameters
+        ----------
+        delta : float
+            In (0, 1).
+
+        Returns
+        -------
+        epsilon : float
+            The minimum over the bounds that apply (:func:`sampled_sgd_bounds`).
+        """
         return self._bounds(delta).epsilon
 
     def delta_at(self, epsilon):
@@ -321,6 +408,16 @@ class SampledSGDPrivacyReport(PrivacyReport):
 
         Bisection on log delta over :meth:`epsilon_at` (non-increasing in delta); the
         returned delta's epsilon was computed and is <= ``epsilon``.
+
+        Parameters
+        ----------
+        epsilon : float
+            >= 0.
+
+        Returns
+        -------
+        delta : float
+            1.0 when no delta below 1 works.
         """
         epsilon = float(epsilon)
         lo, hi = 1e-300, 1.0 - 1e-12
@@ -365,6 +462,37 @@ def sampled_sgd_report(
     The guarantee is :func:`skdpgd.accounting.sampled_sgd_bounds` (min over composition
     with amplification and, for uniform fixed-size batches with a projection,
     Altschuler-Talwar eq. (3.3)). Needs the ``sgd`` extra (dp-accounting).
+
+    Parameters
+    ----------
+    noise_std : float
+        sigma, the noise standard deviation on the averaged batch gradient.
+    n_steps : int
+        K, the number of noisy steps.
+    delta : float
+        The delta at which ``epsilon`` is reported.
+    sampling : {"poisson", "uniform"}
+        How each step's batch is drawn.
+    batch_size : int
+        b (expected size for Poisson sampling).
+    n_samples : int
+        n (public).
+    gradient_bound : float
+        L, the bound on a per-example gradient norm (S = 2L).
+    learning_rate, strong_convexity, smoothness : float
+        eta, lam and beta of the objective.
+    domain_radius : float or None, default=None
+        Radius of the projection ball; None without projection.
+    notes : tuple of str, default=()
+        Lines copied into the report's ``notes``.
+    discretization : float or None, default=None
+        PLD grid of the Poisson composition bound (None: the run's default).
+
+    Returns
+    -------
+    report : SampledSGDPrivacyReport
+        The minimum over the bounds that apply, each bound's epsilon and why the others
+        do not apply.
     """
     from ._sampled_sgd import poisson_run_discretization
     from ._sgd_bounds import THEOREMS, sampled_sgd_bounds

@@ -156,6 +156,7 @@ class BoundedScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         Returns
         -------
         self : BoundedScaler
+            The fitted scaler (``low_``, ``high_`` copied from ``bounds``).
         """
         X = self._validate(X, reset=True)
         names = getattr(self, "feature_names_in_", None)
@@ -171,7 +172,8 @@ class BoundedScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        X_scaled : ndarray or sparse matrix of the same shape, values in [0, 1]
+        X_scaled : ndarray or sparse matrix of shape (n_samples, n_features)
+            Values in [0, 1]; the same format and float dtype as X.
         """
         check_is_fitted(self)
         X = self._validate(X, reset=False)

@@ -70,6 +70,7 @@ class RowNormClipper(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         Returns
         -------
         self : RowNormClipper
+            The fitted transformer (nothing of X is stored).
         """
         validate_data(self, X, reset=True, accept_sparse=("csr", "csc"))
         if not np.isfinite(self.max_norm):
@@ -85,7 +86,8 @@ class RowNormClipper(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        X_clipped : ndarray or CSR matrix of float64, every row of norm <= max_norm
+        X_clipped : ndarray or CSR matrix of shape (n_samples, n_features)
+            Float64, every row of norm at most ``max_norm``.
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, accept_sparse=("csr", "csc"))
