@@ -8,7 +8,8 @@ to a public bound is a per-record transform and is allowed.  After the
 per-feature transforms every row is divided by a public constant so that every
 row has Euclidean norm <= 1 (``data_norm=1.0`` for every private method).
 
-Data location: ``$SKDPGD_DATA`` (default ``<repo root>/../shared/data``).
+Data location: ``$SKDPGD_DATA``, else ``benchmarks/data/``; ``python benchmarks/fetch_data.py``
+puts the files there and checks their SHA-256.
 
     load_adult()     -> X_train, y_train, X_test, y_test   (y in {0, 1})
     load_diamonds()  -> X_train, y_train, X_test, y_test   (y = log price in [-1, 1])
@@ -31,12 +32,13 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 def data_dir() -> Path:
     """Folder holding ``adult/`` and ``diamonds/`` (``$SKDPGD_DATA``)."""
     env = os.environ.get("SKDPGD_DATA")
-    path = Path(env) if env else REPO_ROOT / ".." / "shared" / "data"
+    path = Path(env) if env else REPO_ROOT / "benchmarks" / "data"
     path = path.resolve()
     if not path.is_dir():
         raise FileNotFoundError(
-            f"benchmark data folder {path} not found; set SKDPGD_DATA to the folder "
-            "that holds adult/ and diamonds/"
+            f"benchmark data folder {path} not found: run `python benchmarks/fetch_data.py` "
+            "(downloads and checks the files), or set SKDPGD_DATA to a folder that holds "
+            "adult/ and diamonds/"
         )
     return path
 
