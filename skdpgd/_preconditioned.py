@@ -130,7 +130,7 @@ def _check_nonneg_int(name, value):
 
 def preconditioned_noisy_gradient_descent(
     gradient, coef0, *, preconditioner, learning_rate, noise_std, n_steps, rng, momentum=0.0,
-    callback=None,
+    tolerance=None, callback=None,
 ):
     r"""K preconditioned noisy gradient steps (optionally with Nesterov momentum); returns
     the last iterate only.
@@ -167,6 +167,10 @@ def preconditioned_noisy_gradient_descent(
         (when ``noise_std > 0``).
     momentum : float, default=0.0
         beta in [0, 1), public.
+    tolerance : float, optional
+        Only without noise (``noise_std=0``; refused otherwise, since stopping on the data
+        would leak): stop after the first step that moves theta by at most
+        ``tolerance * max(1, ||theta||)`` (Euclidean norms). K is then a cap.
     callback : callable, optional
         ``callback(step)`` with the 0-based step index only (never an iterate).
 
@@ -183,6 +187,15 @@ def preconditioned_noisy_gradient_descent(
     beta = float(momentum)
     if not (0.0 <= beta < 1.0):
         raise ValueError(f"momentum must be in [0, 1), got {momentum!r}.")
+    if tolerance is not None:
+        tolerance = float(tolerance)
+        if not (math.isfinite(tolerance) and tolerance > 0.0):
+            raise ValueError(f"tolerance must be a positive finite number, got {tolerance!r}.")
+        if sigma > 0.0:
+            raise ValueError(
+                "tolerance (stopping on convergence) is only allowed without noise: with "
+                f"noise_std={sigma!r} the number of steps must not depend on the data."
+            )
     n_steps = _check_nonneg_int("n_steps", n_steps)
     solve = preconditioner.solve if hasattr(preconditioner, "solve") else preconditioner
     coef = np.array(coef0, dtype=np.float64, copy=True)
@@ -199,4 +212,8 @@ def preconditioned_noisy_gradient_descent(
         previous, coef = coef, point - eta * np.asarray(solve(direction), dtype=np.float64)
         if callback is not None:
             callback(step)
+        if tolerance is not None and np.linalg.norm(coef - previous) <= tolerance * max(
+            1.0, float(np.linalg.norm(coef))
+        ):
+            break
     return coef

@@ -382,6 +382,7 @@ def test_planner_is_public_and_calibrated():
     assert plan.margin == gram_noise_margin(plan.gram_noise_std, 105)
     free = plan_preconditioned_gd(np.inf, 1e-5, **kw)
     assert free.noise_std == free.gram_noise_std == free.margin == 0.0
+    assert free.tolerance is not None and plan.tolerance is None
     with pytest.raises(ValueError, match="multiple"):
         plan_preconditioned_gd(1.0, 1e-5, **dict(kw, n_params=106))
 
@@ -417,3 +418,36 @@ def test_proxy_recursion_matches_closed_form_and_the_loop():
     assert 0.5 * hh * (exact - 1.0) ** 2 == pytest.approx(opt[-1, 0], rel=1e-10)
     # variance estimate from 4000 draws: relative sd sqrt(2/4000) = 2.2%; 10% is > 4 sd
     assert 0.5 * hh * errors.var() == pytest.approx(sigma**2 * noise[-1, 0], rel=0.1)
+
+
+def test_tolerance_stops_noiseless_runs_only():
+    rng = np.random.default_rng(14)
+    loss, c, y, X = _problem("logistic", rng)
+    n, lam = X.shape[0], 1e-3
+    P = GramPreconditioner(X.T @ X / n, curvature=c, margin=0.0, strong_convexity=lam)
+    calls = []
+
+    def gradient(theta):
+        calls.append(1)
+        return loss.gradient_sum(theta, X, y) / n + lam * theta
+
+    theta = preconditioned_noisy_gradient_descent(
+        gradient, np.zeros(6), preconditioner=P, learning_rate=1.0, noise_std=0.0,
+        n_steps=1000, rng=None, tolerance=1e-9,
+    )
+    assert len(calls) < 1000 and np.linalg.norm(gradient(theta)) < 1e-8
+    with pytest.raises(ValueError, match="only allowed without noise"):
+        preconditioned_noisy_gradient_descent(
+            gradient, np.zeros(6), preconditioner=P, learning_rate=1.0, noise_std=0.1,
+            n_steps=10, rng=rng, tolerance=1e-9,
+        )
+
+
+def test_concentrated_initial_distance_is_the_upper_end_of_the_range():
+    from skdpgd.accounting._preconditioned import concentrated_initial_distance
+    from skdpgd.linear_model._defaults import initial_distance
+
+    assert concentrated_initial_distance(2.0, 0.5, 16, 3) == pytest.approx(2.0 * math.sqrt(48) / 0.5)
+    assert concentrated_initial_distance(2.0, 0.5, 16, 1, 0.25) == pytest.approx(
+        math.hypot(2.0 * 4 / 0.5, 2.0 / 0.25))
+    assert concentrated_initial_distance(1.0, 1.0, 100, 1, 0.5) >= initial_distance(1.0, 1.0, 100, 1, 0.5)
