@@ -77,7 +77,18 @@ class _ScalarOutputLoss:
     n_outputs = 1
 
     def coef_shape(self, n_features):
-        """Shape ``(n_features,)`` of the coefficient array this loss takes."""
+        """Shape ``(n_features,)`` of the coefficient array this loss takes.
+
+        Parameters
+        ----------
+        n_features : int
+            Number of columns of X (intercept column included).
+
+        Returns
+        -------
+        shape : tuple of int
+            The shape of ``coef``.
+        """
         return (int(n_features),)
 
     def __repr__(self):
@@ -153,7 +164,22 @@ class BinaryLogisticLoss(_ScalarOutputLoss):
         return f"BinaryLogisticLoss(residual_clip={self.residual_clip!r})"
 
     def value_sum(self, coef, X, y):
-        r"""Sum over rows of :math:`\phi_c((2y_i - 1)\,t_i)`, :math:`t = X\theta`."""
+        r"""Sum over rows of :math:`\phi_c((2y_i - 1)\,t_i)`, :math:`t = X\theta`.
+
+        Parameters
+        ----------
+        coef : ndarray of shape ``coef_shape(n_features)``
+            The parameters theta.
+        X : ndarray or CSR matrix of shape (n_samples, n_features)
+            Rows, clipped and with the intercept column appended by the caller.
+        y : ndarray of shape (n_samples,)
+            Targets (labels as 0/1 or integer codes for the logistic losses).
+
+        Returns
+        -------
+        value : float
+            The sum of the per-example losses (not divided by n).
+        """
         t = _as_vector(X @ coef)
         c = self.residual_clip
         if c == 1.0:
@@ -164,22 +190,78 @@ class BinaryLogisticLoss(_ScalarOutputLoss):
         return float(np.sum(plain - c * np.minimum(u - a, 0.0)))
 
     def gradient_sum(self, coef, X, y):
-        r"""Sum over rows of :math:`\mathrm{clip}(\sigma(t_i) - y_i, -c, c)\,x_i`."""
+        r"""Sum over rows of :math:`\mathrm{clip}(\sigma(t_i) - y_i, -c, c)\,x_i`.
+
+        Parameters
+        ----------
+        coef : ndarray of shape ``coef_shape(n_features)``
+            The parameters theta.
+        X : ndarray or CSR matrix of shape (n_samples, n_features)
+            Rows, clipped and with the intercept column appended by the caller.
+        y : ndarray of shape (n_samples,)
+            Targets (labels as 0/1 or integer codes for the logistic losses).
+
+        Returns
+        -------
+        gradient : ndarray of shape ``coef_shape(n_features)``
+            The sum of the per-example gradients (not divided by n).
+        """
         residual = expit(_as_vector(X @ coef)) - y
         if self.residual_clip < 1.0:
             residual = np.clip(residual, -self.residual_clip, self.residual_clip)
         return _as_vector(X.T @ residual)
 
     def gradient_bound(self, row_norm, *, y_bound=None, radius=None):
-        """L = c Rt (``y_bound`` and ``radius`` are not needed and ignored)."""
+        """L = c Rt (``y_bound`` and ``radius`` are not needed and ignored).
+
+        Parameters
+        ----------
+        row_norm : float
+            Rt, the public bound on the norm of an augmented row.
+        y_bound : float or None, default=None
+            B, the public bound on the absolute value of a target.
+        radius : float or None, default=None
+            r, the radius of the projection ball.
+
+        Returns
+        -------
+        L : float
+            Bound on the norm of one per-example gradient, for every theta and record.
+        """
         return self.residual_clip * _positive("row_norm", row_norm)
 
     def smoothness(self, row_norm):
-        """beta_l = Rt^2 / 4."""
+        """beta_l = Rt^2 / 4.
+
+        Parameters
+        ----------
+        row_norm : float
+            Rt, the public bound on the norm of an augmented row.
+
+        Returns
+        -------
+        beta_l : float
+            Smoothness of one per-example loss.
+        """
         return _positive("row_norm", row_norm) ** 2 / 4.0
 
     def sensitivity(self, row_norm, *, y_bound=None, radius=None):
-        """S = 2 c Rt (``y_bound`` and ``radius`` are not needed and ignored)."""
+        """S = 2 c Rt (``y_bound`` and ``radius`` are not needed and ignored).
+
+        Parameters
+        ----------
+        row_norm : float
+            Rt, the public bound on the norm of an augmented row.
+        y_bound : float or None, default=None
+            B, the public bound on the absolute value of a target.
+        radius : float or None, default=None
+            r, the radius of the projection ball.
+
+        Returns
+        -------
+        S : float
+            Replace-one sensitivity of one per-example gradient (docs/theory.md#loss-constants).
+        """
         return 2.0 * self.residual_clip * _positive("row_norm", row_norm)
 
 
@@ -229,7 +311,18 @@ class MultinomialLogisticLoss:
         return self.n_classes
 
     def coef_shape(self, n_features):
-        """Shape ``(n_classes, n_features)`` of the coefficient array this loss takes."""
+        """Shape ``(n_classes, n_features)`` of the coefficient array this loss takes.
+
+        Parameters
+        ----------
+        n_features : int
+            Number of columns of X (intercept column included).
+
+        Returns
+        -------
+        shape : tuple of int
+            The shape of ``coef``.
+        """
         return (self.n_classes, int(n_features))
 
     def __repr__(self):
@@ -245,7 +338,22 @@ class MultinomialLogisticLoss:
         return codes.astype(np.intp, copy=False)
 
     def value_sum(self, coef, X, y):
-        r"""Sum over rows of :math:`\mathrm{logsumexp}(s_i) - s_{i, y_i}`, :math:`s = X\theta^\top`."""
+        r"""Sum over rows of :math:`\mathrm{logsumexp}(s_i) - s_{i, y_i}`, :math:`s = X\theta^\top`.
+
+        Parameters
+        ----------
+        coef : ndarray of shape ``coef_shape(n_features)``
+            The parameters theta.
+        X : ndarray or CSR matrix of shape (n_samples, n_features)
+            Rows, clipped and with the intercept column appended by the caller.
+        y : ndarray of shape (n_samples,)
+            Targets (labels as 0/1 or integer codes for the logistic losses).
+
+        Returns
+        -------
+        value : float
+            The sum of the per-example losses (not divided by n).
+        """
         codes = self._codes(y)
         log_p = log_softmax(np.asarray(X @ coef.T), axis=1)
         return float(-np.sum(log_p[np.arange(codes.size), codes]))
@@ -255,6 +363,20 @@ class MultinomialLogisticLoss:
 
         Computed as :math:`(X^\top (P - Y))^\top` with P the row-wise softmax of
         :math:`X\theta^\top` and Y the one-hot labels.
+
+        Parameters
+        ----------
+        coef : ndarray of shape ``coef_shape(n_features)``
+            The parameters theta.
+        X : ndarray or CSR matrix of shape (n_samples, n_features)
+            Rows, clipped and with the intercept column appended by the caller.
+        y : ndarray of shape (n_samples,)
+            Targets (labels as 0/1 or integer codes for the logistic losses).
+
+        Returns
+        -------
+        gradient : ndarray of shape ``coef_shape(n_features)``
+            The sum of the per-example gradients (not divided by n).
         """
         codes = self._codes(y)
         residual = softmax(np.asarray(X @ coef.T), axis=1)
@@ -262,15 +384,56 @@ class MultinomialLogisticLoss:
         return np.ascontiguousarray(np.asarray(X.T @ residual, dtype=np.float64).T)
 
     def gradient_bound(self, row_norm, *, y_bound=None, radius=None):
-        """L = sqrt(2) Rt (``y_bound`` and ``radius`` are not needed and ignored)."""
+        """L = sqrt(2) Rt (``y_bound`` and ``radius`` are not needed and ignored).
+
+        Parameters
+        ----------
+        row_norm : float
+            Rt, the public bound on the norm of an augmented row.
+        y_bound : float or None, default=None
+            B, the public bound on the absolute value of a target.
+        radius : float or None, default=None
+            r, the radius of the projection ball.
+
+        Returns
+        -------
+        L : float
+            Bound on the norm of one per-example gradient, for every theta and record.
+        """
         return math.sqrt(2.0) * _positive("row_norm", row_norm)
 
     def smoothness(self, row_norm):
-        """beta_l = Rt^2 / 2."""
+        """beta_l = Rt^2 / 2.
+
+        Parameters
+        ----------
+        row_norm : float
+            Rt, the public bound on the norm of an augmented row.
+
+        Returns
+        -------
+        beta_l : float
+            Smoothness of one per-example loss.
+        """
         return _positive("row_norm", row_norm) ** 2 / 2.0
 
     def sensitivity(self, row_norm, *, y_bound=None, radius=None):
-        """S = 2 sqrt(2) Rt (``y_bound`` and ``radius`` are not needed and ignored)."""
+        """S = 2 sqrt(2) Rt (``y_bound`` and ``radius`` are not needed and ignored).
+
+        Parameters
+        ----------
+        row_norm : float
+            Rt, the public bound on the norm of an augmented row.
+        y_bound : float or None, default=None
+            B, the public bound on the absolute value of a target.
+        radius : float or None, default=None
+            r, the radius of the projection ball.
+
+        Returns
+        -------
+        S : float
+            Replace-one sensitivity of one per-example gradient (docs/theory.md#loss-constants).
+        """
         return 2.0 * math.sqrt(2.0) * _positive("row_norm", row_norm)
 
 
@@ -313,27 +476,98 @@ class HuberLoss(_ScalarOutputLoss):
         return f"HuberLoss(residual_clip={self.residual_clip!r})"
 
     def value_sum(self, coef, X, y):
-        r"""Sum over rows of :math:`h_c(\theta\cdot x_i - y_i)`."""
+        r"""Sum over rows of :math:`h_c(\theta\cdot x_i - y_i)`.
+
+        Parameters
+        ----------
+        coef : ndarray of shape ``coef_shape(n_features)``
+            The parameters theta.
+        X : ndarray or CSR matrix of shape (n_samples, n_features)
+            Rows, clipped and with the intercept column appended by the caller.
+        y : ndarray of shape (n_samples,)
+            Targets (labels as 0/1 or integer codes for the logistic losses).
+
+        Returns
+        -------
+        value : float
+            The sum of the per-example losses (not divided by n).
+        """
         r = np.abs(_as_vector(X @ coef) - y)
         a = np.minimum(r, self.residual_clip)
         return float(np.sum(a * (r - 0.5 * a)))
 
     def gradient_sum(self, coef, X, y):
-        r"""Sum over rows of :math:`\mathrm{clip}(\theta\cdot x_i - y_i, -c, c)\,x_i`."""
+        r"""Sum over rows of :math:`\mathrm{clip}(\theta\cdot x_i - y_i, -c, c)\,x_i`.
+
+        Parameters
+        ----------
+        coef : ndarray of shape ``coef_shape(n_features)``
+            The parameters theta.
+        X : ndarray or CSR matrix of shape (n_samples, n_features)
+            Rows, clipped and with the intercept column appended by the caller.
+        y : ndarray of shape (n_samples,)
+            Targets (labels as 0/1 or integer codes for the logistic losses).
+
+        Returns
+        -------
+        gradient : ndarray of shape ``coef_shape(n_features)``
+            The sum of the per-example gradients (not divided by n).
+        """
         c = self.residual_clip
         residual = np.clip(_as_vector(X @ coef) - y, -c, c)
         return _as_vector(X.T @ residual)
 
     def gradient_bound(self, row_norm, *, y_bound=None, radius=None):
-        """L = c Rt (``y_bound`` and ``radius`` are not needed and ignored)."""
+        """L = c Rt (``y_bound`` and ``radius`` are not needed and ignored).
+
+        Parameters
+        ----------
+        row_norm : float
+            Rt, the public bound on the norm of an augmented row.
+        y_bound : float or None, default=None
+            B, the public bound on the absolute value of a target.
+        radius : float or None, default=None
+            r, the radius of the projection ball.
+
+        Returns
+        -------
+        L : float
+            Bound on the norm of one per-example gradient, for every theta and record.
+        """
         return self.residual_clip * _positive("row_norm", row_norm)
 
     def smoothness(self, row_norm):
-        """beta_l = Rt^2."""
+        """beta_l = Rt^2.
+
+        Parameters
+        ----------
+        row_norm : float
+            Rt, the public bound on the norm of an augmented row.
+
+        Returns
+        -------
+        beta_l : float
+            Smoothness of one per-example loss.
+        """
         return _positive("row_norm", row_norm) ** 2
 
     def sensitivity(self, row_norm, *, y_bound=None, radius=None):
-        """S = 2 c Rt (``y_bound`` and ``radius`` are not needed and ignored)."""
+        """S = 2 c Rt (``y_bound`` and ``radius`` are not needed and ignored).
+
+        Parameters
+        ----------
+        row_norm : float
+            Rt, the public bound on the norm of an augmented row.
+        y_bound : float or None, default=None
+            B, the public bound on the absolute value of a target.
+        radius : float or None, default=None
+            r, the radius of the projection ball.
+
+        Returns
+        -------
+        S : float
+            Replace-one sensitivity of one per-example gradient (docs/theory.md#loss-constants).
+        """
         return 2.0 * self.residual_clip * _positive("row_norm", row_norm)
 
 
@@ -366,25 +600,96 @@ class SquaredLoss(_ScalarOutputLoss):
     """
 
     def value_sum(self, coef, X, y):
-        r"""Sum over rows of :math:`\tfrac12(\theta\cdot x_i - y_i)^2`."""
+        r"""Sum over rows of :math:`\tfrac12(\theta\cdot x_i - y_i)^2`.
+
+        Parameters
+        ----------
+        coef : ndarray of shape ``coef_shape(n_features)``
+            The parameters theta.
+        X : ndarray or CSR matrix of shape (n_samples, n_features)
+            Rows, clipped and with the intercept column appended by the caller.
+        y : ndarray of shape (n_samples,)
+            Targets (labels as 0/1 or integer codes for the logistic losses).
+
+        Returns
+        -------
+        value : float
+            The sum of the per-example losses (not divided by n).
+        """
         r = _as_vector(X @ coef) - y
         return float(0.5 * np.dot(r, r))
 
     def gradient_sum(self, coef, X, y):
-        r"""Sum over rows of :math:`(\theta\cdot x_i - y_i)\,x_i`, i.e. :math:`X^\top(X\theta - y)`."""
+        r"""Sum over rows of :math:`(\theta\cdot x_i - y_i)\,x_i`, i.e. :math:`X^\top(X\theta - y)`.
+
+        Parameters
+        ----------
+        coef : ndarray of shape ``coef_shape(n_features)``
+            The parameters theta.
+        X : ndarray or CSR matrix of shape (n_samples, n_features)
+            Rows, clipped and with the intercept column appended by the caller.
+        y : ndarray of shape (n_samples,)
+            Targets (labels as 0/1 or integer codes for the logistic losses).
+
+        Returns
+        -------
+        gradient : ndarray of shape ``coef_shape(n_features)``
+            The sum of the per-example gradients (not divided by n).
+        """
         return _as_vector(X.T @ (_as_vector(X @ coef) - y))
 
     def gradient_bound(self, row_norm, *, y_bound=None, radius=None):
-        """L = Rt (r Rt + B); ``radius`` (r) and ``y_bound`` (B) are required."""
+        """L = Rt (r Rt + B); ``radius`` (r) and ``y_bound`` (B) are required.
+
+        Parameters
+        ----------
+        row_norm : float
+            Rt, the public bound on the norm of an augmented row.
+        y_bound : float or None, default=None
+            B, the public bound on the absolute value of a target.
+        radius : float or None, default=None
+            r, the radius of the projection ball.
+
+        Returns
+        -------
+        L : float
+            Bound on the norm of one per-example gradient, for every theta and record.
+        """
         row_norm = _positive("row_norm", row_norm)
         radius = _positive("radius", radius, _SQUARED_HINT)
         y_bound = _positive("y_bound", y_bound, _SQUARED_HINT)
         return row_norm * (radius * row_norm + y_bound)
 
     def smoothness(self, row_norm):
-        """beta_l = Rt^2."""
+        """beta_l = Rt^2.
+
+        Parameters
+        ----------
+        row_norm : float
+            Rt, the public bound on the norm of an augmented row.
+
+        Returns
+        -------
+        beta_l : float
+            Smoothness of one per-example loss.
+        """
         return _positive("row_norm", row_norm) ** 2
 
     def sensitivity(self, row_norm, *, y_bound=None, radius=None):
-        """S = 2 Rt (r Rt + B); ``radius`` (r) and ``y_bound`` (B) are required."""
+        """S = 2 Rt (r Rt + B); ``radius`` (r) and ``y_bound`` (B) are required.
+
+        Parameters
+        ----------
+        row_norm : float
+            Rt, the public bound on the norm of an augmented row.
+        y_bound : float or None, default=None
+            B, the public bound on the absolute value of a target.
+        radius : float or None, default=None
+            r, the radius of the projection ball.
+
+        Returns
+        -------
+        S : float
+            Replace-one sensitivity of one per-example gradient (docs/theory.md#loss-constants).
+        """
         return 2.0 * self.gradient_bound(row_norm, y_bound=y_bound, radius=radius)

@@ -102,11 +102,6 @@ EXCLUDED = {
     "skdpgd.DPRidge": {"PR01", "PR02", "PR04", "PR07"},
     "skdpgd.DPRidge.fit": {"RT03"},
     "skdpgd.DPRidge.predict": {"PR01", "RT01"},
-    # skdpgd/losses.py
-    **{f"skdpgd.losses.{cls}.{meth}": {"PR01", "RT01"}
-       for cls in ("BinaryLogisticLoss", "HuberLoss", "MultinomialLogisticLoss", "SquaredLoss")
-       for meth in ("value_sum", "gradient_sum", "gradient_bound", "smoothness", "sensitivity")},
-    "skdpgd.losses.MultinomialLogisticLoss.coef_shape": {"PR01", "RT01"},
     # skdpgd/model_selection
     "skdpgd.model_selection.planned_report": {"PR01", "RT01"},
     "skdpgd.model_selection.SelectionPrivacyReport": {"PR01"},
