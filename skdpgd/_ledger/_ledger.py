@@ -304,7 +304,24 @@ class PrivacyLedger:
 
     def charge_rdp(self, source, rdp, *, n_samples, epsilon, delta, sample_ids=None,
                    description=""):
-        """Record a mechanism known by its Renyi-DP curve, ``rdp(orders) -> ndarray``."""
+        """Record a mechanism known by its Renyi-DP curve, ``rdp(orders) -> ndarray``.
+
+        Parameters
+        ----------
+        source : str
+            What spent.
+        rdp : callable
+            ``rdp(orders)``: an upper bound on the mechanism's Renyi-DP at each of
+            :attr:`orders` (replace-one neighbours).
+        n_samples : int
+            Rows the mechanism reads.
+        epsilon, delta : float
+            The (epsilon, delta) the mechanism reports for itself.
+        sample_ids : array-like or None, default=None
+            As in :meth:`charge`.
+        description : str, default=""
+            The theorem behind the curve.
+        """
         event = RenyiDpEvent(tuple(self.orders), tuple(np.asarray(rdp(self.orders), float)))
         self.charge_event(source, event, n_samples=n_samples, epsilon=epsilon, delta=delta,
                           sample_ids=sample_ids, description=description)
@@ -320,10 +337,13 @@ class PrivacyLedger:
         event : privacy event
             Checked with :func:`skdpgd.accounting.check_supported` before anything else.
         n_samples : int
+            Rows the mechanism reads.
         epsilon, delta : float
             The (epsilon, delta) the mechanism reports for itself (recorded, not composed).
-        sample_ids : array-like or None
-        description : str
+        sample_ids : array-like or None, default=None
+            Public ids of those rows; None charges every record.
+        description : str, default=""
+            The theorem behind the cost.
         """
         check_supported(event)
         entry = LedgerEntry(
@@ -371,6 +391,11 @@ class PrivacyLedger:
         ----------
         delta : float or None
             Report epsilon at this delta; defaults to the ledger's ``delta``.
+
+        Returns
+        -------
+        LedgerSpend
+            The worst record's epsilon, delta, mu (Gaussian only), and the method used.
         """
         delta = self.delta if delta is None else delta
         if delta is None:
@@ -385,6 +410,16 @@ class PrivacyLedger:
         """Exact GDP parameter paid by each of the given records (GDP entries only).
 
         Records never named by a fit with ids pay the part charged to all records.
+
+        Parameters
+        ----------
+        sample_ids : array-like
+            The records to query.
+
+        Returns
+        -------
+        ndarray
+            Each record's mu, sqrt of the sum of mu^2 over the fits that read it.
         """
         with self._lock:
             self._refresh()

@@ -68,9 +68,19 @@ _SUPPORTED = (GaussianDpEvent, PoissonSampledGaussianEvent, RenyiDpEvent)
 def check_supported(events):
     """Raise :class:`UnsupportedEventError` unless this module can compose ``events``.
 
-    ``events`` is one event or an iterable of them. Refused: objects that are not
-    events, :class:`UnsupportedEvent`, any relation other than ``REPLACE_ONE``, Renyi
-    events together with Poisson runs, and Renyi events on different orders.
+    Refused: objects that are not events, :class:`UnsupportedEvent`, any relation
+    other than ``REPLACE_ONE``, Renyi events together with Poisson runs, and Renyi events
+    on different orders.
+
+    Parameters
+    ----------
+    events : event or iterable of events
+        What one record (or one accountant) would compose.
+
+    Returns
+    -------
+    tuple
+        The events, as a tuple.
     """
     events = _as_tuple(events)
     for event in events:
@@ -107,7 +117,18 @@ def check_supported(events):
 
 
 def supports(events):
-    """Whether :func:`check_supported` accepts ``events``."""
+    """Whether :func:`check_supported` accepts ``events``.
+
+    Parameters
+    ----------
+    events : event or iterable of events
+        The events to test.
+
+    Returns
+    -------
+    bool
+        True when they can be composed.
+    """
     try:
         check_supported(events)
     except UnsupportedEventError:
@@ -150,12 +171,14 @@ def compose(events, delta):
     Parameters
     ----------
     events : event or iterable of events
+        One record's events (any order: composition is commutative).
     delta : float
         In (0, 1).
 
     Returns
     -------
     Composition
+        epsilon at ``delta``, mu when every event is Gaussian DP, the method and sources.
     """
     events = check_supported(events)
     delta = float(delta)
@@ -191,6 +214,13 @@ class Cap:
     When the composition is Gaussian DP the test is ``mu <= epsilon_delta_to_gdp(epsilon,
     delta)``, the largest mu that is (epsilon, delta)-DP (lossless); otherwise
     ``epsilon_at_delta <= epsilon``.
+
+    Parameters
+    ----------
+    epsilon : float
+        > 0 (``inf``: no limit).
+    delta : float
+        In (0, 1).
     """
 
     epsilon: float
@@ -209,7 +239,18 @@ class Cap:
                            else epsilon_delta_to_gdp(eps, delta))
 
     def admits(self, composition):
-        """Whether ``composition`` (computed at this cap's delta) is within the cap."""
+        """Whether ``composition`` (computed at this cap's delta) is within the cap.
+
+        Parameters
+        ----------
+        composition : Composition
+            The worst record's cost at :attr:`delta`.
+
+        Returns
+        -------
+        bool
+            True when it does not exceed the cap.
+        """
         if composition.mu is not None:
             return composition.mu <= self.mu
         return composition.epsilon <= self.epsilon
@@ -258,14 +299,32 @@ class RecordAccount:
     id_other: tuple = ()
 
     def events(self):
-        """Every non-Gaussian event held, and a Gaussian one for the full part (for checks)."""
+        """Every non-Gaussian event held, and a Gaussian one for the full part (for checks).
+
+        Returns
+        -------
+        tuple
+            Events, enough to decide with :func:`check_supported` what may be added.
+        """
         return (GaussianDpEvent(0.0),) + self.full_other + tuple(e for _, e in self.id_other)
 
     def add(self, event, ids=None):
-        """The account after ``event`` on rows ``ids`` (sorted distinct array, or None).
+        """The account after ``event`` on rows ``ids``.
 
         Raises :class:`UnsupportedEventError` (and changes nothing) when the result
         could not be composed.
+
+        Parameters
+        ----------
+        event : privacy event
+            What was released.
+        ids : ndarray or None, default=None
+            The sorted distinct ids of the records it read; None: every record.
+
+        Returns
+        -------
+        RecordAccount
+            A new account (this one is unchanged).
         """
         check_supported(self.events() + (event,))
         if ids is None:
@@ -313,6 +372,16 @@ class RecordAccount:
 
         Records named by no id-event pay the full part only (dominated by any named
         record, but kept so that an account without ids is covered).
+
+        Parameters
+        ----------
+        delta : float
+            In (0, 1).
+
+        Returns
+        -------
+        Composition
+            The largest epsilon over records (Gaussian only: the largest mu, exactly).
         """
         delta = float(delta)
         if not 0.0 < delta < 1.0:
@@ -335,7 +404,18 @@ class RecordAccount:
         return best
 
     def mu_per_record(self, query):
-        """Exact mu of each queried record (Gaussian events only)."""
+        """Exact mu of each queried record (Gaussian events only).
+
+        Parameters
+        ----------
+        query : array-like
+            Record ids.
+
+        Returns
+        -------
+        ndarray
+            sqrt of the sum of mu^2 over the events that read each record.
+        """
         if self.full_other or self.id_other:
             raise ValueError("mu_per_record is defined only when every entry is Gaussian DP.")
         query = np.asarray(query)

@@ -91,6 +91,7 @@ class GaussianDpEvent:
     mu : float
         >= 0; ``inf`` for a release without noise.
     relation : NeighbouringRelation, default=REPLACE_ONE
+        The neighbouring relation the guarantee is stated for.
     """
 
     mu: float
@@ -121,6 +122,7 @@ class PoissonSampledGaussianEvent:
     n_steps : int
         K >= 0.
     relation : NeighbouringRelation, default=REPLACE_ONE
+        The neighbouring relation the guarantee is stated for.
     """
 
     sampling_rate: float
@@ -158,6 +160,7 @@ class RenyiDpEvent:
     rdp : tuple of float
         epsilon(alpha) >= 0 at each order (``inf`` allowed).
     relation : NeighbouringRelation, default=REPLACE_ONE
+        The neighbouring relation the guarantee is stated for.
     """
 
     orders: tuple
@@ -183,7 +186,15 @@ class RenyiDpEvent:
 
 @dataclass(frozen=True)
 class UnsupportedEvent:
-    """A release that no skdpgd accountant can compose (``reason`` says why)."""
+    """A release that no skdpgd accountant can compose.
+
+    Parameters
+    ----------
+    reason : str
+        Why (shown in the refusal).
+    relation : NeighbouringRelation, default=REPLACE_ONE
+        The neighbouring relation of the release.
+    """
 
     reason: str
     relation: NeighbouringRelation = REPLACE_ONE

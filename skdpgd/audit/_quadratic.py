@@ -85,6 +85,7 @@ class NoisyGDMean(BaseEstimator):
     max_iter : int, default=10
         K >= 1 noisy steps.
     random_state : int, Generator or None, default=None
+        The noise source; None draws fresh OS entropy.
 
     Attributes
     ----------
@@ -151,6 +152,11 @@ class NoisyGDMean(BaseEstimator):
             Dense, finite, at least 2 rows (n is public).
         y : None
             Ignored.
+
+        Returns
+        -------
+        self : NoisyGDMean
+            Fitted.
         """
         self._forget_fit()
         try:

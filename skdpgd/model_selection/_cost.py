@@ -88,8 +88,21 @@ def planned_report(estimator, n_samples, n_features, classes=None):
     """The PrivacyReport ``estimator`` would have on ``n_samples`` rows, without data.
 
     :meth:`~skdpgd.DPLogisticRegression.plan_privacy`: the plan and its report use public
-    numbers only, so no data are needed (``classes`` is the public label set of a
-    classifier when the estimator does not carry one).
+    numbers only, so no data are needed.
+
+    Parameters
+    ----------
+    estimator : DPLogisticRegression or DPRidge
+        The estimator to plan.
+    n_samples, n_features : int
+        Shape of the data it would see (public).
+    classes : array-like or None, default=None
+        The public label set of a classifier that does not carry one in ``classes``.
+
+    Returns
+    -------
+    skdpgd.PrivacyReport
+        Exactly ``estimator.fit(X, y).privacy_`` for any X of that shape.
     """
     n_classes = None
     if is_classifier(estimator):

@@ -135,6 +135,7 @@ def plot_privacy_utility_curve(table, ax=None, *, label=None):
     Returns
     -------
     matplotlib.axes.Axes
+        The axes drawn on.
     """
     try:
         import matplotlib.pyplot as plt

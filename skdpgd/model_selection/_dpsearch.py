@@ -69,6 +69,23 @@ _RESERVED = ("epsilon", "delta", "ledger", "random_state")
 class SelectionPrivacyReport:
     """The end-to-end guarantee of a :class:`DPSearchCV` fit.
 
+    Parameters
+    ----------
+    epsilon, delta, trial_mu, score_sensitivity, score_noise_std : float
+        As the attributes (the search builds the report).
+    n_validation : int
+        As the attribute.
+    eta, gamma, expected_trials : float
+        As the attributes.
+    refit : bool
+        As the attribute.
+    theorem : str
+        As the attribute.
+    orders, rdp : tuple of float
+        As the attributes.
+    neighbouring_relation : str, default="replace-one"
+        As the attribute.
+
     Attributes
     ----------
     epsilon, delta : float
@@ -86,6 +103,8 @@ class SelectionPrivacyReport:
     theorem : str
     orders, rdp : tuple of float
         The total Renyi-DP curve the epsilon comes from.
+    neighbouring_relation : str
+        ``"replace-one"``.
     """
 
     epsilon: float
@@ -105,7 +124,18 @@ class SelectionPrivacyReport:
     neighbouring_relation: str = "replace-one"
 
     def epsilon_at(self, delta):
-        """The same release at another delta (RDP conversion)."""
+        """The same release at another delta (RDP conversion).
+
+        Parameters
+        ----------
+        delta : float
+            In (0, 1).
+
+        Returns
+        -------
+        float
+            epsilon at ``delta``.
+        """
         return rdp_to_epsilon(np.asarray(self.orders), np.asarray(self.rdp), delta)
 
     @property
@@ -131,7 +161,24 @@ class SelectionPrivacyReport:
 
 
 def selection_rdp(orders, trial_mu, *, eta, gamma, refit):
-    """Total RDP: best of K trials (Papernot-Steinke Thm 2) plus an optional mu-GDP refit."""
+    """Total RDP: best of K trials (Papernot-Steinke Thm 2) plus an optional mu-GDP refit.
+
+    Parameters
+    ----------
+    orders : array-like of float > 1
+        Renyi orders.
+    trial_mu : float
+        GDP parameter of one trial (and of the refit).
+    eta, gamma : float
+        Parameters of the distribution of the number of trials K.
+    refit : bool
+        Whether a refit on all rows is added (RDP composition, Mironov 2017, Prop. 1).
+
+    Returns
+    -------
+    ndarray
+        epsilon(alpha) at each order.
+    """
     total = best_of_random_trials_rdp(orders, trial_mu, eta=eta, gamma=gamma)
     if refit:
         total = total + gdp_to_rdp(orders, trial_mu)
@@ -143,6 +190,22 @@ def calibrate_trial_mu(epsilon, delta, *, eta, gamma, refit, orders=DEFAULT_ORDE
 
     Every term of :func:`selection_rdp` is non-decreasing in mu (the optimised order term
     is a minimum of non-decreasing functions), so bisection on log mu is valid.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The search's total budget.
+    eta, gamma : float
+        Parameters of the distribution of the number of trials.
+    refit : bool
+        Whether the budget also covers a refit.
+    orders : array-like of float > 1, default=DEFAULT_ORDERS
+        Renyi orders of the conversion.
+
+    Returns
+    -------
+    float
+        The trial mu, whose total is at most (epsilon, delta)-DP.
     """
     def total_epsilon(mu):
         return rdp_to_epsilon(orders, selection_rdp(orders, mu, eta=eta, gamma=gamma,
@@ -416,8 +479,14 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         X : array-like or CSR matrix of shape (n_samples, n_features)
             (A DataFrame or any input the pipeline's first step accepts, for a pipeline.)
         y : array-like of shape (n_samples,)
+            Labels (in the estimator's public ``classes``) or targets.
         sample_ids : array-like of shape (n_samples,), default=None
             Public record ids, passed to ``ledger`` only.
+
+        Returns
+        -------
+        self : DPSearchCV
+            Fitted.
         """
         base, grid = self._check_setup()
         # Structure only (shape, format, dtype) until the ledger is charged; the checks

@@ -56,7 +56,21 @@ def _check_eta_gamma(eta, gamma):
 
 
 def expected_trials(eta, gamma):
-    r"""E[K] for the truncated negative binomial :math:`\mathcal D_{\eta,\gamma}`."""
+    r"""E[K] for the truncated negative binomial :math:`\mathcal D_{\eta,\gamma}`.
+
+    Parameters
+    ----------
+    eta : float
+        Shape, > -1.
+    gamma : float
+        In (0, 1).
+
+    Returns
+    -------
+    float
+        :math:`\eta(1-\gamma)/(\gamma(1-\gamma^\eta))`, or
+        :math:`(1/\gamma - 1)/\log(1/\gamma)` for eta = 0.
+    """
     eta, gamma = _check_eta_gamma(eta, gamma)
     if eta == 0.0:
         return (1.0 / gamma - 1.0) / math.log(1.0 / gamma)
@@ -67,6 +81,18 @@ def gamma_for_expected_trials(mean, eta):
     """The gamma with ``expected_trials(eta, gamma) == mean`` (mean > 1).
 
     E[K] decreases in gamma, so the root is unique (Brent's method).
+
+    Parameters
+    ----------
+    mean : float
+        The wanted E[K], finite and > 1.
+    eta : float
+        Shape of the distribution, > -1.
+
+    Returns
+    -------
+    float
+        gamma in (0, 1).
     """
     mean = float(mean)
     if not mean > 1.0 or math.isinf(mean):
@@ -83,6 +109,20 @@ def sample_trials(rng, eta, gamma):
     eta = 0: the logarithmic distribution, ``rng.logseries(1 - gamma)``; eta > 0: a
     negative binomial (eta successes, success probability gamma) conditioned on K >= 1,
     whose law is exactly D_{eta, gamma} (the product above is Gamma(k+eta)/(Gamma(eta) k!)).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The search's only source of randomness.
+    eta : float
+        Shape, >= 0.
+    gamma : float
+        In (0, 1).
+
+    Returns
+    -------
+    int
+        K >= 1.
     """
     eta, gamma = _check_eta_gamma(eta, gamma)
     if eta < 0.0:
@@ -101,6 +141,7 @@ def best_of_random_trials_rdp(orders, mu, *, eta, gamma):
     Parameters
     ----------
     orders : array-like of float > 1
+        Renyi orders alpha at which to evaluate the bound.
     mu : float >= 0
         GDP parameter of one run (trial).
     eta, gamma : float

@@ -27,6 +27,7 @@ EXPECTED = {
         "check_estimator_sparse_matrix": LABELS,
         "check_classifiers_classes": LABELS,
         "check_classifiers_train": BINARY,
+        "check_decision_proba_consistency": BINARY,
     },
 }
 
