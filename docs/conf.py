@@ -118,6 +118,9 @@ nitpick_ignore_regex += [
     (r"py:.*", r"(.*\.)?_\w+(\..*)?"),
     (r"py:.*", r"skdpgd\.(optim|linear_model|utils)(\..*)?"),  # internal layers, no pages
     (r"py:.*", r"(.*\.)?(" + "|".join(UNDOCUMENTED_INTERNALS) + r")"),
+    # :attr:`delta` inside a class docstring: an entry of its numpydoc Attributes section,
+    # which numpydoc renders as a list rather than as link targets.
+    (r"py:attr", r"\w+"),
 ]
 
 
