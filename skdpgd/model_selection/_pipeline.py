@@ -18,7 +18,8 @@ Recognised as public-bound:
 - ``"passthrough"`` / None steps, and nested ``Pipeline`` / ``ColumnTransformer`` made of
   public-bound parts;
 - any transformer that declares it: ``__skdpgd_public_fit__ = True`` as a class
-  attribute (or on the instance), a promise that (1) and (2) above hold.
+  attribute of its class (an instance attribute would not survive the clones that
+  searches make), a promise that (1) and (2) above hold.
 """
 
 from sklearn.base import clone
