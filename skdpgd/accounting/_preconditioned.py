@@ -410,7 +410,7 @@ def plan_preconditioned_gd(
     ``epsilon=inf`` there is no noise: K is the fewest steps that bring the proxy's
     run may stop as soon as a step moves theta by less than :data:`NOISELESS_TOLERANCE` of its
     norm (``plan.tolerance``; None for a private run, whose K is fixed), K = ``max_steps``
-    being the cap.
+    being the cap, and (momentum, lam) minimise the proxy summed over K (fastest decrease).
     Everything is public: the answer depends on (epsilon, delta, S, S_G, c, n, p, r0, eta).
 
     Parameters
@@ -485,7 +485,7 @@ def plan_preconditioned_gd(
         n_outputs=p // dim,
     )
     if target == math.inf:  # no noise: the cap; the run stops on convergence (tolerance)
-        pair = int(np.argmin(table[-1]))
+        pair = int(np.argmin(table.sum(axis=0)))  # the fastest decrease over all K
         proxy, k = float(table[-1, pair]), max_steps
     else:
         k_index, pair = np.unravel_index(int(np.argmin(table)), table.shape)
