@@ -65,10 +65,6 @@ def test_patterns_catch_what_they_should():
     assert not FORBIDDEN["paper-copy label"].search("random seed 0; --seed 0; seeds 0-1")
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="the lead's files still carry references listed in the mapping for them",
-)
 def test_no_reference_outside_the_repository():
     hits = _hits()
     assert not hits, (
