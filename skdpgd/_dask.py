@@ -126,15 +126,19 @@ class DaskRowSums:
         self._blocks = None
         return False
 
-    def sum(self, coef, row_set=None):
-        """Sum of ``method`` over all rows (block partial sums added in block order)."""
+    def sum(self, coef, row_set=None, *, method=None):
+        """Sum of ``method`` over all rows (block partial sums added in block order).
+
+        ``method`` replaces the engine's method for this call (e.g. a Gram pass).
+        """
         if row_set is not None:
             raise NotImplementedError("mini-batches of a dask array are not supported")
         import dask
         from dask import delayed
 
         coef = np.asarray(coef, dtype=np.float64)
-        parts = dask.compute(*[delayed(_block_sum)(self.method, coef, b) for b in self._blocks])
+        method = method or self.method
+        parts = dask.compute(*[delayed(_block_sum)(method, coef, b) for b in self._blocks])
         total = np.array(parts[0], dtype=np.float64, copy=True)
         for part in parts[1:]:
             total += part

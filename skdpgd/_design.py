@@ -240,6 +240,29 @@ class ClippedDesign:
     def T(self):
         return _TransposedDesign(self)
 
+    def gram(self):
+        r""":math:`\tilde X^\top \tilde X` in float64 (for a chunk: materialises its rows).
+
+        The clipped features are built once in float64 (a chunk-sized temporary, scaled
+        in place; stored rows enter as stored), and the intercept column enters through
+        its column sums, so no augmented copy is made.
+        """
+        X = self.X.toarray() if sp.issparse(self.X) else self.X
+        rows = np.array(X, dtype=np.float64, copy=True)
+        rows *= self.row_scale[:, None]
+        if self.far_rows is not None:
+            far = self.far_values
+            rows[self.far_rows] = far.toarray() if sp.issparse(far) else far
+        top = rows.T @ rows
+        if self.intercept_scaling is None:
+            return top
+        b, d = self.intercept_scaling, top.shape[0]
+        out = np.empty((d + 1, d + 1))
+        out[:d, :d] = top
+        out[:d, d] = out[d, :d] = b * rows.sum(axis=0)
+        out[d, d] = b * b * rows.shape[0]
+        return out
+
     def toarray(self):
         """The materialised float64 matrix (for tests and small problems only)."""
         X = self.X.toarray() if sp.issparse(self.X) else np.asarray(self.X)

@@ -209,11 +209,15 @@ class ChunkedRowSums:
         return stack.__exit__(*exc_info) if stack is not None else False
 
     # -- the sums ---------------------------------------------------------------
-    def sum(self, coef, row_set=None):
-        """Sum of ``method`` over all rows, or over the rows of ``row_sets[row_set]``."""
+    def sum(self, coef, row_set=None, *, method=None):
+        """Sum of ``method`` over all rows, or over the rows of ``row_sets[row_set]``.
+
+        ``method`` replaces the engine's method for this call (e.g. a Gram pass next to
+        the gradient passes, on data already placed on the workers).
+        """
         bounds = self._bounds[row_set]
         rows = None if row_set is None else self.row_sets[row_set]
-        return self._reduce(coef, bounds, rows)
+        return self._reduce(coef, bounds, rows, method or self.method)
 
     def sum_rows(self, coef, rows):
         """Sum of ``method`` over the rows ``rows`` (an index array drawn per step, e.g. a
@@ -221,21 +225,22 @@ class ChunkedRowSums:
         rows = np.asarray(rows, dtype=np.intp)
         if rows.size == 0:
             return np.zeros(np.shape(coef))
-        return self._reduce(coef, chunk_bounds(rows.size, self.X.shape[1], self.chunk_size), rows)
+        bounds = chunk_bounds(rows.size, self.X.shape[1], self.chunk_size)
+        return self._reduce(coef, bounds, rows, self.method)
 
-    def _reduce(self, coef, bounds, rows):
+    def _reduce(self, coef, bounds, rows, method):
         if len(bounds) == 1 and rows is None:
-            return np.asarray(self.method(coef, self.X, self.y), dtype=np.float64)
+            return np.asarray(method(coef, self.X, self.y), dtype=np.float64)
         if self._parallel is not None and len(bounds) > 1:
             n_tasks = min(len(bounds), TASKS_PER_WORKER * self._n_workers)
             groups = [list(group) for group in _split(bounds, n_tasks)]
             lists = self._parallel(
-                delayed(_partial_sums)(self.method, coef, self.X, self.y, group, rows)
+                delayed(_partial_sums)(method, coef, self.X, self.y, group, rows)
                 for group in groups
             )
             parts = (part for sublist in lists for part in sublist)
         else:
-            parts = (_partial_sum(self.method, coef, self.X, self.y, a, b, rows) for a, b in bounds)
+            parts = (_partial_sum(method, coef, self.X, self.y, a, b, rows) for a, b in bounds)
         total = None
         for part in parts:  # chunk order, whatever n_jobs: bit-identical results
             if total is None:

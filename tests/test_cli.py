@@ -68,7 +68,7 @@ def _chourasia_epsilon(sigma, report, eta):
 
 
 def test_chourasia_noise_is_the_smallest_that_meets_the_target():
-    est = DPLogisticRegression(epsilon=1.0, C=1.0 / (30_000 * 1e-3), max_iter=200)
+    est = DPLogisticRegression(epsilon=1.0, C=1.0 / (30_000 * 1e-3), max_iter=200, solver="gd")
     report = planned_report(est, 30_000, 10)
     sigma = chourasia_noise(report, 1.0)
     eta = (1 - 1e-9) / report.smoothness
@@ -89,7 +89,7 @@ def test_account_command_prints_the_plan(capsys):
     assert main(["account", "--epsilon", "1", "--delta", "1e-5", "--n", "30000",
                  "--data-norm", "1"]) == 0
     out = capsys.readouterr().out
-    report = planned_report(DPLogisticRegression(epsilon=1.0, delta=1e-5), 30_000, 10)
+    report = planned_report(DPLogisticRegression(epsilon=1.0, delta=1e-5, solver="gd"), 30_000, 10)
     assert f"sigma={report.noise_std:.6g}, K={report.n_steps}" in out
     assert "composition (Thm 4.1)" in out and "Chourasia" in out
 

@@ -85,3 +85,19 @@ def test_only_far_rows_are_stored():
     design = ClippedDesign.from_data(X, 1.0)
     assert design.far_rows.tolist() == [2]
     assert ClippedDesign.from_data(X[:2], 1.0).far_rows is None
+
+
+@pytest.mark.parametrize("kind", ["dense", "csr", "float32"])
+def test_gram_of_the_design_is_the_clipped_gram(kind):
+    rng = np.random.default_rng(3)
+    X = _data(rng)
+    X[[2, 9]] = [[MAX64 if kind != "float32" else MAX32, 1.0, -1.0], [40.0, 0.0, 3.0]]
+    data = {"dense": lambda: X, "csr": lambda: sp.csr_matrix(X),
+            "float32": lambda: X.astype(np.float32)}[kind]()
+    design = ClippedDesign.from_data(data, 1.0, 0.7)
+    reference = np.hstack([clip_rows(np.asarray(data.toarray() if kind == "csr" else data,
+                                                 dtype=np.float64), 1.0), np.full((40, 1), 0.7)])
+    # 1e-12: float64 products of terms <= 1 (float32 input is upcast exactly)
+    np.testing.assert_allclose(design.gram(), reference.T @ reference, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(design[5:30].gram(), reference[5:30].T @ reference[5:30],
+                               rtol=1e-12, atol=1e-12)

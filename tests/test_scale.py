@@ -163,7 +163,7 @@ def test_cyclic_run_is_the_documented_algorithm():
 
 def test_cyclic_auto_needs_fewer_passes_than_full_batch():
     X, y, _ = _sparse_problem(n=20_000, d=20)
-    gd = DPLogisticRegression(epsilon=1.0, random_state=0).fit(X, y)
+    gd = DPLogisticRegression(epsilon=1.0, solver="gd", random_state=0).fit(X, y)
     cyclic = DPLogisticRegression(epsilon=1.0, solver="cyclic", random_state=0).fit(X, y)
     passes = cyclic.privacy_.n_epochs
     assert passes <= 50 < gd.n_iter_

@@ -59,7 +59,7 @@ class BaseDPLinearModel(BaseEstimator):
         "intercept_scaling": [
             Interval(numbers.Real, *PUBLIC_SCALE_RANGE, closed="both"), StrOptions({"auto"})
         ],
-        "solver": [StrOptions({"gd", "cyclic", "sgd"})],
+        "solver": [StrOptions({"auto", "gd", "cyclic", "sgd", "preconditioned"})],
         "batch_size": [Interval(numbers.Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "learning_rate": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
@@ -160,6 +160,7 @@ class BaseDPLinearModel(BaseEstimator):
             learning_rate=None if self.learning_rate == "auto" else float(self.learning_rate),
             max_iter=None if self.max_iter == "auto" else int(self.max_iter),
             batch_size=None if self.batch_size == "auto" else int(self.batch_size),
+            row_norm=float(row_norm), n_outputs=int(loss.n_outputs),
         )
 
     def _plan_and_report(self, n_samples, n_features, n_classes, notes=()):

@@ -76,7 +76,16 @@ class DPLogisticRegression(
     classes : array-like or None, default=None
         The public label set. If None it is read from ``y`` and the privacy report
         says that the label set was treated as public.
-    solver : {"gd", "cyclic", "sgd"}, default="gd"
+    solver : {"auto", "preconditioned", "gd", "cyclic", "sgd"}, default="auto"
+        ``"auto"`` chooses the solver from public numbers and says why in
+        ``privacy_.notes`` (the chosen one is ``solver_``): ``"preconditioned"`` when the
+        design has at most 2000 columns (after the intercept), ``"cyclic"`` beyond, a
+        plain ``"gd"`` step when ``learning_rate`` is fixed, ``"cyclic"`` when
+        ``batch_size`` is. ``"preconditioned"``: one noisy release of the Gram matrix of the
+        clipped rows, then a few full-batch noisy gradient steps preconditioned by it (a
+        private Bohning-Lindsay fixed-Hessian method with momentum), accounted by
+        Gaussian-DP composition of the K + 1 releases (Dong, Roth and Su 2022, Cor. 3.3);
+        it converges in a few passes whatever the scaling of the features.
         ``"gd"``: full-batch noisy gradient descent, accounted by Bok, Su and Altschuler
         (2024), Theorem 4.2. ``"cyclic"``: a fixed partition of the rows into
         l = ceil(n / batch_size) batches, drawn from ``random_state`` and n only and
@@ -98,9 +107,13 @@ class DPLogisticRegression(
         (:func:`skdpgd.accounting.plan_noisy_cyclic_gd`); the value used is
         ``batch_size_`` (the smallest batch, which the bound uses).
     max_iter : int or "auto", default="auto"
-        ``"gd"``: the number of noisy steps K; ``"auto"`` chooses K <= 1000 from the
-        public proxy. ``"cyclic"`` and ``"sgd"``: the number of epochs E (passes
-        over X); ``"auto"`` chooses E <= 50. More steps past convergence cost no privacy.
+        The number of passes over the data, for every solver: full-batch steps for
+        ``"gd"`` and ``"preconditioned"`` (plus the one Gram pass), epochs for
+        ``"cyclic"`` and ``"sgd"``. A number is run exactly (the noise is calibrated
+        for it); ``"auto"`` lets the planner choose up to 1000 (``"gd"``), 100
+        (``"preconditioned"``) or 50 (``"cyclic"``, ``"sgd"``). Under the convergent
+        bounds more steps past convergence cost no privacy; under composition
+        (``"preconditioned"``) every step does, which is why it plans few.
     learning_rate : float or "auto", default="auto"
         Step eta; ``"auto"`` is chosen by the planner among fractions of
         2/(beta + lam), the step that minimises the contraction factor.
@@ -196,7 +209,7 @@ class DPLogisticRegression(
         intercept_scaling="auto",
         residual_clip="auto",
         classes=None,
-        solver="gd",
+        solver="auto",
         batch_size="auto",
         max_iter="auto",
         learning_rate="auto",

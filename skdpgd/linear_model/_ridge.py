@@ -125,7 +125,7 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
         residual_clip="auto",
         fit_intercept=True,
         intercept_scaling="auto",
-        solver="gd",
+        solver="auto",
         batch_size="auto",
         max_iter="auto",
         learning_rate="auto",

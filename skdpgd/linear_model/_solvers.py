@@ -21,6 +21,10 @@ The solvers (see the user guide, "Solvers"):
   Theorem 4.5 (convergent) / 4.4 (composition), with Theorem 4.2 for one batch.
 * :class:`SampledSolver` (``"sgd"``): Poisson-sampled noisy SGD, the minimum of the
   bounds that apply (PLD composition with amplification, Altschuler-Talwar eq. (3.3)).
+* :class:`PreconditionedSolver` (``"preconditioned"``): one noisy Gram release, then K
+  noisy gradient steps preconditioned by it (a private Bohning-Lindsay fixed-Hessian
+  method, optionally with momentum); accounted by GDP composition (Dong, Roth, Su 2022).
+* :class:`AutoSolver` (``"auto"``, the default): chooses among them from public numbers.
 """
 
 import math
@@ -33,6 +37,18 @@ from .. import accounting
 from .._dask import DaskRowSums, is_dask_array
 from .._design import ClippedDesign
 from .._gradients import ChunkedRowSums, _single_threaded_blas
+from .._gram import gram_sensitivity, release_gram
+from .._preconditioned import (
+    MAX_DENSE_DIM,
+    GramPreconditioner,
+    preconditioned_noisy_gradient_descent,
+)
+from ..accounting._preconditioned import (
+    calibrate_preconditioned_gd,
+    gram_noise_margin,
+    plan_preconditioned_gd,
+    preconditioned_gd_report,
+)
 from ..accounting._sgd_planning import SGD_SAMPLING_RATES
 from ..optim import (
     cyclic_partition,
@@ -41,7 +57,9 @@ from ..optim import (
 )
 
 __all__ = [
+    "AutoSolver",
     "CyclicSolver",
+    "PreconditionedSolver",
     "FitData",
     "PublicProblem",
     "SampledSolver",
@@ -79,6 +97,10 @@ class PublicProblem:
         lam and eta if the user fixed them, else None ("auto").
     max_iter, batch_size : int or None
         Passes over the data and batch size if fixed, else None.
+    row_norm : float
+        Rt, the public bound on the norm of an augmented row.
+    n_outputs : int
+        1 for a scalar model, k for softmax (theta is k x p/k).
     """
 
     epsilon: float
@@ -93,6 +115,26 @@ class PublicProblem:
     learning_rate: float | None = None
     max_iter: int | None = None
     batch_size: int | None = None
+    row_norm: float = math.nan
+    n_outputs: int = 1
+
+    @property
+    def gram_dim(self):
+        """Columns of the augmented design (features + intercept column)."""
+        return self.n_params // self.n_outputs
+
+    @property
+    def curvature(self):
+        r"""c = beta_l / Rt^2: the loss's bound on l'' (1/4, 1/2 or 1)."""
+        return self.data_smoothness / self.row_norm**2
+
+
+def _chunk_gram(coef, design, y):
+    r"""One chunk's :math:`\sum_i \tilde x_i \tilde x_i^\top` (worker side; coef, y unused).
+
+    Every row enters as its clipped value (:meth:`~skdpgd._design.ClippedDesign.gram`).
+    """
+    return design.gram()
 
 
 class FitData:
@@ -188,6 +230,7 @@ class GradientDescentPlan:
     batch_size: int
     n_batches: int
     n_epochs: int
+    notes: tuple = ()
 
     @property
     def n_steps(self):
@@ -269,7 +312,7 @@ class CyclicSolver(Solver):
             delta=problem.delta, sensitivity=problem.sensitivity,
             n_samples=problem.n_samples, learning_rate=plan.learning_rate,
             strong_convexity=plan.strong_convexity, smoothness=plan.smoothness,
-            notes=tuple(notes),
+            notes=tuple(notes) + plan.notes,
         )
         if plan.n_batches == 1:  # full batch: Theorem 4.2 (and Chourasia et al. to compare)
             return accounting.noisy_gd_report(plan.noise_std, plan.n_steps, **common)
@@ -317,6 +360,7 @@ class SampledPlan:
     n_steps: int
     batch_size: int
     gradient_bound: float
+    notes: tuple = ()
 
     @property
     def n_epochs(self):
@@ -363,7 +407,7 @@ class SampledSolver(Solver):
             batch_size=plan.batch_size, n_samples=problem.n_samples,
             gradient_bound=plan.gradient_bound, learning_rate=plan.learning_rate,
             strong_convexity=plan.strong_convexity, smoothness=plan.smoothness,
-            domain_radius=None, notes=tuple(notes),
+            domain_radius=None, notes=tuple(notes) + plan.notes,
         )
 
     def run(self, data, loss, plan, rng, callback=None):
@@ -378,10 +422,174 @@ class SampledSolver(Solver):
             )
 
 
+@dataclass(frozen=True)
+class PreconditionedPlan:
+    """A Gram-preconditioned run (all public): the Gram noise, then K noisy steps."""
+
+    solver: Solver
+    strong_convexity: float
+    smoothness: float
+    learning_rate: float
+    noise_std: float
+    n_steps: int
+    gram_noise_std: float
+    margin: float
+    curvature: float
+    momentum: float
+    notes: tuple = ()
+
+    @property
+    def batch_size(self):
+        return None
+
+    @property
+    def n_epochs(self):
+        return None
+
+
+class PreconditionedSolver(Solver):
+    r"""Gram-preconditioned noisy gradient descent (``solver="preconditioned"``).
+
+    1. Release :math:`\tilde G = \frac1n \sum_i \tilde x_i \tilde x_i^\top + E` once
+       (Gaussian noise on the upper triangle; replace-one sensitivity
+       :math:`\sqrt 2\,\tilde R^2/n`).
+    2. Build :math:`P = c\,(\tilde G + mI)_+ + \lambda I` with c the loss's curvature bound
+       (1/4 logistic, 1/2 softmax, 1 Huber) and m a public bound on the noise's norm: with
+       high probability P majorises the Hessian of the objective (Bohning and Lindsay
+       1988; Bohning 1992 for softmax), so the step :math:`\eta = 1` is safe.
+    3. Run :math:`\theta_{k+1} = y_k - \eta P^{-1}(\nabla F(y_k) + \sigma Z_k)` with
+       Nesterov momentum on :math:`y_k`, K steps.
+
+    Privacy is the adaptive composition of the K + 1 Gaussian releases,
+    :math:`\mu^2 = \mu_G^2 + K (S/(n\sigma))^2` (Dong, Roth, Su 2022, Cor. 3.3): it holds
+    for any step rule, so the step need not be below 2/beta; the convergent bounds of Bok
+    et al. do not apply to a preconditioned step and are not claimed. Planned by
+    :func:`skdpgd.accounting._preconditioned.plan_preconditioned_gd`. Refused for more than
+    ``MAX_DENSE_DIM`` columns (the Gram and its eigendecomposition would cost more than
+    they save).
+    """
+
+    name = "preconditioned"
+    supports_dask = True
+
+    def _plan(self, problem):
+        if problem.learning_rate is not None or problem.batch_size is not None:
+            raise ValueError(
+                "solver='preconditioned' chooses its own step (the majoriser step 1) and uses "
+                "full batches; leave learning_rate and batch_size at 'auto'."
+            )
+        if problem.gram_dim > MAX_DENSE_DIM:
+            raise ValueError(
+                f"solver='preconditioned' needs a {problem.gram_dim} x {problem.gram_dim} Gram "
+                f"matrix, above its limit of {MAX_DENSE_DIM} columns; use solver='cyclic' "
+                "(or 'auto', which does so)."
+            )
+        kwargs = {} if problem.max_iter is None else {"max_steps": problem.max_iter}
+        plan = plan_preconditioned_gd(
+            problem.epsilon, problem.delta, sensitivity=problem.sensitivity,
+            gram_sensitivity=gram_sensitivity(problem.row_norm), curvature=problem.curvature,
+            n_samples=problem.n_samples, gram_dim=problem.gram_dim, n_params=problem.n_params,
+            initial_distance=problem.initial_distance,
+            strong_convexity=problem.strong_convexity, **kwargs,
+        )
+        if problem.max_iter is not None and plan.n_steps != problem.max_iter:
+            # a fixed number of passes is that number: recalibrate the noise for it
+            tau, sigma = calibrate_preconditioned_gd(
+                problem.epsilon, problem.delta, gram_share=plan.gram_share,
+                n_steps=problem.max_iter, sensitivity=problem.sensitivity,
+                gram_sensitivity=gram_sensitivity(problem.row_norm),
+                n_samples=problem.n_samples,
+            )
+            plan = replace(
+                plan, n_steps=problem.max_iter, noise_std=sigma, gram_noise_std=tau,
+                margin=gram_noise_margin(tau, problem.gram_dim),
+            )
+        return PreconditionedPlan(
+            self, plan.strong_convexity, problem.data_smoothness + plan.strong_convexity,
+            plan.learning_rate, plan.noise_std, plan.n_steps, plan.gram_noise_std,
+            plan.margin, plan.curvature, plan.momentum,
+        )
+
+    def report(self, plan, problem, notes=()):
+        return preconditioned_gd_report(
+            plan.gram_noise_std, plan.noise_std, plan.n_steps, delta=problem.delta,
+            sensitivity=problem.sensitivity, gram_sensitivity=gram_sensitivity(problem.row_norm),
+            n_samples=problem.n_samples, learning_rate=plan.learning_rate,
+            strong_convexity=plan.strong_convexity, curvature=plan.curvature,
+            margin=plan.margin, row_norm=problem.row_norm,
+            notes=tuple(notes) + plan.notes + (f"momentum {plan.momentum:g}",),
+        )
+
+    def run(self, data, loss, plan, rng, callback=None):
+        shape = loss_shape(loss, data)
+        n_samples, lam = data.n_samples, plan.strong_convexity
+        row_sums = data.row_sums(loss.gradient_sum)
+        with _single_threaded_blas(), row_sums:  # the data are placed once for both passes
+            gram = row_sums.sum(np.zeros(shape[-1]), method=_chunk_gram)
+            released = release_gram(0.5 * (gram + gram.T), n_samples, plan.gram_noise_std, rng)
+            preconditioner = GramPreconditioner(
+                released, curvature=plan.curvature, margin=plan.margin, strong_convexity=lam
+            )
+
+            def gradient(coef):
+                return row_sums.sum(coef) / n_samples + lam * coef
+
+            return preconditioned_noisy_gradient_descent(
+                gradient, np.zeros(shape), preconditioner=preconditioner,
+                learning_rate=plan.learning_rate, noise_std=plan.noise_std,
+                n_steps=plan.n_steps, rng=rng, momentum=plan.momentum, callback=callback,
+            )
+
+
+class AutoSolver(Solver):
+    """``solver="auto"``: the solver, and through it every run parameter, from public numbers.
+
+    The rule (see the user guide, "Solvers"):
+
+    * a fixed ``learning_rate`` is a plain gradient step: ``"gd"`` (``"cyclic"`` with a
+      fixed ``batch_size``);
+    * otherwise, while the augmented design has at most ``MAX_DENSE_DIM`` columns,
+      ``"preconditioned"``: its steps are invariant to any invertible linear map of the
+      features (up to clipping and the noise floor), so it converges in a few passes on
+      every preprocessing of the same table, where plain gradient steps with the public
+      worst-case step need as many passes as the condition number of that preprocessing;
+      its Gram pass and d x d eigendecomposition cost about d/k gradient passes;
+    * wider data: ``"cyclic"`` (mini-batches; the convergent bound pays there).
+
+    The report's notes name the choice and the reason.
+    """
+
+    name = "auto"
+    supports_dask = True
+
+    def _plan(self, problem):
+        if problem.learning_rate is not None:
+            chosen, why = (
+                make_solver("cyclic" if problem.batch_size is not None else "gd"),
+                "a fixed learning_rate is a plain gradient step",
+            )
+        elif problem.batch_size is not None:
+            chosen, why = make_solver("cyclic"), "a fixed batch_size asks for mini-batches"
+        elif problem.gram_dim <= MAX_DENSE_DIM:
+            chosen, why = PreconditionedSolver(), (
+                f"{problem.gram_dim} columns <= {MAX_DENSE_DIM}: the noisy Gram is affordable "
+                "and makes the steps insensitive to the features' scaling"
+            )
+        else:
+            chosen, why = make_solver("cyclic"), (
+                f"{problem.gram_dim} columns > {MAX_DENSE_DIM}: too wide for a Gram "
+                "preconditioner; mini-batches with the convergent bound"
+            )
+        plan = chosen.plan(problem)
+        return replace(plan, notes=plan.notes + (f"solver='auto' chose {chosen.name!r}: {why}",))
+
+
 _SOLVERS = {
+    "auto": AutoSolver,
     "gd": lambda: CyclicSolver(full_batch=True),
     "cyclic": lambda: CyclicSolver(full_batch=False),
     "sgd": SampledSolver,
+    "preconditioned": PreconditionedSolver,
 }
 
 
