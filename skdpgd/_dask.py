@@ -12,7 +12,11 @@ changes:
 * each step sends the current coefficients, computes one partial gradient sum per block
   where the block lives, and adds the partial sums in block order in the parent (a fixed
   order, so a fit is reproducible for a given chunking). All noise is drawn in the
-  parent; workers are pure gradient calculators (randomness enters once, in fit).
+  parent; workers are pure gradient calculators (randomness enters once, in fit);
+* a mini-batch step (``solver="cyclic"``, ``"sgd"``) is the same sum over a row set: the
+  batch is drawn in the parent from the seed and n (public numbers), split by block from
+  the public block edges, and each block sums its own rows of the batch where it lives
+  (only block-local row indices travel).
 
 Without a ``distributed.Client`` dask's local threaded scheduler is used, which keeps the
 persisted blocks in this process's memory.
@@ -79,14 +83,46 @@ def _block_design(block, y_block, max_norm, intercept_scaling):
     return ClippedDesign.from_data(np.asarray(block), max_norm, intercept_scaling), y_block
 
 
-def _block_sum(method, coef, block):
+def _block_sum(method, coef, block, rows=None):
+    """One block's partial sum, over its rows ``rows`` (block-local indices) or all of them."""
     design, y_block = block
-    return method(coef, design, y_block)
+    if rows is None:
+        return method(coef, design, y_block)
+    return method(coef, design[rows], y_block[rows])
+
+
+def _split_by_block(rows, edges):
+    """``rows`` (global indices, in the caller's order) cut by block: a list of
+    ``(block index, block-local indices)`` for the blocks holding at least one of them.
+
+    A function of the indices and of the public block edges only; each block's rows keep
+    their order in ``rows``.
+    """
+    rows = np.asarray(rows, dtype=np.intp)
+    if rows.size and (rows.min() < 0 or rows.max() >= edges[-1]):
+        raise IndexError(f"row indices must lie in [0, {edges[-1]}).")
+    block = np.searchsorted(edges, rows, side="right") - 1
+    order = np.argsort(block, kind="stable")
+    counts = np.bincount(block, minlength=len(edges) - 1)
+    pieces, start = [], 0
+    for j, count in enumerate(counts):
+        if count:
+            picked = rows[order[start:start + count]]
+            pieces.append((j, picked - edges[j]))
+            start += count
+    return pieces
 
 
 class DaskRowSums:
-    r"""Gradient sums over the row blocks of a dask X, with the same interface as
-    :class:`skdpgd._gradients.ChunkedRowSums` (``with`` block, then ``sum(coef)``).
+    r"""Sums over the rows of a dask X, block by block where the blocks live, with the
+    interface of :class:`skdpgd._gradients.ChunkedRowSums` (``with`` block, then
+    ``sum(coef)``, ``sum(coef, j)`` or ``sum_rows(coef, rows)``).
+
+    A sum over a row set (a cyclic batch, a Poisson-sampled batch) is computed the same
+    way as a full pass: the rows are split by block from the public block edges, each
+    block sums its own rows where it lives, and the partial sums are added in block
+    order in the parent. Only the block-local indices travel to the workers; the row
+    sets themselves are drawn in the parent from the seed and n (public numbers).
 
     Parameters
     ----------
@@ -99,19 +135,24 @@ class DaskRowSums:
         data_norm R (rows are clipped on the workers).
     intercept_scaling : float or None
         b, or None for no intercept column.
+    row_sets : list of ndarray, optional
+        Index sets (e.g. the batches of a cyclic partition) that :meth:`sum` may be
+        restricted to; they are split by block once, here.
     """
 
-    def __init__(self, method, X, y, *, max_norm, intercept_scaling):
+    def __init__(self, method, X, y, *, max_norm, intercept_scaling, row_sets=()):
         self.method = method
         self._X, self._y = X, y
         self._max_norm, self._intercept_scaling = max_norm, intercept_scaling
+        self._edges = np.cumsum((0,) + tuple(X.chunks[0]))
+        self._row_sets = [_split_by_block(rows, self._edges) for rows in row_sets]
         self._blocks = None
 
     def __enter__(self):
         dask, _ = _import_dask()
         from dask import delayed
 
-        edges = np.cumsum((0,) + self._X.chunks[0])
+        edges = self._edges
         blocks = self._X.to_delayed().ravel()
         build = [
             delayed(_block_design)(
@@ -127,18 +168,32 @@ class DaskRowSums:
         return False
 
     def sum(self, coef, row_set=None, *, method=None):
-        """Sum of ``method`` over all rows (block partial sums added in block order).
+        """Sum of ``method`` over all rows, or over the rows of ``row_sets[row_set]``
+        (block partial sums added in block order).
 
         ``method`` replaces the engine's method for this call (e.g. a Gram pass).
         """
-        if row_set is not None:
-            raise NotImplementedError("mini-batches of a dask array are not supported")
+        if row_set is None:
+            pieces = [(j, None) for j in range(len(self._blocks))]
+        else:
+            pieces = self._row_sets[row_set]
+        return self._reduce(coef, pieces, method or self.method)
+
+    def sum_rows(self, coef, rows):
+        """Sum of the method over the rows ``rows`` (global indices drawn per step, e.g. a
+        Poisson-sampled batch; may be empty, then the sum is 0)."""
+        return self._reduce(coef, _split_by_block(rows, self._edges), self.method)
+
+    def _reduce(self, coef, pieces, method):
         import dask
         from dask import delayed
 
         coef = np.asarray(coef, dtype=np.float64)
-        method = method or self.method
-        parts = dask.compute(*[delayed(_block_sum)(method, coef, b) for b in self._blocks])
+        if not pieces:
+            return np.zeros(coef.shape)
+        parts = dask.compute(
+            *[delayed(_block_sum)(method, coef, self._blocks[j], rows) for j, rows in pieces]
+        )
         total = np.array(parts[0], dtype=np.float64, copy=True)
         for part in parts[1:]:
             total += part

@@ -433,7 +433,7 @@ def test_noisy_gd_mean_refuses_bad_input():
         assert np.all(np.isfinite(NoisyGDMean(random_state=0).fit(X * 1e300).coef_))
 
 
-# -- every solver and input kind: non-finite values and Dask's solver limit ---------------------
+# -- every solver and input kind (Dask included): non-finite values are refused ---------------
 
 INPUT_KINDS = ["dense", "csr", "float32", "dask"]
 
@@ -462,10 +462,7 @@ def test_non_finite_values_are_refused_for_every_solver_and_input(
         pytest.importorskip("dp_accounting")
     X = _input(_with(data[0], 4, 1, value), input_kind)
     est = make(solver=solver, max_iter=2)
-    if input_kind == "dask" and solver != "gd":
-        message = "does not support a dask array"
-    else:
-        message = "NaN|infinity|non-finite"
+    message = "NaN|infinity|non-finite"
     with pytest.raises(ValueError, match=message):
         est.fit(X, _y(data, kind))
     assert not hasattr(est, "coef_")
@@ -482,8 +479,6 @@ def test_every_solver_and_input_kind_gives_the_dense_float64_model(
     # rows: 1e-4 leaves a wide margin while catching any scale or clipping error).
     if solver == "sgd":
         pytest.importorskip("dp_accounting")
-    if input_kind == "dask" and solver != "gd":
-        pytest.skip("the Dask path supports solver='gd' only (refusal tested above)")
     X, y = data[0], _y(data, kind)
     X = np.asarray(X, dtype=np.float32).astype(float) if input_kind == "float32" else X
     reference = _coef(make(solver=solver, max_iter=2).fit(X, y))

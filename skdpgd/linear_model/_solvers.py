@@ -163,11 +163,9 @@ class FitData:
     def row_sums(self, method, row_sets=()):
         """Sums of ``method(coef, rows, y_rows)`` over all rows or over ``row_sets``."""
         if is_dask_array(self.X):
-            if len(row_sets):
-                raise ValueError("mini-batches of a dask array X are not supported; use solver='gd'.")
             return DaskRowSums(
                 method, self.X, self.y, max_norm=self.data_norm,
-                intercept_scaling=self.intercept_scaling,
+                intercept_scaling=self.intercept_scaling, row_sets=row_sets,
             )
         return ChunkedRowSums(method, self.design, self.y, n_jobs=self.n_jobs, row_sets=row_sets)
 
@@ -186,8 +184,9 @@ class Solver:
 
     #: The ``solver=`` string of this solver.
     name = None
-    #: Whether the solver can run on a dask array X.
-    supports_dask = False
+    #: Whether the solver can run on a dask array X (all row sums of
+    #: :class:`FitData` can: full passes, fixed row sets and sampled rows).
+    supports_dask = True
 
     def __eq__(self, other):
         return type(self) is type(other) and vars(self) == vars(other)
@@ -260,7 +259,6 @@ class CyclicSolver(Solver):
     def __init__(self, full_batch=False):
         self.full_batch = bool(full_batch)
         self.name = "gd" if self.full_batch else "cyclic"
-        self.supports_dask = self.full_batch
 
     def __repr__(self):
         return f"CyclicSolver(full_batch={self.full_batch})"
