@@ -48,7 +48,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._calibration import optimisation_error
 from ._checks import check_count, check_positive, check_probability
 from ._gdp import epsilon_delta_to_gdp, gdp_to_epsilon
 from ._report import PrivacyReport
