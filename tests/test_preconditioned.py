@@ -361,13 +361,19 @@ def test_report_states_the_composed_guarantee():
     tau, sigma = calibrate_preconditioned_gd(0.5, 1e-5, gram_share=0.25, n_steps=20, **kw)
     report = preconditioned_gd_report(
         tau, sigma, 20, delta=1e-5, learning_rate=1.0, strong_convexity=1e-6, curvature=0.25,
-        margin=gram_noise_margin(tau, 105), row_norm=1.1, **kw,
+        margin=gram_noise_margin(tau, 105), row_norm=1.1, momentum=0.5, **kw,
     )
     assert report.epsilon <= 0.5 and report.epsilon == pytest.approx(0.5, rel=1e-6)
     assert report.mu == pytest.approx(math.hypot(report.gram_mu, report.steps_mu), rel=1e-14)
     assert report.gram_mu == pytest.approx(1.8 / (32_561 * tau), rel=1e-14)
     assert report.binding_bound == "composition" and report.neighbouring_relation == "replace-one"
     assert "Corollary 3.3" in report.theorem and "Gram release" in repr(report)
+    assert report.momentum == 0.5 and "momentum=0.5" in repr(report)
+    no_steps = preconditioned_gd_report(
+        tau, 0.0, 0, delta=1e-5, learning_rate=1.0, strong_convexity=1e-6, curvature=0.25,
+        margin=0.0, row_norm=1.1, **kw,
+    )
+    assert no_steps.steps_mu == 0.0 and no_steps.mu == pytest.approx(report.gram_mu)
 
 
 def test_planner_is_public_and_calibrated():

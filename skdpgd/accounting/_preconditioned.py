@@ -520,6 +520,8 @@ class PreconditionedPrivacyReport(PrivacyReport):
         GDP of the Gram release and of the K noisy gradients (``mu`` is their hypot).
     margin, curvature : float
         m and c of the preconditioner :math:`c(\\tilde G + mI)_+ + \\lambda I`.
+    momentum : float
+        beta of the Nesterov step (0: none).
     """
 
     gram_noise_std: float = math.nan
@@ -528,6 +530,7 @@ class PreconditionedPrivacyReport(PrivacyReport):
     steps_mu: float = math.nan
     margin: float = math.nan
     curvature: float = math.nan
+    momentum: float = 0.0
 
     def __repr__(self):
         lines = [
@@ -537,7 +540,7 @@ class PreconditionedPrivacyReport(PrivacyReport):
             f"  Gram release: tau={self.gram_noise_std:.6g}, S_G={self.gram_sensitivity:.6g}, "
             f"mu_G={self.gram_mu:.6g}",
             f"  run: sigma={self.noise_std:.6g}, K={self.n_steps}, eta={self.learning_rate:.6g}, "
-            f"n={self.n_samples}, mu_steps={self.steps_mu:.6g}",
+            f"momentum={self.momentum:.6g}, n={self.n_samples}, mu_steps={self.steps_mu:.6g}",
             f"  constants: S={self.sensitivity:.6g}, lam={self.strong_convexity:.6g}, "
             f"c={self.curvature:.6g}, margin={self.margin:.6g}",
         ]
@@ -547,14 +550,16 @@ class PreconditionedPrivacyReport(PrivacyReport):
 
 def preconditioned_gd_report(
     gram_noise_std, noise_std, n_steps, *, delta, sensitivity, gram_sensitivity, n_samples,
-    learning_rate, strong_convexity, curvature, margin, row_norm, notes=(),
+    learning_rate, strong_convexity, curvature, margin, row_norm, momentum=0.0, notes=(),
 ):
     """Build the :class:`PreconditionedPrivacyReport` of a preconditioned run."""
     delta = check_probability("delta", delta)
     constants = dict(gram_sensitivity=gram_sensitivity, sensitivity=sensitivity, n_samples=n_samples)
     mu = preconditioned_gd_gdp(gram_noise_std, noise_std, n_steps, **constants)
     gram_mu = preconditioned_gd_gdp(gram_noise_std, noise_std, 0, **constants)
-    steps_mu = _gaussian_mu(float(sensitivity), int(n_samples), float(noise_std)) * math.sqrt(n_steps)
+    steps_mu = 0.0 if int(n_steps) == 0 else math.sqrt(n_steps) * _gaussian_mu(
+        float(sensitivity), int(n_samples), float(noise_std)
+    )
     epsilon = math.inf if mu == math.inf else gdp_to_epsilon(mu, delta)
     return PreconditionedPrivacyReport(
         epsilon=epsilon, delta=float(delta), mu=mu, accountant="preconditioned_gd",
@@ -567,5 +572,5 @@ def preconditioned_gd_report(
         chourasia_note="does not apply: Corollary 1 is stated for plain noisy GD",
         notes=tuple(notes), gram_noise_std=float(gram_noise_std),
         gram_sensitivity=float(gram_sensitivity), gram_mu=gram_mu, steps_mu=steps_mu,
-        margin=float(margin), curvature=float(curvature),
+        margin=float(margin), curvature=float(curvature), momentum=float(momentum),
     )
