@@ -57,20 +57,16 @@ def _row_norms(X, *, n_jobs=None):
     """Row norms of X in float64, chunk by chunk, on up to ``n_jobs`` local threads.
 
     Each norm depends on its own row only, so the result does not depend on ``n_jobs``.
+    This is also the fit's finiteness check of X (a NaN or infinite entry gives a NaN
+    norm, refused here), so the fit reads X once for both, on the fit's threads.
     A finite row gets its norm without overflow, ``inf`` only where the norm itself
     exceeds the largest float (:func:`skdpgd.utils._clipping.row_norms`); such a row is
     stored clipped, with scale 0.
     """
-    from joblib import Parallel, cpu_count, delayed, effective_n_jobs
+    from ._passes import map_chunks
 
     bounds = chunk_bounds(X.shape[0], X.shape[1])
-    n_threads = min(effective_n_jobs(n_jobs), cpu_count())
-    if len(bounds) > 1 and n_threads > 1:
-        parts = Parallel(n_jobs=n_threads, backend="threading")(
-            delayed(_chunk_norms)(X, start, stop) for start, stop in bounds
-        )
-    else:
-        parts = [_chunk_norms(X, start, stop) for start, stop in bounds]
+    parts = map_chunks(lambda start, stop: _chunk_norms(X, start, stop), bounds, n_jobs)
     norms = np.concatenate(parts) if parts else np.empty(0)
     check_finite_norms(norms)
     return norms

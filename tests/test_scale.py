@@ -233,3 +233,68 @@ def test_clipping_scales_do_not_depend_on_n_jobs(small_chunks):
         assert np.array_equal(clipping_scales(data, 1.0, n_jobs=2), serial)
         with parallel_config(backend="threading", n_jobs=2):
             assert np.array_equal(clipping_scales(data, 1.0), serial)
+
+
+# -- the once-per-fit passes (label scan, row norms / finiteness) on the fit's threads -------
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+@pytest.mark.parametrize("kind", ["int", "str"])
+def test_label_scan_is_chunked_and_gives_numpys_answer(kind, n_jobs, small_chunks):
+    from skdpgd._passes import scan_labels
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 5, size=1000)  # 16 chunks of 64 labels
+    y[::97] = 7
+    if kind == "str":
+        y = np.array([f"label {v}" for v in y])
+    found, codes, unknown = scan_labels(y, None, n_jobs=n_jobs)
+    np.testing.assert_array_equal(found, np.unique(y))
+    np.testing.assert_array_equal(codes, np.searchsorted(np.unique(y), y))
+    assert unknown.size == 0
+    public = np.unique(y)[:-1]  # the largest label (7) is not public
+    same, codes, unknown = scan_labels(y, public, n_jobs=n_jobs)
+    assert same is public or np.array_equal(same, public)
+    known = y != np.unique(y)[-1]
+    np.testing.assert_array_equal(codes[known], np.searchsorted(public, y[known]))
+    np.testing.assert_array_equal(unknown, np.unique(y)[-1:])
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_label_scan_refuses_a_continuous_target_whatever_n_jobs(n_jobs, small_chunks):
+    y = (np.arange(1000) % 2).astype(float)
+    y[900] = 0.5  # one continuous value in the 15th chunk
+    with pytest.raises(ValueError, match="Unknown label type: continuous"):
+        DPLogisticRegression(max_iter=2, n_jobs=n_jobs).fit(np.ones((1000, 2)), y)
+
+
+def test_first_error_in_chunk_order_is_raised_whatever_the_timing():
+    import time
+
+    from skdpgd._passes import map_chunks
+
+    def chunk(start, stop):
+        if start == 0:
+            time.sleep(0.05)  # the first chunk fails last
+            raise ValueError("chunk 0")
+        if start == 2:
+            raise KeyError("chunk 2")
+        return start
+
+    bounds = [(0, 1), (1, 2), (2, 3), (3, 4)]
+    for n_jobs in (1, 2):
+        with pytest.raises(ValueError, match="chunk 0"):
+            map_chunks(chunk, bounds, n_jobs)
+    assert map_chunks(lambda a, b: a * 10 + b, bounds, 2) == [1, 12, 23, 34]
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_non_finite_X_is_refused_by_the_chunked_row_norm_pass(n_jobs, small_chunks):
+    # validate_data no longer reads the values of X (one read less); the fit's row-norm
+    # pass, chunked on n_jobs threads, refuses NaN/inf and names the first bad row in row
+    # order, after the ledger's charge (tests/test_charge_first.py).
+    X, y, _ = _sparse_problem(n=1000, d=5)
+    X[700, 1], X[300, 4] = np.inf, np.nan
+    for data in (X, sp.csr_matrix(X), X.astype(np.float32)):
+        with pytest.raises(ValueError, match=r"non-finite .* in 2 row\(s\), e.g. row 300"):
+            DPLogisticRegression(max_iter=2, n_jobs=n_jobs).fit(data, y)

@@ -17,6 +17,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import _num_features, _num_samples
 
 from .._dask import is_dask_array, validate_dask_X_y
+from ..accounting._preconditioned import concentrated_initial_distance
 from ._defaults import auto_intercept_scaling
 from ._solvers import FitData, PublicProblem, make_solver
 from ..utils._sklearn_compat import HasMethods, Interval, Options, StrOptions, validate_data
@@ -92,6 +93,10 @@ class BaseDPLinearModel(BaseEstimator):
         """lam from the user's C / alpha, or None for "auto" (abstract hook)."""
         raise NotImplementedError(f"{type(self).__name__} must define _strong_convexity")
 
+    def _output_scale(self):
+        """The public scale m of the model's outputs (a logit, or y_bound; abstract hook)."""
+        raise NotImplementedError(f"{type(self).__name__} must define _output_scale")
+
     def _initial_distance(self, n_features, n_outputs, intercept_scaling):
         """Public guess r0 of the norm of the optimum (abstract hook; b None: no intercept)."""
         raise NotImplementedError(f"{type(self).__name__} must define _initial_distance")
@@ -102,12 +107,16 @@ class BaseDPLinearModel(BaseEstimator):
 
         A CSR matrix with duplicate entries is the one case that is copied (its row norms
         need the summed entries); any other accepted X is used as given.
+
+        The finiteness of X is not checked here but by the fit's row-norm pass
+        (:meth:`~skdpgd._design.ClippedDesign.from_data`), chunked on the fit's
+        ``n_jobs`` threads: one read of X for both, refused with a "non-finite" error.
         """
         if is_dask_array(X):
             return self._validate_dask_X_y(X, y, **kwargs)
         X, y = validate_data(
             self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32],
-            ensure_min_samples=2, **kwargs,
+            ensure_min_samples=2, ensure_all_finite=False, **kwargs,
         )
         if sp.issparse(X) and not X.has_canonical_format:
             X = X.copy()
@@ -156,6 +165,9 @@ class BaseDPLinearModel(BaseEstimator):
             gradient_bound=float(loss.gradient_bound(row_norm)),
             data_smoothness=float(loss.smoothness(row_norm)),
             initial_distance=float(self._initial_distance(n_features, loss.n_outputs, scaling)),
+            largest_distance=float(concentrated_initial_distance(
+                self._output_scale(), self.data_norm, n_features, loss.n_outputs, scaling
+            )),
             strong_convexity=self._strong_convexity(n_samples),
             learning_rate=None if self.learning_rate == "auto" else float(self.learning_rate),
             max_iter=None if self.max_iter == "auto" else int(self.max_iter),

@@ -5,13 +5,13 @@ import numbers
 import numpy as np
 from scipy.special import log_softmax
 from sklearn.base import ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
+from .._passes import scan_labels
 from ..losses import BinaryLogisticLoss, MultinomialLogisticLoss
 from ..utils._sklearn_compat import Interval, LinearClassifierMixin, StrOptions, _fit_context
 from ._base import BaseDPLinearModel, fit_or_forget
-from ._defaults import BINARY_RESIDUAL_CLIP, logistic_initial_distance
+from ._defaults import BINARY_RESIDUAL_CLIP, CONFIDENT_LOGIT, logistic_initial_distance
 from ._refusals import refuse_class_weight, refuse_fit_params, refuse_warm_start
 from ._repr import BudgetReprMixin
 
@@ -242,6 +242,9 @@ class DPLogisticRegression(
     def _strong_convexity(self, n_samples):
         return None if self.C == "auto" else 1.0 / (self.C * n_samples)
 
+    def _output_scale(self):
+        return CONFIDENT_LOGIT
+
     def _initial_distance(self, n_features, n_outputs, intercept_scaling):
         return logistic_initial_distance(
             self.data_norm, n_features, n_outputs, intercept_scaling
@@ -268,11 +271,15 @@ class DPLogisticRegression(
         return classes
 
     def _encode_labels(self, y, classes):
-        """Codes of y in ``classes`` (public), or in the labels of y when classes is None."""
-        check_classification_targets(y)
+        """Codes of y in ``classes`` (public), or in the labels of y when classes is None.
+
+        One chunked pass over y on the fit's ``n_jobs`` threads (two without classes):
+        :func:`skdpgd._passes.scan_labels`; the result does not depend on ``n_jobs``.
+        """
         notes = []
+        found, codes, unknown = scan_labels(y, classes, n_jobs=self.n_jobs)
         if classes is None:
-            classes = np.unique(y)
+            classes = found
             notes.append("label set read from y and treated as public (pass classes= to fix it)")
             if classes.size < 2:
                 raise ValueError(
@@ -280,13 +287,12 @@ class DPLogisticRegression(
                     f"{classes.tolist()}. Pass classes= with the full public label set."
                 )
         else:
-            unknown = np.setdiff1d(np.unique(y), classes)
             if unknown.size:
                 raise ValueError(
                     f"y contains labels {unknown[:10].tolist()} that are not in classes="
                     f"{classes.tolist()}. Add them to `classes` or remove those rows."
                 )
-        return classes, np.searchsorted(classes, y), notes
+        return classes, codes, notes
 
     def _loss_and_shape(self, n_features, n_classes):
         """Binary loss for two classes, softmax loss otherwise; theta's shape."""

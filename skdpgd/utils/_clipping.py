@@ -93,7 +93,7 @@ def check_finite_norms(norms):
     if np.any(np.isnan(norms)):
         bad = np.flatnonzero(np.isnan(norms))
         raise ValueError(
-            f"X has non-finite values (NaN or inf) in {bad.size} row(s), e.g. row {bad[0]}; "
+            f"X has non-finite values (NaN or infinity) in {bad.size} row(s), e.g. row {bad[0]}; "
             "remove or impute them before fitting."
         )
 
