@@ -160,6 +160,9 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
             raise ValueError(_Y_BOUND_REQUIRED)
         return self.y_bound
 
+    def _output_scale(self):
+        return float(self.y_bound)
+
     def _initial_distance(self, n_features, n_outputs, intercept_scaling):
         return ridge_initial_distance(
             self._public_y_bound(), self.data_norm, n_features, intercept_scaling

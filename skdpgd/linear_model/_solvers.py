@@ -92,7 +92,12 @@ class PublicProblem:
         S (replace-one sensitivity of a per-example gradient), G (bound on its norm) and
         beta_l (smoothness of the data term), from the loss and the row-norm bound Rt.
     initial_distance : float
-        r0, the public guess of the optimum's norm.
+        r0, the public guess of the optimum's norm (the geometric mean of its public range,
+        :func:`~skdpgd.linear_model._defaults.initial_distance`).
+    largest_distance : float
+        The upper end of that range
+        (:func:`~skdpgd.accounting._preconditioned.concentrated_initial_distance`), which the
+        preconditioned planner uses: too few steps there cost far more than too many.
     strong_convexity, learning_rate : float or None
         lam and eta if the user fixed them, else None ("auto").
     max_iter, batch_size : int or None
@@ -111,6 +116,7 @@ class PublicProblem:
     gradient_bound: float
     data_smoothness: float
     initial_distance: float
+    largest_distance: float = math.nan
     strong_convexity: float | None = None
     learning_rate: float | None = None
     max_iter: int | None = None
@@ -487,7 +493,7 @@ class PreconditionedSolver(Solver):
             problem.epsilon, problem.delta, sensitivity=problem.sensitivity,
             gram_sensitivity=gram_sensitivity(problem.row_norm), curvature=problem.curvature,
             n_samples=problem.n_samples, gram_dim=problem.gram_dim, n_params=problem.n_params,
-            initial_distance=problem.initial_distance,
+            initial_distance=problem.largest_distance,
             strong_convexity=problem.strong_convexity, **kwargs,
         )
         if problem.max_iter is not None and plan.n_steps != problem.max_iter:
