@@ -440,6 +440,7 @@ class PreconditionedPlan:
     margin: float
     curvature: float
     momentum: float
+    tolerance: float | None = None
     notes: tuple = ()
 
     @property
@@ -512,6 +513,8 @@ class PreconditionedSolver(Solver):
             self, plan.strong_convexity, problem.data_smoothness + plan.strong_convexity,
             plan.learning_rate, plan.noise_std, plan.n_steps, plan.gram_noise_std,
             plan.margin, plan.curvature, plan.momentum,
+            # no noise (epsilon=inf): K is a cap and the run may stop on convergence
+            plan.tolerance if problem.max_iter is None else None,
         )
 
     def report(self, plan, problem, notes=()):
@@ -541,7 +544,8 @@ class PreconditionedSolver(Solver):
             return preconditioned_noisy_gradient_descent(
                 gradient, np.zeros(shape), preconditioner=preconditioner,
                 learning_rate=plan.learning_rate, noise_std=plan.noise_std,
-                n_steps=plan.n_steps, rng=rng, momentum=plan.momentum, callback=callback,
+                n_steps=plan.n_steps, rng=rng, momentum=plan.momentum,
+                tolerance=plan.tolerance, callback=callback,
             )
 
 
