@@ -50,7 +50,7 @@ import numpy as np
 
 from ._checks import check_count, check_positive, check_probability
 from ._gdp import epsilon_delta_to_gdp, gdp_to_epsilon
-from ._report import PrivacyReport
+from ._report import PrivacyReport, format_near, format_up
 
 __all__ = [
     "GRAM_SHARE",
@@ -534,15 +534,18 @@ class PreconditionedPrivacyReport(PrivacyReport):
 
     def __repr__(self):
         lines = [
-            f"PrivacyReport(({self.epsilon:.6g}, {self.delta:.3g})-DP, mu={self.mu:.6g}-GDP, "
-            f"{self.neighbouring_relation} neighbours)",
+            f"PrivacyReport(({format_up(self.epsilon)}, {format_up(self.delta)})-DP, "
+            f"mu={format_up(self.mu)}-GDP, {self.neighbouring_relation} neighbours, "
+            "last iterate only)",
             f"  bound: {self.theorem}; binding: {self.binding_bound}",
-            f"  Gram release: tau={self.gram_noise_std:.6g}, S_G={self.gram_sensitivity:.6g}, "
-            f"mu_G={self.gram_mu:.6g}",
-            f"  run: sigma={self.noise_std:.6g}, K={self.n_steps}, eta={self.learning_rate:.6g}, "
-            f"momentum={self.momentum:.6g}, n={self.n_samples}, mu_steps={self.steps_mu:.6g}",
-            f"  constants: S={self.sensitivity:.6g}, lam={self.strong_convexity:.6g}, "
-            f"c={self.curvature:.6g}, margin={self.margin:.6g}",
+            f"  Gram release: tau={format_near(self.gram_noise_std)}, "
+            f"S_G={format_near(self.gram_sensitivity)}, mu_G={format_up(self.gram_mu)}",
+            f"  run: sigma={format_near(self.noise_std)}, K={self.n_steps}, "
+            f"eta={format_near(self.learning_rate)}, momentum={format_near(self.momentum)}, "
+            f"n={self.n_samples}, mu_steps={format_up(self.steps_mu)}",
+            f"  constants: S={format_near(self.sensitivity)}, "
+            f"lam={format_near(self.strong_convexity)}, c={format_near(self.curvature)}, "
+            f"margin={format_near(self.margin)}",
         ]
         lines += [f"  note: {note}" for note in self.notes]
         return "\n".join(lines)

@@ -523,8 +523,8 @@ class PreconditionedSolver(Solver):
             sensitivity=problem.sensitivity, gram_sensitivity=gram_sensitivity(problem.row_norm),
             n_samples=problem.n_samples, learning_rate=plan.learning_rate,
             strong_convexity=plan.strong_convexity, curvature=plan.curvature,
-            margin=plan.margin, row_norm=problem.row_norm,
-            notes=tuple(notes) + plan.notes + (f"momentum {plan.momentum:g}",),
+            margin=plan.margin, row_norm=problem.row_norm, momentum=plan.momentum,
+            notes=tuple(notes) + plan.notes,
         )
 
     def run(self, data, loss, plan, rng, callback=None):
