@@ -2,7 +2,7 @@ r"""One adversarial finite record cannot change the model beyond its clipped val
 
 A guarantee is a statement about every pair of neighbouring data sets, including ones an
 adversary writes. For every estimator (binary and multinomial logistic regression,
-ridge), every solver ("gd", "cyclic", "sgd") and every input kind (dense float64, CSR,
+ridge), every solver ("gd", "cyclic", "sgd", "preconditioned") and every input kind (dense float64, CSR,
 float32, Dask), the model fitted on D' (one row of D replaced by an adversarial finite
 record: +-max float64, [1.2e308, -1.2e308], one huge coordinate, subnormals, float32's
 3e38, a target of 1e308) must be finite and equal, with the same random_state, to the
@@ -80,6 +80,7 @@ SOLVERS = {
     "gd": dict(solver="gd", max_iter=6),
     "cyclic": dict(solver="cyclic", max_iter=2, batch_size=10),
     "sgd": dict(solver="sgd", max_iter=2, batch_size=10),
+    "preconditioned": dict(solver="preconditioned", max_iter=3),
 }
 
 
@@ -128,8 +129,8 @@ def _cases():
     for estimator in ESTIMATORS:
         for solver in SOLVERS:
             for kind in ("dense", "csr", "float32", "dask"):
-                if kind == "dask" and solver != "gd":
-                    continue  # the Dask path supports solver="gd" only (refused otherwise)
+                if kind == "dask" and solver not in ("gd", "preconditioned"):
+                    continue  # the Dask path supports full-batch solvers only (refused otherwise)
                 yield estimator, solver, kind
 
 
