@@ -83,6 +83,18 @@ def _block_design(block, y_block, max_norm, intercept_scaling):
     return ClippedDesign.from_data(np.asarray(block), max_norm, intercept_scaling), y_block
 
 
+def _place(arrays):
+    """``arrays`` scattered to the cluster of the active ``distributed.Client`` (futures),
+    or as they are without one: y's blocks then travel once, not inside the task graph."""
+    try:
+        from distributed import default_client
+
+        client = default_client()
+    except (ImportError, ValueError):  # no distributed, or no client: local scheduler
+        return arrays
+    return client.scatter(arrays)
+
+
 def _block_sum(method, coef, block, rows=None):
     """One block's partial sum, over its rows ``rows`` (block-local indices) or all of them."""
     design, y_block = block
@@ -154,11 +166,10 @@ class DaskRowSums:
 
         edges = self._edges
         blocks = self._X.to_delayed().ravel()
+        y_blocks = _place([self._y[a:b] for a, b in zip(edges[:-1], edges[1:])])
         build = [
-            delayed(_block_design)(
-                block, self._y[a:b], self._max_norm, self._intercept_scaling
-            )
-            for block, a, b in zip(blocks, edges[:-1], edges[1:])
+            delayed(_block_design)(block, y_block, self._max_norm, self._intercept_scaling)
+            for block, y_block in zip(blocks, y_blocks)
         ]
         self._blocks = dask.persist(*build)  # read, clip and place once per fit
         return self

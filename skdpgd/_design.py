@@ -182,6 +182,16 @@ class ClippedDesign:
     def dtype(self):
         return self.X.dtype
 
+    def __sizeof__(self):
+        """Bytes held (X, row scales, stored rows): what a dask worker counts against its
+        memory limit, so that a persisted block of a dask X can be spilled to disk."""
+        held = [self.X.data, self.X.indices, self.X.indptr] if sp.issparse(self.X) else [self.X]
+        held.append(self.row_scale)
+        if self.far_rows is not None:
+            far = self.far_values
+            held += [self.far_rows] + ([far.data, far.indices, far.indptr] if sp.issparse(far) else [far])
+        return object.__sizeof__(self) + sum(np.asarray(a).nbytes for a in held)
+
     def __len__(self):
         return self.shape[0]
 
