@@ -85,9 +85,19 @@ def test_chourasia_does_not_apply_to_cyclic_runs():
     assert chourasia_noise(planned_report(est, 30_000, 10), 1.0) is None
 
 
+def test_account_default_is_the_estimators_default(capsys):
+    assert main(["account", "--epsilon", "1", "--delta", "1e-5", "--n", "30000"]) == 0
+    out = capsys.readouterr().out
+    report = planned_report(DPLogisticRegression(epsilon=1.0, delta=1e-5), 30_000, 10)
+    assert report.accountant == "preconditioned_gd"
+    assert f"sigma={report.noise_std:.6g}, K={report.n_steps}" in out
+    assert f"mu_G={report.gram_mu:.6g}" in out and "composition of the run's releases" in out
+    assert "nan" not in out
+
+
 def test_account_command_prints_the_plan(capsys):
     assert main(["account", "--epsilon", "1", "--delta", "1e-5", "--n", "30000",
-                 "--data-norm", "1"]) == 0
+                 "--data-norm", "1", "--solver", "gd"]) == 0
     out = capsys.readouterr().out
     report = planned_report(DPLogisticRegression(epsilon=1.0, delta=1e-5, solver="gd"), 30_000, 10)
     assert f"sigma={report.noise_std:.6g}, K={report.n_steps}" in out

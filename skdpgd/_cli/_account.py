@@ -120,6 +120,18 @@ def account_lines(report, epsilon):
         + (f", batch={report.batch_size}, epochs={report.n_epochs}" if report.batch_size else ""),
         f"guarantee: mu={report.mu:.6g}-GDP, epsilon={report.epsilon:.6g} at delta="
         f"{report.delta:.3g}; bound: {report.theorem} ({report.binding_bound} term binds)",
+    ]
+    if report.accountant not in ("noisy_gd", "noisy_cyclic_gd"):  # composition is the bound
+        if hasattr(report, "gram_mu"):
+            lines.append(f"Gram release: tau={report.gram_noise_std:.6g}, "
+                         f"mu_G={report.gram_mu:.6g}; steps: mu={report.steps_mu:.6g}")
+        lines.append(f"constants: S={report.sensitivity:.6g}, beta={report.smoothness:.6g}")
+        notes = [f"note: {note}" for note in report.notes]
+        return lines + notes + [
+            "composition of the run's releases is its exact bound (no convergent bound "
+            "applies); --solver gd or cyclic shows what the convergent bound saves"
+        ]
+    lines += [
         f"constants: S={report.sensitivity:.6g}, beta={report.smoothness:.6g}, "
         f"c={report.contraction:.6g}",
         "",

@@ -14,7 +14,7 @@ Config keys (all public knowledge about the data, never computed from it)::
     sex = ["Female", "Male"]
     log1p = ["capital-gain"]          # x -> log(1 + max(x, 0)) first; bounds then apply
                                       # to the transformed value (e.g. [0, 12])
-    solver = "gd"                     # estimator parameters: solver, C (logistic),
+    solver = "auto"                   # estimator parameters: solver, C (logistic),
     C = 1.0                           # alpha (ridge), n_jobs, verbose
 
 A categorical value in neither its list nor ``unknown_values`` stops the fit with an
@@ -37,7 +37,7 @@ CONFIG_KEYS = {
     "alpha", "n_jobs", "verbose",
 }
 
-SOLVERS = ("gd", "cyclic", "sgd")
+SOLVERS = ("auto", "preconditioned", "gd", "cyclic", "sgd")
 
 
 def _is_number(value):
@@ -106,7 +106,7 @@ def check_config(config):
             raise ValueError(f"{key} must be a string, got {config[key]!r}.")
     if config.get("model", "logistic") not in ("logistic", "ridge"):
         raise ValueError(f"model must be 'logistic' or 'ridge', got {config['model']!r}.")
-    if config.get("solver", "gd") not in SOLVERS:
+    if config.get("solver", "auto") not in SOLVERS:
         raise ValueError(f"solver must be one of {SOLVERS}, got {config['solver']!r}.")
     if config.get("handle_unknown", "error") not in ("error", "ignore"):
         raise ValueError("handle_unknown must be 'error' or 'ignore', got "
