@@ -121,7 +121,7 @@ def build_parser():
     fit.add_argument("--y-bound", type=float, default=None, help="ridge: public bound on |y|")
     fit.add_argument("--solver", choices=["auto", "preconditioned", "gd", "cyclic", "sgd"],
                      default=None,
-                     help="optimiser (default gd; sgd needs the sgd extra)")
+                     help="optimiser (default: the estimator's, auto; sgd needs the sgd extra)")
     fit.add_argument("--C", type=float, default=None, dest="C",
                      help="logistic: inverse regularisation (default 'auto')")
     fit.add_argument("--alpha", type=float, default=None,
