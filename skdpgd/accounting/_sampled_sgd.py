@@ -96,9 +96,39 @@ def pld_discretization(mu_scale):
 #: closed form of :func:`_unsampled_gdp_epsilon` instead.
 PLD_MIN_NOISE_MULTIPLIER = 0.015
 
+#: Above this noise multiplier the library's privacy loss overflows (it squares z);
+#: such runs are nearly free and get the closed form too (at most 2 sqrt(K) / z-GDP).
+PLD_MAX_NOISE_MULTIPLIER = 1e6
 
-def _unsampled_gdp_epsilon(mu2, delta):
-    r"""epsilon of :math:`\sqrt{\mu^2}`-GDP: the closed-form bound for tiny noise.
+#: Past this epsilon scale (:func:`pld_discretization`) even the coarsest grid (step 1)
+#: would need millions of points (e.g. K = 1e9 steps); the epsilon is then far beyond
+#: anything the PLD resolves (~700), and the closed form is used.
+PLD_MAX_EPSILON_SCALE = 1e6
+
+#: More steps than this in one run and the library's K-fold composition takes minutes
+#: (measured: 1.4 s at K = 1e6, 19 s at K = 1e7 for q = 0.1, z = 10): the closed form is
+#: used instead (at K = 1e7 that run is already beyond epsilon 2000).
+PLD_MAX_STEPS = 10**7
+
+
+def _unsampled_mu(runs):
+    r""":math:`2\sqrt K / z` of each run (q, z, K) that touches data (inf when z = 0)."""
+    return [2.0 * math.sqrt(k) / z if z > 0.0 else math.inf
+            for q, z, k in runs if k > 0 and q > 0.0 and z != math.inf]
+
+
+def _needs_closed_form(mu, runs):
+    """True when the PLD of a mu-GDP part and these Poisson runs cannot be evaluated."""
+    live = [(q, z, k) for q, z, k in runs if k > 0 and q > 0.0 and z != math.inf]
+    if any(not PLD_MIN_NOISE_MULTIPLIER <= z <= PLD_MAX_NOISE_MULTIPLIER or k > PLD_MAX_STEPS
+           for _, z, k in live):
+        return True
+    scale = math.hypot(mu, *(_run_mu_scale(q, z, k) for q, z, k in live))
+    return 0.5 * scale * scale + 6.0 * scale > PLD_MAX_EPSILON_SCALE
+
+
+def _unsampled_gdp_epsilon(mus, delta):
+    r"""epsilon of :math:`\sqrt{\sum_j \mu_j^2}`-GDP: the closed form where the PLD fails.
 
     Poisson subsampling is a post-processing of the unsampled Gaussian pair (with
     probability q output the mechanism's draw, otherwise a fresh :math:`\mathcal N(0, z^2)`
@@ -106,9 +136,10 @@ def _unsampled_gdp_epsilon(mu2, delta):
     2); K steps and a :math:`\mu_0`-GDP part compose to
     :math:`\sqrt{\mu_0^2 + 4K/z^2}`-GDP (Dong, Roth, Su 2022, Corollary 3.3), converted
     by their Corollary 2.13 (:func:`skdpgd.accounting.gdp_to_epsilon`). An upper bound
-    (amplification is ignored); used only where the PLD cannot be evaluated.
+    (amplification is ignored); used only where the PLD cannot be evaluated (tiny or
+    huge noise, astronomically many steps).
     """
-    mu = math.sqrt(mu2)
+    mu = math.hypot(*mus) if mus else 0.0
     if not mu < 1e100:  # gdp_to_epsilon's float range; epsilon is astronomically large
         return math.inf
     return float(gdp_to_epsilon(mu, delta))
@@ -230,9 +261,11 @@ def poisson_sgd_epsilon(
     discretization : float or None, default=None
         The PLD's ``value_discretization_interval``; None: :func:`pld_discretization` of
         the run's scale (1e-3 below epsilon ~ 100, relative beyond, so the work is
-        bounded for any run). Runs with noise multiplier z below
-        ``PLD_MIN_NOISE_MULTIPLIER`` get the closed-form bound of
-        :func:`_unsampled_gdp_epsilon` (epsilon beyond 1e4 there).
+        bounded for any run). Runs the PLD cannot evaluate (noise multiplier z below
+        ``PLD_MIN_NOISE_MULTIPLIER`` or above ``PLD_MAX_NOISE_MULTIPLIER``, more than
+        ``PLD_MAX_STEPS`` steps, or an epsilon scale above ``PLD_MAX_EPSILON_SCALE``) get
+        the closed-form bound of
+        :func:`_unsampled_gdp_epsilon`.
 
     Returns
     -------
@@ -248,8 +281,8 @@ def poisson_sgd_epsilon(
     if sigma == 0.0:
         return math.inf
     z = poisson_noise_multiplier(sigma, batch_size=b, gradient_bound=lip)
-    if z < PLD_MIN_NOISE_MULTIPLIER:
-        return _unsampled_gdp_epsilon(4.0 * k / (z * z), delta)
+    if _needs_closed_form(0.0, ((b / n, z, k),)):
+        return _unsampled_gdp_epsilon(_unsampled_mu(((b / n, z, k),)), delta)
     d = _resolve_discretization(discretization, _run_mu_scale(b / n, z, k))
     return _poisson_pld_epsilon(b / n, z, k, delta, d)
 
@@ -290,9 +323,8 @@ def composed_replace_one_epsilon(
     runs = tuple((float(q), float(z), int(k)) for q, z, k in poisson_runs)
     if mu == math.inf or any(z == 0.0 and k > 0 for _, z, k in runs):
         return math.inf
-    if any(z < PLD_MIN_NOISE_MULTIPLIER and k > 0 and q > 0.0 for q, z, k in runs):
-        return _unsampled_gdp_epsilon(
-            mu * mu + sum(4.0 * k / (z * z) for q, z, k in runs if k > 0 and q > 0.0), delta)
+    if _needs_closed_form(mu, runs):
+        return _unsampled_gdp_epsilon([mu, *_unsampled_mu(runs)], delta)
     scale = math.sqrt(mu * mu + sum(_run_mu_scale(q, z, k) ** 2 for q, z, k in runs))
     d = _resolve_discretization(discretization, scale)
     return _composed_epsilon(float(mu), runs, float(delta), float(d))
@@ -370,8 +402,8 @@ def calibrate_poisson_sgd(
     q = b / n
 
     def eps_of(z):
-        if z < PLD_MIN_NOISE_MULTIPLIER:
-            return _unsampled_gdp_epsilon(4.0 * k / (z * z), delta)
+        if _needs_closed_form(0.0, ((q, float(z), k),)):
+            return _unsampled_gdp_epsilon(_unsampled_mu(((q, float(z), k),)), delta)
         d = _resolve_discretization(discretization, _run_mu_scale(q, float(z), k))
         return _poisson_pld_epsilon(q, float(z), k, delta, d)
 

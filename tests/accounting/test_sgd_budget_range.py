@@ -92,12 +92,39 @@ def test_tiny_noise_gets_the_closed_form_unsampled_gdp_bound(z, k):
     assert composed == pytest.approx(gdp_epsilon_reference(math.hypot(3.0, mu), DELTA), rel=1e-6)
 
 
+@pytest.mark.parametrize("sigma, k, expected", [
+    (1e-300, 10, math.inf),      # z = 1e-299: 2 sqrt(K)/z is past gdp_to_epsilon's range
+    (0.0, 10, math.inf),
+    (1e300, 10, 0.0),            # z = 1e301: the library would square z; epsilon ~ 0
+])
+def test_extreme_noise_gives_the_closed_form_not_an_error(sigma, k, expected):
+    eps = poisson_sgd_epsilon(sigma, k, delta=DELTA, batch_size=10, n_samples=100,
+                              gradient_bound=1.0)
+    assert eps == expected
+
+
+def test_astronomically_many_steps_are_bounded_in_time():
+    # K = 1e9 Poisson steps (q = 0.1, z = 1, or z = 10 below): the library's composition
+    # would take many minutes; the closed form 2 sqrt(K)/z-GDP is returned instead (an
+    # upper bound).
+    eps = poisson_sgd_epsilon(1.0, 10**9, delta=DELTA, batch_size=10, n_samples=100,
+                              gradient_bound=10.0)
+    assert eps == pytest.approx(gdp_epsilon_reference(2.0 * math.sqrt(1e9), DELTA), rel=1e-6)
+    eps10 = poisson_sgd_epsilon(10.0, 10**9, delta=DELTA, batch_size=10, n_samples=100,
+                                gradient_bound=10.0)
+    assert eps10 == pytest.approx(gdp_epsilon_reference(0.2 * math.sqrt(1e9), DELTA), rel=1e-6)
+    both = composed_replace_one_epsilon(DELTA, gaussian_mu=1.0,
+                                        poisson_runs=((0.1, 1.0, 10**9), (0.1, 1.0, 10)))
+    mu = math.sqrt(1.0 + 4e9 + 40.0)
+    assert both == pytest.approx(gdp_epsilon_reference(mu, DELTA), rel=1e-6)
+
+
 def test_closed_form_is_above_the_pld_where_both_apply():
     # The unsampled bound ignores amplification: a valid but larger number.
     q, z, k = 0.05, 0.5, 20
     pld = poisson_sgd_epsilon(z, k, delta=DELTA, batch_size=50, n_samples=1000,
                               gradient_bound=50.0)
-    closed = _sampled_sgd._unsampled_gdp_epsilon(4.0 * k / (z * z), DELTA)
+    closed = _sampled_sgd._unsampled_gdp_epsilon([2.0 * math.sqrt(k) / z], DELTA)
     assert closed > pld > 0.0
 
 
