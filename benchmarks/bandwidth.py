@@ -11,14 +11,24 @@ it times
   intercept column, row chunks reduced in order, ``n_jobs`` threads, BLAS pinned to one
   thread as in ``fit``).
 
-Both are reported as bytes of X per second (median of ``--repeats``), and their ratio.
-A gradient reads X twice (``X w``, then ``X^T r``), so a ratio near 0.5 means each pass runs
-at the floor.
+Floor and gradient are timed **interleaved** (floor, gradient, floor, ... in each repeat) and
+the reported ratio is the median over repeats of (faster of the two floor reads around a
+gradient) / (that gradient): on a machine shared with other jobs, a ratio of times taken
+seconds apart is far less noisy than a ratio of medians taken minutes apart. Bytes per
+second are medians too.
+
+Variants of the pass, compared in the same run: ``--cache-blocks`` (KiB of X per block
+inside a chunk, :data:`skdpgd._gradients.CACHE_BLOCK_BYTES`; 0 = a whole chunk in one call)
+and ``--products`` (:data:`skdpgd._design.DENSE_PRODUCT`: ``blas`` gemv or numpy
+``einsum``). Before the blocks, a gradient read X twice (``X w``, then ``X^T r``), so 0.5
+meant both passes at the floor; with blocks the second product reads the block from cache.
 
 Usage::
 
     python benchmarks/bandwidth.py                      # 2-core dev box: n*d <= 1e8
     python benchmarks/bandwidth.py --n-jobs 1 2 4 8 16 --shapes 10000000x100
+    python benchmarks/bandwidth.py --shapes 1000000x100 --layouts dense \
+        --cache-blocks 0 1024 --products einsum blas
 """
 
 import argparse
@@ -31,6 +41,7 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
+from skdpgd import _design, _gradients
 from skdpgd._design import ClippedDesign
 from skdpgd._gradients import ChunkedRowSums
 from skdpgd.losses import BinaryLogisticLoss
@@ -91,19 +102,68 @@ def floor_read(X, n_threads):
     return lambda: list(pool.map(read, pieces))
 
 
-def measure(n, d, dtype, layout, n_jobs, repeats, rng):
-    X = make_X(n, d, dtype, layout, rng)
-    y = (rng.random(n) < 0.5).astype(np.float64)
+def _seconds(function):
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
+
+
+def measure(X, y, n_jobs, repeats, cache_block_kib=None, product=None):
+    """Interleaved floor / gradient timings of one variant of the pass (module docstring)."""
+    if cache_block_kib is not None:
+        _gradients.CACHE_BLOCK_BYTES = None if cache_block_kib == 0 else cache_block_kib * 1024
+    if product is not None:
+        _design.DENSE_PRODUCT = product
+    d = X.shape[1]
     design = ClippedDesign.from_data(X, 1.0, 1.0)
     coef = np.zeros(d + 1)
     size = nbytes(X)
+    floors, gradients, ratios = [], [], []
     with threadpool_limits(limits=1, user_api="blas"):
-        floor = size / median_seconds(floor_read(X, n_jobs), repeats)
+        read = floor_read(X, n_jobs)
         sums = ChunkedRowSums(BinaryLogisticLoss().gradient_sum, design, y, n_jobs=n_jobs)
         with sums:
-            gradient = size / median_seconds(lambda: sums.sum(coef), repeats)
-    return dict(n=n, d=d, dtype=dtype, layout=layout, n_jobs=n_jobs, bytes=size,
-                floor_GBps=floor / 1e9, gradient_GBps=gradient / 1e9, ratio=gradient / floor)
+            read(), sums.sum(coef)  # warm caches, pools and page tables
+            for _ in range(repeats):
+                before, gradient, after = _seconds(read), _seconds(lambda: sums.sum(coef)), _seconds(read)
+                floors.append(min(before, after))
+                gradients.append(gradient)
+                ratios.append(min(before, after) / gradient)
+    return dict(n_jobs=n_jobs, bytes=size, cache_block_KiB=_gradients.CACHE_BLOCK_BYTES and
+                _gradients.CACHE_BLOCK_BYTES // 1024, product=_design.DENSE_PRODUCT,
+                floor_GBps=size / float(np.median(floors)) / 1e9,
+                gradient_GBps=size / float(np.median(gradients)) / 1e9,
+                ratio=float(np.median(ratios)), ratio_min=float(np.min(ratios)),
+                ratio_max=float(np.max(ratios)))
+
+
+def profile_pass(args):
+    """cProfile of ``--repeats`` gradient passes (first shape and dtype, dense, one thread)."""
+    import cProfile
+    import pstats
+
+    n, d = (1_000_000, 100) if args.shapes is None else (
+        tuple(int(float(v)) for v in args.shapes[0].lower().split("x")))
+    rng = np.random.default_rng(0)
+    X = make_X(n, d, args.dtypes[0], "dense", rng)
+    y = (rng.random(n) < 0.5).astype(np.float64)
+    if args.cache_blocks[0] is not None:
+        _gradients.CACHE_BLOCK_BYTES = args.cache_blocks[0] * 1024 or None
+    if args.products[0] is not None:
+        _design.DENSE_PRODUCT = args.products[0]
+    design = ClippedDesign.from_data(X, 1.0, 1.0)
+    coef = np.zeros(d + 1)
+    with threadpool_limits(limits=1, user_api="blas"):
+        with ChunkedRowSums(BinaryLogisticLoss().gradient_sum, design, y) as sums:
+            sums.sum(coef)
+            profiler = cProfile.Profile()
+            profiler.enable()
+            for _ in range(args.repeats):
+                sums.sum(coef)
+            profiler.disable()
+    print(f"{n} x {d} {args.dtypes[0]}, block {_gradients.CACHE_BLOCK_BYTES} B, "
+          f"product {_design.DENSE_PRODUCT}, {args.repeats} passes")
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(12)
 
 
 def main():
@@ -114,25 +174,42 @@ def main():
     parser.add_argument("--layouts", nargs="+", default=["dense", "csr"])
     parser.add_argument("--n-jobs", type=int, nargs="+", default=[1])
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--cache-blocks", type=int, nargs="+", default=[None],
+                        help="KiB of X per block inside a chunk (0: none); default: the library's")
+    parser.add_argument("--products", nargs="+", default=[None], choices=[None, "blas", "einsum"],
+                        help="dense product; default: the library's")
+    parser.add_argument("--profile", action="store_true",
+                        help="print where one pass's time goes (cProfile, first shape, 1 thread)")
     parser.add_argument("--out", default=None, help="write the rows as JSON here")
     args = parser.parse_args()
+    if args.profile:
+        return profile_pass(args)
     shapes = DEFAULT_SHAPES if args.shapes is None else [
         tuple(int(float(v)) for v in s.lower().split("x")) for s in args.shapes
     ]
     shapes = [(n, d) for n, d in shapes if n * d <= args.max_elements]
     rng = np.random.default_rng(0)
     rows = []
-    print("| n | d | dtype | layout | n_jobs | MB of X | floor GB/s | gradient GB/s | gradient / floor |")
-    print("|---:|---:|---|---|---:|---:|---:|---:|---:|")
+    print("| n | d | dtype | layout | n_jobs | block KiB | product | MB of X | floor GB/s | "
+          "gradient GB/s | gradient / floor (min-max) |")
+    print("|---:|---:|---|---|---:|---:|---|---:|---:|---:|---:|")
     for n, d in shapes:
         for dtype in args.dtypes:
             for layout in args.layouts:
+                X = make_X(n, d, dtype, layout, rng)
+                y = (rng.random(n) < 0.5).astype(np.float64)
                 for n_jobs in args.n_jobs:
-                    row = measure(n, d, dtype, layout, n_jobs, args.repeats, rng)
-                    rows.append(row)
-                    print(f"| {n:.0e} | {d} | {dtype} | {layout} | {n_jobs} | "
-                          f"{row['bytes'] / 1e6:.0f} | {row['floor_GBps']:.1f} | "
-                          f"{row['gradient_GBps']:.1f} | {row['ratio']:.2f} |", flush=True)
+                    for block in args.cache_blocks:
+                        for product in args.products:
+                            row = dict(n=n, d=d, dtype=dtype, layout=layout,
+                                       **measure(X, y, n_jobs, args.repeats, block, product))
+                            rows.append(row)
+                            print(f"| {n:.0e} | {d} | {dtype} | {layout} | {n_jobs} | "
+                                  f"{row['cache_block_KiB'] or 0} | {row['product']} | "
+                                  f"{row['bytes'] / 1e6:.0f} | {row['floor_GBps']:.1f} | "
+                                  f"{row['gradient_GBps']:.1f} | {row['ratio']:.2f} "
+                                  f"({row['ratio_min']:.2f}-{row['ratio_max']:.2f}) |", flush=True)
+                del X
     if args.out:
         Path(args.out).write_text(json.dumps(rows, indent=1))
 

@@ -6,13 +6,19 @@ fixed linear model. For each n_jobs it reports, in one run,
 
 * the gradient pass (median of ``--repeats``) and the read floor with the same number of
   threads (see ``bandwidth.py``), and the speedup over n_jobs = 1;
-* a full ``DPLogisticRegression(epsilon=1, C=1, max_iter=--fit-steps, n_jobs=k).fit`` (median
-  of ``--fit-repeats``) and its speedup. The fitted coefficients are checked to be
-  bit-identical across n_jobs.
+* a full ``DPLogisticRegression(epsilon=1, C=1, solver=--solver, max_iter=--fit-steps,
+  classes=[0, 1], n_jobs=k).fit`` (median of ``--fit-repeats``) and its speedup. The fitted
+  coefficients are checked to be bit-identical across n_jobs;
+* where a fit's time goes: its once-per-fit passes timed alone with the same n_jobs
+  (the label scan :func:`skdpgd._passes.scan_labels`; the row norms, which are also the
+  finiteness check, :meth:`skdpgd._design.ClippedDesign.from_data`), the fit's
+  ``--fit-steps`` gradient passes (steps x the pass above), and the rest (planning,
+  scikit-learn's shape checks, noise).
 
 Usage::
 
     python benchmarks/scaling.py --n 10000000 --d 100 --n-jobs 1 2 4 8 16
+    python benchmarks/scaling.py --n 1e6 --d 100 --n-jobs 1 2 --fit-steps 10   # 2-core box
 """
 
 import argparse
@@ -28,6 +34,7 @@ from threadpoolctl import threadpool_limits
 from skdpgd import DPLogisticRegression
 from skdpgd._design import ClippedDesign
 from skdpgd._gradients import ChunkedRowSums
+from skdpgd._passes import scan_labels
 from skdpgd.losses import BinaryLogisticLoss
 
 
@@ -51,6 +58,8 @@ def main():
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--fit-steps", type=int, default=20)
     parser.add_argument("--fit-repeats", type=int, default=2)
+    parser.add_argument("--solver", default="gd",
+                        help="the fit's solver ('gd': fit-steps full passes, nothing else)")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     n = int(args.n)
@@ -62,8 +71,9 @@ def main():
     coef = np.zeros(args.d + 1)
     rows, reference = [], None
     print("| n_jobs | floor GB/s | gradient s | gradient GB/s | gradient / floor | "
-          "gradient speedup | fit s | fit speedup |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "gradient speedup | fit s | fit speedup | labels s | row norms s | steps x pass s | "
+          "rest s |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for n_jobs in args.n_jobs:
         with threadpool_limits(limits=1, user_api="blas"):
             floor = X.nbytes / median_seconds(floor_read(X, n_jobs), args.repeats)
@@ -71,19 +81,29 @@ def main():
                                   n_jobs=n_jobs)
             with sums:
                 gradient = median_seconds(lambda: sums.sum(coef), args.repeats)
+            labels = median_seconds(lambda: scan_labels(y, np.array([0, 1]), n_jobs=n_jobs),
+                                    args.repeats)
+            norms = median_seconds(
+                lambda: ClippedDesign.from_data(X, 1.0, 1.0, n_jobs=n_jobs), args.repeats
+            )
         model = DPLogisticRegression(epsilon=1.0, C=1.0, max_iter=args.fit_steps,
-                                     n_jobs=n_jobs, random_state=0)
+                                     solver=args.solver, classes=[0, 1], n_jobs=n_jobs,
+                                     random_state=0)
         fit = median_seconds(lambda: model.fit(X, y), args.fit_repeats)
         if reference is None:
             reference = model.coef_.copy()
         identical = bool(np.array_equal(model.coef_, reference))
+        steps = model.n_iter_ * gradient
         row = dict(n_jobs=n_jobs, floor_GBps=floor / 1e9, gradient_s=gradient,
-                   fit_s=fit, identical_to_n_jobs_1=identical)
+                   fit_s=fit, labels_s=labels, row_norms_s=norms, steps=model.n_iter_,
+                   steps_s=steps, rest_s=fit - labels - norms - steps,
+                   identical_to_n_jobs_1=identical, solver=model.solver_)
         rows.append(row)
         base = rows[0]
         print(f"| {n_jobs} | {floor / 1e9:.1f} | {gradient:.3f} | {X.nbytes / gradient / 1e9:.1f} | "
               f"{X.nbytes / gradient / floor:.2f} | {base['gradient_s'] / gradient:.2f} | "
-              f"{fit:.2f} | {base['fit_s'] / fit:.2f} |"
+              f"{fit:.2f} | {base['fit_s'] / fit:.2f} | {labels:.3f} | {norms:.3f} | "
+              f"{steps:.2f} | {row['rest_s']:.2f} |"
               + ("" if identical else "  (coefficients DIFFER from n_jobs=1!)"), flush=True)
     if args.out:
         Path(args.out).write_text(json.dumps(rows, indent=1))

@@ -110,18 +110,25 @@ def _csr_row_view(X, rows):
     )
 
 
+#: How a dense X is multiplied by a vector: ``"einsum"`` (numpy's einsum loop, the
+#: default) or ``"blas"`` (``X @ w``, OpenBLAS's gemv). On whole 4-32 MiB chunks einsum
+#: streams X as fast as gemv or faster on thin matrices; on rows already in cache (the
+#: second product of a cache-sized block, :data:`skdpgd._gradients.CACHE_BLOCK_BYTES`)
+#: gemv is about twice as fast (measured in benchmarks/README.md, "Scale":
+#: ``benchmarks/bandwidth.py --products einsum blas``).
+DENSE_PRODUCT = "einsum"
+
+
 def _product(X, weights):
-    """X @ weights. For a dense X and a vector, numpy's einsum loop: it streams X about
-    twice as fast as OpenBLAS's gemv on thin matrices (measured in
-    benchmarks/README.md, "gradient pass vs the memory-bandwidth floor")."""
-    if weights.ndim == 1 and not sp.issparse(X):
+    """X @ weights (einsum for a dense X and a vector if :data:`DENSE_PRODUCT` says so)."""
+    if DENSE_PRODUCT == "einsum" and weights.ndim == 1 and not sp.issparse(X):
         return np.einsum("ij,j->i", X, weights)
     return np.asarray(X @ weights)
 
 
 def _transposed_product(X, residual):
-    """X.T @ residual, with einsum for a dense X (same reason as :func:`_product`)."""
-    if sp.issparse(X):
+    """X.T @ residual (einsum for a dense X if :data:`DENSE_PRODUCT` says so)."""
+    if sp.issparse(X) or DENSE_PRODUCT != "einsum":
         return X.T @ residual
     if residual.ndim == 1:
         return np.einsum("i,ij->j", residual, X)

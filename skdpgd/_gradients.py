@@ -43,6 +43,18 @@ MAX_CHUNK_BYTES = 32 * 2**20
 #: Fewest rows per chunk, so that very wide X does not give one-row chunks.
 MIN_CHUNK_ROWS = 64
 
+#: Inside a chunk, rows may be summed in blocks of about this many bytes of X, counted as
+#: dense (``itemsize * d`` per row, at least :data:`MIN_CHUNK_ROWS` rows): a block's two
+#: products (``X w``, then ``X^T r``) then run while its rows are in the core's cache, so
+#: X is read from memory once per pass instead of twice. None (the default): each chunk
+#: in one call. Measured in benchmarks/README.md ("Scale"): 1 MiB blocks with BLAS
+#: products are 5-70% faster on one core, but each block costs about fifteen numpy calls
+#: that hold the GIL, and the 16-core run of the chunk sizes showed such calls
+#: serialising the threads (4 MiB chunks: 2.7x at 16 threads, 32 MiB: 10x), which 1 MiB
+#: blocks would multiply by 30: compare on the many-core machine before turning it on
+#: (``benchmarks/bandwidth.py --n-jobs 1 16 --cache-blocks 0 1024 --products einsum blas``).
+CACHE_BLOCK_BYTES = None
+
 
 def chunk_bounds(n_samples, n_features, chunk_size=None):
     r"""Row ranges ``[start, stop)`` of the chunks: a function of (n, d) only.
@@ -101,15 +113,36 @@ def _single_threaded_blas():
     return _CONTROLLER.limit(limits=1)
 
 
+def cache_blocks(n_rows, n_features, itemsize=8):
+    """Row ranges of the cache-sized blocks of a chunk of ``n_rows`` rows: a function of
+    the chunk's length, d and the dtype's size only (see :data:`CACHE_BLOCK_BYTES`)."""
+    if CACHE_BLOCK_BYTES is None:
+        return [(0, n_rows)]
+    row_bytes = int(itemsize) * max(1, int(n_features))
+    size = max(MIN_CHUNK_ROWS, int(CACHE_BLOCK_BYTES) // row_bytes)
+    return [(a, min(a + size, n_rows)) for a in range(0, n_rows, size)]
+
+
 def _partial_sum(method, coef, X, y, start, stop, rows):
     """One chunk's partial sum: rows ``start:stop`` of X, or of ``X[rows]`` (worker side).
 
-    A pure function of its arguments: workers receive no RNG and return one array.
+    The chunk is summed block by block (:func:`cache_blocks`), in block order, into one
+    float64 array. A pure function of its arguments: workers receive no RNG and return
+    one array. For a row set, each block gathers its own rows (a cache-sized copy).
     """
-    if rows is None:
-        return method(coef, X[start:stop], y[start:stop])
-    index = rows[start:stop]
-    return method(coef, X[index], y[index])
+    total = None
+    itemsize = getattr(getattr(X, "dtype", None), "itemsize", 8)
+    for a, b in cache_blocks(stop - start, X.shape[1], itemsize):
+        if rows is None:
+            part = method(coef, X[start + a:start + b], y[start + a:start + b])
+        else:
+            index = rows[start + a:start + b]
+            part = method(coef, X[index], y[index])
+        if total is None:
+            total = np.array(part, dtype=np.float64, copy=True)
+        else:
+            total += part
+    return total
 
 
 def _partial_sums(method, coef, X, y, bounds, rows):

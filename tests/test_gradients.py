@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 from threadpoolctl import threadpool_info
 
-from skdpgd import _gradients
+from skdpgd import _design, _gradients
 from skdpgd._gradients import chunk_bounds, gradient_sum, value_sum
 from skdpgd.losses import BinaryLogisticLoss, HuberLoss, MultinomialLogisticLoss, SquaredLoss
 
@@ -104,3 +104,54 @@ def test_result_is_a_new_array_and_inputs_untouched():
 def test_mismatched_lengths_raise():
     with pytest.raises(ValueError, match="rows"):
         gradient_sum(BinaryLogisticLoss(), np.zeros(2), np.ones((3, 2)), np.ones(2))
+
+
+def test_cache_blocks_depend_on_shape_and_dtype_only_and_cover_the_chunk(monkeypatch):
+    monkeypatch.setattr(_gradients, "CACHE_BLOCK_BYTES", 2**20)
+    blocks = _gradients.cache_blocks(5000, 100)  # 1 MiB / 800 B = 1310 rows per block
+    assert blocks == [(0, 1310), (1310, 2620), (2620, 3930), (3930, 5000)]
+    assert _gradients.cache_blocks(5000, 100, itemsize=4)[0] == (0, 2621)
+    assert _gradients.cache_blocks(10, 10**6) == [(0, 10)]  # MIN_CHUNK_ROWS rows at least
+    monkeypatch.setattr(_gradients, "CACHE_BLOCK_BYTES", None)
+    assert _gradients.cache_blocks(5000, 100) == [(0, 5000)]
+
+
+@pytest.mark.parametrize("product", ["einsum", "blas"])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("name", LOSSES)
+def test_cache_blocks_inside_chunks_keep_sums_and_bit_identity(name, sparse, product, monkeypatch):
+    # Blocks of 64 rows inside chunks of 300 rows: several blocks per chunk, summed in
+    # block order by the worker; the chunk partial sums in chunk order by the parent.
+    monkeypatch.setattr(_gradients, "CACHE_BLOCK_BYTES", 1)
+    monkeypatch.setattr(_design, "DENSE_PRODUCT", product)
+    rng = np.random.default_rng(5)
+    loss, coef, X, y = make_problem(name, 2000, 9, rng, sparse)
+    ref = gradient_sum(loss, coef, X, y, n_jobs=1, chunk_size=300)
+    # Same maths, other grouping of the additions: agreement to rounding (1e-12 relative
+    # is ~1e4 ulps; a lost or doubled block would be off by ~1e-2).
+    np.testing.assert_allclose(ref, loss.gradient_sum(coef, X, y), rtol=1e-12, atol=1e-12)
+    for n_jobs in (2, -1):
+        assert np.array_equal(gradient_sum(loss, coef, X, y, n_jobs=n_jobs, chunk_size=300), ref)
+    rows = rng.permutation(2000)[:1100]  # a row set: each block gathers its own rows
+    with _gradients.ChunkedRowSums(loss.gradient_sum, X, y, chunk_size=300, row_sets=[rows]) as sums:
+        subset = sums.sum(coef, 0)
+    np.testing.assert_allclose(subset, loss.gradient_sum(coef, X[rows], y[rows]),
+                               rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("product", ["einsum", "blas"])
+def test_both_dense_products_keep_huge_finite_rows_clipped(product, monkeypatch):
+    # A finite row whose lazy product overflows is stored clipped: its gradient term is
+    # the clipped row's, with either product (the materialised design is the reference).
+    monkeypatch.setattr(_design, "DENSE_PRODUCT", product)
+    rng = np.random.default_rng(6)
+    X = rng.standard_normal((200, 3))
+    X[17] = [1.2e308, -1.2e308, 0.0]
+    y = rng.integers(0, 2, 200).astype(float)
+    design = _design.ClippedDesign.from_data(X, 1.0, 1.0)
+    coef = rng.standard_normal(4)
+    loss = BinaryLogisticLoss()
+    g = gradient_sum(loss, coef, design, y, chunk_size=50)
+    assert np.all(np.isfinite(g))
+    np.testing.assert_allclose(g, loss.gradient_sum(coef, design.toarray(), y),
+                               rtol=1e-12, atol=1e-12)
