@@ -221,3 +221,9 @@ def test_adult_column_transformer_matches_benchmark():
     names = example.make_adult_preprocessor().fit(df).get_feature_names_out()
     assert list(names[:5]) == numeric
     assert math.isclose(example.ROW_SCALE, datasets.ADULT_ROW_SCALE)
+
+
+def test_bounds_whose_width_overflows_are_refused():
+    # -1e308..1e308 are finite but their width is not: every value would map to 0
+    with pytest.raises(ValueError, match="overflows"):
+        BoundedScaler(bounds=(-1e308, 1e308)).fit(np.ones((3, 1)))

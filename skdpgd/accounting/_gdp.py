@@ -143,10 +143,15 @@ def gdp_to_epsilon(mu, delta):
     return _scalar_or_array(out)
 
 
+#: Above this mu, epsilon is reported as inf (an upper bound): delta(eps; mu) is not
+#: representable in float64 there (the root-finder would meet NaN).
+HUGE_MU = 1e100
+
+
 def _gdp_to_epsilon_scalar(mu, delta):
     if mu == 0.0:
         return 0.0
-    if mu == math.inf:
+    if mu == math.inf or mu > HUGE_MU:
         return math.inf
     log_target = math.log(delta)
 

@@ -56,6 +56,15 @@ def _resolve_bounds(bounds, n_features, feature_names):
             f"bounds: high must be > low for every feature; feature {j} has "
             f"low={low[j]!r}, high={high[j]!r}."
         )
+    with np.errstate(over="ignore"):
+        width = high - low
+    wide = np.flatnonzero(~np.isfinite(width))
+    if wide.size:  # high - low overflows: every value would map to 0 or NaN
+        j = wide[0]
+        raise ValueError(
+            f"bounds: high - low overflows for feature {j} (low={low[j]!r}, high={high[j]!r}); "
+            "use bounds whose width is a finite number."
+        )
     return low, high
 
 

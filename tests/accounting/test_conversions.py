@@ -325,3 +325,10 @@ def test_property_round_trip(le, ld):
 def test_property_inverses_many_examples(le, ld, lm):
     _check_mu_inverse(10.0**le, 10.0**ld)
     _check_eps_inverse(10.0**lm, 10.0**ld)
+
+
+def test_gdp_to_epsilon_of_a_huge_mu_is_an_upper_bound_not_an_error():
+    # delta(eps; mu) is not representable in float64 for mu ~ 1e200: inf is the honest
+    # (conservative) answer; a large but representable mu still gets its finite epsilon
+    assert gdp_to_epsilon(1e200, 1e-5) == math.inf
+    assert math.isfinite(gdp_to_epsilon(1e50, 1e-5))
