@@ -129,8 +129,6 @@ def _cases():
     for estimator in ESTIMATORS:
         for solver in SOLVERS:
             for kind in ("dense", "csr", "float32", "dask"):
-                if kind == "dask" and solver not in ("gd", "preconditioned"):
-                    continue  # the Dask path supports full-batch solvers only (refused otherwise)
                 yield estimator, solver, kind
 
 
