@@ -87,3 +87,16 @@ def test_plan_privacy_is_the_fit_report():
     assert (planned.mu, planned.noise_std, planned.n_steps) == (
         fitted.mu, fitted.noise_std, fitted.n_steps
     )
+
+
+def test_n_iter_counts_the_steps_that_ran():
+    X, _ = _data(n=2000, d=3)
+    y = X @ [0.5, -0.3, 0.2]
+    # without noise the preconditioned solver may stop on convergence (a quadratic here:
+    # a few fixed-Hessian steps), and n_iter_ says when
+    est = DPRidge(epsilon=np.inf, y_bound=1.0, random_state=0).fit(X, y)
+    assert est.solver_ == "preconditioned"
+    assert 1 <= est.n_iter_ < est.privacy_.n_steps
+    # with noise every planned step runs
+    noisy = DPRidge(epsilon=1.0, y_bound=1.0, random_state=0).fit(X, y)
+    assert noisy.n_iter_ == noisy.privacy_.n_steps

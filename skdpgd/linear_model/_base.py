@@ -302,6 +302,14 @@ class BaseDPLinearModel(BaseEstimator):
 
         Everything before (plan, report, ledger) used public numbers only; the data are
         touched only by the row sums of the solver, and randomness enters here once.
+
+        Returns
+        -------
+        coef : ndarray
+            The last iterate.
+        n_steps : int
+            The steps that ran: the plan's, except a noiseless run that stopped on
+            convergence (``epsilon=np.inf``), which is fewer.
         """
         data = FitData(
             X, y, data_norm=self.data_norm,
@@ -309,7 +317,15 @@ class BaseDPLinearModel(BaseEstimator):
             n_jobs=self.n_jobs,
         )
         rng = make_generator(self.random_state)
-        return plan.solver.run(data, loss, plan, rng, callback=self._progress(plan.n_steps))
+        progress, done = self._progress(plan.n_steps), [0]
+
+        def count(step):  # sees the step index only, never an iterate
+            done[0] = step + 1
+            if progress is not None:
+                progress(step)
+
+        coef = plan.solver.run(data, loss, plan, rng, callback=count)
+        return coef, done[0]
 
     def _progress(self, n_steps):
         """A callback that prints steps done and time; it never sees data or iterates."""
@@ -325,10 +341,14 @@ class BaseDPLinearModel(BaseEstimator):
 
         return report
 
-    def _store_run(self, report, plan):
-        """Set the fitted attributes every DP linear model shares (after the fit succeeded)."""
+    def _store_run(self, report, plan, n_steps):
+        """Set the fitted attributes every DP linear model shares (after the fit succeeded).
+
+        ``n_iter_`` is the number of steps that ran (``n_steps``): the report's K, or fewer
+        for a noiseless run that stopped on convergence.
+        """
         self.solver_ = plan.solver.name
-        self.n_iter_ = report.n_steps
+        self.n_iter_ = int(n_steps)
         self.noise_std_ = report.noise_std
         self.learning_rate_ = report.learning_rate
         self.strong_convexity_ = plan.strong_convexity

@@ -363,12 +363,12 @@ class DPLogisticRegression(
             classes, codes, _ = self._encode_labels(y, classes)
         if classes.size == 2:
             codes = codes.astype(float)
-        coef = self._run(X, codes, loss, plan)
+        coef, n_steps = self._run(X, codes, loss, plan)
         lam = plan.strong_convexity
         self.coef_, self.intercept_ = self._split_coef(coef)
         self.residual_clip_ = getattr(loss, "residual_clip", 1.0)
         self.classes_ = classes
-        self._store_run(report, plan)
+        self._store_run(report, plan, n_steps)
         self.C_ = 1.0 / (lam * X.shape[0])
         return self
 

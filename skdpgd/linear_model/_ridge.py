@@ -208,11 +208,11 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
         X, y = self._validate_X_y(X, y, y_numeric=True)
         if y.ndim != 1:
             raise ValueError(f"DPRidge supports a single target; y has shape {y.shape}.")
-        coef = self._run(X, clip_targets(y, self.y_bound), loss, plan)
+        coef, n_steps = self._run(X, clip_targets(y, self.y_bound), loss, plan)
         lam = plan.strong_convexity
         coef_, intercept_ = self._split_coef(coef)
         self.coef_, self.intercept_ = coef_[0], float(intercept_[0])
-        self._store_run(report, plan)
+        self._store_run(report, plan, n_steps)
         self.alpha_ = lam * X.shape[0]
         self.residual_clip_ = loss.residual_clip
         return self
