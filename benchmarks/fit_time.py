@@ -29,7 +29,7 @@ from peers import diffprivlib_available, run_diffprivlib
 from sklearn.linear_model import LogisticRegression
 
 from skdpgd import DPLogisticRegression
-from skdpgd.linear_model._base import _plan_run
+from skdpgd.linear_model._solvers import _cached_plan
 
 
 def median_seconds(fit, repeats):
@@ -43,7 +43,7 @@ def median_seconds(fit, repeats):
 
 def cold_fit(model, X, y):
     """A fit as a user's first one: the cache of public plans is emptied first."""
-    _plan_run.cache_clear()
+    _cached_plan.cache_clear()
     return model.fit(X, y)
 
 
