@@ -41,7 +41,7 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
-from skdpgd import _design, _gradients
+from skdpgd import _design, _fused, _gradients
 from skdpgd._design import ClippedDesign
 from skdpgd._gradients import ChunkedRowSums
 from skdpgd.losses import BinaryLogisticLoss
@@ -108,8 +108,10 @@ def _seconds(function):
     return time.perf_counter() - start
 
 
-def measure(X, y, n_jobs, repeats, cache_block_kib=None, product=None):
+def measure(X, y, n_jobs, repeats, cache_block_kib=None, product=None, fused=None):
     """Interleaved floor / gradient timings of one variant of the pass (module docstring)."""
+    if fused is not None:
+        _fused.ENABLED = fused == "on"
     if cache_block_kib is not None:
         _gradients.CACHE_BLOCK_BYTES = None if cache_block_kib == 0 else cache_block_kib * 1024
     if product is not None:
@@ -129,7 +131,7 @@ def measure(X, y, n_jobs, repeats, cache_block_kib=None, product=None):
                 floors.append(min(before, after))
                 gradients.append(gradient)
                 ratios.append(min(before, after) / gradient)
-    return dict(n_jobs=n_jobs, bytes=size, cache_block_KiB=_gradients.CACHE_BLOCK_BYTES and
+    return dict(n_jobs=n_jobs, bytes=size, fused=_fused.available(), cache_block_KiB=_gradients.CACHE_BLOCK_BYTES and
                 _gradients.CACHE_BLOCK_BYTES // 1024, product=_design.DENSE_PRODUCT,
                 floor_GBps=size / float(np.median(floors)) / 1e9,
                 gradient_GBps=size / float(np.median(gradients)) / 1e9,
@@ -178,6 +180,8 @@ def main():
                         help="KiB of X per block inside a chunk (0: none); default: the library's")
     parser.add_argument("--products", nargs="+", default=[None], choices=[None, "blas", "einsum"],
                         help="dense product; default: the library's")
+    parser.add_argument("--fused", nargs="+", default=[None], choices=[None, "on", "off"],
+                        help="the numba kernel of skdpgd._fused (on: if numba is installed)")
     parser.add_argument("--profile", action="store_true",
                         help="print where one pass's time goes (cProfile, first shape, 1 thread)")
     parser.add_argument("--out", default=None, help="write the rows as JSON here")
@@ -190,25 +194,27 @@ def main():
     shapes = [(n, d) for n, d in shapes if n * d <= args.max_elements]
     rng = np.random.default_rng(0)
     rows = []
-    print("| n | d | dtype | layout | n_jobs | block KiB | product | MB of X | floor GB/s | "
+    print("| n | d | dtype | layout | n_jobs | fused | block KiB | product | MB of X | floor GB/s | "
           "gradient GB/s | gradient / floor (min-max) |")
-    print("|---:|---:|---|---|---:|---:|---|---:|---:|---:|---:|")
+    print("|---:|---:|---|---|---:|---|---:|---|---:|---:|---:|---:|")
     for n, d in shapes:
         for dtype in args.dtypes:
             for layout in args.layouts:
                 X = make_X(n, d, dtype, layout, rng)
                 y = (rng.random(n) < 0.5).astype(np.float64)
                 for n_jobs in args.n_jobs:
-                    for block in args.cache_blocks:
-                        for product in args.products:
-                            row = dict(n=n, d=d, dtype=dtype, layout=layout,
-                                       **measure(X, y, n_jobs, args.repeats, block, product))
-                            rows.append(row)
-                            print(f"| {n:.0e} | {d} | {dtype} | {layout} | {n_jobs} | "
-                                  f"{row['cache_block_KiB'] or 0} | {row['product']} | "
-                                  f"{row['bytes'] / 1e6:.0f} | {row['floor_GBps']:.1f} | "
-                                  f"{row['gradient_GBps']:.1f} | {row['ratio']:.2f} "
-                                  f"({row['ratio_min']:.2f}-{row['ratio_max']:.2f}) |", flush=True)
+                    for fused, block, product in [(f, b, p) for f in args.fused
+                                                  for b in args.cache_blocks
+                                                  for p in args.products]:
+                        row = dict(n=n, d=d, dtype=dtype, layout=layout, **measure(
+                            X, y, n_jobs, args.repeats, block, product, fused))
+                        rows.append(row)
+                        print(f"| {n:.0e} | {d} | {dtype} | {layout} | {n_jobs} | "
+                              f"{'yes' if row['fused'] else 'no'} | "
+                              f"{row['cache_block_KiB'] or 0} | {row['product']} | "
+                              f"{row['bytes'] / 1e6:.0f} | {row['floor_GBps']:.1f} | "
+                              f"{row['gradient_GBps']:.1f} | {row['ratio']:.2f} "
+                              f"({row['ratio_min']:.2f}-{row['ratio_max']:.2f}) |", flush=True)
                 del X
     if args.out:
         Path(args.out).write_text(json.dumps(rows, indent=1))

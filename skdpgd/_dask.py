@@ -25,6 +25,7 @@ persisted blocks in this process's memory.
 import numpy as np
 
 from ._design import ClippedDesign
+from ._fused import fused_gradient_sum
 
 __all__ = ["DaskRowSums", "is_dask_array", "validate_dask_X_y"]
 
@@ -98,9 +99,10 @@ def _place(arrays):
 def _block_sum(method, coef, block, rows=None):
     """One block's partial sum, over its rows ``rows`` (block-local indices) or all of them."""
     design, y_block = block
-    if rows is None:
-        return method(coef, design, y_block)
-    return method(coef, design[rows], y_block[rows])
+    if rows is not None:
+        design, y_block = design[rows], y_block[rows]
+    fused = fused_gradient_sum(method, coef, design, y_block)  # None: not applicable
+    return method(coef, design, y_block) if fused is None else fused
 
 
 def _split_by_block(rows, edges):

@@ -27,6 +27,8 @@ import numpy as np
 from joblib import Parallel, delayed
 from threadpoolctl import ThreadpoolController
 
+from ._fused import fused_gradient_sum
+
 __all__ = ["ChunkedRowSums", "chunk_bounds", "gradient_sum", "value_sum"]
 
 #: Bytes of a dense float64 X per chunk, at least: about 4 MiB, enough to amortise the
@@ -130,6 +132,13 @@ def _partial_sum(method, coef, X, y, start, stop, rows):
     float64 array. A pure function of its arguments: workers receive no RNG and return
     one array. For a row set, each block gathers its own rows (a cache-sized copy).
     """
+    if rows is None:
+        fused = fused_gradient_sum(method, coef, X[start:stop], y[start:stop])
+    else:
+        index = rows[start:stop]
+        fused = fused_gradient_sum(method, coef, X[index], y[index])
+    if fused is not None:  # one read of each row, GIL released (skdpgd._fused)
+        return fused
     total = None
     itemsize = getattr(getattr(X, "dtype", None), "itemsize", 8)
     for a, b in cache_blocks(stop - start, X.shape[1], itemsize):
@@ -263,6 +272,9 @@ class ChunkedRowSums:
 
     def _reduce(self, coef, bounds, rows, method):
         if len(bounds) == 1 and rows is None:
+            fused = fused_gradient_sum(method, coef, self.X, self.y)
+            if fused is not None:
+                return fused
             return np.asarray(method(coef, self.X, self.y), dtype=np.float64)
         if self._parallel is not None and len(bounds) > 1:
             n_tasks = min(len(bounds), TASKS_PER_WORKER * self._n_workers)

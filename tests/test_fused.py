@@ -1,0 +1,87 @@
+"""The optional fused gradient kernel (numba) against the numpy path it replaces.
+
+The kernel must give the numpy path's sums to rounding for every loss it accepts (with and
+without the intercept column, float64 and float32, rows stored clipped), decline what it
+does not handle (the numpy path then runs), and leave fits unchanged to rounding.
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from skdpgd import DPLogisticRegression, DPRidge, _fused
+from skdpgd._design import ClippedDesign
+from skdpgd.losses import BinaryLogisticLoss, HuberLoss, MultinomialLogisticLoss, SquaredLoss
+
+pytest.importorskip("numba")
+
+LOSSES = [BinaryLogisticLoss(), BinaryLogisticLoss(0.5), HuberLoss(0.3), SquaredLoss()]
+
+
+def _design(dtype, intercept, seed=0, n=3000, d=17):
+    rng = np.random.default_rng(seed)
+    X = (rng.standard_normal((n, d)) * rng.uniform(0.1, 3.0, (n, 1))).astype(dtype)
+    X[5] = np.finfo(dtype).max / 2  # a huge finite row: stored clipped (far row)
+    X[6, ::2] = -np.finfo(dtype).max / 3
+    y = rng.integers(0, 2, n).astype(float)
+    return ClippedDesign.from_data(X, 1.3, 0.7 if intercept else None), y, rng
+
+
+@pytest.mark.parametrize("intercept", [True, False])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("loss", LOSSES, ids=repr)
+def test_fused_kernel_gives_the_numpy_sum(loss, dtype, intercept):
+    design, y, rng = _design(dtype, intercept)
+    assert design.far_rows is not None and design.far_rows.size == 2
+    coef = rng.standard_normal(design.shape[1]) * 3.0
+    fused = _fused.fused_gradient_sum(loss.gradient_sum, coef, design, y)
+    assert fused is not None and fused.dtype == np.float64 and np.all(np.isfinite(fused))
+    reference = loss.gradient_sum(coef, design.toarray(), y)  # materialised, float64
+    # The numpy path computes float32 products in float32 (relative rounding ~6e-8 per
+    # term); the kernel accumulates in float64 (~1e-16 per term, reassociated).
+    rtol = 1e-5 if dtype == np.float32 else 1e-12
+    scale = np.max(np.abs(reference))
+    np.testing.assert_allclose(fused, reference, rtol=0, atol=rtol * scale)
+
+
+def test_kernel_declines_what_it_does_not_handle():
+    design, y, rng = _design(np.float64, True)
+    coef = rng.standard_normal(design.shape[1])
+    multinomial = MultinomialLogisticLoss(3)
+    assert _fused.fused_gradient_sum(multinomial.gradient_sum, np.ones((3, 18)), design, y) is None
+    loss = BinaryLogisticLoss()
+    assert _fused.fused_gradient_sum(loss.value_sum, coef, design, y) is None
+    csr = ClippedDesign.from_data(sp.csr_matrix(design.X[:50]), 1.3, 0.7)
+    assert _fused.fused_gradient_sum(loss.gradient_sum, coef, csr, y[:50]) is None
+    strided = ClippedDesign(design.X[:, ::2], design.row_scale, 0.7)
+    assert _fused.fused_gradient_sum(loss.gradient_sum, coef[:10], strided, y) is None
+
+
+@pytest.mark.parametrize("make, target", [
+    (lambda **kw: DPLogisticRegression(classes=[0, 1], **kw), "labels"),
+    (lambda **kw: DPRidge(y_bound=1.0, **kw), "values"),
+])
+@pytest.mark.parametrize("solver", ["gd", "cyclic", "preconditioned"])
+def test_fits_are_the_same_with_and_without_the_kernel(make, target, solver, monkeypatch):
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((4000, 6))
+    y = (X[:, 0] > 0).astype(int) if target == "labels" else np.tanh(X[:, 1])
+
+    def fit(enabled, n_jobs):
+        monkeypatch.setattr(_fused, "ENABLED", enabled)
+        est = make(epsilon=1.0, solver=solver, max_iter=4, random_state=0, n_jobs=n_jobs)
+        return np.r_[est.fit(X, y).coef_.ravel(), est.intercept_]
+
+    with_kernel, without = fit(True, 1), fit(False, 1)
+    # Same noise and steps; the sums differ by rounding only (~1e-16 relative): 1e-10
+    # leaves a wide margin while any wrong term (a scale, the intercept) shows at 1e-3.
+    np.testing.assert_allclose(with_kernel, without, rtol=0, atol=1e-10)
+    assert np.array_equal(fit(True, 2), with_kernel)  # bit-identical across n_jobs
+
+
+def test_numpy_path_when_disabled(monkeypatch):
+    monkeypatch.setattr(_fused, "ENABLED", False)
+    assert not _fused.available()
+    design, y, rng = _design(np.float64, True)
+    loss = BinaryLogisticLoss()
+    assert _fused.fused_gradient_sum(loss.gradient_sum, np.zeros(18), design, y) is None
