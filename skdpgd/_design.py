@@ -34,6 +34,7 @@ sums are added in float64 by :mod:`skdpgd._gradients`.
 import numpy as np
 import scipy.sparse as sp
 
+from ._fused import fused_row_squares
 from ._gradients import chunk_bounds
 from .utils._clipping import _positive_bound, check_finite_norms, clipped_values, row_norms
 
@@ -46,8 +47,20 @@ FAR_ROW_FACTOR = 2.0**10
 
 
 def _chunk_norms(X, start, stop):
-    """Row norms of rows ``start:stop`` in float64 (worker side; returns them)."""
+    """Row norms of rows ``start:stop`` in float64 (worker side; returns them).
+
+    With the fused kernel (:func:`skdpgd._fused.fused_row_squares`) a dense chunk is read
+    once, without a float64 temporary; rows whose sum of squares is not finite (overflow,
+    NaN, infinity) are redone by the overflow-safe :func:`row_norms`, as without it.
+    """
     rows = _csr_row_view(X, slice(start, stop)) if sp.issparse(X) else X[start:stop]
+    squares = fused_row_squares(rows)
+    if squares is not None:
+        norms = np.sqrt(squares)
+        redo = ~np.isfinite(norms)
+        if np.any(redo):
+            norms[redo] = row_norms(rows[redo].astype(np.float64))
+        return norms
     if rows.dtype != np.float64:
         rows = rows.astype(np.float64)  # a chunk-sized temporary, never a copy of X
     return row_norms(rows)

@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-__all__ = ["ENABLED", "available", "fused_gradient_sum"]
+__all__ = ["ENABLED", "available", "fused_gradient_sum", "fused_row_squares"]
 
 #: Use the fused kernels when numba is installed (set False to force the numpy path).
 ENABLED = True
@@ -81,7 +81,17 @@ def _compile():
                 out[j] += rs * X[i, j]
         return total_r
 
-    return kernel
+    @numba.njit(nogil=True, cache=True, fastmath=flags)
+    def squares(X, out):
+        n, d = X.shape
+        for i in range(n):
+            total = 0.0
+            for j in range(d):
+                v = np.float64(X[i, j])
+                total += v * v
+            out[i] = total
+
+    return kernel, squares
 
 
 def available():
@@ -140,7 +150,7 @@ def fused_gradient_sum(method, coef, design, y):
     b = design.intercept_scaling if has_intercept else 0.0
     y = np.asarray(y, dtype=np.float64)
     out = np.zeros(X.shape[1])
-    total_r = _KERNELS(X, design.row_scale, y, np.ascontiguousarray(w), intercept, b,
+    total_r = _KERNELS[0](X, design.row_scale, y, np.ascontiguousarray(w), intercept, b,
                       kind[0], kind[1], out)
     if design.far_rows is not None:  # the stored rows, from their clipped values
         far = ClippedDesign(design.far_values, np.ones(design.far_rows.size),
@@ -152,3 +162,19 @@ def fused_gradient_sum(method, coef, design, y):
     if not has_intercept:
         return out
     return np.concatenate([out, [b * total_r]])
+
+
+def fused_row_squares(X):
+    r""":math:`\sum_j x_{ij}^2` of every row of a dense C-contiguous float64 or float32 X,
+    accumulated in float64 in one read of each row (no float64 copy of a float32 X), or
+    None when the kernel does not apply. Overflow gives inf and a NaN or infinite entry
+    gives NaN or inf: callers redo those rows with the overflow-safe
+    :func:`skdpgd.utils._clipping.row_norms`.
+    """
+    if not isinstance(X, np.ndarray) or X.ndim != 2 or not X.flags.c_contiguous:
+        return None
+    if X.dtype not in (np.float64, np.float32) or not available():
+        return None
+    out = np.empty(X.shape[0])
+    _KERNELS[1](X, out)
+    return out

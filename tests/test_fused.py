@@ -85,3 +85,25 @@ def test_numpy_path_when_disabled(monkeypatch):
     design, y, rng = _design(np.float64, True)
     loss = BinaryLogisticLoss()
     assert _fused.fused_gradient_sum(loss.gradient_sum, np.zeros(18), design, y) is None
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_row_norm_pass_with_the_kernel_is_the_overflow_safe_one(dtype, monkeypatch):
+    from skdpgd._design import _chunk_norms
+
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((500, 7)).astype(dtype)
+    big = np.finfo(dtype).max
+    X[3] = big / 2  # sum of squares overflows, the norm does not (float64) or does
+    X[4, 2], X[5, 1], X[6, 0] = np.nan, np.inf, -np.inf
+    X[7] = 0.0
+    with_kernel = _chunk_norms(X, 0, 500)
+    monkeypatch.setattr(_fused, "ENABLED", False)
+    without = _chunk_norms(X, 0, 500)
+    # NaN (refused by the caller) exactly where it was; the same norms to float64
+    # rounding elsewhere (1e-14 relative: ~50 ulps of a 7-term sum).
+    np.testing.assert_array_equal(np.isnan(with_kernel), np.isnan(without))
+    assert np.isnan(with_kernel[[4, 5, 6]]).all() and with_kernel[7] == 0.0
+    finite = ~np.isnan(without)
+    np.testing.assert_allclose(with_kernel[finite], without[finite], rtol=1e-14, atol=0)
+    assert np.isfinite(with_kernel[3]) == (dtype == np.float32)  # 3.5 * max(float32) fits
