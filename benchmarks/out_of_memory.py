@@ -21,10 +21,10 @@ What it does, end to end:
    report, and the same fit in memory on a subsample that fits (the first files) against
    the same fit through the cluster: the same model to rounding.
 
-Usage (about a minute on the 2-core dev machine)::
+Usage (about 25 s on the 2-core dev machine, writing the files included)::
 
-    python benchmarks/out_of_memory.py --rows 4e6 --files 16 --workers 2 \\
-        --memory-limit 300MB --max-iter 5 --out benchmarks/results/out_of_memory.json
+    python benchmarks/out_of_memory.py --rows 6e6 --files 24 --workers 2 \\
+        --memory-limit 250MB --max-iter 5 --out benchmarks/results/out_of_memory.json
 
 ``tests/test_out_of_memory.py`` runs a small version of the same functions; the gallery
 example ``examples/out_of_memory_parquet.py`` shows the pipeline in a few lines.
