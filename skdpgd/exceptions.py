@@ -19,3 +19,16 @@ class PrivacyBudgetExceeded(RuntimeError):
     Raised by :meth:`skdpgd.PrivacyLedger.charge` *before* the data are touched; the
     refused fit is not recorded and spends nothing.
     """
+
+
+class LedgerCopyError(RuntimeError):
+    """A copy of an in-memory :class:`skdpgd.PrivacyLedger` (made by pickling, or living in
+    another process) was asked to record a spend that the original would never see.
+
+    Use a file ledger, ``PrivacyLedger(path=...)``, to share a budget between processes.
+    """
+
+
+class LedgerFileError(ValueError):
+    """A ledger file cannot be used: not SQLite, not a ledger, damaged, or another version."""
+

@@ -29,14 +29,11 @@ import numpy as np
 from ..accounting import DEFAULT_ORDERS
 from ..accounting._composition import Cap, RecordAccount, check_supported
 from ..accounting._events import RenyiDpEvent
-from ..exceptions import PrivacyBudgetExceeded
+from ..exceptions import LedgerCopyError, PrivacyBudgetExceeded
 from ._entries import LedgerEntry, LedgerSpend, check_ids, describe
 from ._sqlite import FileStore, LedgerFileError
 
 
-class LedgerCopyError(RuntimeError):
-    """A copy of an in-memory :class:`PrivacyLedger` (made by pickling, or living in
-    another process) was asked to record a spend that the original would never see."""
 
 
 class _MemoryStore:

@@ -52,6 +52,7 @@ import uuid
 import numpy as np
 
 from ..accounting._events import event_from_dict, event_to_dict
+from ..exceptions import LedgerFileError
 from ._entries import LedgerEntry
 
 APPLICATION_ID = 0x736B6450  # "skdP"
@@ -100,8 +101,6 @@ _HOST = socket.gethostname()
 _INHERITED = []
 
 
-class LedgerFileError(ValueError):
-    """The ledger file cannot be used: not SQLite, not a ledger, damaged, or another version."""
 
 
 def _now():
