@@ -125,10 +125,6 @@ class BaseDPLinearModel(BaseEstimator):
 
     def _validate_dask_X_y(self, X, y, y_numeric=False):
         """The dask-array path of :meth:`_validate_X_y` (X stays lazy; y is computed)."""
-        if not make_solver(self.solver).supports_dask:
-            raise ValueError(
-                f"solver={self.solver!r} does not support a dask array X yet; use solver='gd'."
-            )
         X, y = validate_dask_X_y(X, y)
         if y_numeric:
             y = np.asarray(y, dtype=np.float64)

@@ -190,9 +190,6 @@ class Solver:
 
     #: The ``solver=`` string of this solver.
     name = None
-    #: Whether the solver can run on a dask array X (all row sums of
-    #: :class:`FitData` can: full passes, fixed row sets and sampled rows).
-    supports_dask = True
 
     def __eq__(self, other):
         return type(self) is type(other) and vars(self) == vars(other)
@@ -475,7 +472,6 @@ class PreconditionedSolver(Solver):
     """
 
     name = "preconditioned"
-    supports_dask = True
 
     def _plan(self, problem):
         if problem.learning_rate is not None or problem.batch_size is not None:
@@ -568,7 +564,6 @@ class AutoSolver(Solver):
     """
 
     name = "auto"
-    supports_dask = True
 
     def _plan(self, problem):
         if problem.learning_rate is not None:
