@@ -180,11 +180,12 @@ class DaskRowSums:
         self._blocks = None
         return False
 
-    def sum(self, coef, row_set=None, *, method=None):
+    def sum(self, coef, row_set=None, *, method=None, chunk_size=None):
         """Sum of ``method`` over all rows, or over the rows of ``row_sets[row_set]``
         (block partial sums added in block order).
 
-        ``method`` replaces the engine's method for this call (e.g. a Gram pass).
+        ``method`` replaces the engine's method for this call (e.g. a Gram pass);
+        ``chunk_size`` is ignored (one partial sum per block of the dask array).
         """
         if row_set is None:
             pieces = [(j, None) for j in range(len(self._blocks))]

@@ -267,26 +267,33 @@ class ClippedDesign:
         return _TransposedDesign(self)
 
     def gram(self):
-        r""":math:`\tilde X^\top \tilde X` in float64 (for a chunk: materialises its rows).
+        r""":math:`\tilde X^\top \tilde X` in float64, block by block.
 
-        The clipped features are built once in float64 (a chunk-sized temporary, scaled
-        in place; stored rows enter as stored), and the intercept column enters through
-        its column sums, so no augmented copy is made.
+        The clipped features of each block of rows (about ``CHUNK_BYTES`` in float64,
+        :func:`~skdpgd._gradients.chunk_bounds`) are built in float64, scaled in place
+        (stored rows enter as stored), and the intercept column enters through the
+        column sums, so no augmented copy and no temporary larger than a block is made,
+        whatever the length of this design.
         """
-        X = self.X.toarray() if sp.issparse(self.X) else self.X
-        rows = np.array(X, dtype=np.float64, copy=True)
-        rows *= self.row_scale[:, None]
-        if self.far_rows is not None:
-            far = self.far_values
-            rows[self.far_rows] = far.toarray() if sp.issparse(far) else far
-        top = rows.T @ rows
+        d = self.X.shape[1]
+        top, column = np.zeros((d, d)), np.zeros(d)
+        for start, stop in chunk_bounds(self.shape[0], d):
+            block = self[start:stop]
+            X = block.X.toarray() if sp.issparse(block.X) else block.X
+            rows = np.array(X, dtype=np.float64, copy=True)
+            rows *= block.row_scale[:, None]
+            if block.far_rows is not None:
+                far = block.far_values
+                rows[block.far_rows] = far.toarray() if sp.issparse(far) else far
+            top += rows.T @ rows
+            column += rows.sum(axis=0)
         if self.intercept_scaling is None:
             return top
-        b, d = self.intercept_scaling, top.shape[0]
+        b = self.intercept_scaling
         out = np.empty((d + 1, d + 1))
         out[:d, :d] = top
-        out[:d, d] = out[d, :d] = b * rows.sum(axis=0)
-        out[d, d] = b * b * rows.shape[0]
+        out[:d, d] = out[d, :d] = b * column
+        out[d, d] = b * b * self.shape[0]
         return out
 
     def toarray(self):

@@ -251,12 +251,17 @@ class ChunkedRowSums:
         return stack.__exit__(*exc_info) if stack is not None else False
 
     # -- the sums ---------------------------------------------------------------
-    def sum(self, coef, row_set=None, *, method=None):
+    def sum(self, coef, row_set=None, *, method=None, chunk_size=None):
         """Sum of ``method`` over all rows, or over the rows of ``row_sets[row_set]``.
 
         ``method`` replaces the engine's method for this call (e.g. a Gram pass next to
-        the gradient passes, on data already placed on the workers).
+        the gradient passes, on data already placed on the workers), and ``chunk_size``
+        the rows per chunk of a pass over all rows (a function of public numbers: e.g.
+        fewer, larger chunks for a pass whose partial sums are d x d).
         """
+        if chunk_size is not None and row_set is None:
+            bounds = chunk_bounds(self.X.shape[0], self.X.shape[1], chunk_size)
+            return self._reduce(coef, bounds, None, method or self.method)
         bounds = self._bounds[row_set]
         rows = None if row_set is None else self.row_sets[row_set]
         return self._reduce(coef, bounds, rows, method or self.method)

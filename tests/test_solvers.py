@@ -100,3 +100,28 @@ def test_n_iter_counts_the_steps_that_ran():
     # with noise every planned step runs
     noisy = DPRidge(epsilon=1.0, y_bound=1.0, random_state=0).fit(X, y)
     assert noisy.n_iter_ == noisy.privacy_.n_steps
+
+
+def test_gram_pass_memory_is_bounded_and_the_same_for_every_n_jobs():
+    from skdpgd.linear_model._solvers import (
+        GRAM_MAX_CHUNKS, GRAM_PARTIALS_BYTES, FitData, _chunk_gram, gram_chunk_rows,
+    )
+
+    # wide designs get fewer chunks: the d x d partials held at once fit the budget
+    for n, dim in [(10**6, 2001), (10**6, 101), (50, 3)]:
+        rows = gram_chunk_rows(n, dim)
+        n_chunks = -(-n // rows)
+        assert n_chunks <= GRAM_MAX_CHUNKS
+        assert n_chunks == 1 or n_chunks * 8 * dim * dim <= GRAM_PARTIALS_BYTES
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((3000, 12)) / 4
+    X[7] = 1e300  # a far row: enters as its clipped value
+    expected = None
+    for n_jobs in (1, 2):
+        data = FitData(X, np.zeros(3000), data_norm=1.0, intercept_scaling=0.5, n_jobs=n_jobs)
+        with data.row_sums(_chunk_gram) as sums:
+            got = sums.sum(np.zeros(13), chunk_size=gram_chunk_rows(3000, 13))
+        expected = got if expected is None else expected
+        assert np.array_equal(got, expected)  # bit-identical across n_jobs
+    reference = data.design.toarray()
+    np.testing.assert_allclose(expected, reference.T @ reference, rtol=1e-12, atol=1e-12)

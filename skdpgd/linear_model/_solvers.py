@@ -135,6 +135,26 @@ class PublicProblem:
         return self.data_smoothness / self.row_norm**2
 
 
+#: Memory for the Gram pass's partial sums held at once (d x d float64 each): its chunks
+#: are made larger for wide designs so that all of them fit in this budget.
+GRAM_PARTIALS_BYTES = 256 * 2**20
+
+#: Most chunks of the Gram pass (enough to keep 16 workers busy).
+GRAM_MAX_CHUNKS = 64
+
+
+def gram_chunk_rows(n_samples, dim):
+    """Rows per chunk of the Gram pass: a function of (n, d) only (bit-identity).
+
+    At most ``min(GRAM_MAX_CHUNKS, GRAM_PARTIALS_BYTES / (8 d^2))`` chunks, so that the
+    partial Gram matrices a parallel pass holds before its ordered reduction stay within
+    ``GRAM_PARTIALS_BYTES``; each chunk is read in cache-sized blocks
+    (:meth:`~skdpgd._design.ClippedDesign.gram`).
+    """
+    n_chunks = max(1, min(GRAM_MAX_CHUNKS, GRAM_PARTIALS_BYTES // (8 * dim * dim)))
+    return -(-int(n_samples) // n_chunks)
+
+
 def _chunk_gram(coef, design, y):
     r"""One chunk's :math:`\sum_i \tilde x_i \tilde x_i^\top` (worker side; coef, y unused).
 
@@ -528,7 +548,10 @@ class PreconditionedSolver(Solver):
         n_samples, lam = data.n_samples, plan.strong_convexity
         row_sums = data.row_sums(loss.gradient_sum)
         with _single_threaded_blas(), row_sums:  # the data are placed once for both passes
-            gram = row_sums.sum(np.zeros(shape[-1]), method=_chunk_gram)
+            gram = row_sums.sum(
+                np.zeros(shape[-1]), method=_chunk_gram,
+                chunk_size=gram_chunk_rows(n_samples, shape[-1]),
+            )
             released = release_gram(0.5 * (gram + gram.T), n_samples, plan.gram_noise_std, rng)
             preconditioner = GramPreconditioner(
                 released, curvature=plan.curvature, margin=plan.margin, strong_convexity=lam
