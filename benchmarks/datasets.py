@@ -26,6 +26,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from skdpgd.datasets import ADULT_CATEGORIES as PACKAGE_ADULT_CATEGORIES
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -55,30 +57,8 @@ ADULT_COLUMNS = [
 
 # Categories exactly as listed in the code book (adult/adult.names, last lines).
 # A value outside the list (the code book's unknown marker '?') is encoded as all zeros.
-ADULT_CATEGORIES = {
-    "workclass": ["Private", "Self-emp-not-inc", "Self-emp-inc", "Federal-gov", "Local-gov",
-                  "State-gov", "Without-pay", "Never-worked"],
-    "education": ["Bachelors", "Some-college", "11th", "HS-grad", "Prof-school", "Assoc-acdm",
-                  "Assoc-voc", "9th", "7th-8th", "12th", "Masters", "1st-4th", "10th",
-                  "Doctorate", "5th-6th", "Preschool"],
-    "marital-status": ["Married-civ-spouse", "Divorced", "Never-married", "Separated", "Widowed",
-                       "Married-spouse-absent", "Married-AF-spouse"],
-    "occupation": ["Tech-support", "Craft-repair", "Other-service", "Sales", "Exec-managerial",
-                   "Prof-specialty", "Handlers-cleaners", "Machine-op-inspct", "Adm-clerical",
-                   "Farming-fishing", "Transport-moving", "Priv-house-serv", "Protective-serv",
-                   "Armed-Forces"],
-    "relationship": ["Wife", "Own-child", "Husband", "Not-in-family", "Other-relative",
-                     "Unmarried"],
-    "race": ["White", "Asian-Pac-Islander", "Amer-Indian-Eskimo", "Other", "Black"],
-    "sex": ["Female", "Male"],
-    "native-country": ["United-States", "Cambodia", "England", "Puerto-Rico", "Canada", "Germany",
-                       "Outlying-US(Guam-USVI-etc)", "India", "Japan", "Greece", "South", "China",
-                       "Cuba", "Iran", "Honduras", "Philippines", "Italy", "Poland", "Jamaica",
-                       "Vietnam", "Mexico", "Portugal", "Ireland", "France", "Dominican-Republic",
-                       "Laos", "Ecuador", "Taiwan", "Haiti", "Columbia", "Hungary", "Guatemala",
-                       "Nicaragua", "Scotland", "Thailand", "Yugoslavia", "El-Salvador",
-                       "Trinadad&Tobago", "Peru", "Hong", "Holand-Netherlands"],
-}
+#: The public category lists of the code book: the package's own copy (one source).
+ADULT_CATEGORIES = PACKAGE_ADULT_CATEGORIES
 
 # Numeric features: (kind, lower, upper, source).  Each maps into [0, 1].
 #   linear: (x - lower) / (upper - lower), clipped to [0, 1]
