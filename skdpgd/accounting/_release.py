@@ -1,0 +1,86 @@
+r"""The guarantee of a private data-preparation release, and the private-step protocol.
+
+A private preparation step (for example a transformer that releases noisy per-column
+histograms to find a column's range, or noisy category counts to find its categories)
+spends a Gaussian-DP budget :math:`\mu` and, where a release is thresholded, an additive
+:math:`\delta` (the chance that a value held by a single record survives the threshold).
+Its guarantee is therefore a pair :math:`(\mu, \delta_0)`: for every :math:`\varepsilon`,
+the step is :math:`(\varepsilon, \delta_\mu(\varepsilon) + \delta_0)`-DP, where
+:math:`\delta_\mu` is the exact :math:`\mu`-GDP trade-off curve (Dong, Roth and Su 2022,
+Corollary 2.13; ``docs/theory.md``). Composition of such steps with the estimator:
+:math:`\mu = \sqrt{\sum_i \mu_i^2}` (Dong, Roth and Su 2022, Corollary 3.3) and the
+additive deltas add (basic composition of the events on which a threshold fails).
+
+The private-step protocol (duck-typed; what :func:`skdpgd.make_dp_pipeline` calls):
+
+- the class attribute ``__skdpgd_private_fit__ = True``;
+- ``_fit_private(X, y=None, *, mu, extra_delta, random_state)``: fit spending at most
+  ``mu``-GDP and at most ``extra_delta`` additive delta, and set ``privacy_`` to a
+  :class:`ReleasePrivacyReport` whose ``mu`` and ``extra_delta`` are within those
+  allowances. It returns ``self``. The caller has charged any ledger already.
+- ``fit(X, y=None)``, standalone, does the same with the step's own ``epsilon`` and
+  ``delta`` parameters.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._events import GaussianDpEvent
+from ._gdp import gdp_to_delta, gdp_to_epsilon
+
+#: Class attribute a transformer sets to True to say its fit is a private release that
+#: follows the protocol above (``_fit_private``, ``privacy_``).
+PRIVATE_FIT_ATTRIBUTE = "__skdpgd_private_fit__"
+
+
+@dataclass(frozen=True)
+class ReleasePrivacyReport:
+    r"""What a private preparation step released and what it cost.
+
+    Attributes
+    ----------
+    mu : float
+        Gaussian-DP parameter of all the step's noisy releases together (exact
+        composition: the square root of the sum of their squares).
+    extra_delta : float
+        Additive delta of the thresholded releases (0 when nothing is thresholded).
+    mechanism : str
+        One line naming the mechanism and its source.
+    releases : tuple of (str, float)
+        Each release's name (a column and what was released, never a value) and its mu.
+    notes : tuple of str
+        Anything else the user should know.
+    neighbouring_relation : str
+        ``"replace-one"`` (n is public).
+    """
+
+    mu: float
+    extra_delta: float
+    mechanism: str
+    releases: tuple = field(default_factory=tuple)
+    notes: tuple = field(default_factory=tuple)
+    neighbouring_relation: str = "replace-one"
+
+    def epsilon_at(self, delta):
+        r"""Smallest epsilon at ``delta``: the GDP curve at :math:`\delta - \delta_0`."""
+        if delta <= self.extra_delta:
+            return np.inf
+        return float(gdp_to_epsilon(self.mu, delta - self.extra_delta))
+
+    def delta_at(self, epsilon):
+        r""":math:`\delta_\mu(\varepsilon) + \delta_0`."""
+        return float(gdp_to_delta(self.mu, epsilon)) + self.extra_delta
+
+    @property
+    def event(self):
+        """The GDP part of the release (the additive delta is ``extra_delta``)."""
+        return GaussianDpEvent(self.mu)
+
+    def to_dict(self):
+        """Plain-type summary (for logs and the ledger); holds no data value."""
+        return {
+            "mu": self.mu, "extra_delta": self.extra_delta, "mechanism": self.mechanism,
+            "releases": [list(r) for r in self.releases], "notes": list(self.notes),
+            "neighbouring_relation": self.neighbouring_relation,
+        }
