@@ -1,0 +1,48 @@
+"""The same public inputs and seed give the same fit as the recorded baseline.
+
+``tests/data/behaviour_baseline.json`` was recorded by
+``tests/data/record_behaviour_baseline.py`` at the commit it names, before a change that
+must not alter behaviour (refactors, speed work). For every solver x model x input kind
+the fit must reproduce ``coef_`` and ``intercept_`` to 1e-9 relative (summation order
+may move the last bits of a sum of a few hundred terms, about 1e-15 relative each,
+amplified by at most a few hundred noisy steps; an algorithmic change moves them by far
+more than 1e-9, since each step adds noise of relative size ~1e-1), and the reported
+``mu``, ``epsilon`` (to 1e-12, planning is pure arithmetic on public numbers) and
+``n_iter_`` exactly.
+"""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+_DATA = Path(__file__).parent / "data"
+_spec = importlib.util.spec_from_file_location(
+    "record_behaviour_baseline", _DATA / "record_behaviour_baseline.py"
+)
+_recorder = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_recorder)
+make_data, make_estimator = _recorder.make_data, _recorder.make_estimator
+
+BASELINE = json.loads((_DATA / "behaviour_baseline.json").read_text())
+
+
+@pytest.mark.parametrize("case", sorted(BASELINE["cases"]))
+def test_fit_reproduces_the_recorded_baseline(case):
+    solver, model, kind = case.split("-")
+    if solver == "sgd":
+        pytest.importorskip("dp_accounting")
+    expected = BASELINE["cases"][case]
+    X, y = make_data(model, kind)
+    est = make_estimator(model, solver).fit(X, y)
+    coef = np.asarray(est.coef_, float)
+    np.testing.assert_allclose(coef, expected["coef"], rtol=0,
+                               atol=1e-9 * max(1.0, np.abs(expected["coef"]).max()))
+    np.testing.assert_allclose(np.atleast_1d(est.intercept_), expected["intercept"], rtol=0,
+                               atol=1e-9 * max(1.0, np.abs(expected["intercept"]).max()))
+    assert est.n_iter_ == expected["n_iter"]
+    assert est.privacy_.epsilon == pytest.approx(expected["epsilon"], rel=1e-12)
+    if expected["mu"] is not None:
+        assert est.privacy_.mu == pytest.approx(expected["mu"], rel=1e-12)
