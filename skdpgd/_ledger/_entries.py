@@ -1,5 +1,6 @@
 """What a ledger records: one entry per charge, and the worst record's spend."""
 
+import inspect
 from dataclasses import dataclass
 
 import numpy as np
@@ -103,8 +104,28 @@ class LedgerSpend:
     source: str
 
 
+#: Parameters never recorded, whatever their value: seeds and generators (whoever knows
+#: the seed regenerates the noise and tells D from D'), keys, and the ledger itself.
+_SECRET_WORDS = ("random", "seed", "rng", "key", "secret", "password", "token", "ledger")
+_MAX_VALUE, _MAX_SOURCE, _MAX_DEPTH = 60, 400, 3
+
+
 def describe(estimator):
-    """Class name and the parameters that differ from the defaults (no data, no ledger)."""
+    """How the ledger names what spent: the class and its public, non-default parameters.
+
+    Only plain public hyperparameters are kept (numbers, booleans, short strings, and
+    lists, tuples and dicts of them; a nested estimator is described the same way). Never
+    recorded: ``random_state`` or any parameter whose name mentions a seed, a generator,
+    a key or the ledger (a seed kept secret is as good as OS entropy only while it stays
+    secret: whoever reads it refits on D and D' and tells which was used), generators and
+    ``RandomState`` objects wherever they appear, and arrays or other objects, which are
+    named by their type only. An object may name itself with a ``_ledger_source()``
+    method; it must not include a seed either.
+    """
+    return _describe(estimator, 0)[:_MAX_SOURCE]
+
+
+def _describe(estimator, depth):
     if estimator is None:
         return "unnamed"
     if isinstance(estimator, str):
@@ -115,26 +136,89 @@ def describe(estimator):
     name = type(estimator).__name__
     try:
         params = estimator.get_params(deep=False)
-        defaults = type(estimator)().get_params(deep=False)
     except Exception:  # noqa: BLE001 - any object with a charge call is allowed to spend
         return name
-    shown = {
-        k: v for k, v in params.items()
-        if k != "ledger"
-        and not (isinstance(v, type(defaults.get(k))) and _same(v, defaults.get(k)))
-    }
-    return f"{name}({', '.join(f'{k}={_short(v)}' for k, v in sorted(shown.items()))})"
+    if depth >= _MAX_DEPTH or not isinstance(params, dict):
+        return name
+    defaults = _defaults(type(estimator))
+    shown = []
+    for key in sorted(params, key=str):
+        value = params[key]
+        if _secret_name(key) or _secret_value(value):
+            continue
+        if key in defaults and _same(value, defaults[key]):
+            continue
+        text = _public(value, depth)
+        if text is not None:
+            shown.append(f"{key}={text}")
+    return f"{name}({', '.join(shown)})"
 
 
-def _short(value):
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+def _defaults(cls):
+    """The defaults in the class's ``__init__`` signature (nothing is constructed)."""
+    try:
+        signature = inspect.signature(cls.__init__)
+    except (TypeError, ValueError):
+        return {}
+    return {k: p.default for k, p in signature.parameters.items()
+            if p.default is not inspect.Parameter.empty}
+
+
+def _secret_name(key):
+    return any(word in str(key).lower() for word in _SECRET_WORDS)
+
+
+def _secret_value(value):
+    return isinstance(value, (np.random.Generator, np.random.RandomState,
+                              np.random.BitGenerator, np.random.SeedSequence)) or (
+        hasattr(value, "charge") and hasattr(value, "spent"))  # a ledger
+
+
+def _public(value, depth):
+    """Text for a public value; None to leave the parameter out."""
+    if _secret_value(value):
+        return None
+    if value is None:
+        return "None"
+    if isinstance(value, (bool, np.bool_)):
+        return repr(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return _short(repr(int(value)))
+    if isinstance(value, (float, np.floating)):
+        return _short(repr(float(value)))
+    if isinstance(value, str):
+        return _short(repr(value))
+    if isinstance(value, (list, tuple)):
+        items = [_public(v, depth) for v in value]
+        if any(item is None for item in items):
+            return None
+        text = ", ".join(items)
+        return f"({text})" if isinstance(value, tuple) else f"[{text}]"
+    if isinstance(value, dict):
+        items = []
+        for k, v in value.items():
+            if _secret_name(k):
+                continue
+            k_text, v_text = _public(k, depth), _public(v, depth)
+            if k_text is None or v_text is None:
+                return None
+            items.append(f"{k_text}: {v_text}")
+        return "{" + ", ".join(items) + "}"
+    if hasattr(value, "get_params"):
+        return _describe(value, depth + 1)
+    if isinstance(value, type):
+        return value.__name__
+    return f"<{type(value).__name__}>"  # arrays, callables, ...: the type only
+
+
+def _short(text):
+    return text if len(text) <= _MAX_VALUE else text[:_MAX_VALUE - 3] + "..."
 
 
 def _same(a, b):
     try:
-        return bool(a == b)
-    except Exception:  # noqa: BLE001 - arrays and the like: show them
+        return isinstance(a, type(b)) and bool(a == b)
+    except Exception:  # noqa: BLE001 - arrays and the like: not equal, shown by type
         return False
 
 
