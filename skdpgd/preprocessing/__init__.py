@@ -1,4 +1,4 @@
-"""Preprocessing that uses public information only (no statistic of the private data).
+"""Preprocessing: public-bound transformers, and one private (accounted) table vectorizer.
 
 Fitting :class:`sklearn.preprocessing.StandardScaler`, ``MinMaxScaler`` or an
 ``OneHotEncoder(categories="auto")`` on the private training data makes the scale or
@@ -13,10 +13,31 @@ privacy before the estimator.
 - :func:`public_one_hot` / :class:`PublicOneHotEncoder`: one-hot over category lists given
   explicitly; a value outside its list raises an error naming the column (opt-outs:
   ``unknown_values`` for public missing-value markers, ``handle_unknown="ignore"``).
+
+One step is private, and says so: :class:`DPTableVectorizer` encodes every column of a
+raw table by its dtype, learning ranges and categories through accounted Gaussian
+releases (its ``privacy_`` report; the private-step protocol of
+``skdpgd.accounting._release``). :func:`private_range` and :func:`private_abs_bound`
+are its mechanism for one column.
 """
 
 from ._bounded import BoundedScaler
+from ._missing import DEFAULT_MISSING_STRINGS, is_missing
 from ._one_hot import PublicOneHotEncoder, public_one_hot
+from ._private_range import PrivateBound, PrivateRange, private_abs_bound, private_range
 from ._row_norm import RowNormClipper
+from ._table_vectorizer import DPTableVectorizer
 
-__all__ = ["BoundedScaler", "PublicOneHotEncoder", "RowNormClipper", "public_one_hot"]
+__all__ = [
+    "BoundedScaler",
+    "DEFAULT_MISSING_STRINGS",
+    "DPTableVectorizer",
+    "PrivateBound",
+    "PrivateRange",
+    "PublicOneHotEncoder",
+    "RowNormClipper",
+    "is_missing",
+    "private_abs_bound",
+    "private_range",
+    "public_one_hot",
+]

@@ -1,0 +1,193 @@
+r"""Missing values in every spelling, and the text key of a category.
+
+A missing value reaches a transformer in many spellings: ``np.nan``, ``math.nan``,
+``float("nan")``, ``np.float64("nan")`` (all NaN floats, but distinct objects, so
+``value in [np.nan]`` is true for one of them only), ``None``, ``pd.NA``, ``pd.NaT``,
+``np.datetime64("NaT")``, a polars null (``None`` once converted), and, in a CSV read as
+strings, ``""`` or ``"NA"``. The functions here recognise all of them the same way, by
+type and value, never by identity, so every skdpgd transformer maps them alike.
+
+The strings that mean "missing" are a public convention (:data:`DEFAULT_MISSING_STRINGS`,
+the list :func:`pandas.read_csv` uses); they are parameters, never learned from the data.
+"""
+
+import math
+import numbers
+
+import numpy as np
+
+#: Strings read as missing by default: the spellings pandas.read_csv treats as NaN
+#: (its ``na_values`` default list), so a CSV read as text and a CSV read by
+#: ``pd.read_csv`` give the same missing values.
+DEFAULT_MISSING_STRINGS = (
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
+    "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+)
+
+
+def _is_na_singleton(value):
+    """pd.NA / pd.NaT / np.datetime64('NaT') without importing pandas."""
+    name = type(value).__name__
+    if name in ("NAType", "NaTType"):
+        return True
+    if isinstance(value, (np.datetime64, np.timedelta64)):
+        return bool(np.isnat(value))
+    return False
+
+
+def is_missing(value, missing_strings=DEFAULT_MISSING_STRINGS):
+    """Whether ``value`` is a missing value in any of its spellings.
+
+    Parameters
+    ----------
+    value : object
+        One cell.
+    missing_strings : collection of str, default=DEFAULT_MISSING_STRINGS
+        Strings that mean "missing" (public).
+
+    Returns
+    -------
+    missing : bool
+        True for None, every NaN float (Python or NumPy, any width), ``pd.NA``,
+        ``pd.NaT``, ``NaT`` and the strings in ``missing_strings``.
+
+    Examples
+    --------
+    >>> import math
+    >>> import numpy as np
+    >>> [is_missing(v) for v in (None, math.nan, np.float32("nan"), "NA", "", "x", 0.0)]
+    [True, True, True, True, True, False, False]
+    """
+    if value is None:
+        return True
+    if isinstance(value, str):
+        return value in missing_strings
+    if isinstance(value, (float, np.floating)):
+        return math.isnan(value)
+    if isinstance(value, (numbers.Number, np.generic)) and not isinstance(
+            value, (np.datetime64, np.timedelta64)):
+        try:
+            return bool(value != value)  # complex NaN, Decimal NaN
+        except (TypeError, ValueError):
+            return False
+    return _is_na_singleton(value)
+
+
+def category_key(value, missing_strings=DEFAULT_MISSING_STRINGS):
+    """The text a category is matched and named by, or None for a missing value.
+
+    Values are matched by their text, so the integer ``1``, the float ``1.0``, NumPy's
+    ``np.int64(1)`` and the string ``"1"`` are the same category (a CSV read by
+    ``pd.read_csv`` gives numbers where a code book lists strings): strings are kept as
+    they are, booleans become ``"True"``/``"False"``, integral numbers their integer
+    text, other numbers ``repr`` of the float, anything else ``str(value)``.
+
+    Parameters
+    ----------
+    value : object
+        One cell.
+    missing_strings : collection of str, default=DEFAULT_MISSING_STRINGS
+        Strings that mean "missing".
+
+    Returns
+    -------
+    key : str or None
+        None when ``value`` is missing (:func:`is_missing`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> [category_key(v) for v in ("a", 1, 1.0, np.int64(1), "1", True, 2.5, None)]
+    ['a', '1', '1', '1', '1', 'True', '2.5', None]
+    """
+    if type(value) is str:  # fast path: most cells
+        return None if value in missing_strings else value
+    if is_missing(value, missing_strings):
+        return None
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        as_float = float(value)
+        if math.isfinite(as_float) and as_float == int(as_float) and abs(as_float) < 2**63:
+            return str(int(as_float))
+        return repr(as_float)
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    return str(value)
+
+
+def category_keys(values, missing_strings=DEFAULT_MISSING_STRINGS):
+    """:func:`category_key` of every cell of a 1-D sequence, as a list.
+
+    Parameters
+    ----------
+    values : iterable
+        The cells of one column.
+    missing_strings : collection of str, default=DEFAULT_MISSING_STRINGS
+        Strings that mean "missing".
+
+    Returns
+    -------
+    keys : list of (str or None)
+        One key per cell; None marks a missing value.
+    """
+    missing_strings = frozenset(missing_strings)
+    return [category_key(v, missing_strings) for v in values]
+
+
+def to_float(values, missing_strings=DEFAULT_MISSING_STRINGS):
+    """The cells of one column as float64, every missing spelling as NaN; never raises.
+
+    Numbers convert as ``float(value)`` (``inf`` stays ``inf``; integers beyond float64
+    range become ``inf``); missing values and anything that is not a number (a string
+    such as ``"abc"``, an object) become NaN. Which cells are numbers is a fact about
+    the data, so no error can depend on it: the caller treats NaN as missing.
+
+    Parameters
+    ----------
+    values : array-like of shape (n,)
+        One column (a NumPy array of any dtype, a list, a pandas or polars Series
+        converted to NumPy).
+    missing_strings : collection of str, default=DEFAULT_MISSING_STRINGS
+        Strings that mean "missing".
+
+    Returns
+    -------
+    x : ndarray of shape (n,), float64
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> to_float(np.array([1, "2.5", None, "abc", np.inf], dtype=object))
+    array([1. , 2.5, nan, nan, inf])
+    """
+    array = np.asarray(values)
+    if array.dtype.kind in "biuf":
+        with np.errstate(over="ignore"):
+            return array.astype(np.float64)
+    out = np.empty(array.shape[0], dtype=np.float64)
+    for i, value in enumerate(array.tolist() if array.dtype.kind != "O" else array):
+        out[i] = _one_float(value, missing_strings)
+    return out
+
+
+def _one_float(value, missing_strings):
+    if is_missing(value, missing_strings):
+        return math.nan
+    if isinstance(value, (bool, np.bool_)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return math.nan
+    if isinstance(value, (numbers.Real, np.integer, np.floating)):
+        try:
+            return float(value)
+        except (OverflowError, TypeError, ValueError):
+            return math.inf if value > 0 else -math.inf
+    return math.nan

@@ -1,0 +1,336 @@
+r"""A private range of one numeric column: a Gaussian histogram over a public grid.
+
+Mechanism (docs/theory.md#private-range). The real line is cut into cells by a public
+grid of edges :math:`e_1 < \dots < e_m` (:func:`public_grid`, symmetric around 0 and
+logarithmic: :math:`\pm 2^{k/2}` from :math:`2^{-20}` to :math:`2^{40}`, with 0 an
+edge); with one more cell for a missing value, every record falls in exactly one of the
+:math:`m + 2` cells
+
+.. math::
+
+    (-\infty, e_1),\ [e_1, e_2),\ \dots,\ [e_m, +\infty],\ \{\text{missing}\} .
+
+The count vector :math:`c(D) \in \mathbb Z^{m+2}` changes, when one record is replaced
+by another (replace-one, n public), by :math:`e_a - e_b` for two cells a, b (or not at
+all), so its L2 sensitivity is :math:`\Delta_2 = \sqrt 2`. The release
+:math:`\tilde c = c(D) + \sigma Z`, :math:`Z \sim \mathcal N(0, I)`, is therefore
+:math:`\mu`-GDP with :math:`\mu = \sqrt 2/\sigma` (Dong, Roth and Su 2022, Theorem 2.7),
+and everything computed from :math:`\tilde c` alone is post-processing:
+
+- cells with :math:`\tilde c_k \le z\sigma` are zeroed, with :math:`z` chosen so that,
+  when every count is 0, no cell passes with probability at least
+  :math:`1 - \alpha` (Bonferroni over the cells: :math:`z = \Phi^{-1}(1 - \alpha/(m+1))`,
+  :math:`\alpha = 10^{-3}` by default). A spurious cell far from the data would
+  stretch the range by orders of magnitude, hence the family-wise rate;
+- the range is :math:`[\text{low edge of the lowest surviving cell},\ \text{high edge of
+  the highest}]` (the outer cells' infinite edges are replaced by :math:`\mp e_m`);
+- the median is the cell where the surviving mass crosses one half.
+
+If no cell survives (an all-missing column, too few records for the noise) the result
+says so (``found=False``) and the caller falls back to a public default: never an error.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import ndtri
+
+from ..utils._validation import make_generator
+
+#: The positive edges are :math:`2^{k/2}`, k = GRID_K_MIN..GRID_K_MAX: from
+#: :math:`2^{-20} \approx 9.5 \cdot 10^{-7}` to :math:`2^{40} \approx 1.1 \cdot 10^{12}`,
+#: ratio :math:`\sqrt 2` (a bound overshoots the data by at most that factor).
+GRID_K_MIN, GRID_K_MAX = -40, 80
+#: Chance that some empty cell of a histogram passes the threshold (family-wise).
+FALSE_CELL_RATE = 1e-3
+
+
+def public_grid(k_min=GRID_K_MIN, k_max=GRID_K_MAX):
+    r"""The public edges: 0 and :math:`\pm 2^{k/2}` for :math:`k_{\min} \le k \le k_{\max}`.
+
+    Parameters
+    ----------
+    k_min, k_max : int, default=-40, 80
+        Range of the exponents (public): edges from :math:`2^{-20}` to :math:`2^{40}`.
+
+    Returns
+    -------
+    edges : ndarray of shape (2 (k_max - k_min + 1) + 1,)
+        Increasing, symmetric around 0, with 0 itself an edge (so a non-negative column
+        gets a lower bound of exactly 0). Even k give exact powers of two.
+
+    Examples
+    --------
+    >>> edges = public_grid()
+    >>> len(edges), float(edges[edges.size // 2]), float(edges.max())
+    (243, 0.0, 1099511627776.0)
+    """
+    positive = 2.0 ** (np.arange(k_min, k_max + 1) / 2.0)
+    return np.concatenate([-positive[::-1], [0.0], positive])
+
+
+def cell_counts(x, edges):
+    r"""Counts of the cells :math:`(-\infty, e_1), [e_1, e_2), \dots, [e_m, \infty]`, missing.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n,), float64
+        One column; NaN is a missing value, :math:`\pm\infty` fall in the outer cells.
+    edges : ndarray of shape (m,)
+        Increasing public edges.
+
+    Returns
+    -------
+    counts : ndarray of shape (m + 2,), float64
+        ``counts[k]`` for cell k = 0..m (cell k holds :math:`e_k \le x < e_{k+1}`, with
+        :math:`e_0 = -\infty`, :math:`e_{m+1} = +\infty`); ``counts[m + 1]`` counts the
+        missing values. Every record is in exactly one cell: the sum is n.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    missing = np.isnan(x)
+    cells = np.searchsorted(edges, x[~missing], side="right")
+    counts = np.bincount(cells, minlength=edges.size + 1).astype(np.float64)
+    return np.concatenate([counts, [float(missing.sum())]])
+
+
+def threshold_z(n_cells, false_cell_rate=FALSE_CELL_RATE):
+    r""":math:`z = \Phi^{-1}(1 - \alpha / k)`: no empty cell of k passes w.p. :math:`\ge 1-\alpha`.
+
+    Parameters
+    ----------
+    n_cells : int
+        Number of cells that could pass (the value cells, k = m + 1).
+    false_cell_rate : float, default=1e-3
+        :math:`\alpha`.
+
+    Returns
+    -------
+    z : float
+    """
+    return float(ndtri(1.0 - false_cell_rate / n_cells))
+
+
+@dataclass(frozen=True)
+class PrivateRange:
+    """A range read from a noisy histogram (post-processing of the release only).
+
+    Attributes
+    ----------
+    low, high : float
+        The range, ``low < high``; meaningless when ``found`` is False.
+    median : float
+        The midpoint of the cell where the surviving mass crosses one half, inside
+        [low, high].
+    median_high : float
+        That cell's high edge (clipped to ``high``), used by the heavy-tail rule.
+    found : bool
+        Whether some cell passed the threshold.
+    """
+
+    low: float
+    high: float
+    median: float
+    median_high: float
+    found: bool
+
+
+def range_from_noisy_counts(noisy, edges, threshold):
+    """The range, median and whether anything survived, from a noisy histogram only.
+
+    Parameters
+    ----------
+    noisy : ndarray of shape (m + 2,)
+        Noisy counts (the last, the missing cell, is ignored).
+    edges : ndarray of shape (m,)
+        The public edges.
+    threshold : float
+        Cells with noisy count <= threshold are zeroed.
+
+    Returns
+    -------
+    result : PrivateRange
+    """
+    values = np.asarray(noisy, dtype=np.float64)[: edges.size + 1]
+    kept = np.where(values > threshold, values, 0.0)
+    alive = np.flatnonzero(kept > 0)
+    if alive.size == 0:
+        return PrivateRange(0.0, 1.0, 0.5, 1.0, False)
+    outer = float(edges[-1])
+    lower_edges = np.concatenate([[-outer], edges])  # cell k starts at lower_edges[k]
+    upper_edges = np.concatenate([edges, [outer]])
+    lo_cell, hi_cell = alive[0], alive[-1]
+    low, high = float(lower_edges[lo_cell]), float(upper_edges[hi_cell])
+    if lo_cell == hi_cell == 0:  # only the cell below -e_m: a unit-width range there
+        low, high = -outer - 1.0, -outer
+    elif lo_cell == hi_cell == edges.size:
+        low, high = outer, outer + 1.0
+    cumulative = np.cumsum(kept)
+    k = int(np.searchsorted(cumulative, 0.5 * cumulative[-1]))
+    cell_low = max(float(lower_edges[k]), low)
+    cell_high = min(float(upper_edges[k]), high)
+    median = min(max(0.5 * (cell_low + cell_high), low), high)
+    return PrivateRange(low, high, median, cell_high, True)
+
+
+def noisy_histogram(x, sigma, rng, edges):
+    r"""The release :math:`c(D) + \sigma Z` of the cell counts (:math:`\sqrt2/\sigma`-GDP).
+
+    Parameters
+    ----------
+    x : ndarray of shape (n,), float64
+        One column, NaN for missing.
+    sigma : float
+        Noise standard deviation (0 for no noise, ``inf`` for no release).
+    rng : numpy.random.Generator
+        The noise source.
+    edges : ndarray of shape (m,)
+        The public edges.
+
+    Returns
+    -------
+    noisy : ndarray of shape (m + 2,)
+        All NaN when ``sigma`` is infinite (nothing is released).
+    """
+    n_cells = edges.size + 2
+    if not np.isfinite(sigma):
+        return np.full(n_cells, np.nan)
+    noise = rng.standard_normal(n_cells) * sigma
+    return cell_counts(x, edges) + noise
+
+
+def sigma_for_mu(mu, sensitivity=np.sqrt(2.0)):
+    r""":math:`\sigma = \Delta_2/\mu`, the Gaussian mechanism's noise for :math:`\mu`-GDP.
+
+    Dong, Roth and Su (2022), Theorem 2.7. ``mu = inf`` gives 0 (no noise), ``mu = 0``
+    gives ``inf`` (no release).
+
+    Parameters
+    ----------
+    mu : float
+        The release's GDP parameter.
+    sensitivity : float, default=sqrt(2)
+        L2 sensitivity of the released vector.
+
+    Returns
+    -------
+    sigma : float
+    """
+    mu = float(mu)
+    if mu <= 0.0:
+        return np.inf
+    if np.isinf(mu):
+        return 0.0
+    return float(sensitivity) / mu
+
+
+def private_range(x, mu, random_state=None, *, edges=None, false_cell_rate=FALSE_CELL_RATE):
+    r"""A :math:`\mu`-GDP range of one column (noisy histogram over the public grid).
+
+    Parameters
+    ----------
+    x : array-like of shape (n,)
+        One numeric column; NaN is a missing value, infinities fall in the outer cells.
+    mu : float
+        GDP budget of the release (``np.inf``: exact counts, no privacy).
+    random_state : None, int or numpy.random.Generator, default=None
+        The noise source.
+    edges : ndarray or None, default=None
+        Public edges (default :func:`public_grid`).
+    false_cell_rate : float, default=1e-3
+        Family-wise chance that an empty cell passes the threshold.
+
+    Returns
+    -------
+    result : PrivateRange
+        ``found`` is False when no cell passed (the caller uses a public default).
+
+    Notes
+    -----
+    The counts have replace-one L2 sensitivity :math:`\sqrt 2` (one record leaves one
+    cell for another), so noise :math:`\sigma = \sqrt 2/\mu` makes the histogram
+    :math:`\mu`-GDP (Dong, Roth and Su 2022, Theorem 2.7); the range is a function of
+    the noisy histogram only. Threshold :math:`z\sigma` with
+    :math:`z = \Phi^{-1}(1 - \alpha/(m+1))`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.random.default_rng(0).uniform(20, 60, 10_000)
+    >>> r = private_range(x, mu=1.0, random_state=0)
+    >>> r.found, r.low <= 20 and r.high >= 60
+    (True, True)
+    """
+    edges = public_grid() if edges is None else np.asarray(edges, dtype=np.float64)
+    x = np.asarray(x, dtype=np.float64).ravel()
+    sigma = sigma_for_mu(mu)
+    if not np.isfinite(sigma):
+        return PrivateRange(0.0, 1.0, 0.5, 1.0, False)
+    noisy = noisy_histogram(x, sigma, make_generator(random_state), edges)
+    threshold = threshold_z(edges.size + 1, false_cell_rate) * sigma
+    return range_from_noisy_counts(noisy, edges, threshold)
+
+
+@dataclass(frozen=True)
+class PrivateBound:
+    """A private bound on :math:`|y|` (see :func:`private_abs_bound`).
+
+    Attributes
+    ----------
+    bound : float
+        The bound B > 0 (the public ``default`` when ``found`` is False).
+    found : bool
+        Whether some cell passed the threshold.
+    """
+
+    bound: float
+    found: bool
+
+
+def private_abs_bound(y, mu, random_state=None, *, default=1.0,
+                      false_cell_rate=FALSE_CELL_RATE):
+    r"""A :math:`\mu`-GDP bound B on :math:`|y|` (for ``DPRidge(y_bound="auto")``).
+
+    The histogram of :math:`|y|` over the non-negative half of the public grid (cells
+    :math:`[0, e_1), [e_1, e_2), \dots, [e_m, \infty]` and a missing cell), noised and
+    thresholded as in :func:`private_range`; B is the high edge of the highest
+    surviving cell. Same sensitivity :math:`\sqrt 2`, so :math:`\sigma = \sqrt2/\mu`.
+    Targets beyond B are then clipped by the estimator (a per-record map).
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        Targets (NaN is missing and counted in the missing cell).
+    mu : float
+        GDP budget of the release.
+    random_state : None, int or numpy.random.Generator, default=None
+        The noise source.
+    default : float, default=1.0
+        Public bound returned when no cell survives (never an error).
+    false_cell_rate : float, default=1e-3
+        Family-wise chance that an empty cell passes.
+
+    Returns
+    -------
+    result : PrivateBound
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.random.default_rng(0).normal(0, 3, 5_000)
+    >>> b = private_abs_bound(y, mu=0.5, random_state=0)
+    >>> b.found, 5 < b.bound < 20
+    (True, True)
+    """
+    grid = public_grid()
+    edges = grid[grid > 0]
+    y = np.abs(np.asarray(y, dtype=np.float64).ravel())
+    sigma = sigma_for_mu(mu)
+    if not np.isfinite(sigma):
+        return PrivateBound(float(default), False)
+    noisy = noisy_histogram(y, sigma, make_generator(random_state), edges)
+    threshold = threshold_z(edges.size + 1, false_cell_rate) * sigma
+    alive = np.flatnonzero(noisy[: edges.size + 1] > threshold)
+    if alive.size == 0:
+        return PrivateBound(float(default), False)
+    top = int(alive[-1])  # cell k = [e_k, e_{k+1}), cell 0 = [0, e_1): its high edge
+    return PrivateBound(float(edges[min(top, edges.size - 1)]), True)

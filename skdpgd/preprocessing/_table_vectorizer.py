@@ -1,0 +1,539 @@
+r"""Every column of a raw table encoded by its type, privately: :class:`DPTableVectorizer`."""
+
+import math
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ..accounting._gdp import epsilon_delta_to_gdp
+from ..accounting._release import ReleasePrivacyReport
+from ..utils._validation import check_epsilon, make_generator, resolve_delta
+from ._column_maps import BooleanEncoding, CategoricalEncoding, NumericEncoding, scale_to_unit
+from ._missing import DEFAULT_MISSING_STRINGS, category_key
+from ._private_categories import discover_categories
+from ._private_range import private_range
+from ._schema import key_column, n_rows, numeric_column, table_schema
+
+#: Share of the standalone fit's delta given to the thresholded releases (category
+#: discovery), when there are any: the thresholds depend on it only through
+#: :math:`\Phi^{-1}(1 - \delta_0)`, the Gaussian part keeps 90% of delta.
+DISCOVERY_DELTA_SHARE = 0.1
+
+#: A column is heavy-tailed (log1p applied) when it is non-negative and its range is
+#: above this many times the distance from its low end to its private median.
+HEAVY_TAIL_RATIO = 20.0
+
+_MECHANISM = (
+    "numeric ranges: Gaussian histograms over a public log grid, replace-one L2 "
+    "sensitivity sqrt(2) (Dong, Roth and Su 2022, Thm 2.7); categories: Gaussian sparse "
+    "histogram with threshold 1 + sigma * Phi^-1(1 - delta0) (Korolova et al. 2009; "
+    "Wilkins et al. 2024); equal mu^2 per release (docs/theory.md#table-vectorizer)"
+)
+
+
+def _child_generators(rng, k):
+    """k independent generators from one source (so a column's noise is its own)."""
+    if isinstance(rng, np.random.Generator):
+        seeds = rng.integers(0, 2**63 - 1, size=k, dtype=np.int64)
+    else:  # legacy RandomState
+        seeds = rng.randint(0, 2**31 - 1, size=k)
+    return [np.random.default_rng(int(s)) for s in seeds]
+
+
+def _check_public_bounds(name, pair):
+    try:
+        low, high = (float(v) for v in pair)
+    except (TypeError, ValueError):
+        raise ValueError(f"bounds[{name!r}] must be a (low, high) pair of numbers, got {pair!r}.")
+    with np.errstate(over="ignore"):
+        width = high - low
+    if not (math.isfinite(low) and math.isfinite(high) and high > low and math.isfinite(width)):
+        raise ValueError(
+            f"bounds[{name!r}] = {pair!r}: need finite low < high with a finite width."
+        )
+    return low, high
+
+
+def _resolved_map(private, log_choice):
+    """(low, high, scale, impute, source) of a column with a private range."""
+    if not private.found:
+        top = 2.0 ** 40  # the public grid's outer edge: symlog over the whole grid
+        return -top, top, "symlog", 0.5, "default"
+    low, high = private.low, private.high
+    heavy = low >= 0.0 and (high - low) > HEAVY_TAIL_RATIO * (private.median_high - low)
+    log = heavy if log_choice is None else log_choice
+    scale = "log1p" if log else "linear"
+    impute = float(scale_to_unit(np.array([private.median]), low, high, scale)[0])
+    return low, high, scale, impute, "private"
+
+
+class DPTableVectorizer(TransformerMixin, BaseEstimator):
+    r"""Encode every column of a raw table by its dtype, privately (accounted).
+
+    In the spirit of skrub's ``TableVectorizer``: give it a pandas or polars DataFrame
+    (or a NumPy array) as read from a file, and it returns a numeric matrix whose rows
+    have a norm bound known from the construction (``row_norm_bound_``, 1 by default),
+    ready for an skdpgd estimator with ``data_norm=row_norm_bound_``. What it learns
+    from the data is released by Gaussian mechanisms and accounted in ``privacy_``
+    (a :class:`~skdpgd.accounting.ReleasePrivacyReport`); everything else is public.
+
+    Column kinds are read from the dtypes (public schema), never from the values:
+
+    - **numeric** (int, float, nullable): a range [low, high], either public (``bounds``,
+      free) or private: a Gaussian-noised histogram over a public log grid (cells
+      :math:`\pm 2^{k/2}`), cells below a family-wise threshold zeroed, the range from the
+      lowest and highest surviving cells. Heavy-tailed columns (non-negative, range above
+      20 times the distance from low to the private median) get ``log1p``. Then scaled to
+      [0, 1] and clipped. A column where no cell survives (all missing, too few rows for
+      the noise) falls back to a public symmetric log map over the whole grid, and the
+      report's notes say so.
+    - **categorical** (object, string, category): a public category list
+      (``categories``, free), private discovery (the values whose noisy count passes a
+      threshold; additive delta accounted), or hashing into ``n_buckets`` public
+      buckets (free); unlisted values go to an ``__other`` column.
+    - **boolean**: one 0/1 column.
+    - datetimes, timedeltas, complex and other dtypes are refused (the error names the
+      column and its dtype); ``column_types={"col": "drop"}`` drops a column.
+
+    Missing values in every spelling (``np.nan``, ``math.nan``, ``None``, ``pd.NA``,
+    ``pd.NaT``, polars null, and the strings in ``missing_values``) are imputed
+    (numeric: the private median, or the midpoint of a public range) and flagged in a
+    ``__missing`` column when the dtype may hold them (float, nullable, object and
+    string dtypes; every polars column), decided from the schema, never from the data.
+    Categorical blocks always have a ``__missing`` column. No error depends on a value.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Budget of a standalone ``fit`` (inside :func:`skdpgd.make_dp_pipeline` the
+        pipeline gives the step its share instead). ``np.inf``: exact counts.
+    delta : float or "auto", default="auto"
+        Delta of a standalone ``fit``; ``"auto"`` is :math:`\min(10^{-5}, 1/(10n))`.
+        When a column's categories are discovered, 10% of it is the thresholds'
+        additive delta (``DISCOVERY_DELTA_SHARE``).
+    bounds : dict or None, default=None
+        Public ranges ``{column: (low, high)}``; such a column costs nothing.
+    categories : dict or None, default=None
+        Per column: a public list of categories (free), ``"discover"`` or ``"hash"``.
+    log1p : "auto", dict or list, default="auto"
+        ``"auto"``: the heavy-tail rule on private ranges, no log on public ones; a
+        dict ``{column: bool}`` overrides single columns; a list names exactly the
+        columns to log (no rule).
+    categorical : {"discover", "hash"}, default="discover"
+        What a categorical column without a public list gets.
+    n_buckets : int, default=16
+        Hash buckets per hashed column.
+    column_types : dict or None, default=None
+        Public overrides ``{column: "numeric" | "categorical" | "drop"}`` (for an array,
+        the keys are column positions). A numeric column from an object column reads
+        every value that is not a number as missing.
+    missing_values : tuple of str, default=DEFAULT_MISSING_STRINGS
+        Strings read as missing (pandas.read_csv's defaults).
+    add_indicator : "auto" or False, default="auto"
+        ``"auto"``: a missing-indicator column for every numeric or boolean column whose
+        dtype may hold a missing value; ``False``: none (missing values still imputed).
+    scale_rows : bool, default=True
+        Divide every output row by the construction's norm bound so that
+        ``row_norm_bound_`` is 1.
+    random_state : None, int or numpy.random.Generator, default=None
+        The noise source (None: fresh OS entropy; a fixed seed is for experiments only).
+
+    Attributes
+    ----------
+    encodings_ : list
+        One encoding per kept column (``NumericEncoding``, ``BooleanEncoding``,
+        ``CategoricalEncoding``): its released or public constants.
+    bounds_ : dict
+        ``{column: (low, high)}`` of the numeric columns.
+    log1p_ : dict
+        ``{column: bool}``, whether the column is on a log1p scale.
+    categories_ : dict
+        ``{column: list}`` of the categorical columns' categories (hashed: empty).
+    row_norm_bound_ : float
+        Every output row has Euclidean norm at most this (1.0 with ``scale_rows``).
+    privacy_ : ReleasePrivacyReport
+        What was released and what it cost (mu, extra_delta, the releases per column).
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when X has string column names.
+
+    See Also
+    --------
+    BoundedScaler : Public bounds, one column at a time.
+    public_one_hot : Public category lists.
+
+    Notes
+    -----
+    Budget inside the step: the step's :math:`\mu` is split equally in
+    :math:`\mu^2` over its releases (one per numeric column without a public bound,
+    one per categorical column whose categories are discovered): each is
+    :math:`\mu/\sqrt k`-GDP and the composition is exactly :math:`\mu`-GDP (Dong, Roth
+    and Su 2022, Corollary 3.3). The additive delta is split equally over the
+    discoveries. Proofs: ``docs/theory.md#table-vectorizer``.
+
+    Row norm bound: every block has squared norm at most 1 (one value in [0, 1]; one
+    1 in a one-hot block), or :math:`1 + m^2` for a numeric value imputed with
+    :math:`m` next to its indicator; the raw bound is :math:`\sqrt{\sum_j b_j^2}`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from skdpgd.preprocessing import DPTableVectorizer
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame({"age": rng.integers(18, 90, 5000),
+    ...                    "city": rng.choice(["Lyon", "Oslo", None], 5000)})
+    >>> vec = DPTableVectorizer(epsilon=1.0, random_state=0).fit(df)
+    >>> vec.categories_["city"], vec.row_norm_bound_
+    (['Lyon', 'Oslo'], 1.0)
+    >>> list(vec.get_feature_names_out())
+    ['age', 'city_Lyon', 'city_Oslo', 'city__other', 'city__missing']
+    """
+
+    __skdpgd_private_fit__ = True
+
+    _parameter_constraints = {
+        "epsilon": "no_validation",
+        "delta": "no_validation",
+        "bounds": [dict, None],
+        "categories": [dict, None],
+        "log1p": "no_validation",
+        "categorical": "no_validation",
+        "n_buckets": "no_validation",
+        "column_types": [dict, None],
+        "missing_values": "no_validation",
+        "add_indicator": "no_validation",
+        "scale_rows": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, *, epsilon=1.0, delta="auto", bounds=None, categories=None,
+                 log1p="auto", categorical="discover", n_buckets=16, column_types=None,
+                 missing_values=DEFAULT_MISSING_STRINGS, add_indicator="auto",
+                 scale_rows=True, random_state=None):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.bounds = bounds
+        self.categories = categories
+        self.log1p = log1p
+        self.categorical = categorical
+        self.n_buckets = n_buckets
+        self.column_types = column_types
+        self.missing_values = missing_values
+        self.add_indicator = add_indicator
+        self.scale_rows = scale_rows
+        self.random_state = random_state
+
+    # -- the public plan: from the schema and the parameters only -------------------
+
+    def _check_params(self):
+        if self.categorical not in ("discover", "hash"):
+            raise ValueError(f"categorical must be 'discover' or 'hash', got {self.categorical!r}.")
+        if (isinstance(self.n_buckets, bool) or not isinstance(self.n_buckets, numbers.Integral)
+                or self.n_buckets < 1):
+            raise ValueError(f"n_buckets must be a positive int, got {self.n_buckets!r}.")
+        if self.add_indicator not in ("auto", False):
+            raise ValueError(f"add_indicator must be 'auto' or False, got {self.add_indicator!r}.")
+        if isinstance(self.missing_values, str) or not all(
+                isinstance(v, str) for v in self.missing_values):
+            raise ValueError("missing_values must be a tuple of strings.")
+        if not (self.log1p == "auto" or isinstance(self.log1p, (dict, list, tuple, set))):
+            raise ValueError(f"log1p must be 'auto', a dict or a list of columns, got {self.log1p!r}.")
+
+    def _plan(self, X):
+        """Per kept column: (position, label, name, kind, nullable, mode); public only.
+
+        mode: numeric "public" | "private"; categorical "public" | "discover" | "hash";
+        boolean "public".
+        """
+        self._check_params()
+        labels, kinds, nullable, dtypes = table_schema(X)
+        bounds = dict(self.bounds or {})
+        categories = dict(self.categories or {})
+        overrides = dict(self.column_types or {})
+        names = [str(label) for label in labels]
+        for parameter, given in (("bounds", bounds), ("categories", categories),
+                                 ("column_types", overrides)):
+            unknown = [k for k in given if k not in labels]
+            if unknown:
+                raise ValueError(f"{parameter} names column(s) {unknown} that X does not have.")
+        plan = []
+        for j, label in enumerate(labels):
+            kind = overrides.get(label, kinds[j])
+            if kind == "drop":
+                continue
+            if label in categories and kind != "categorical":
+                kind, nullable[j] = "categorical", True
+            if label in bounds and kind != "numeric":
+                kind, nullable[j] = "numeric", True
+            if kind not in ("numeric", "categorical", "boolean"):
+                raise TypeError(
+                    f"Column {names[j]!r} has dtype {dtypes[j]}, which DPTableVectorizer "
+                    "does not encode. Convert it to a number (e.g. a year or a duration "
+                    f"in days) or drop it: column_types={{{label!r}: 'drop'}}."
+                )
+            if overrides.get(label) not in (None, "numeric", "categorical", "drop"):
+                raise ValueError(
+                    f"column_types[{label!r}] must be 'numeric', 'categorical' or 'drop', "
+                    f"got {overrides[label]!r}."
+                )
+            if kind == "numeric" and kinds[j] != "numeric":
+                nullable[j] = True  # values that are not numbers are read as missing
+            if kind == "numeric":
+                mode = "public" if label in bounds else "private"
+                if label in bounds:
+                    _check_public_bounds(label, bounds[label])
+            elif kind == "categorical":
+                given = categories.get(label, self.categorical)
+                if isinstance(given, str):
+                    if given not in ("discover", "hash"):
+                        raise ValueError(
+                            f"categories[{label!r}] must be a list, 'discover' or 'hash', "
+                            f"got {given!r}."
+                        )
+                    mode = given
+                else:
+                    mode = "public"
+                    if len(list(given)) == 0:
+                        raise ValueError(f"categories[{label!r}] is an empty list.")
+            else:
+                mode = "public"
+            plan.append((j, label, names[j], kind, bool(nullable[j]), mode))
+        return plan, labels
+
+    def _n_releases(self, plan):
+        gdp = [p for p in plan if p[5] in ("private", "discover")]
+        thresholded = [p for p in plan if p[5] == "discover"]
+        return len(gdp), len(thresholded)
+
+    def _privacy_plan(self, X):
+        """(number of Gaussian releases, number of thresholded ones), from X's schema.
+
+        Public (dtypes and parameters only): a pipeline can ask a step whether it
+        needs a budget (0 releases: it spends nothing) and an additive delta.
+        """
+        plan, _ = self._plan(X)
+        return self._n_releases(plan)
+
+    # -- fitting ------------------------------------------------------------------
+
+    def fit(self, X, y=None):
+        """Fit standalone, spending this step's own ``epsilon`` and ``delta``.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame, polars.DataFrame or array-like of shape (n_samples, n_features)
+            The raw table.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : DPTableVectorizer
+            Fitted; ``privacy_`` says what was released.
+        """
+        epsilon = check_epsilon(self.epsilon)
+        n = n_rows(X)
+        if n < 1:
+            raise ValueError("X has no row.")
+        delta = resolve_delta(self.delta, max(n, 1))
+        plan, _ = self._plan(X)
+        _, n_thresholded = self._n_releases(plan)
+        extra_delta = DISCOVERY_DELTA_SHARE * delta if n_thresholded else 0.0
+        mu = np.inf if np.isinf(epsilon) else epsilon_delta_to_gdp(epsilon, delta - extra_delta)
+        return self._fit_private(X, y, mu=float(mu), extra_delta=extra_delta,
+                                 random_state=self.random_state)
+
+    def _fit_private(self, X, y=None, *, mu, extra_delta, random_state):
+        """Fit spending at most ``mu``-GDP and ``extra_delta`` (the private-step protocol).
+
+        Parameters
+        ----------
+        X : table
+            The raw table.
+        y : None
+            Ignored.
+        mu : float
+            GDP budget of the whole step (split equally in mu^2 over its releases).
+        extra_delta : float
+            Additive delta the thresholded releases may spend (split equally); with 0,
+            columns to discover are hashed instead (and the notes say so).
+        random_state : None, int or numpy.random.Generator
+            The noise source.
+
+        Returns
+        -------
+        self : DPTableVectorizer
+        """
+        mu, extra_delta = float(mu), float(extra_delta)
+        if not (mu >= 0.0) or not (0.0 <= extra_delta < 1.0):
+            raise ValueError(f"need mu >= 0 and 0 <= extra_delta < 1, got {mu!r}, {extra_delta!r}.")
+        plan, labels = self._plan(X)
+        notes = []
+        if extra_delta <= 0.0:
+            hashed = [p[2] for p in plan if p[5] == "discover"]
+            if hashed:
+                notes.append(f"no additive delta given: columns {hashed} are hashed into "
+                             f"{self.n_buckets} buckets instead of discovered.")
+            plan = [p[:5] + ("hash",) if p[5] == "discover" else p for p in plan]
+        n_gdp, n_thresholded = self._n_releases(plan)
+        # each release is mu/sqrt(k)-GDP, rounded down so that the composition,
+        # sqrt(k) * mu_each, never exceeds the given mu (Dong, Roth and Su, Cor. 3.3)
+        mu_each = float(np.nextafter(mu / math.sqrt(n_gdp), 0.0)) if n_gdp and mu > 0 else 0.0
+        if np.isinf(mu):
+            mu_each = np.inf
+        delta_each = extra_delta / n_thresholded if n_thresholded else 0.0
+        rngs = iter(_child_generators(make_generator(random_state), n_gdp))
+        releases, encodings = [], []
+        for position, label, name, kind, nullable, mode in plan:
+            indicator = nullable and self.add_indicator == "auto"
+            if kind == "numeric":
+                encodings.append(self._fit_numeric(X, position, label, name, mode, indicator,
+                                                   mu_each, rngs, notes))
+                if mode == "private":
+                    releases.append((f"{name}: histogram over the public grid", mu_each))
+            elif kind == "boolean":
+                encodings.append(BooleanEncoding(name, indicator))
+            else:
+                encodings.append(self._fit_categorical(X, position, label, name, mode,
+                                                       mu_each, delta_each, rngs))
+                if mode == "discover":
+                    releases.append((f"{name}: categories above a noisy-count threshold "
+                                     f"(delta {delta_each:.3g})", mu_each))
+        self.encodings_ = encodings
+        self._set_summaries(labels)
+        self.privacy_ = ReleasePrivacyReport(
+            mu=mu if n_gdp else 0.0,
+            extra_delta=float(delta_each * n_thresholded), mechanism=_MECHANISM,
+            releases=tuple(releases), notes=tuple(notes),
+        )
+        return self
+
+    def _fit_numeric(self, X, position, label, name, mode, indicator, mu_each, rngs, notes):
+        if mode == "public":
+            low, high = _check_public_bounds(label, self.bounds[label])
+            log = self._log_choice(label) or False
+            if log and low < 0:
+                low, high, log = low, high, False
+                notes.append(f"{name}: log1p needs a non-negative public low; not applied.")
+            return NumericEncoding(name, low, high, "log1p" if log else "linear", 0.5,
+                                   indicator, "public")
+        x = numeric_column(X, position, label, self.missing_values)
+        private = private_range(x, mu_each, next(rngs))
+        low, high, scale, impute, source = _resolved_map(private, self._log_choice(label))
+        if source == "default":
+            notes.append(f"{name}: no histogram cell passed the threshold; the public "
+                         "symmetric log map over [-2^40, 2^40] is used.")
+        return NumericEncoding(name, low, high, scale, impute, indicator, source)
+
+    def _fit_categorical(self, X, position, label, name, mode, mu_each, delta_each, rngs):
+        if mode == "hash":
+            return CategoricalEncoding(name, (), int(self.n_buckets), "hash")
+        if mode == "public":
+            keys = [category_key(v, self.missing_values) for v in self.categories[label]]
+            unique = tuple(dict.fromkeys(k for k in keys if k is not None))
+            return CategoricalEncoding(name, unique, 0, "public")
+        keys = key_column(X, position, label, self.missing_values)
+        found = discover_categories(keys, mu_each, delta_each, next(rngs))
+        return CategoricalEncoding(name, tuple(found), 0, "private")
+
+    def _log_choice(self, label):
+        """True/False when the user decided for this column, None for the rule."""
+        if self.log1p == "auto":
+            return None
+        if isinstance(self.log1p, dict):
+            return None if label not in self.log1p else bool(self.log1p[label])
+        return label in set(self.log1p)
+
+    def _set_summaries(self, labels):
+        self.n_features_in_ = len(labels)
+        if labels and all(isinstance(label, str) for label in labels):
+            self.feature_names_in_ = np.asarray(labels, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self._labels = list(labels)
+        self.bounds_ = {e.name: (e.low, e.high) for e in self.encodings_
+                        if isinstance(e, NumericEncoding)}
+        self.log1p_ = {e.name: e.scale == "log1p" for e in self.encodings_
+                       if isinstance(e, NumericEncoding)}
+        self.categories_ = {e.name: list(e.categories) for e in self.encodings_
+                            if isinstance(e, CategoricalEncoding)}
+        raw = math.sqrt(sum(e.sq_norm_bound for e in self.encodings_))
+        self._raw_norm_bound = raw
+        self.row_norm_bound_ = 1.0 if self.scale_rows else raw
+
+    # -- transforming (post-processing of the release) ----------------------------
+
+    def _check_columns(self, X):
+        labels, _, _, _ = table_schema(X)
+        if len(labels) != self.n_features_in_:
+            raise ValueError(
+                f"X has {len(labels)} columns, but DPTableVectorizer was fitted on "
+                f"{self.n_features_in_}."
+            )
+        if hasattr(self, "feature_names_in_") and list(labels) != list(self.feature_names_in_):
+            raise ValueError(
+                "X's column names differ from those seen in fit (same names, same order "
+                f"expected: {list(self.feature_names_in_)})."
+            )
+
+    def transform(self, X):
+        """Encode X row by row with the fitted (released) constants.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame, polars.DataFrame or array-like of shape (n_samples, n_features_in_)
+            A table with the columns seen in fit (any dtype: values are converted as
+            each column's encoding needs, never with an error on a value).
+
+        Returns
+        -------
+        X_out : ndarray of shape (n_samples, n_features_out), float64
+            Every row of Euclidean norm at most ``row_norm_bound_``.
+        """
+        check_is_fitted(self, "encodings_")
+        self._check_columns(X)
+        position = {label: j for j, label in enumerate(self._labels)}
+        blocks = []
+        for encoding, label in zip(self.encodings_, self._kept_labels()):
+            j = position[label]
+            if isinstance(encoding, CategoricalEncoding):
+                blocks.append(encoding.transform(key_column(X, j, label, self.missing_values)))
+            else:
+                blocks.append(encoding.transform(
+                    numeric_column(X, j, label, self.missing_values)))
+        n = n_rows(X)
+        out = np.hstack(blocks) if blocks else np.zeros((n, 0))
+        if self.scale_rows and self._raw_norm_bound > 0:
+            out /= self._raw_norm_bound
+        return out
+
+    def _kept_labels(self):
+        by_name = {str(label): label for label in self._labels}
+        return [by_name[e.name] for e in self.encodings_]
+
+    def get_feature_names_out(self, input_features=None):
+        """Output column names (``col``, ``col__missing``, ``col_<category>``, ...).
+
+        Parameters
+        ----------
+        input_features : None
+            Ignored (the names come from the fitted columns).
+
+        Returns
+        -------
+        feature_names_out : ndarray of str
+        """
+        check_is_fitted(self, "encodings_")
+        names = [n for e in self.encodings_ for n in e.feature_names()]
+        return np.asarray(names, dtype=object)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        tags.non_deterministic = True
+        return tags
