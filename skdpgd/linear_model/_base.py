@@ -349,6 +349,7 @@ class BaseDPLinearModel(BaseEstimator):
         self.learning_rate_ = report.learning_rate
         self.strong_convexity_ = plan.strong_convexity
         self.batch_size_ = report.batch_size
+        self.data_norm_ = float(self.data_norm)  # the clip the predictions apply
         self.privacy_ = report
 
     def _split_coef(self, coef):

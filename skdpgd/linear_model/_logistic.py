@@ -12,6 +12,7 @@ from ..losses import BinaryLogisticLoss, MultinomialLogisticLoss
 from ..utils._sklearn_compat import Interval, LinearClassifierMixin, StrOptions, _fit_context
 from ._base import BaseDPLinearModel, fit_or_forget
 from ._defaults import BINARY_RESIDUAL_CLIP, CONFIDENT_LOGIT, logistic_initial_distance
+from ._predict import decision_on_clipped_rows
 from ._refusals import refuse_class_weight, refuse_fit_params, refuse_warm_start
 from ._repr import BudgetReprMixin
 
@@ -145,6 +146,8 @@ class DPLogisticRegression(
     intercept_ : ndarray of shape (1,) or (n_classes,)
     intercept_scaling_ : float
         The b that was used (0.0 when ``fit_intercept=False``).
+    data_norm_ : float
+        The row bound R of the fit, which the prediction functions apply to their rows.
     residual_clip_ : float
         The residual clip c that was used (1.0: none).
     classes_ : ndarray of shape (n_classes,)
@@ -170,8 +173,13 @@ class DPLogisticRegression(
     -----
     Binary loss: gradient bound L = c Rt, smoothness Rt^2/4, replace-one sensitivity
     2 c Rt (c = ``residual_clip_``); softmax: sqrt(2) Rt, Rt^2/2, 2 sqrt(2) Rt (docs/theory.md#loss-constants), with
-    Rt = sqrt(data_norm^2 + intercept_scaling^2). The prediction functions use the raw
-    (unclipped) X, like any linear model.
+    Rt = sqrt(data_norm^2 + intercept_scaling^2).
+
+    The model is a function of the clipped row: ``decision_function``, ``predict``,
+    ``predict_proba``, ``predict_log_proba`` and ``score`` scale each row x by
+    min(1, data_norm / ||x||) before the linear map, as ``fit`` did (overflow-safe, for
+    dense, CSR and float32 X), so a ``data_norm`` below the rows' norms shrinks them at
+    prediction time exactly as in training. The bound applied is ``data_norm_``.
 
     References
     ----------
@@ -372,12 +380,34 @@ class DPLogisticRegression(
         self.C_ = 1.0 / (lam * X.shape[0])
         return self
 
+    def decision_function(self, X):
+        """Scores of the rows clipped to ``data_norm``, as in fit.
+
+        Each row x is first scaled by min(1, data_norm / ||x||), the map ``fit`` applied
+        to the training rows (overflow-safe: finite scores for any finite row), so the
+        model sees rows like those it was fitted on
+        (:func:`~skdpgd.linear_model._predict.clipped_decision`).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Dense or CSR, float64 or float32; every entry finite.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            The logit of the second class for two classes, one score per class otherwise.
+        """
+        scores = decision_on_clipped_rows(self, X)
+        return scores.reshape(-1) if scores.shape[1] == 1 else scores
+
     def predict_proba(self, X):
-        """Class probabilities (sigmoid for two classes, softmax otherwise)."""
+        """Class probabilities (sigmoid for two classes, softmax otherwise), on the
+        rows clipped to ``data_norm`` (see :meth:`decision_function`)."""
         return np.exp(self.predict_log_proba(X))
 
     def predict_log_proba(self, X):
-        """Logarithm of the class probabilities, computed stably."""
+        """Logarithm of the class probabilities, computed stably (clipped rows)."""
         check_is_fitted(self)
         scores = self.decision_function(X)
         if scores.ndim == 1:

@@ -4,13 +4,13 @@ import numbers
 
 import numpy as np
 from sklearn.base import RegressorMixin
-from sklearn.utils.validation import check_is_fitted
 
 from ..losses import HuberLoss
 from ..utils._clipping import clip_targets
-from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
+from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
 from ._base import PUBLIC_SCALE_RANGE, BaseDPLinearModel, fit_or_forget
 from ._defaults import ridge_initial_distance, ridge_residual_clip
+from ._predict import decision_on_clipped_rows
 from ._refusals import refuse_fit_params
 from ._repr import BudgetReprMixin
 
@@ -23,6 +23,13 @@ _Y_BOUND_REQUIRED = (
     "constants (e.g. prices documented in [326, 18823]: y = (2 log(price) - log(326) - "
     "log(18823)) / (log(18823) - log(326)) lies in [-1, 1], so y_bound=1.0); never from "
     "max(abs(y)) of the training data, a statistic of the private data."
+)
+
+
+_Y_BOUND_AUTO = (
+    "y_bound='auto' is valid only inside a DP pipeline (skdpgd.make_dp_pipeline(..., "
+    "DPRidge(y_bound='auto'))), which releases a private range of y from its budget and "
+    "fits a clone on the scaled target. Standalone, DPRidge needs a public numeric y_bound."
 )
 
 
@@ -66,6 +73,9 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
         targets. In [1e-12, 1e12]. There is no default because targets beyond it are
         clipped silently: a warning or an error that depends on whether some target
         exceeds B would reveal that fact about the private data, unaccounted (see Notes).
+        ``"auto"`` is valid inside :func:`skdpgd.make_dp_pipeline` only: the pipeline
+        releases a private range of y from its budget and fits a clone on the target
+        scaled to [-1, 1] (standalone, ``fit`` refuses it before reading any value).
     residual_clip : float or "auto", default="auto"
         Threshold c of the Huber loss, in [1e-12, 1e12]. ``"auto"`` is about
         ``0.246 * y_bound`` (see Notes).
@@ -75,7 +85,7 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
     coef_ : ndarray of shape (n_features,)
     intercept_ : float
     n_features_in_, feature_names_in_, n_iter_, noise_std_, learning_rate_,
-    strong_convexity_, batch_size_, intercept_scaling_, privacy_
+    strong_convexity_, batch_size_, intercept_scaling_, data_norm_, privacy_
         As in :class:`skdpgd.DPLogisticRegression`.
     alpha_ : float
         lam n, the alpha that was used.
@@ -83,6 +93,12 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
 
     Notes
     -----
+    The model is a function of the clipped row: ``predict`` and ``score`` scale each row
+    x by min(1, data_norm / ||x||) before the linear map, as ``fit`` did (overflow-safe,
+    for dense, CSR and float32 X; the bound applied is ``data_norm_``), so a
+    ``data_norm`` below the rows' norms shrinks them at prediction time exactly as in
+    training instead of extrapolating to rows the model never saw.
+
     The default ``residual_clip`` comes from the target bound alone: Huber's
     95%-efficiency threshold (1.345 residual standard deviations) for a model with
     R^2 = 0.9 on targets spread uniformly over [-B, B], i.e. 1.345 sqrt(0.1/3) B.
@@ -108,7 +124,8 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
     _parameter_constraints = {
         **BaseDPLinearModel._parameter_constraints,
         "alpha": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
-        "y_bound": [Interval(numbers.Real, *PUBLIC_SCALE_RANGE, closed="both"), None],
+        "y_bound": [Interval(numbers.Real, *PUBLIC_SCALE_RANGE, closed="both"),
+                    StrOptions({"auto"}), None],
         "residual_clip": [
             Interval(numbers.Real, *PUBLIC_SCALE_RANGE, closed="both"), StrOptions({"auto"})
         ],
@@ -158,6 +175,8 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
         """y_bound, which must be given: a data-independent error otherwise."""
         if self.y_bound is None:
             raise ValueError(_Y_BOUND_REQUIRED)
+        if isinstance(self.y_bound, str):  # "auto": released by a DPPipeline only
+            raise ValueError(_Y_BOUND_AUTO)
         return self.y_bound
 
     def _output_scale(self):
@@ -218,7 +237,21 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
         return self
 
     def predict(self, X):
-        """Predict with the linear model (raw, unclipped X)."""
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32])
-        return np.asarray(X @ self.coef_ + self.intercept_, dtype=np.float64)
+        """Predict with the linear model on the rows clipped to ``data_norm``, as in fit.
+
+        Each row x is first scaled by min(1, data_norm / ||x||), the map ``fit`` applied
+        to the training rows (overflow-safe: finite predictions for any finite row), so
+        the model sees rows like those it was fitted on
+        (:func:`~skdpgd.linear_model._predict.clipped_decision`). Predictions are not
+        clipped to ``y_bound``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Dense or CSR, float64 or float32; every entry finite.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        return decision_on_clipped_rows(self, X)
