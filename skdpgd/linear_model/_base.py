@@ -20,8 +20,10 @@ from .._dask import is_dask_array, validate_dask_X_y
 from ..accounting._preconditioned import concentrated_initial_distance
 from ._defaults import auto_intercept_scaling
 from ._solvers import FitData, PublicProblem, make_solver
-from ..utils._sklearn_compat import HasMethods, Interval, Options, StrOptions, validate_data
-from ..utils._validation import check_epsilon, make_generator, resolve_delta
+from ..utils._sklearn_compat import (
+    HasMethods, Interval, Options, StrOptions, _check_y, check_consistent_length, validate_data,
+)
+from ..utils._validation import check_epsilon, make_generator, resolve_delta, validate_private
 
 #: The range of the public scales data_norm, intercept_scaling and y_bound. Outside it the
 #: products of the fit (theta ~ 1/data_norm, float32 weights, squared bounds in the
@@ -111,13 +113,33 @@ class BaseDPLinearModel(BaseEstimator):
         The finiteness of X is not checked here but by the fit's row-norm pass
         (:meth:`~skdpgd._design.ClippedDesign.from_data`), chunked on the fit's
         ``n_jobs`` threads: one read of X for both, refused with a "non-finite" error.
+
+        X and y are validated one after the other, each through
+        :func:`~skdpgd.utils._validation.validate_private`: a refusal names the parameter
+        (and a DataFrame's non-numeric columns) and never quotes a value, a row or a count
+        of rows, and neither does a warning (scikit-learn's messages quote the data).
         """
         if is_dask_array(X):
             return self._validate_dask_X_y(X, y, **kwargs)
-        X, y = validate_data(
-            self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32],
-            ensure_min_samples=2, ensure_all_finite=False, **kwargs,
+        name = type(self).__name__
+        if y is None:
+            raise ValueError(f"{name} requires y to be passed, but the target y is None.")
+        data = X
+        X = validate_private(
+            validate_data, self, X, role="X", data=data, estimator=name,
+            accept_sparse="csr", dtype=[np.float64, np.float32], ensure_min_samples=2,
+            ensure_all_finite=False,
         )
+        target = y
+        y = validate_private(
+            _check_y, y, role="y", data=target, estimator=name,
+            y_numeric=kwargs.get("y_numeric", False),
+        )
+        if kwargs.get("y_numeric") and getattr(y.dtype, "kind", "O") not in "biuf":
+            # _check_y converts object arrays only; numpy strings would fail later, quoting
+            y = validate_private(np.asarray, y, role="y", data=target, estimator=name,
+                                 dtype=np.float64)
+        validate_private(check_consistent_length, X, y, role="y", estimator=name)
         if sp.issparse(X) and not X.has_canonical_format:
             X = X.copy()
             X.sum_duplicates()
@@ -125,9 +147,17 @@ class BaseDPLinearModel(BaseEstimator):
 
     def _validate_dask_X_y(self, X, y, y_numeric=False):
         """The dask-array path of :meth:`_validate_X_y` (X stays lazy; y is computed)."""
-        X, y = validate_dask_X_y(X, y)
+        if getattr(X.dtype, "kind", "O") not in "biuf":  # the dtype is public metadata
+            raise ValueError(
+                f"a dask X must have a numeric dtype, got {X.dtype}; convert the columns "
+                "to numbers (categorical ones with a public one-hot encoding) first."
+            )
+        X, y = validate_dask_X_y(X, y)  # its errors name shapes only
         if y_numeric:
-            y = np.asarray(y, dtype=np.float64)
+            y = validate_private(
+                np.asarray, y, role="y", data=y, estimator=type(self).__name__,
+                dtype=np.float64,
+            )
             if not np.all(np.isfinite(y)):
                 raise ValueError("Input y contains NaN or infinity.")
         self.n_features_in_ = X.shape[1]
@@ -254,22 +284,43 @@ class BaseDPLinearModel(BaseEstimator):
             else:
                 n_samples, n_features = _num_samples(X), _num_features(X)
             n_targets = _num_samples(y)
-        except (TypeError, ValueError) as error:
+        except (TypeError, ValueError):
+            unreadable = True  # the error's text may quote X or y: not shown
+        else:
+            unreadable = False
+        if unreadable:
             if self.ledger is not None:
                 raise ValueError(
                     "with a ledger, fit must read n and d from the shape of X and y before "
-                    f"reading any value, and could not ({error}). Pass X as a numpy array, "
-                    "a scipy sparse matrix, a pandas DataFrame or a dask array with known "
-                    "chunk sizes, and y as a 1-D array."
-                ) from None
+                    f"reading any value, and could not (X is a {type(X).__name__}, y a "
+                    f"{type(y).__name__}). Pass X as a numpy array, a scipy sparse matrix, "
+                    "a pandas DataFrame or a dask array with known chunk sizes, and y as a "
+                    "1-D array."
+                )
             X_checked, y_checked = self._validate_X_y(X, y)
             n_samples, n_features = X_checked.shape
             n_targets = y_checked.shape[0]
-        if n_targets != n_samples or n_samples < 2 or n_features < 1:
-            self._validate_X_y(X, y)  # scikit-learn's error for this shape
+        # Shape errors from the shape alone (public), never from a validation that reads
+        # values: a content error must not pre-empt them before the charge.
+        ndim = getattr(X, "ndim", 2)
+        if isinstance(ndim, numbers.Integral) and ndim != 2:
             raise ValueError(
-                f"X has shape ({n_samples}, {n_features}) and y {n_targets} rows: need the "
-                "same number of rows, at least 2, and at least one feature."
+                f"X must be 2-D (n_samples, n_features); got an array with dim {ndim}."
+            )
+        if n_targets != n_samples:
+            raise ValueError(
+                f"X and y have inconsistent numbers of samples: X has {n_samples} rows and "
+                f"y has {n_targets}; pass one target per row."
+            )
+        if n_samples < 2:
+            raise ValueError(
+                f"Found array with {n_samples} sample(s) while a minimum of 2 is required: "
+                "fit needs at least 2 rows."
+            )
+        if n_features < 1:
+            raise ValueError(
+                f"Found array with {n_features} feature(s) (shape=({n_samples}, "
+                f"{n_features})) while a minimum of 1 is required: X needs a feature."
             )
         return int(n_samples), int(n_features)
 

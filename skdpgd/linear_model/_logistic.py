@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._passes import scan_labels
 from ..losses import BinaryLogisticLoss, MultinomialLogisticLoss
 from ..utils._sklearn_compat import Interval, LinearClassifierMixin, StrOptions, _fit_context
+from ..utils._validation import validate_private
 from ._base import BaseDPLinearModel, fit_or_forget
 from ._defaults import BINARY_RESIDUAL_CLIP, CONFIDENT_LOGIT, logistic_initial_distance
 from ._predict import decision_on_clipped_rows
@@ -285,20 +286,24 @@ class DPLogisticRegression(
         :func:`skdpgd._passes.scan_labels`; the result does not depend on ``n_jobs``.
         """
         notes = []
-        found, codes, unknown = scan_labels(y, classes, n_jobs=self.n_jobs)
+        found, codes, unknown = validate_private(
+            scan_labels, y, classes, role="y", data=y, estimator=type(self).__name__,
+            n_jobs=self.n_jobs,
+        )
         if classes is None:
             classes = found
             notes.append("label set read from y and treated as public (pass classes= to fix it)")
-            if classes.size < 2:
+            if classes.size < 2:  # the label is not quoted: it is a value of y
                 raise ValueError(
-                    f"DPLogisticRegression needs at least 2 classes; got {classes.size} class: "
-                    f"{classes.tolist()}. Pass classes= with the full public label set."
+                    "DPLogisticRegression needs at least 2 classes; y holds a single label. "
+                    "Pass classes= with the full public label set."
                 )
         else:
-            if unknown.size:
+            if unknown.size:  # neither the labels nor their rows or count are quoted
                 raise ValueError(
-                    f"y contains labels {unknown[:10].tolist()} that are not in classes="
-                    f"{classes.tolist()}. Add them to `classes` or remove those rows."
+                    f"y contains labels that are not in classes={classes.tolist()} (the "
+                    "public label set). Add every label that can occur to `classes`, or "
+                    "remove or relabel the rows whose label is outside it before fitting."
                 )
         return classes, codes, notes
 

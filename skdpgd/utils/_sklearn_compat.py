@@ -14,4 +14,5 @@ from sklearn.utils._param_validation import (  # noqa: F401
 from sklearn.utils.validation import validate_data  # noqa: F401
 from sklearn.utils import _safe_indexing  # noqa: F401
 from sklearn.utils.validation import _assert_all_finite, _num_features, _num_samples  # noqa: F401
+from sklearn.utils.validation import _check_y, check_consistent_length  # noqa: F401
 from sklearn.linear_model._base import LinearClassifierMixin  # noqa: F401
