@@ -21,6 +21,7 @@ References
 """
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -156,6 +157,27 @@ class AuditResult:
         )
 
 
+def _model_and_point(estimator, x):
+    """The model the statistic reads and the row it reads it at.
+
+    For an skdpgd estimator, a Pipeline ending in one, or a search that released one
+    (``best_estimator_``): the final skdpgd estimator and the canary row as its fit sees
+    it, after the pipeline's public-bound steps and clipped to its ``data_norm``
+    (:func:`skdpgd.model_selection._scoring.estimator_rows`), so a canary of any
+    magnitude (``[1.797e308] * d``) gives a finite statistic. Any other estimator: itself
+    and x unchanged.
+    """
+    from ..model_selection._pipeline import split_estimator
+    from ..model_selection._scoring import estimator_rows
+
+    model = getattr(estimator, "best_estimator_", estimator)
+    try:
+        split_estimator(model)
+    except TypeError:
+        return estimator, x
+    return estimator_rows(model, x)
+
+
 def default_statistic(estimator, x, y):
     """Signed output of the released model at the canary point (the "auto" statistic).
 
@@ -164,9 +186,19 @@ def default_statistic(estimator, x, y):
     it is thresholding the canary's logistic loss, which is monotone in it. Regressors:
     the prediction at x times sign(y). Other estimators: ``coef_ . x``. For linear models
     each is the projection of the (intercept-augmented) parameter onto the canary row,
-    the direction in which the canary's gradient pulls.
+    the direction in which the canary's gradient pulls. skdpgd models (also inside a
+    Pipeline or a DPSearchCV) are read at the canary row as their fit sees it: clipped to
+    ``data_norm`` by the fit's overflow-safe clip. The arithmetic runs under
+    ``np.errstate(all="ignore")`` and warnings raised while it runs are dropped.
     """
     x = np.asarray(x, dtype=float)[None, :]
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        estimator, x = _model_and_point(estimator, x)
+        return _signed_output(estimator, x, y)
+
+
+def _signed_output(estimator, x, y):
     if is_classifier(estimator):
         scores = np.asarray(estimator.decision_function(x), dtype=float)
         classes = list(estimator.classes_)

@@ -12,18 +12,44 @@ per budget, so record i pays
 (Dong, Roth and Su 2022, Corollary 3.3), *plus* the unbounded cost of publishing the
 noiseless scores and of a non-private baseline; so a private data set must not be used
 for curves that are published. The ``mu_per_record`` column is that training cost.
+
+Every score is computed on the test rows as the fit sees them (:mod:`._scoring`): each
+row clipped to the estimator's ``data_norm`` by the fit's overflow-safe clip, a regression
+target clipped to ``y_bound``, under ``np.errstate(all="ignore")`` and with warnings
+raised while scoring dropped; so a far row such as ``[1.797e308] * d`` in a test fold
+gives a finite score and no warning, as it gives a finite model.
 """
 
 import math
 import numbers
+import warnings
 
 import numpy as np
-from sklearn.base import clone
+from sklearn.base import clone, is_regressor
+from sklearn.metrics import check_scoring
 from sklearn.model_selection import KFold, cross_validate
 
 from .._ledger import PrivacyLedger
 from ..linear_model._base import BaseDPLinearModel
 from ._cost import _DATA_INDEPENDENT
+from ._scoring import scoring_rows
+
+
+class _ClippedScorer:
+    """``scorer(estimator, X, y)`` on the rows the fit sees (module docstring)."""
+
+    def __init__(self, scorer):
+        self.scorer = scorer
+
+    def __call__(self, estimator, X, y):
+        rows = scoring_rows(X, estimator.data_norm)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            if is_regressor(estimator):
+                bound = float(estimator.y_bound)
+                y = np.clip(np.nan_to_num(np.asarray(y, dtype=np.float64), nan=0.0,
+                                          posinf=bound, neginf=-bound), -bound, bound)
+            return self.scorer(estimator, rows, y)
 
 
 class _Tee:
@@ -57,7 +83,9 @@ def privacy_utility_curve(estimator, X, y, epsilons, *, cv=None, scoring=None, b
         With a ledger only splitters that ignore the data values are allowed (folds are
         passed to the ledger by row index).
     scoring : str, callable or None
-        As in ``cross_validate``; None is the estimator's ``score``.
+        As in ``cross_validate`` (one metric); None is the estimator's ``score``. It is
+        evaluated on the test rows clipped to ``data_norm`` (and, for a regressor, the
+        targets clipped to ``y_bound``), as the fit sees them.
     baseline : bool, default=True
         Add a row with ``epsilon=inf``: the same algorithm without noise (same clipping,
         regularisation and steps), the line a plot compares against. Refused with a
@@ -91,6 +119,7 @@ def privacy_utility_curve(estimator, X, y, epsilons, *, cv=None, scoring=None, b
     if user_ledger is not None and not isinstance(cv, _DATA_INDEPENDENT):
         raise ValueError(f"cv={cv!r} may depend on the labels; with a ledger use KFold, "
                          "ShuffleSplit or another splitter that ignores the data values.")
+    scorer = _ClippedScorer(check_scoring(estimator, scoring=scoring))
     n = len(y)
     ids = np.arange(n)
     local = PrivacyLedger()
@@ -100,8 +129,8 @@ def privacy_utility_curve(estimator, X, y, epsilons, *, cv=None, scoring=None, b
         est = clone(estimator).set_params(epsilon=epsilon)
         if epsilon != math.inf:
             est.set_params(ledger=_Tee(*ledgers))
-        result = cross_validate(est, X, y, cv=cv, scoring=scoring, params={"sample_ids": ids},
-                                return_estimator=True)
+        result = cross_validate(est, X, y, cv=cv, scoring=scorer, params={"sample_ids": ids},
+                                return_estimator=True, error_score="raise")
         scores = np.asarray(result["test_score"], dtype=float)
         mus = [fitted.privacy_.mu for fitted in result["estimator"]]
         rows.append(dict(

@@ -28,6 +28,7 @@ is at most the requested epsilon.
 
 import math
 import numbers
+from contextlib import contextmanager
 from copy import deepcopy
 from dataclasses import dataclass
 
@@ -37,15 +38,15 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, is_classifier
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
 
 from ..accounting import DEFAULT_ORDERS, gdp_to_epsilon, gdp_to_rdp, rdp_to_epsilon
 from ..accounting._events import GaussianDpEvent, RenyiDpEvent, UnsupportedEventError
+from ..linear_model._base import fit_or_forget
 from ..utils._sklearn_compat import (
     HasMethods,
     Interval,
     StrOptions,
-    _assert_all_finite,
     _fit_context,
     _num_features,
     _num_samples,
@@ -54,6 +55,7 @@ from ..utils._sklearn_compat import (
 )
 from ..utils._validation import make_generator, resolve_delta
 from ._pipeline import candidate, features_out, final_params, split_estimator
+from ._scoring import clipped_accuracy, clipped_squared_error, labels_equal
 from ._tuning_privacy import (
     THEOREM,
     best_of_random_trials_rdp,
@@ -268,16 +270,78 @@ def _estimator_has(attr):
     return check
 
 
-def _accuracy(estimator, X, y):
-    return float(np.mean(estimator.predict(X) == y))
-
-
 def _neg_clipped_mse(bound):
-    def score(estimator, X, y):
-        pred = np.clip(estimator.predict(X), -bound, bound)
-        return -float(np.mean((pred - np.clip(y, -bound, bound)) ** 2))
+    def score(model, X, y):
+        return clipped_squared_error(model, X, y, bound)
 
     return score
+
+
+def _better(noisy, best):
+    """Whether the trial scoring ``noisy`` replaces the best so far (``best`` None: none yet).
+
+    NaN-safe by construction: a NaN score (impossible for the clipped scores of
+    :mod:`._scoring`, kept as a guard) never wins, and a NaN best so far is replaced by
+    any number, so no single value can freeze the selection.
+    """
+    if math.isnan(noisy):
+        return best is None
+    return best is None or math.isnan(best[0]) or noisy > best[0]
+
+
+#: What the search says when a value of the data is refused after its ledger charge: it
+#: names what to fix and never quotes a value, a row index or a count of rows.
+_X_NOT_NUMERIC = (
+    "X could not be read as numbers (dense or CSR, float64 or float32): for every entry "
+    "of X, float()'s argument must be a string or a real number, and a string must spell "
+    "a number. {how} "
+    "The original message is withheld because it may quote a value of the private data."
+)
+_COMPLEX = ("Complex data not supported: {name} must hold real numbers (pass the real part "
+            "or the modulus if that is what you mean).")
+_HOW_NUMERIC = (
+    "Encode categorical columns first (e.g. with a Pipeline starting with "
+    "skdpgd.preprocessing.public_one_hot(categories))."
+)
+_PIPELINE_REFUSED = (
+    "A step of the pipeline refused the private data while DPSearchCV fitted or scored a "
+    "candidate (after the ledger was charged). Its message is withheld because it may "
+    "quote a value of the private data. To see it, fit the same pipeline on data you may "
+    "look at with the same columns and kinds of values (a few synthetic rows). Typical "
+    "causes: a non-numeric value where a number is expected, NaN or infinity, a category "
+    "missing from the public category lists."
+)
+_ESTIMATOR_REFUSED = (
+    "The estimator refused the private data while DPSearchCV fitted or scored a candidate "
+    "(after the ledger was charged and after the search's own checks of X and y passed). "
+    "Its message is withheld because it may quote a value of the private data; fit the "
+    "estimator on data you may look at of the same shape and kinds of values to see it."
+)
+
+
+def _is_complex(obj):
+    """A container of complex dtype, or scikit-learn's complex-data error (no value read)."""
+    if isinstance(obj, Exception):
+        return str(obj).startswith("Complex data not supported")
+    return getattr(getattr(obj, "dtype", None), "kind", None) == "c"
+
+
+@contextmanager
+def _withheld(message):
+    """Re-raise a ValueError / TypeError raised inside as ``ValueError(message)``.
+
+    Used after the charge around code that reads the private values (a pipeline's steps),
+    whose messages may quote them. The guard's errors (a candidate that is not a
+    Gaussian-DP run within the trial budget: parameters only) pass through. The original
+    exception stays reachable as ``__context__`` for code in this process (it is not
+    printed with the traceback).
+    """
+    try:
+        yield
+    except UnsupportedEventError:
+        raise
+    except (ValueError, TypeError):
+        raise ValueError(message) from None
 
 
 class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
@@ -423,31 +487,115 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
             raise ValueError(f"param_grid must not set {reserved}: DPSearchCV sets them.")
         return base, grid
 
-    def _validate_structure(self, X, y):
-        """validate_data without reading values (shape, sparse format, dtype): a bare
-        estimator's X becomes float; a pipeline's X is left to its own steps."""
-        if split_estimator(self.estimator)[2] is None:
-            return validate_data(self, X, y, accept_sparse="csr",
-                                 dtype=[np.float64, np.float32], ensure_min_samples=2,
-                                 ensure_all_finite=False,
-                                 y_numeric=not is_classifier(self.estimator))
-        validate_data(self, X, y, skip_check_array=True)
-        if _num_samples(y) != _num_samples(X):
-            raise ValueError(f"X and y have different numbers of rows: {_num_samples(X)} and "
-                             f"{_num_samples(y)}.")
-        return X, np.asarray(y)
+    def _public_shape(self, X, y):
+        """(n, d) from the containers' structure only (``len``, ``shape``), never a value.
 
-    def _validate_values(self, X, y):
-        """The finiteness checks (they read values): run after the ledger is charged."""
-        if split_estimator(self.estimator)[2] is None:
-            _assert_all_finite(X.data if sp.issparse(X) else X, input_name="X")
-            if not is_classifier(self.estimator):
-                _assert_all_finite(y, input_name="y")
+        Called before the ledger is charged, like the estimators' ``_public_shape``: every
+        refusal here depends on the shapes only, and its message prints no value.
+        """
+        if y is None:
+            raise ValueError("DPSearchCV requires y to be passed, but the target y is None.")
+        try:
+            n, d, n_y = _num_samples(X), _num_features(X), _num_samples(y)
+        except (TypeError, ValueError):
+            shape = getattr(X, "shape", None)
+            raise ValueError(
+                "DPSearchCV reads n and d from the shape of X and y before it reads any "
+                f"value, and could not{'' if shape is None else f' (X has shape {shape})'}: "
+                "pass X as a 2-D numpy array, a scipy sparse matrix or a pandas DataFrame, "
+                "and y as a 1-D array of the same length."
+            ) from None
+        if n_y != n:
+            raise ValueError(
+                f"X and y have different numbers of rows: {n} and {n_y} (n is public: "
+                "the shapes must agree)."
+            )
+        if d < 1:
+            raise ValueError(f"Found array with 0 feature(s) (shape=({n}, 0)) while a "
+                             "minimum of 1 is required.")
+        if n < 2:
+            raise ValueError(f"Found array with {n} sample(s) (shape=({n}, {d})) while a "
+                             "minimum of 2 is required (n_samples={n}).")
+        y_shape = getattr(y, "shape", (n,))
+        if len(y_shape) > 2 or len(y_shape) == 2 and y_shape[1] != 1:
+            raise ValueError(f"DPSearchCV supports a single target; y has shape {y_shape}.")
+        return int(n), int(d)
+
+    def _read_values(self, X, y, base):
+        """X and y as the trials use them; runs after the ledger charge.
+
+        Every refusal here depends on the values, so it comes after the charge (a probe
+        costs budget), and its message names what to fix without quoting a value, a row
+        index or a count of rows (the conversions' own messages are withheld). Returns
+        ``(X, y)``: a bare estimator's X as a float64/float32 array or CSR matrix, finite; a
+        pipeline's X as given (its steps read it); y as labels from the public ``classes``,
+        or finite float64 targets.
+        """
+        y = self._read_y(y, base)
+        if split_estimator(self.estimator)[2] is not None:
+            return X, y
+        if _is_complex(X):
+            raise ValueError(_COMPLEX.format(name="X"))
+        try:
+            X = check_array(X, accept_sparse="csr", dtype=[np.float64, np.float32],
+                            ensure_all_finite=False, ensure_min_samples=2)
+        except TypeError:
+            raise TypeError(_X_NOT_NUMERIC.format(how=_HOW_NUMERIC)) from None
+        except ValueError as error:
+            message = _COMPLEX.format(name="X") if _is_complex(error) else (
+                _X_NOT_NUMERIC.format(how=_HOW_NUMERIC))
+            raise ValueError(message) from None
+        if sp.issparse(X) and not X.has_canonical_format:
+            X = X.copy()
+            X.sum_duplicates()
+        if not np.all(np.isfinite(X.data if sp.issparse(X) else X)):
+            raise ValueError(
+                "X contains NaN or infinity: DPSearchCV's guarantee covers finite rows (any "
+                "magnitude: they are clipped to data_norm). Remove or impute the missing "
+                "values before the search."
+            )
+        return X, y
+
+    def _read_y(self, y, base):
+        """Labels (checked against the public ``classes``) or finite float64 targets."""
+        if _is_complex(y):
+            raise ValueError(_COMPLEX.format(name="y"))
+        try:
+            y = column_or_1d(y, warn=True)
+        except (TypeError, ValueError) as error:
+            raise ValueError(_COMPLEX.format(name="y") if _is_complex(error) else (
+                "y should be a 1d array with one label or target per row of X.")) from None
+        if is_classifier(base):
+            classes = np.unique(np.asarray(base.classes))
+            codes = np.full(y.shape[0], -1, dtype=np.intp)
+            for k, label in enumerate(classes):
+                codes[labels_equal(y, label) & (codes < 0)] = k
+            if np.any(codes < 0):
+                raise ValueError(
+                    "y holds a label that is not in the estimator's public label set "
+                    f"classes={classes.tolist()} (a missing label, another label, or a "
+                    "continuous target). Add every possible label to classes=, or remove "
+                    "or relabel those rows before the search."
+                )
+            return classes[codes]
+        try:
+            y = np.asarray(y, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError("y could not be read as numbers: every target must be a real "
+                             "number. The original message is withheld because it may "
+                             "quote a value of the private data.") from None
+        if not np.all(np.isfinite(y)):
+            raise ValueError(
+                "y contains NaN or infinity: remove those rows or impute the targets "
+                f"before the search (finite targets of any size are clipped to "
+                f"y_bound={base.y_bound!r})."
+            )
+        return y
 
     def _score(self, base, m):
         """The validation score and its replace-one sensitivity on m rows."""
         if is_classifier(base):
-            return _accuracy, 1.0 / m
+            return clipped_accuracy, 1.0 / m
         bound = float(base.y_bound)
         return _neg_clipped_mse(bound), (2.0 * bound) ** 2 / m
 
@@ -471,6 +619,7 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
             _check_trial_event(report.event, mu, f"candidate {params}")
 
     @_fit_context(prefer_skip_nested_validation=False)
+    @fit_or_forget
     def fit(self, X, y, sample_ids=None):
         """Run the private selection; only the best trial is kept.
 
@@ -489,10 +638,10 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
             Fitted.
         """
         base, grid = self._check_setup()
-        # Structure only (shape, format, dtype) until the ledger is charged; the checks
-        # that read values (NaN, inf) come after, so no data-dependent error precedes it.
-        X, y = self._validate_structure(X, y)
-        n, n_features = _num_samples(X), _num_features(X)
+        # n and d from the containers' structure only: nothing before the ledger charge
+        # reads a value, so no refusal that depends on the data can come for free.
+        n, n_features = self._public_shape(X, y)
+        validate_data(self, X, y, skip_check_array=True)  # n_features_in_, column names
         epsilon = float(self.epsilon)
         if epsilon == math.inf:
             raise ValueError("DPSearchCV needs a finite epsilon; use GridSearchCV without privacy.")
@@ -518,9 +667,9 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
             expected_trials=float(self.expected_trials), refit=refit, theorem=THEOREM,
             orders=tuple(float(a) for a in orders), rdp=tuple(float(e) for e in rdp),
         )
-        if self.ledger is not None:  # before any pass over the data; may refuse
+        if self.ledger is not None:  # before any value is read; may refuse
             self.ledger.charge(self, report, n_samples=n, sample_ids=sample_ids)
-        self._validate_values(X, y)
+        X, y = self._read_values(X, y, base)  # refusals from here on have been paid for
         rng = make_generator(self.random_state)
         order = rng.permutation(n)  # the split: from the seed and n only
         val, train = np.sort(order[:m]), np.sort(order[m:])
@@ -531,21 +680,32 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         # rounds down); the guard re-checks each report before the fit touches the data.
         guard = _MuGuard(mu)
         best = None
-        for _ in range(n_trials):
-            params = grid[int(rng.integers(len(grid)))]
-            model = self._candidate(params, mu, train.size, int(rng.integers(2**32)), guard)
-            model.fit(X_train, y_train)
-            noisy = score(model, X_val, y_val) + noise_std * float(rng.standard_normal())
-            if best is None or noisy > best[0]:
-                best = (noisy, params, model)
-        self.best_score_, self.best_params_, self.best_estimator_ = best
-        if refit:
-            model = self._candidate(self.best_params_, mu, n, int(rng.integers(2**32)), guard)
-            self.best_estimator_ = model.fit(X, y)
+        refused = _ESTIMATOR_REFUSED if split_estimator(self.estimator)[2] is None else (
+            _PIPELINE_REFUSED)
+        with _withheld(refused):  # a pipeline's steps read the raw values
+            for _ in range(n_trials):
+                params = grid[int(rng.integers(len(grid)))]
+                model = self._candidate(params, mu, train.size, int(rng.integers(2**32)), guard)
+                model.fit(X_train, y_train)
+                # The score is in its stated range for every row (clipped as in the fit,
+                # NaN-proof, silent: ._scoring), so the noisy max below compares numbers.
+                noisy = score(model, X_val, y_val) + noise_std * float(rng.standard_normal())
+                if _better(noisy, best):
+                    best = (noisy, params, model)
+            self.best_score_, self.best_params_, self.best_estimator_ = best
+            if refit:
+                model = self._candidate(self.best_params_, mu, n, int(rng.integers(2**32)),
+                                        guard)
+                self.best_estimator_ = model.fit(X, y)
         self.privacy_ = report
         if is_classifier(base):
             self.classes_ = self.best_estimator_.classes_
         return self
+
+    def _forget_fit(self):
+        """Delete every fitted attribute (so a refused fit leaves no partial state)."""
+        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
+            delattr(self, name)
 
     def _candidate(self, params, mu, n_rows, seed, guard):
         delta_fit = resolve_delta("auto", n_rows)
