@@ -9,16 +9,19 @@ from . import accounting, audit, model_selection, preprocessing
 from ._ledger import PrivacyLedger
 from .accounting import PrivacyReport
 from .linear_model import DPLogisticRegression, DPRidge
+from .pipeline import DPPipeline, make_dp_pipeline
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     "DPLogisticRegression",
+    "DPPipeline",
     "DPRidge",
     "PrivacyLedger",
     "PrivacyReport",
     "accounting",
     "audit",
+    "make_dp_pipeline",
     "model_selection",
     "preprocessing",
     "__version__",

@@ -24,6 +24,21 @@ One record's events :math:`E_1, \dots, E_k` (adaptive composition):
   pessimistic discretisation, an upper bound).
 - **Renyi events together with Poisson runs**: no common currency in which skdpgd
   composes them exactly: refused (:class:`UnsupportedEventError`).
+- **Gaussian DP with an additive delta** (:class:`GaussianDpWithDeltaEvent`
+  ``(mu, delta_0)``, e.g. a DP pipeline whose preparation thresholds noisy counts): its
+  mu joins the Gaussian part above and its :math:`\delta_0` adds to the record's additive
+  delta :math:`\Delta = \sum_j \delta_{0,j}`; whatever the rest of the composition is
+  (GDP, RDP or PLD), epsilon at ``delta`` is the rest's epsilon at :math:`\delta -
+  \Delta` (infinite when :math:`\Delta \ge \delta`). Proof (a hybrid argument): fix
+  neighbours :math:`(D, D')`; for each such release replace its output on :math:`D`
+  (given the earlier outputs) by the distribution :math:`\tilde P_j` within total
+  variation :math:`\delta_{0,j}` that the event's definition provides. The composed
+  output on :math:`D` moves by at most :math:`\Delta` in total variation (one release
+  at a time, triangle inequality), and the modified composition against the output on
+  :math:`D'` is a composition of the clean guarantees, bounded as above (for GDP, Dong,
+  Roth and Su 2022, Corollary 3.3, which holds for adaptive composition). So for every
+  set :math:`S`, :math:`P_D(S) \le \tilde P_D(S) + \Delta \le e^\varepsilon
+  P_{D'}(S) + \delta_{\mathrm{rest}}(\varepsilon) + \Delta`.
 
 Per record (:class:`RecordAccount`): an event recorded with public row ids is 0-GDP for
 every record outside them (parallel composition under replace-one: the output's law does
@@ -39,6 +54,7 @@ import numpy as np
 
 from ._events import (
     GaussianDpEvent,
+    GaussianDpWithDeltaEvent,
     NeighbouringRelation,
     PoissonSampledGaussianEvent,
     RenyiDpEvent,
@@ -62,7 +78,11 @@ RDP_SOURCE = "Mironov (2017), Proposition 1 (RDP composition); Canonne, Kamath, 
 PLD_SOURCE = ("PLD composition of the Gaussian and Poisson-subsampled Gaussian dominating "
               "pairs, replace-one (dp-accounting; Doroshenko et al. 2022)")
 
-_SUPPORTED = (GaussianDpEvent, PoissonSampledGaussianEvent, RenyiDpEvent)
+_SUPPORTED = (GaussianDpEvent, GaussianDpWithDeltaEvent, PoissonSampledGaussianEvent,
+              RenyiDpEvent)
+_GAUSSIAN = (GaussianDpEvent, GaussianDpWithDeltaEvent)
+GDP_DELTA_SOURCE = ("additive deltas of GaussianDpWithDeltaEvent added (hybrid argument, "
+                    "skdpgd.accounting._composition)")
 
 
 def check_supported(events):
@@ -91,7 +111,8 @@ def check_supported(events):
         if not isinstance(event, _SUPPORTED):
             raise UnsupportedEventError(
                 f"Not a privacy event skdpgd can compose: {event!r}. Supported: "
-                "GaussianDpEvent, PoissonSampledGaussianEvent, RenyiDpEvent."
+                "GaussianDpEvent, GaussianDpWithDeltaEvent, PoissonSampledGaussianEvent, "
+                "RenyiDpEvent."
             )
         if event.relation is not NeighbouringRelation.REPLACE_ONE:
             raise UnsupportedEventError(
@@ -137,8 +158,8 @@ def supports(events):
 
 
 def _as_tuple(events):
-    if isinstance(events, (GaussianDpEvent, PoissonSampledGaussianEvent, RenyiDpEvent,
-                           UnsupportedEvent)):
+    if isinstance(events, (GaussianDpEvent, GaussianDpWithDeltaEvent,
+                           PoissonSampledGaussianEvent, RenyiDpEvent, UnsupportedEvent)):
         return (events,)
     return tuple(events)
 
@@ -151,11 +172,16 @@ class Composition:
     ----------
     epsilon, delta : float
     mu : float or None
-        The exact GDP parameter when every event is Gaussian DP; None otherwise.
+        The exact GDP parameter when every event is Gaussian DP without an additive
+        delta; None otherwise.
     method : str
-        ``"gdp"`` (exact), ``"rdp"`` or ``"pld"``.
+        ``"gdp"`` (exact), ``"gdp+delta"`` (exact GDP plus additive deltas), ``"rdp"`` or
+        ``"pld"``.
     source : str
         The theorems used.
+    extra_delta : float, default=0.0
+        The additive delta of :class:`GaussianDpWithDeltaEvent` events, already taken
+        out of ``delta`` before epsilon was computed.
     """
 
     epsilon: float
@@ -163,6 +189,7 @@ class Composition:
     mu: float | None
     method: str
     source: str
+    extra_delta: float = 0.0
 
 
 def compose(events, delta):
@@ -184,13 +211,23 @@ def compose(events, delta):
     delta = float(delta)
     if not 0.0 < delta < 1.0:
         raise ValueError(f"delta must be in (0, 1), got {delta!r}.")
-    mu2 = math.fsum(e.mu * e.mu for e in events if isinstance(e, GaussianDpEvent))
+    mu2 = math.fsum(e.mu * e.mu for e in events if isinstance(e, _GAUSSIAN))
+    extra = math.fsum(e.extra_delta for e in events if isinstance(e, GaussianDpWithDeltaEvent))
     return _compose(mu2, tuple(e.run for e in events if isinstance(e, PoissonSampledGaussianEvent)),
-                    [e for e in events if isinstance(e, RenyiDpEvent)], delta)
+                    [e for e in events if isinstance(e, RenyiDpEvent)], delta, extra)
 
 
-def _compose(mu2, runs, renyi, delta):
-    """Compose a Gaussian part (sum of mu^2), Poisson runs and Renyi events (checked)."""
+def _compose(mu2, runs, renyi, delta, extra=0.0):
+    """Compose a Gaussian part (sum of mu^2), Poisson runs and Renyi events (checked),
+    with an additive delta ``extra`` taken out of ``delta`` first."""
+    if extra > 0.0:
+        if extra >= delta:
+            return Composition(math.inf, delta, None, "gdp+delta",
+                               GDP_SOURCE + "; " + GDP_DELTA_SOURCE, float(extra))
+        comp = _compose(mu2, runs, renyi, delta - extra)
+        return Composition(comp.epsilon, delta, None,
+                           "gdp+delta" if comp.method == "gdp" else comp.method,
+                           comp.source + "; " + GDP_DELTA_SOURCE, float(extra))
     if runs:
         from ._sampled_sgd import composed_replace_one_epsilon
 
@@ -290,6 +327,11 @@ class RecordAccount:
         Per id, the sum of mu^2 over the Gaussian events naming it.
     id_other : tuple of (ndarray, event)
         Non-Gaussian events with their (sorted, distinct) ids.
+    full_delta : float
+        Sum of the additive deltas of :class:`GaussianDpWithDeltaEvent` events charged to
+        every record.
+    id_delta : ndarray
+        Per id, the sum of the additive deltas of the events naming it.
     """
 
     full_mu2: float = 0.0
@@ -297,6 +339,8 @@ class RecordAccount:
     ids: np.ndarray = field(default_factory=lambda: np.empty(0))
     id_mu2: np.ndarray = field(default_factory=lambda: np.empty(0))
     id_other: tuple = ()
+    full_delta: float = 0.0
+    id_delta: np.ndarray = field(default_factory=lambda: np.empty(0))
 
     def events(self):
         """Every non-Gaussian event held, and a Gaussian one for the full part (for checks).
@@ -307,6 +351,10 @@ class RecordAccount:
             Events, enough to decide with :func:`check_supported` what may be added.
         """
         return (GaussianDpEvent(0.0),) + self.full_other + tuple(e for _, e in self.id_other)
+
+    def _id_deltas(self):
+        """id_delta aligned with ids (zeros when no event with ids had a delta)."""
+        return self.id_delta if self.id_delta.size == self.ids.size else np.zeros(self.ids.size)
 
     def add(self, event, ids=None):
         """The account after ``event`` on rows ``ids``.
@@ -327,12 +375,15 @@ class RecordAccount:
             A new account (this one is unchanged).
         """
         check_supported(self.events() + (event,))
+        gaussian = isinstance(event, _GAUSSIAN)
+        extra = event.extra_delta if isinstance(event, GaussianDpWithDeltaEvent) else 0.0
         if ids is None:
-            if isinstance(event, GaussianDpEvent):
+            if gaussian:
                 return RecordAccount(self.full_mu2 + event.mu * event.mu, self.full_other,
-                                     self.ids, self.id_mu2, self.id_other)
+                                     self.ids, self.id_mu2, self.id_other,
+                                     self.full_delta + extra, self.id_delta)
             return RecordAccount(self.full_mu2, self.full_other + (event,), self.ids,
-                                 self.id_mu2, self.id_other)
+                                 self.id_mu2, self.id_other, self.full_delta, self.id_delta)
         if self.ids.size and ids.size and self.ids.dtype.kind != ids.dtype.kind and not (
                 self.ids.dtype.kind in "iu" and ids.dtype.kind in "iu"):
             raise TypeError(
@@ -340,23 +391,29 @@ class RecordAccount:
                 f"recorded ({self.ids.dtype!s}): use one kind of id (integers or strings) "
                 "for every fit on a data set."
             )
-        mu2 = event.mu * event.mu if isinstance(event, GaussianDpEvent) else 0.0
+        mu2 = event.mu * event.mu if gaussian else 0.0
         merged, mu2s = _merge(self.ids, self.id_mu2, ids, mu2)
+        id_delta = self.id_delta
+        if extra > 0.0 or self.id_delta.size:
+            id_delta = _merge(self.ids, self._id_deltas(), ids, extra)[1]
         other = self.id_other
-        if not isinstance(event, GaussianDpEvent):
+        if not gaussian:
             other = other + ((ids, event),)
-        return RecordAccount(self.full_mu2, self.full_other, merged, mu2s, other)
+        return RecordAccount(self.full_mu2, self.full_other, merged, mu2s, other,
+                             self.full_delta, id_delta)
 
     def _groups(self):
         """Records grouped by which non-Gaussian id-events contain them.
 
         Within a group every record has the same non-Gaussian events, so its worst record
-        is the one with the largest Gaussian part. Yields (mu^2, events).
+        is one of the records whose (mu^2, additive delta) pair no other record of the
+        group exceeds in both. Yields (mu^2 array, delta array, events).
         """
         if not self.ids.size:
             return
+        deltas = self._id_deltas()
         if not self.id_other:
-            yield float(self.id_mu2.max()), ()
+            yield self.id_mu2, deltas, ()
             return
         member = np.zeros((self.ids.size, len(self.id_other)), dtype=bool)
         for j, (entry_ids, _) in enumerate(self.id_other):
@@ -364,7 +421,7 @@ class RecordAccount:
         patterns, group = np.unique(member, axis=0, return_inverse=True)
         group = np.ravel(group)
         for g, pattern in enumerate(patterns):
-            yield (float(self.id_mu2[group == g].max()),
+            yield (self.id_mu2[group == g], deltas[group == g],
                    tuple(self.id_other[j][1] for j in np.flatnonzero(pattern)))
 
     def worst(self, delta):
@@ -386,21 +443,23 @@ class RecordAccount:
         delta = float(delta)
         if not 0.0 < delta < 1.0:
             raise ValueError(f"delta must be in (0, 1), got {delta!r}.")
-        if not self.full_other and not self.id_other:  # Gaussian only: one exact answer
+        no_delta = self.full_delta == 0.0 and not np.any(self._id_deltas())
+        if not self.full_other and not self.id_other and no_delta:  # one exact answer
             worst_id = float(self.id_mu2.max()) if self.id_mu2.size else 0.0
             return _compose(self.full_mu2 + worst_id, (), [], delta)
         best = None
-        for mu2, extra in [(0.0, ())] + list(self._groups()):
+        groups = [(np.zeros(1), np.zeros(1), ())] + list(self._groups())
+        for mu2s, deltas, extra in groups:
             events = self.full_other + extra
-            comp = _compose(
-                self.full_mu2 + mu2,
-                tuple(e.run for e in events if isinstance(e, PoissonSampledGaussianEvent)),
-                [e for e in events if isinstance(e, RenyiDpEvent)], delta,
-            )
-            if best is None or comp.epsilon > best.epsilon or (
-                    comp.epsilon == best.epsilon and comp.mu is not None
-                    and best.mu is not None and comp.mu > best.mu):
-                best = comp
+            runs = tuple(e.run for e in events if isinstance(e, PoissonSampledGaussianEvent))
+            renyi = [e for e in events if isinstance(e, RenyiDpEvent)]
+            for mu2, record_delta in _pareto(mu2s, deltas):
+                comp = _compose(self.full_mu2 + mu2, runs, renyi, delta,
+                                self.full_delta + record_delta)
+                if best is None or comp.epsilon > best.epsilon or (
+                        comp.epsilon == best.epsilon and comp.mu is not None
+                        and best.mu is not None and comp.mu > best.mu):
+                    best = comp
         return best
 
     def mu_per_record(self, query):
@@ -418,6 +477,11 @@ class RecordAccount:
         """
         if self.full_other or self.id_other:
             raise ValueError("mu_per_record is defined only when every entry is Gaussian DP.")
+        if self.full_delta or np.any(self._id_deltas()):
+            raise ValueError(
+                "mu_per_record is defined only when every entry is Gaussian DP without an "
+                "additive delta (some entry is a GaussianDpWithDeltaEvent); use spent()."
+            )
         query = np.asarray(query)
         part = np.zeros(query.shape)
         if self.ids.size:
@@ -426,3 +490,15 @@ class RecordAccount:
             part = np.where(found, self.id_mu2[pos], 0.0)
         return np.sqrt(self.full_mu2 + part)
 
+
+def _pareto(mu2s, deltas):
+    """The (mu^2, delta) pairs that no other pair exceeds in both (the candidates for the
+    worst record: epsilon at a fixed delta grows with mu^2 and with the additive delta)."""
+    pairs = np.unique(np.column_stack([np.asarray(deltas, float), np.asarray(mu2s, float)]),
+                      axis=0)[::-1]  # by delta, then mu^2, both descending
+    kept, top = [], -math.inf
+    for record_delta, mu2 in pairs:
+        if mu2 > top:
+            kept.append((float(mu2), float(record_delta)))
+            top = mu2
+    return kept

@@ -11,6 +11,12 @@ Events
 - :class:`GaussianDpEvent` ``(mu)``: a :math:`\mu`-GDP mechanism (Dong, Roth and Su 2022,
   Definition 2.6): every full-batch or cyclic skdpgd fit (Bok, Su and Altschuler 2024,
   Theorems 4.2 and 4.5 give its exact mu).
+- :class:`GaussianDpWithDeltaEvent` ``(mu, extra_delta)``: a release that is
+  :math:`\mu`-GDP except on an event of probability at most ``extra_delta`` (the
+  thresholded releases of a private preparation step, and a DP pipeline that contains
+  one); for every epsilon it is :math:`(\varepsilon, \delta_\mu(\varepsilon) +
+  \delta_0)`-DP. The precise condition, and why such deltas add under composition, are
+  in :mod:`._composition`.
 - :class:`PoissonSampledGaussianEvent` ``(q, z, K)``: K steps of the Poisson-subsampled
   Gaussian mechanism, rate q, noise multiplier z relative to the per-example bound L
   (the steps of ``solver="sgd"``; the dominating pair is in
@@ -35,6 +41,7 @@ from ._checks import as_orders, check_count, check_positive
 
 __all__ = [
     "GaussianDpEvent",
+    "GaussianDpWithDeltaEvent",
     "NeighbouringRelation",
     "PoissonSampledGaussianEvent",
     "RenyiDpEvent",
@@ -100,6 +107,44 @@ class GaussianDpEvent:
     def __post_init__(self):
         object.__setattr__(self, "mu", check_positive("mu", self.mu, allow_zero=True,
                                                       allow_inf=True))
+        object.__setattr__(self, "relation", _relation(self.relation))
+
+
+@dataclass(frozen=True)
+class GaussianDpWithDeltaEvent:
+    r"""A :math:`\mu`-GDP release up to an additive :math:`\delta_0`.
+
+    For every pair of neighbouring data sets :math:`(D, D')` there is a distribution
+    :math:`\tilde P` within total variation :math:`\delta_0` of the release's output on
+    :math:`D` such that :math:`\tilde P` against the output on :math:`D'` is
+    :math:`\mu`-GDP (Dong, Roth and Su 2022, Definition 2.6). Then the release is
+    :math:`(\varepsilon, \delta_\mu(\varepsilon) + \delta_0)`-DP for every
+    :math:`\varepsilon`, and under composition the :math:`\mu` add in squares while the
+    :math:`\delta_0` add (:mod:`skdpgd.accounting._composition`). A thresholded noisy
+    histogram is the example: :math:`\delta_0` bounds the chance that a value held by one
+    record passes the threshold.
+
+    Parameters
+    ----------
+    mu : float
+        >= 0; ``inf`` for a release without noise.
+    extra_delta : float
+        The additive :math:`\delta_0`, in [0, 1).
+    relation : NeighbouringRelation, default=REPLACE_ONE
+        The neighbouring relation the guarantee is stated for.
+    """
+
+    mu: float
+    extra_delta: float
+    relation: NeighbouringRelation = REPLACE_ONE
+
+    def __post_init__(self):
+        object.__setattr__(self, "mu", check_positive("mu", self.mu, allow_zero=True,
+                                                      allow_inf=True))
+        extra = check_positive("extra_delta", self.extra_delta, allow_zero=True)
+        if extra >= 1.0:
+            raise ValueError(f"extra_delta must be in [0, 1), got {self.extra_delta!r}.")
+        object.__setattr__(self, "extra_delta", extra)
         object.__setattr__(self, "relation", _relation(self.relation))
 
 
@@ -205,6 +250,7 @@ class UnsupportedEvent:
 
 _KINDS = {
     "gaussian": GaussianDpEvent,
+    "gaussian_with_delta": GaussianDpWithDeltaEvent,
     "poisson_sampled_gaussian": PoissonSampledGaussianEvent,
     "renyi": RenyiDpEvent,
     "unsupported": UnsupportedEvent,
@@ -228,6 +274,8 @@ def event_to_dict(event):
     out = {"kind": name, "relation": event.relation.value}
     if isinstance(event, GaussianDpEvent):
         out["mu"] = _json_float(event.mu)
+    elif isinstance(event, GaussianDpWithDeltaEvent):
+        out.update(mu=_json_float(event.mu), extra_delta=event.extra_delta)
     elif isinstance(event, PoissonSampledGaussianEvent):
         out.update(sampling_rate=event.sampling_rate,
                    noise_multiplier=_json_float(event.noise_multiplier), n_steps=event.n_steps)
@@ -245,6 +293,9 @@ def event_from_dict(data):
     kind, relation = data["kind"], data.get("relation")
     if kind == "gaussian":
         return GaussianDpEvent(_from_json_float(data["mu"]), relation)
+    if kind == "gaussian_with_delta":
+        return GaussianDpWithDeltaEvent(_from_json_float(data["mu"]),
+                                        float(data["extra_delta"]), relation)
     if kind == "poisson_sampled_gaussian":
         return PoissonSampledGaussianEvent(
             data["sampling_rate"], _from_json_float(data["noise_multiplier"]),

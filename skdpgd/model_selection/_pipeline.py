@@ -71,13 +71,25 @@ def why_not_public(step):
             f"{PUBLIC_FIT_ATTRIBUTE} = True")
 
 
+#: The class attribute of :class:`skdpgd.DPPipeline` (recognised without importing it).
+DP_PIPELINE_ATTRIBUTE = "__skdpgd_dp_pipeline__"
+
+
+def is_dp_pipeline(estimator):
+    """Whether ``estimator`` is a :class:`skdpgd.DPPipeline` (one budget, one charge)."""
+    return getattr(type(estimator), DP_PIPELINE_ATTRIBUTE, False) is True
+
+
 def split_estimator(estimator):
     """(preprocessing steps, final skdpgd estimator, its step name or None).
 
-    Raises TypeError unless ``estimator`` is an skdpgd estimator or a ``Pipeline`` of
-    public-bound transformers ending in one.
+    Raises TypeError unless ``estimator`` is an skdpgd estimator, a ``Pipeline`` of
+    public-bound transformers ending in one, or a :class:`skdpgd.DPPipeline`. A DP pipeline
+    is one private unit: it is returned as the "final estimator" with no steps before it
+    and no name, so that a search sets its (pipeline-level) ``epsilon``, ``delta``,
+    ``ledger`` and ``random_state`` and prices it with its ``plan_privacy``.
     """
-    if isinstance(estimator, BaseDPLinearModel):
+    if isinstance(estimator, BaseDPLinearModel) or is_dp_pipeline(estimator):
         return [], estimator, None
     if isinstance(estimator, Pipeline):
         *pre, (name, final) = estimator.steps
@@ -95,8 +107,9 @@ def split_estimator(estimator):
                 )
         return pre, final, name
     raise TypeError(
-        f"Expected an skdpgd estimator (DPLogisticRegression, DPRidge) or a Pipeline of "
-        f"public-bound transformers ending in one; got {type(estimator).__name__}."
+        f"Expected an skdpgd estimator (DPLogisticRegression, DPRidge), a Pipeline of "
+        f"public-bound transformers ending in one, or a DPPipeline; got "
+        f"{type(estimator).__name__}."
     )
 
 

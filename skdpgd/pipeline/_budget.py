@@ -1,0 +1,130 @@
+r"""How a DP pipeline splits one (epsilon, delta) budget between its private releases.
+
+The rule is public: it reads the budget, which steps are private, and whether some step
+thresholds; never the data. It is written out and derived in ``docs/budgets.md``
+("One budget for a pipeline"); in short:
+
+1. **Additive delta.** When some private step thresholds noisy counts (it releases a
+   value only when its noisy count passes a threshold, so that a value held by one
+   record escapes with a small probability :math:`\delta_0`), a share
+   :math:`\kappa = 0.1` of :math:`\delta` is reserved as the additive allowance
+   :math:`\delta_0 = \kappa\delta`, split equally between the steps that threshold;
+   otherwise :math:`\delta_0 = 0`.
+2. **Gaussian DP.** The rest, :math:`\delta - \delta_0`, is met by Gaussian DP:
+   :math:`\mu = \mathrm{epsilon\_delta\_to\_gdp}(\varepsilon, \delta - \delta_0)`, the
+   largest :math:`\mu` whose curve is :math:`(\varepsilon, \delta - \delta_0)`-DP (Dong,
+   Roth and Su 2022, Corollary 2.13).
+3. **Preparation share.** With m > 0 private releases (each private step, and the
+   private range of the target when ``DPRidge(y_bound="auto")``), a share
+   :math:`\rho = 0.1` of :math:`\mu^2` goes to the preparation, in equal parts:
+   :math:`\mu_i = \mu\sqrt{\rho/m}`; the estimator gets
+   :math:`\mu_{\mathrm{est}} = \mu\sqrt{1-\rho}`. Composition (Dong, Roth and Su 2022,
+   Corollary 3.3): :math:`\sum_i \mu_i^2 + \mu_{\mathrm{est}}^2 = \mu^2`, and the
+   additive deltas add (:mod:`skdpgd.accounting._composition`), so the pipeline is
+   :math:`(\varepsilon, \delta)`-DP.
+
+Why 0.1: the estimator's noise standard deviation scales as :math:`1/\mu_{\mathrm{est}}`
+at a fixed number of steps, so giving the preparation :math:`\rho` of :math:`\mu^2`
+multiplies it by :math:`1/\sqrt{1-\rho}` = 1.054 (5%), a cost that does not depend on
+the data; the preparation's releases are histograms whose useful signal (bins holding a
+few percent of n rows) stands far above noise of standard deviation
+:math:`\sqrt{2}/\mu_i` once n is in the thousands (derivation in ``docs/budgets.md``).
+"""
+
+import math
+from dataclasses import dataclass
+
+from ..accounting._gdp import epsilon_delta_to_gdp, gdp_to_epsilon
+
+#: Share of mu^2 the private preparation takes (rho).
+PREPARATION_SHARE = 0.1
+
+#: Share of delta reserved as the additive allowance of thresholded releases (kappa).
+EXTRA_DELTA_SHARE = 0.1
+
+#: The estimator is calibrated to this fraction of its mu (the GDP inverses are
+#: conservative to about 1e-10 relative; DPSearchCV uses the same margin).
+_ESTIMATOR_MARGIN = 1.0 - 1e-9
+
+
+@dataclass(frozen=True)
+class PipelineBudget:
+    """The split of a pipeline's budget (public numbers only).
+
+    Attributes
+    ----------
+    epsilon, delta : float
+        The pipeline's target.
+    mu : float
+        The Gaussian-DP parameter of the whole pipeline (met at ``delta - extra_delta``).
+    extra_delta : float
+        The additive allowance reserved for thresholded releases (0 without them).
+    step_mu : tuple of float
+        The mu of each private release, in order (the private steps, then the target's
+        range when it is released).
+    step_extra_delta : tuple of float
+        The additive delta each of those releases may spend.
+    estimator_mu : float
+        The largest mu the estimator may spend.
+    estimator_epsilon, estimator_delta : float
+        The (epsilon, delta) the estimator is calibrated to: its mu is then at most
+        ``estimator_mu``.
+    preparation_share : float
+        rho, the share of mu^2 the private releases take together (0 without any).
+    """
+
+    epsilon: float
+    delta: float
+    mu: float
+    extra_delta: float
+    step_mu: tuple
+    step_extra_delta: tuple
+    estimator_mu: float
+    estimator_epsilon: float
+    estimator_delta: float
+    preparation_share: float
+
+
+def split_budget(epsilon, delta, needs_extra_delta, *, preparation_share=PREPARATION_SHARE,
+                 extra_delta_share=EXTRA_DELTA_SHARE):
+    """Split (epsilon, delta) between private releases and the estimator (see module doc).
+
+    Parameters
+    ----------
+    epsilon : float
+        > 0, or ``inf`` (no noise anywhere).
+    delta : float
+        In (0, 1).
+    needs_extra_delta : sequence of bool
+        One entry per private release, in order: whether it thresholds (needs an
+        additive delta). Empty: no private preparation.
+    preparation_share : float, default=0.1
+        rho in (0, 1).
+    extra_delta_share : float, default=0.1
+        kappa in (0, 1).
+
+    Returns
+    -------
+    PipelineBudget
+        The allowances; composed, they are (epsilon, delta)-DP.
+    """
+    epsilon, delta = float(epsilon), float(delta)
+    needs = [bool(n) for n in needs_extra_delta]
+    m = len(needs)
+    n_thresholded = sum(needs)
+    extra = extra_delta_share * delta if n_thresholded else 0.0
+    delta_gdp = delta - extra
+    mu = math.inf if epsilon == math.inf else float(epsilon_delta_to_gdp(epsilon, delta_gdp))
+    rho = preparation_share if m else 0.0
+    step_mu = tuple(mu * math.sqrt(rho / m) for _ in range(m))
+    step_extra = tuple(extra / n_thresholded if need else 0.0 for need in needs)
+    mu_est = mu * math.sqrt(1.0 - rho)
+    if mu_est == math.inf:
+        est_epsilon = math.inf
+    else:
+        est_epsilon = float(gdp_to_epsilon(mu_est * _ESTIMATOR_MARGIN, delta_gdp))
+    return PipelineBudget(
+        epsilon=epsilon, delta=delta, mu=mu, extra_delta=extra, step_mu=step_mu,
+        step_extra_delta=step_extra, estimator_mu=mu_est, estimator_epsilon=est_epsilon,
+        estimator_delta=delta_gdp, preparation_share=rho,
+    )

@@ -1,0 +1,96 @@
+r"""The private range of the target for ``DPRidge(y_bound="auto")`` inside a DP pipeline.
+
+The pipeline releases a range :math:`[a, b]` of y with
+:func:`skdpgd.preprocessing.private_range` (the Gaussian histogram over the public grid
+that :class:`~skdpgd.preprocessing.DPTableVectorizer` uses for numeric columns: replace-one
+sensitivity :math:`\sqrt 2`, :math:`\mu`-GDP with :math:`\sigma = \sqrt2/\mu`, Dong, Roth
+and Su 2022, Theorem 2.7; no additive delta, since every cell of the public grid is noised
+and the threshold is post-processing). Then, by post-processing of that release and a
+per-record map, the ridge is fitted on
+
+.. math:: \tilde y = \mathrm{clip}\Big(\frac{2y - a - b}{b - a}, -1, 1\Big)
+
+with ``y_bound=1``, and its coefficients are mapped back: a prediction
+:math:`w\cdot x + c` of :math:`\tilde y` is :math:`s(w\cdot x + c) + m` with
+:math:`s = (b-a)/2`, :math:`m = (a+b)/2`. When no cell of the histogram survives the
+threshold (too few records for the noise), the public default :math:`[-1, 1]` is used:
+never an error that depends on the data.
+"""
+
+import numpy as np
+
+from ..accounting._release import ReleasePrivacyReport
+
+TARGET_RANGE_MECHANISM = (
+    "Gaussian histogram of y over the public grid of skdpgd.preprocessing.private_range "
+    "(sensitivity sqrt 2; Dong, Roth, Su 2022, Theorem 2.7), its range read after a "
+    "threshold (post-processing)"
+)
+
+#: The range used when no cell survives the threshold (public).
+DEFAULT_RANGE = (-1.0, 1.0)
+
+
+def release_target_range(y, *, mu, random_state):
+    """Release a mu-GDP range of y (called after the ledger charge).
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        Targets.
+    mu : float
+        The release's GDP budget.
+    random_state : int or numpy.random.Generator
+        Noise source.
+
+    Returns
+    -------
+    low, high : float
+        The range, low < high.
+    report : ReleasePrivacyReport
+        mu-GDP, no additive delta.
+    """
+    from ..preprocessing import private_range  # the vectorizer's mechanism for one column
+
+    y = target_values(y)
+    found = private_range(y, mu, random_state)
+    low, high = (found.low, found.high) if found.found else DEFAULT_RANGE
+    notes = () if found.found else (
+        "no histogram cell of y passed the threshold: the public default range [-1, 1] "
+        "was used",)
+    report = ReleasePrivacyReport(
+        mu=float(mu), extra_delta=0.0, mechanism=TARGET_RANGE_MECHANISM,
+        releases=(("y: histogram over the public grid", float(mu)),), notes=notes)
+    return float(low), float(high), report
+
+
+def target_values(y):
+    """y as finite float64 (refused without quoting a value: this runs after the charge)."""
+    try:
+        values = np.asarray(y, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        raise ValueError("y could not be read as numbers: every target must be a real "
+                         "number. The original message is withheld because it may quote "
+                         "a value of the private data.") from None
+    if not np.all(np.isfinite(values)):
+        raise ValueError("y contains NaN or infinity: remove those rows or impute the targets "
+                         "before fitting.")
+    return values
+
+
+def scale_target(y, low, high):
+    """The targets mapped to [-1, 1] by the released range (clipped: a per-record map).
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        Targets.
+    low, high : float
+        The released range.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+    """
+    y = target_values(y)
+    return np.clip((2.0 * y - low - high) / (high - low), -1.0, 1.0)
