@@ -219,8 +219,13 @@ def read_csv(path):
     try:
         with path.open(newline="") as handle:
             rows = [row for row in csv.reader(handle) if row]
-    except (UnicodeDecodeError, csv.Error) as exc:
-        raise ValueError(f"{str(path)!r} is not a readable CSV file: {exc}.") from None
+    except (UnicodeDecodeError, csv.Error) as exc:  # its text quotes bytes and positions
+        what = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else "malformed CSV"
+        failure = f"{str(path)!r} is not a readable CSV file ({what}); save it as UTF-8 CSV."
+    else:
+        failure = None
+    if failure is not None:  # raised outside the handler: no __context__ quoting the file
+        raise ValueError(failure)
     if len(rows) < 3:
         raise ValueError(f"{str(path)!r} needs a header line and at least 2 data rows.")
     header = [name.strip() for name in rows[0]]
@@ -228,10 +233,9 @@ def read_csv(path):
     if repeated:
         raise ValueError(f"{str(path)!r}: the header repeats column name(s) {repeated}; "
                          "every column needs a distinct name.")
-    bad = [i + 2 for i, row in enumerate(rows[1:]) if len(row) != len(header)]
-    if bad:
-        raise ValueError(f"{str(path)!r}: line {bad[0]} has a different number of fields "
-                         f"than the header ({len(header)}).")
+    if any(len(row) != len(header) for row in rows[1:]):  # no line number: a row index
+        raise ValueError(f"{str(path)!r}: some line has a different number of fields than "
+                         f"the header ({len(header)}); quote fields that hold commas.")
     return header, [[value.strip() for value in row] for row in rows[1:]]
 
 
@@ -266,19 +270,23 @@ def column_plan(header, config):
 
 
 def numeric_column(name, values):
-    """Floats of a numeric column; a clear error naming the first non-numeric value.
+    """Floats of a numeric column; a clear error naming the column (never the value or its
+    line: cells are private data).
 
     (Like the other file checks, this runs before the estimator and its ledger see the
     data: the CLI reads the file with no budget attached.)
     """
     out = []
-    for line, value in enumerate(values, start=2):
+    for value in values:
         try:
             out.append(float(value))
         except ValueError:
-            raise ValueError(
-                f"column {name!r} has the non-numeric value {value!r} on line {line}; "
-                "if it is categorical, declare its values with --categories "
-                f"{name}=A,B,C instead of --bounds."
-            ) from None
-    return out
+            break
+    else:
+        return out
+    raise ValueError(  # outside the handler: no __context__ quoting the value
+        f"column {name!r} holds a non-numeric value (not quoted: cells are private); if "
+        "it is categorical, "
+        f"declare its values with --categories {name}=A,B,C instead of --bounds, else "
+        "correct the file."
+    )
