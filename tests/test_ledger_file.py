@@ -22,6 +22,8 @@ from sklearn.model_selection import GridSearchCV, KFold
 
 from skdpgd import DPLogisticRegression, PrivacyLedger, accounting
 from skdpgd._ledger import LedgerFileError
+from skdpgd._ledger._chain import Chain
+from skdpgd._ledger._sqlite import rechain
 from skdpgd.accounting import GaussianDpEvent, PoissonSampledGaussianEvent, RenyiDpEvent
 from skdpgd.exceptions import PrivacyBudgetExceeded
 
@@ -242,6 +244,8 @@ def test_damaged_ledger_file_is_refused_clearly(path):
     for _ in range(30):
         _charge(ledger, ids=np.arange(2000), n=2000)
     del ledger
+    with sqlite3.connect(path) as conn:  # every page into the main file, none left in the WAL
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     size = os.path.getsize(path)
     with open(path, "r+b") as f:  # overwrite every page after the first with noise
         f.seek(4096)
@@ -254,11 +258,15 @@ def test_unreadable_entry_is_refused_clearly(path):
     _charge(PrivacyLedger(path=path))
     with sqlite3.connect(path) as conn:
         conn.execute("UPDATE entries SET event = '{\"kind\": \"gaussian\", \"mu\": -1}'")
+    with pytest.raises(LedgerFileError, match="entry #1 does not match its hash"):
+        PrivacyLedger(path=path)
+    with sqlite3.connect(path) as conn:  # hashes recomputed: the entry is still unreadable
+        rechain(conn, Chain(), path)
     with pytest.raises(LedgerFileError, match="unreadable entry #1"):
         PrivacyLedger(path=path).entries
 
 
-@pytest.mark.parametrize("version, word", [(0, "older"), (2, "newer")])
+@pytest.mark.parametrize("version, word", [(0, "older"), (1, "older"), (3, "newer")])
 def test_other_schema_versions_are_refused_clearly(path, version, word):
     _charge(PrivacyLedger(path=path))
     with sqlite3.connect(path) as conn:

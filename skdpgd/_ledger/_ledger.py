@@ -30,10 +30,10 @@ from ..accounting import DEFAULT_ORDERS
 from ..accounting._composition import Cap, RecordAccount, check_supported
 from ..accounting._events import RenyiDpEvent
 from ..exceptions import LedgerCopyError, PrivacyBudgetExceeded
+from ._chain import load_key
 from ._entries import LedgerEntry, LedgerSpend, check_ids, describe
 from ._sqlite import FileStore, LedgerFileError
-
-
+from ._upgrade import upgrade_v1_file
 
 
 class _MemoryStore:
@@ -96,7 +96,14 @@ class PrivacyLedger:
         SQLite file, created if missing: every charge is committed to the file before
         the fit reads any data, processes and later Python sessions that open the same
         file share one budget, and the cap is stored in the file (opening it with a
-        different cap is refused).
+        different cap is refused). The file is tamper-evident (see Notes).
+    key_file : str, os.PathLike or None, default=None
+        File ledgers: a file holding the data owner's secret key (at least 16 bytes;
+        surrounding whitespace is ignored). The file's hash chain is then an HMAC that
+        nobody without the key can forge. None uses the environment variable
+        ``SKDPGD_LEDGER_KEY`` if it is set, else no key. A file created with a key
+        cannot be opened without it, or with another key; a key given for a file created
+        without one is refused. The key itself is never stored, printed or pickled.
 
     Attributes
     ----------
@@ -143,6 +150,19 @@ class PrivacyLedger:
     pickling (or ``copy.deepcopy``), or used in another process, is read-only and its
     :meth:`charge` raises :class:`LedgerCopyError` before the fit touches the data.
 
+    **Tamper evidence.** Every entry of a ledger file carries a SHA-256 digest chained to
+    the one before and to the file's header (cap, relation, creation time, schema
+    version), and the header records the number of entries and the last digest. The
+    chain is verified when the file is opened and inside the transaction of every charge;
+    any change (an entry deleted, edited or moved, the cap raised or removed) raises
+    :class:`~skdpgd.exceptions.LedgerFileError` naming the entry or the header, and
+    nothing is charged. Without a key this catches edits made with tools that do not
+    recompute the digests; with a key (``key_file``) it catches every edit by someone who
+    does not hold the key. Neither catches the whole file deleted, or replaced by an
+    older copy of itself: keep its head hash (``skdpgd ledger show``) elsewhere
+    (see the privacy model, "The ledger file"). A version-1 file (skdpgd before the
+    chain) is refused until upgraded once with :meth:`upgrade_file`.
+
     Examples
     --------
     >>> import numpy as np
@@ -165,8 +185,9 @@ class PrivacyLedger:
 
     orders = DEFAULT_ORDERS
 
-    def __init__(self, epsilon=None, delta=None, *, path=None):
+    def __init__(self, epsilon=None, delta=None, *, path=None, key_file=None):
         epsilon, delta = _check_cap(epsilon, delta)
+        self.key_file = None if key_file is None else os.path.abspath(os.fspath(key_file))
         self._lock = threading.RLock()
         self._owner_pid = os.getpid()
         self._is_copy = False
@@ -177,7 +198,7 @@ class PrivacyLedger:
             self._store = _MemoryStore()
             self.epsilon, self.delta = epsilon, delta
         else:
-            self._store = FileStore(path)
+            self._store = FileStore(path, key=load_key(self.key_file))
             self.path = self._store.path
             self.epsilon, self.delta = self._open_file(epsilon, delta)
 
@@ -199,6 +220,33 @@ class PrivacyLedger:
             )
         return file_eps, file_delta
 
+    @staticmethod
+    def upgrade_file(path, *, key_file=None):
+        """Add the tamper-evident hash chain to a version-1 ledger file (once).
+
+        Opening a version-1 file (written by skdpgd before schema version 2) is refused
+        until it is upgraded: the upgrade is never automatic, so that a file whose
+        version was set back by someone who edited it is not sealed unnoticed. It adds
+        the chain's columns and computes the chain over the entries as they are now, in
+        one transaction. Entries recorded before the upgrade are only as trustworthy as
+        the version-1 file was; the chain protects them from then on. A version-2 file
+        is verified and left as it is.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The ledger file.
+        key_file : str, os.PathLike or None, default=None
+            As in :class:`PrivacyLedger`: the data owner's key for an HMAC chain
+            (None: ``SKDPGD_LEDGER_KEY`` if set, else no key).
+
+        Returns
+        -------
+        int
+            The number of entries the file holds.
+        """
+        return upgrade_v1_file(path, key=load_key(key_file))
+
     # -- sharing ----------------------------------------------------------------------
     def __sklearn_clone__(self):
         """Clones of an estimator share its ledger (``clone`` returns this object)."""
@@ -206,14 +254,16 @@ class PrivacyLedger:
 
     def __getstate__(self):
         if self.path is not None:  # a file ledger travels as its file
-            return {"path": self.path, "epsilon": self.epsilon, "delta": self.delta}
+            return {"path": self.path, "epsilon": self.epsilon, "delta": self.delta,
+                    "key_file": self.key_file}  # the key file's path, never the key
         state = self.__dict__.copy()
         del state["_lock"]
         return state
 
     def __setstate__(self, state):
         if "path" in state and "_store" not in state:
-            self.__init__(state["epsilon"], state["delta"], path=state["path"])
+            self.__init__(state["epsilon"], state["delta"], path=state["path"],
+                          key_file=state.get("key_file"))
             return
         self.__dict__.update(state)
         self._lock = threading.RLock()
