@@ -1,28 +1,37 @@
-r"""Optional fused gradient kernels: one read of each row per gradient, without the GIL.
+r"""Optional fused kernels: one read of each row per gradient, without the GIL.
 
 For the scalar-output losses (binary logistic, Huber, squared) on a dense
 :class:`~skdpgd._design.ClippedDesign`, the gradient sum of a row range is
 
 .. math::
 
-    g_w = \sum_i s_i\, r_i\, x_i, \qquad g_b = b \sum_i r_i, \qquad
-    r_i = \rho\big(s_i\,(x_i \cdot w) + b\,\theta_b,\ y_i\big),
+    g_w = \sum_i q_i\, r_i\, (p_i x_i), \qquad g_b = b \sum_i r_i, \qquad
+    r_i = \rho\big(q_i\,((p_i x_i) \cdot w) + b\,\theta_b,\ y_i\big),
 
-with the row scales :math:`s_i` of the clipping and the loss's clipped residual
-:math:`\rho` (binary logistic: :math:`\mathrm{clip}(\sigma(t) - y, -c, c)`; Huber:
-:math:`\mathrm{clip}(t - y, -c, c)`; squared: :math:`t - y`), exactly the sum the numpy
-path computes through ``X @ coef`` and ``X.T @ residual`` (see :mod:`skdpgd.losses`). The
-numpy path reads each row twice (two products over the chunk); this kernel computes the
+with the per-row power of two :math:`p_i` and post-scale :math:`q_i` of the clipping
+(:math:`q_i (p_i x_i) = \mathrm{clip}_R(x_i)`, :mod:`skdpgd.utils._clipping`) and the loss's
+clipped residual :math:`\rho` (binary logistic: :math:`\mathrm{clip}(\sigma(t) - y, -c, c)`;
+Huber: :math:`\mathrm{clip}(t - y, -c, c)`; squared: :math:`t - y`), exactly the sum the
+numpy path computes through ``X @ coef`` and ``X.T @ residual`` (see :mod:`skdpgd.losses`).
+The numpy path reads each row twice (two products over the chunk); this kernel computes the
 dot product, the residual and the update of one row while the row is in L1, and releases
 the GIL for the whole chunk, so threads do not queue behind each other's numpy calls.
 
-Rows stored clipped (the far rows of the design, scale 0) are skipped by the kernel and
-added by the numpy path from their stored values, so no lazy product of a huge row is
-ever formed. The kernels are compiled by numba (an optional dependency,
-``pip install numba``: wheels for every supported platform) the first time they are used
-and cached on disk; without numba, or with :data:`ENABLED` False, the numpy path runs.
-Both give the same sums to rounding (tested), and each is bit-identical across ``n_jobs``
-(the chunking is the same; a chunk is summed in row order).
+**The same steps for every row.** Each entry is multiplied by its row's :math:`p_i` as it
+is read (so no product can overflow, whatever the row), and the kernel has no branch on
+the data: no row is skipped or treated apart; both overflow-free forms of the logistic
+function are computed and one is selected, and the residual is clipped by ``min`` and
+``max`` (the only branch is on the loss, which is public). The time of a call depends on
+the shape of the chunk only, up to the processor's own data-dependent latencies
+(nanoseconds per row, e.g. in ``exp``). The multiplication by :math:`p_i` is a helper
+compiled without fast-math flags, so that the compiler cannot reassociate it with the
+rest of the product (``(x p) w`` into ``p (x w)``, which could overflow).
+
+The kernels are compiled by numba (an optional dependency, ``pip install numba``: wheels
+for every supported platform) the first time they are used and cached on disk; without
+numba, or with :data:`ENABLED` False, the numpy path runs. Both give the same sums to
+rounding (tested), and each is bit-identical across ``n_jobs`` (the chunking is the same;
+a chunk is summed in row order).
 
 The dot product is compiled with floating-point reassociation allowed (``fastmath`` with
 ``reassoc`` and ``contract`` only: no assumption about NaN or infinities), so that it is
@@ -33,7 +42,9 @@ import math
 
 import numpy as np
 
-__all__ = ["ENABLED", "available", "fused_gradient_sum", "fused_row_squares"]
+from .utils._clipping import exponent_cap
+
+__all__ = ["ENABLED", "available", "fused_gradient_sum", "fused_row_factors"]
 
 #: Use the fused kernels when numba is installed (set False to force the numpy path).
 ENABLED = True
@@ -50,48 +61,52 @@ def _compile():
 
     flags = {"reassoc", "contract"}
 
+    @numba.njit(nogil=True, cache=True)  # no fast-math: a barrier to reassociation
+    def prescaled(x, p):
+        return np.float64(x) * p
+
     @numba.njit(nogil=True, cache=True, fastmath=flags)
-    def kernel(X, scale, y, w, intercept, b, kind, clip, out):
+    def kernel(X, pre, post, y, w, intercept, b, kind, clip, out):
         n, d = X.shape
         total_r = 0.0
         for i in range(n):
-            s = scale[i]
-            if s == 0.0:  # stored clipped: summed by the numpy path
-                continue
+            p = pre[i]
             t = 0.0
             for j in range(d):
-                t += X[i, j] * w[j]
-            t = s * t + b * intercept
-            if kind == 0:
-                if t >= 0.0:
-                    p = 1.0 / (1.0 + math.exp(-t))
-                else:
-                    e = math.exp(t)
-                    p = e / (1.0 + e)
-                r = p - y[i]
+                t += prescaled(X[i, j], p) * w[j]
+            t = post[i] * t + b * intercept
+            if kind == 0:  # public (the loss): sigma(t), its two overflow-free forms
+                e = math.exp(-abs(t))
+                positive, negative = 1.0 / (1.0 + e), e / (1.0 + e)  # both computed
+                r = (positive if t >= 0.0 else negative) - y[i]
             else:
                 r = t - y[i]
-            if r > clip:
-                r = clip
-            elif r < -clip:
-                r = -clip
+            r = min(max(r, -clip), clip)
             total_r += r
-            rs = r * s
+            rq = r * post[i]
             for j in range(d):
-                out[j] += rs * X[i, j]
+                out[j] += rq * prescaled(X[i, j], p)
         return total_r
 
     @numba.njit(nogil=True, cache=True, fastmath=flags)
-    def squares(X, out):
+    def factors(X, cap, pre, squares):
         n, d = X.shape
         for i in range(n):
+            peak = 0.0
+            for j in range(d):
+                a = abs(np.float64(X[i, j]))
+                peak = a if a > peak else peak
+            exponent = math.frexp(peak)[1]
+            exponent = min(max(exponent, 0), cap)
+            p = math.ldexp(1.0, -exponent)
             total = 0.0
             for j in range(d):
-                v = np.float64(X[i, j])
+                v = prescaled(X[i, j], p)
                 total += v * v
-            out[i] = total
+            pre[i] = p
+            squares[i] = total
 
-    return kernel, squares
+    return kernel, factors
 
 
 def available():
@@ -150,31 +165,29 @@ def fused_gradient_sum(method, coef, design, y):
     b = design.intercept_scaling if has_intercept else 0.0
     y = np.asarray(y, dtype=np.float64)
     out = np.zeros(X.shape[1])
-    total_r = _KERNELS[0](X, design.row_scale, y, np.ascontiguousarray(w), intercept, b,
-                      kind[0], kind[1], out)
-    if design.far_rows is not None:  # the stored rows, from their clipped values
-        far = ClippedDesign(design.far_values, np.ones(design.far_rows.size),
-                            design.intercept_scaling)
-        part = np.asarray(method(coef, far, y[design.far_rows]), dtype=np.float64)
-        out += part[:-1] if has_intercept else part
-        if has_intercept:
-            total_r += part[-1] / b
+    total_r = _KERNELS[0](X, design.pre_scale, design.post_scale, y, np.ascontiguousarray(w),
+                          intercept, b, kind[0], kind[1], out)
     if not has_intercept:
         return out
     return np.concatenate([out, [b * total_r]])
 
 
-def fused_row_squares(X):
-    r""":math:`\sum_j x_{ij}^2` of every row of a dense C-contiguous float64 or float32 X,
-    accumulated in float64 in one read of each row (no float64 copy of a float32 X), or
-    None when the kernel does not apply. Overflow gives inf and a NaN or infinite entry
-    gives NaN or inf: callers redo those rows with the overflow-safe
-    :func:`skdpgd.utils._clipping.row_norms`.
+def fused_row_factors(X):
+    r"""Per row of a dense C-contiguous float64 or float32 X, the power of two
+    :math:`p = 2^{-e}` of :func:`skdpgd.utils._clipping.power_of_two_scales` and the sum
+    of squares :math:`\|p\,x\|^2`, accumulated in float64 in one read of each row (no
+    float64 copy of a float32 X), or None when the kernel does not apply.
+
+    The same steps for every row: the largest magnitude (NaN entries are passed over
+    there, but give a NaN sum), its binary exponent, clamped to
+    :math:`[0, e_{\max}]`, the pre-scaled sum of squares. A finite row gets a finite sum
+    below :math:`16 d`; a row holding NaN or infinity gets NaN or inf, which the caller
+    refuses.
     """
     if not isinstance(X, np.ndarray) or X.ndim != 2 or not X.flags.c_contiguous:
         return None
     if X.dtype not in (np.float64, np.float32) or not available():
         return None
-    out = np.empty(X.shape[0])
-    _KERNELS[1](X, out)
-    return out
+    pre, squares = np.empty(X.shape[0]), np.empty(X.shape[0])
+    _KERNELS[1](X, exponent_cap(X.dtype), pre, squares)
+    return pre, squares

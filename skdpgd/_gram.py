@@ -74,33 +74,19 @@ def gram_sensitivity(row_norm):
 def _chunk_gram(coef, design, y):
     r"""Partial :math:`\sum_i \tilde x_i \tilde x_i^\top` over the rows of one chunk (worker side).
 
-    ``design`` is a :class:`~skdpgd._design.ClippedDesign` (or a plain array / CSR matrix);
-    ``coef`` and ``y`` are unused (the :class:`~skdpgd._gradients.ChunkedRowSums` signature).
-    Computed in float64 whatever the dtype of X (a chunk-sized temporary).
+    ``design`` is a :class:`~skdpgd._design.ClippedDesign` (its
+    :meth:`~skdpgd._design.ClippedDesign.gram`: every row as :math:`q_i (p_i x_i)`, the
+    same operations for every row) or a plain array / CSR matrix of rows already clipped;
+    ``coef`` and ``y`` are unused (the :class:`~skdpgd._gradients.ChunkedRowSums`
+    signature). Computed in float64 whatever the dtype of X (a chunk-sized temporary).
     """
-    scale = getattr(design, "row_scale", None)
-    X = getattr(design, "X", design)
-    b = getattr(design, "intercept_scaling", None)
-    if sp.issparse(X):
-        rows = sp.csr_matrix(X, dtype=np.float64, copy=True)
-        if scale is not None:
-            rows = sp.diags(scale) @ rows
-        top = np.asarray((rows.T @ rows).toarray(), dtype=np.float64)
-        col = np.asarray(rows.sum(axis=0), dtype=np.float64).reshape(-1)
-    else:
-        rows = np.asarray(X, dtype=np.float64)
-        if scale is not None:
-            rows = rows * scale[:, None]
-        top = rows.T @ rows
-        col = rows.sum(axis=0)
-    if b is None:
-        return top
-    d = top.shape[0]
-    out = np.empty((d + 1, d + 1))
-    out[:d, :d] = top
-    out[:d, d] = out[d, :d] = b * col
-    out[d, d] = b * b * rows.shape[0]
-    return out
+    if hasattr(design, "gram"):
+        return design.gram()
+    if sp.issparse(design):
+        rows = sp.csr_matrix(design, dtype=np.float64, copy=True)
+        return np.asarray((rows.T @ rows).toarray(), dtype=np.float64)
+    rows = np.asarray(design, dtype=np.float64)
+    return rows.T @ rows
 
 
 def gram_sum(design, *, n_jobs=None, chunk_size=None):

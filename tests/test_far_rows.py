@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from skdpgd._design import FAR_ROW_FACTOR, ClippedDesign
+from skdpgd._design import ClippedDesign
 from skdpgd.utils._clipping import clip_rows
 
 MAX64 = np.finfo(np.float64).max
@@ -80,11 +80,17 @@ def test_float32_extremes_enter_as_clipped_float64_rows():
     np.testing.assert_allclose(design.T @ np.ones(40), reference.T @ np.ones(40), rtol=1e-6, atol=1e-6)
 
 
-def test_only_far_rows_are_stored():
-    X = np.array([[1.0, 0.0], [FAR_ROW_FACTOR * 0.99, 0.0], [FAR_ROW_FACTOR * 1.01, 0.0]])
+def test_a_far_row_is_not_stored_apart():
+    # The design holds X and two factors per row, whatever the rows: no copy of a far row
+    # (1024 times the bound: the old threshold for storing it apart), nothing else.
+    X = np.array([[1.0, 0.0], [1024 * 0.99, 0.0], [1024 * 1.01, 0.0], [MAX64, MAX64]])
     design = ClippedDesign.from_data(X, 1.0)
-    assert design.far_rows.tolist() == [2]
-    assert ClippedDesign.from_data(X[:2], 1.0).far_rows is None
+    near = ClippedDesign.from_data(np.ones_like(X), 1.0)
+    assert sorted(vars(design)) == sorted(vars(near))
+    assert design.__sizeof__() == near.__sizeof__()
+    assert np.all(np.isfinite(design.pre_scale)) and np.all(np.isfinite(design.post_scale))
+    # the clipped rows: q (p x), on the unit sphere for the three rows above the bound
+    np.testing.assert_allclose(np.linalg.norm(design.toarray(), axis=1), [1, 1, 1, 1], rtol=1e-15)
 
 
 @pytest.mark.parametrize("kind", ["dense", "csr", "float32"])

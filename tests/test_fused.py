@@ -21,7 +21,7 @@ LOSSES = [BinaryLogisticLoss(), BinaryLogisticLoss(0.5), HuberLoss(0.3), Squared
 def _design(dtype, intercept, seed=0, n=3000, d=17):
     rng = np.random.default_rng(seed)
     X = (rng.standard_normal((n, d)) * rng.uniform(0.1, 3.0, (n, 1))).astype(dtype)
-    X[5] = np.finfo(dtype).max / 2  # a huge finite row: stored clipped (far row)
+    X[5] = np.finfo(dtype).max / 2  # a huge finite row: its squares overflow
     X[6, ::2] = -np.finfo(dtype).max / 3
     y = rng.integers(0, 2, n).astype(float)
     return ClippedDesign.from_data(X, 1.3, 0.7 if intercept else None), y, rng
@@ -32,7 +32,6 @@ def _design(dtype, intercept, seed=0, n=3000, d=17):
 @pytest.mark.parametrize("loss", LOSSES, ids=repr)
 def test_fused_kernel_gives_the_numpy_sum(loss, dtype, intercept):
     design, y, rng = _design(dtype, intercept)
-    assert design.far_rows is not None and design.far_rows.size == 2
     coef = rng.standard_normal(design.shape[1]) * 3.0
     fused = _fused.fused_gradient_sum(loss.gradient_sum, coef, design, y)
     assert fused is not None and fused.dtype == np.float64 and np.all(np.isfinite(fused))
@@ -53,7 +52,7 @@ def test_kernel_declines_what_it_does_not_handle():
     assert _fused.fused_gradient_sum(loss.value_sum, coef, design, y) is None
     csr = ClippedDesign.from_data(sp.csr_matrix(design.X[:50]), 1.3, 0.7)
     assert _fused.fused_gradient_sum(loss.gradient_sum, coef, csr, y[:50]) is None
-    strided = ClippedDesign(design.X[:, ::2], design.row_scale, 0.7)
+    strided = ClippedDesign(design.X[:, ::2], design.pre_scale, design.post_scale, 0.7)
     assert _fused.fused_gradient_sum(loss.gradient_sum, coef[:10], strided, y) is None
 
 
@@ -88,22 +87,32 @@ def test_numpy_path_when_disabled(monkeypatch):
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_row_norm_pass_with_the_kernel_is_the_overflow_safe_one(dtype, monkeypatch):
-    from skdpgd._design import _chunk_norms
+def test_row_factor_pass_with_the_kernel_is_the_numpy_one(dtype, monkeypatch):
+    from skdpgd._design import _chunk_factors
 
     rng = np.random.default_rng(4)
     X = rng.standard_normal((500, 7)).astype(dtype)
     big = np.finfo(dtype).max
-    X[3] = big / 2  # sum of squares overflows, the norm does not (float64) or does
+    X[3] = big / 2  # its sum of squares overflows; the pre-scaled one does not
     X[4, 2], X[5, 1], X[6, 0] = np.nan, np.inf, -np.inf
     X[7] = 0.0
-    with_kernel = _chunk_norms(X, 0, 500)
+    X[8] = 3e-30  # small entries: not scaled (p = 1)
+    pre_k, norm_k = _chunk_factors(X, 0, 500)
     monkeypatch.setattr(_fused, "ENABLED", False)
-    without = _chunk_norms(X, 0, 500)
-    # NaN (refused by the caller) exactly where it was; the same norms to float64
-    # rounding elsewhere (1e-14 relative: ~50 ulps of a 7-term sum).
-    np.testing.assert_array_equal(np.isnan(with_kernel), np.isnan(without))
-    assert np.isnan(with_kernel[[4, 5, 6]]).all() and with_kernel[7] == 0.0
-    finite = ~np.isnan(without)
-    np.testing.assert_allclose(with_kernel[finite], without[finite], rtol=1e-14, atol=0)
-    assert np.isfinite(with_kernel[3]) == (dtype == np.float32)  # 3.5 * max(float32) fits
+    pre_n, norm_n = _chunk_factors(X, 0, 500)
+    bad = np.zeros(500, bool)
+    bad[[4, 5, 6]] = True
+    # non-finite exactly on the rows holding NaN or infinity (refused by the caller)
+    np.testing.assert_array_equal(~np.isfinite(norm_k), bad)
+    np.testing.assert_array_equal(~np.isfinite(norm_n), bad)
+    # the same powers of two (both from the exponent of the row's largest entry), and
+    # the same norms to float64 rounding (1e-14 relative: ~50 ulps of a 7-term sum)
+    np.testing.assert_array_equal(pre_k[~bad], pre_n[~bad])
+    np.testing.assert_allclose(norm_k[~bad], norm_n[~bad], rtol=1e-14, atol=0)
+    assert norm_k[7] == 0.0 and pre_k[7] == 1.0 and pre_k[8] == 1.0
+    # the huge row: p x has its largest entry in [1/2, 4), ||x|| = ||p x|| / p
+    assert 0.5 <= np.max(np.abs(X[3].astype(np.float64) * pre_k[3])) < 4
+    np.testing.assert_allclose(norm_k[3], np.sqrt(7) * (float(big / 2) * pre_k[3]), rtol=1e-6)
+    # an ordinary row: ||p x|| / p is its norm
+    np.testing.assert_allclose(norm_k[:3] / pre_k[:3],
+                               np.linalg.norm(X[:3].astype(np.float64), axis=1), rtol=1e-14)

@@ -11,6 +11,25 @@ privacy; it is what makes the loss constants hold for every data set
     \tilde x = (x, b), \ \|\tilde x\| \le \tilde R = \sqrt{R^2 + b^2}.
 
 Dense arrays and scipy CSR matrices are both handled; a sparse input gives a CSR output.
+
+**One formula for every row.** A finite row may be huge (``[1.2e308, -1.2e308]``): its
+sum of squares overflows and :math:`R/\|x\|` is subnormal or 0. Rather than detect such
+rows and treat them apart (a branch whose cost would reveal that the data hold one), every
+row is written :math:`x = (p\,x)/p` with a power of two :math:`p = 2^{-e}` that brings its
+largest entry below 4 (:func:`power_of_two_scales`; exact, since scaling by a power of two
+only shifts exponents), and
+
+.. math::
+
+    \mathrm{clip}_R(x) = q\,(p\,x), \qquad
+    q = \min\!\left(\frac1p,\ \frac{R}{\|p\,x\|}\right),
+
+because :math:`\min(1, R/\|x\|) = p \min(1/p, R/(p\|x\|))` and :math:`p\|x\| = \|p\,x\|`.
+Every intermediate is finite for every finite row (:math:`\|p\,x\| < 4\sqrt d`, and
+:math:`\|p\,x\| \ge 1/2` whenever the second term is the minimum, so :math:`q \le 2R`), and
+a row inside the bound gets :math:`q = 1/p`, so :math:`q\,(p\,x) = x` exactly. The fit's
+design (:class:`skdpgd._design.ClippedDesign`) keeps the two per-row factors and applies
+them inside its products; the steps are the same for every row.
 """
 
 import numpy as np
@@ -18,8 +37,18 @@ import scipy.sparse as sp
 
 __all__ = [
     "add_intercept_column", "check_finite_norms", "clip_rows", "clip_targets", "clipped_values",
-    "row_norms",
+    "clipping_factors", "power_of_two_scales", "row_norms", "scaled_row_norms",
 ]
+
+#: The refusal of a row holding NaN or infinity. It names no row, no count and no value
+#: (each would be a statistic of the private data: see the privacy model page).
+NON_FINITE_MESSAGE = (
+    "X has non-finite values (NaN or infinity). skdpgd does not say where: a row index or "
+    "a count would describe the private data. Replace them before fitting: impute with a "
+    "public constant (e.g. sklearn.impute.SimpleImputer(strategy='constant', fill_value=0.0)), "
+    "drop the incomplete rows, or encode the column with skdpgd.preprocessing "
+    "(PublicOneHotEncoder encodes listed missing markers as all zeros)."
+)
 
 
 def _positive_bound(name, value):
@@ -35,76 +64,140 @@ def _row_sums_sparse(X, values):
     return np.bincount(rows, weights=values, minlength=X.shape[0])
 
 
-def _max_and_scaled_norm(X):
-    r"""Per row, :math:`m = \max_j |x_j|` and :math:`\|x/m\|` (1 for all-zero rows).
+def exponent_cap(dtype):
+    r"""The largest exponent e used by :func:`power_of_two_scales` for an X of ``dtype``.
 
-    Both are finite for every finite row, however large: :math:`\|x\| = m \|x/m\|` with
-    :math:`1 \le \|x/m\| \le \sqrt{d}`. A row holding NaN or infinity gets NaN.
+    :math:`e_{\max} = \texttt{maxexp} - 2` (1022 for float64, 126 for float32): then
+    :math:`2^{-e}` is a normal number of that dtype (so it is exact, and no
+    flush-to-zero mode can turn it into 0), and a finite entry, below
+    :math:`2^{\texttt{maxexp}}`, times :math:`2^{-e_{\max}}` is below 4.
+    Non-float dtypes are treated as float64.
     """
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+    dtype = np.dtype(dtype)
+    info = np.finfo(dtype if dtype.kind == "f" else np.float64)
+    return int(info.maxexp) - 2
+
+
+def power_of_two_scales(peak, cap):
+    r"""Per row :math:`p = 2^{-e}` with :math:`e = \min(\max(e(m), 0), e_{\max})`.
+
+    :math:`e(m)` is the binary exponent of the row's largest magnitude m
+    (:math:`m = f\,2^{e(m)}`, :math:`f \in [1/2, 1)`, ``numpy.frexp``), so the pre-scaled
+    row :math:`u = p\,x` has :math:`\max_j |u_j| < 4`, and below 1 when e is clamped at 0
+    (rows whose largest entry is below 1 are not scaled). A power of two scales exactly:
+    :math:`p\,x_j` is :math:`x_j` with a shifted exponent, and a product or sum of
+    pre-scaled numbers is the unscaled one times the power of two, bit for bit, unless
+    an entry is too small to stay normal. ``nan`` and ``inf`` give ``p = 1``.
+
+    Parameters
+    ----------
+    peak : ndarray of float64
+        :math:`\max_j |x_j|` of every row.
+    cap : int
+        :math:`e_{\max}` (:func:`exponent_cap`).
+
+    Returns
+    -------
+    pre : ndarray of float64, powers of two in :math:`[2^{-e_{\max}}, 1]`
+    """
+    _, exponent = np.frexp(np.asarray(peak, dtype=np.float64))
+    return np.ldexp(1.0, -np.clip(exponent, 0, int(cap)))
+
+
+def scaled_row_norms(X):
+    r"""Per row, the power of two :math:`p` of :func:`power_of_two_scales` and
+    :math:`\|p\,x\|`, for a dense 2-D array or a CSR matrix of any float dtype.
+
+    The same operations for every row, whatever its values: the row's largest magnitude,
+    its power of two, and the norm of the pre-scaled row :math:`u = p\,x`. Every finite
+    row, however large, gets a finite :math:`\|u\| \in [1/2, 4\sqrt d)` (or below
+    :math:`\sqrt d` when :math:`p = 1`), and :math:`\|x\| = \|u\|/p` exactly up to
+    rounding; a row holding NaN or infinity gets ``nan`` or ``inf``
+    (:func:`check_finite_norms` refuses those). The pre-scaling is what makes the row's
+    own magnitude irrelevant: no sum of squares can overflow, so no row is ever computed
+    twice or differently (a "redo" branch for large rows would show in the fit's time).
+
+    Returns
+    -------
+    pre : ndarray of float64 of shape (n_samples,)
+    scaled_norm : ndarray of float64 of shape (n_samples,)
+    """
+    cap = exponent_cap(X.dtype)
+    with np.errstate(invalid="ignore", over="ignore"):
         if sp.issparse(X):
-            rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
-            peak = np.zeros(X.shape[0])
-            np.maximum.at(peak, rows, np.abs(X.data))  # NaN propagates
-            safe = np.where(peak > 0, peak, 1.0)
-            scaled = X.data / safe[rows]
+            n_rows = X.shape[0]
+            counts = np.diff(X.indptr)
+            magnitude = np.append(np.abs(X.data.astype(np.float64, copy=False)), 0.0)
+            peak = np.zeros(n_rows)
+            if n_rows:  # the appended 0 makes every start a valid index (empty rows)
+                peak = np.maximum.reduceat(magnitude, X.indptr[:-1].astype(np.intp))
+                peak = np.where(counts > 0, peak, 0.0)
+            pre = power_of_two_scales(peak, cap)
+            scaled = X.data * np.repeat(pre, counts)
             scaled_norm = np.sqrt(_row_sums_sparse(X, scaled * scaled))
         else:
-            X = np.asarray(X, dtype=np.float64)
+            X = np.asarray(X)
             peak = np.max(np.abs(X), axis=1, initial=0.0)  # NaN propagates
-            safe = np.where(peak > 0, peak, 1.0)
-            scaled_norm = np.linalg.norm(X / safe[:, None], axis=1)
-    bad = ~np.isfinite(peak)
-    scaled_norm = np.where(bad, np.nan, np.where(peak > 0, scaled_norm, 1.0))
-    return np.where(bad, np.nan, peak), scaled_norm
+            pre = power_of_two_scales(peak, cap)
+            scaled = X * pre[:, None]  # float64 (pre is), exact
+            scaled_norm = np.sqrt(np.einsum("ij,ij->i", scaled, scaled))
+    return pre, scaled_norm
+
+
+def clipping_factors(pre, scaled_norm, max_norm):
+    r"""The post-scale :math:`q = \min(1/p,\ R/\|p\,x\|)` of every row.
+
+    The clipped row is :math:`\mathrm{clip}_R(x) = x \min(1, R/\|x\|) = q\,(p\,x)`:
+    multiply :math:`\min(1, R/\|x\|)` by :math:`1/p` inside the minimum and use
+    :math:`\|x\|/\ldots = \|p x\|/(p \ldots)`. Every factor is finite for every
+    finite row: :math:`1/p \le 2^{e_{\max}}` and, when the minimum is the second term,
+    :math:`\|p\,x\| \ge 1/2` so :math:`q \le 2R`. A row with :math:`\|x\| \le R`
+    (rows of norm 0 included) gets :math:`q = 1/p`, so :math:`q\,(p\,x) = x` exactly.
+    """
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return np.minimum(1.0 / pre, float(max_norm) / scaled_norm)
 
 
 def row_norms(X):
-    """Euclidean norm of every row of a dense 2-D array or a CSR matrix.
+    r"""Euclidean norm of every row of a dense 2-D array or a CSR matrix.
 
-    Rows whose sum of squares overflows are recomputed with a per-row rescaling, so a
-    finite row gets its norm, finite whenever it is representable; a finite row whose
-    norm exceeds the largest float (e.g. ``[1.7e308, 1.7e308]``) gets ``inf``, and a row
-    holding NaN or infinity gets NaN (callers refuse those).
+    Computed as :math:`\|p\,x\|/p` (:func:`scaled_row_norms`), the same operations for
+    every row: a finite row gets its norm, finite whenever it is representable; a finite
+    row whose norm exceeds the largest float (e.g. ``[1.7e308, 1.7e308]``) gets ``inf``,
+    and a row holding NaN or infinity gets NaN (callers refuse those).
     """
-    with np.errstate(over="ignore", invalid="ignore"):  # overflowing rows are redone below
-        if sp.issparse(X):
-            squares = _row_sums_sparse(X, X.data * X.data)
-        else:
-            squares = np.einsum("ij,ij->i", X, X)
-    norms = np.sqrt(squares)
-    redo = ~np.isfinite(norms)
-    if np.any(redo):  # rare: entries above ~1e154 or non-finite entries
-        rows = X[np.flatnonzero(redo)] if sp.issparse(X) else X[redo]
-        peak, scaled_norm = _max_and_scaled_norm(rows)
-        with np.errstate(over="ignore"):  # a norm above the largest float is inf
-            norms[redo] = peak * scaled_norm
-    return norms
+    pre, scaled_norm = scaled_row_norms(X)
+    with np.errstate(over="ignore", invalid="ignore"):  # a norm above the largest float is inf
+        return np.where(np.isfinite(scaled_norm), scaled_norm / pre, np.nan)
 
 
 def check_finite_norms(norms):
-    """Refuse rows holding NaN or infinity (their :func:`row_norms` is NaN).
+    r"""Refuse X if a row holds NaN or infinity.
+
+    ``norms`` are the :func:`scaled_row_norms` (finite exactly for the finite rows) or the
+    :func:`row_norms` of rows whose norms are representable. The test is one reduction
+    over every row (:math:`\sum_i 0 \cdot \|x_i\|` is NaN exactly when some norm is not
+    finite), so its cost does not depend on where, or whether, a bad row is.
 
     Raises
     ------
     ValueError
-        Naming the number of such rows and the first one.
+        Saying that X has non-finite values and how to fix it, without a row index, a
+        count of rows or a value (:data:`NON_FINITE_MESSAGE`).
     """
-    if np.any(np.isnan(norms)):
-        bad = np.flatnonzero(np.isnan(norms))
-        raise ValueError(
-            f"X has non-finite values (NaN or infinity) in {bad.size} row(s), e.g. row {bad[0]}; "
-            "remove or impute them before fitting."
-        )
+    with np.errstate(invalid="ignore"):
+        total = np.sum(np.asarray(norms, dtype=np.float64) * 0.0)
+    if not np.isfinite(total):
+        raise ValueError(NON_FINITE_MESSAGE)
 
 
 def clipped_values(rows, max_norm):
     r"""The clipped value :math:`R\, x / \|x\|` of rows whose norm exceeds R, in float64.
 
-    Computed as :math:`R\, u/\|u\|` with :math:`u = x / \max_j |x_j|`, so every
-    intermediate lies in [-sqrt(d), sqrt(d)]: a finite row of any magnitude, even one
-    whose norm overflows, gets its clipped value to rounding (``x * (R / ||x||)`` would
-    lose its digits where ``R / ||x||`` is subnormal, or be 0 where the norm overflows).
+    Computed as :math:`q\,(p\,x)` (:func:`scaled_row_norms`, :func:`clipping_factors`):
+    every intermediate is finite, so a finite row of any magnitude, even one whose norm
+    overflows, gets its clipped value to rounding (``x * (R / ||x||)`` would lose its
+    digits where ``R / ||x||`` is subnormal, or be 0 where the norm overflows).
 
     Parameters
     ----------
@@ -117,14 +210,15 @@ def clipped_values(rows, max_norm):
     -------
     clipped : ndarray of float64 or CSR matrix of float64, shape (m, d)
     """
-    peak, scaled_norm = _max_and_scaled_norm(rows)
+    pre, scaled_norm = scaled_row_norms(rows)
+    factor = float(max_norm) / scaled_norm
     if sp.issparse(rows):
         rows = sp.csr_matrix(rows, dtype=np.float64, copy=True)
-        per_entry = np.repeat(np.arange(rows.shape[0]), np.diff(rows.indptr))
-        rows.data = rows.data / peak[per_entry] / scaled_norm[per_entry] * max_norm
+        counts = np.diff(rows.indptr)
+        rows.data = rows.data * np.repeat(pre, counts) * np.repeat(factor, counts)
         return rows
     rows = np.asarray(rows, dtype=np.float64)
-    return rows / peak[:, None] / scaled_norm[:, None] * max_norm
+    return rows * pre[:, None] * factor[:, None]
 
 
 def clip_rows(X, max_norm):
@@ -141,10 +235,12 @@ def clip_rows(X, max_norm):
     -------
     X_clipped : ndarray of float64 or CSR matrix of float64
         A new array (CSR for sparse input, keeping the matrix/array flavour): rows of
-        norm above R are replaced by :math:`R\,x/\|x\|` (:func:`clipped_values`: on the
-        sphere of radius R up to rounding, a few units in the last place, for every finite
-        row, however large), the other rows, including rows of norm 0, are copied
-        unchanged. No division by zero happens: only rows with norm > R > 0 are divided.
+        norm above R are replaced by :math:`R\,x/\|x\|`, computed as :math:`q\,(p\,x)`
+        (:func:`scaled_row_norms`, :func:`clipping_factors`: on the sphere of radius R up
+        to rounding, a few units in the last place, for every finite row, however large),
+        the other rows, including rows of norm 0, are copied unchanged. Every row goes
+        through the same operations, so the time taken does not depend on which rows are
+        clipped.
 
     Raises
     ------
@@ -166,17 +262,18 @@ def clip_rows(X, max_norm):
         X = np.array(X, dtype=np.float64, copy=True)
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}.")
-    norms = row_norms(X)
-    check_finite_norms(norms)
-    over = np.flatnonzero(norms > max_norm)
-    if over.size == 0:
+    pre, scaled_norm = scaled_row_norms(X)
+    check_finite_norms(scaled_norm)
+    post = clipping_factors(pre, scaled_norm, max_norm)
+    keep = post == 1.0 / pre  # norm <= R: the row as it is (q p x = x, but exactly)
+    # The same operations on every row (clipped or not), so the time does not tell
+    # which rows were above the bound.
+    if sp.issparse(X):  # same sparsity pattern, same entry order
+        counts = np.diff(X.indptr)
+        scaled = X.data * np.repeat(pre, counts) * np.repeat(post, counts)
+        X.data = np.where(np.repeat(keep, counts), X.data, scaled)
         return X
-    clipped = clipped_values(X[over], max_norm)
-    if sp.issparse(X):  # same sparsity pattern, same entry order: write the entries back
-        X.data[np.repeat(norms > max_norm, np.diff(X.indptr))] = clipped.data
-    else:
-        X[over] = clipped
-    return X
+    return np.where(keep[:, None], X, X * pre[:, None] * post[:, None])
 
 
 def clip_targets(y, bound):
