@@ -164,7 +164,8 @@ def test_fit_with_flags_only_ridge(tmp_path, capsys):
 @pytest.mark.parametrize(
     "extra, message",
     [(["--target", "nope"], "target column 'nope' is not in the file"),
-     (["--target", "income", "--bounds", "age=17:90", "--drop", "id"], "have no public bound"),
+     (["--target", "income", "--bounds", "age=17:90", "--categories", "sex=Female,Male,?",
+       "--drop", "id", "--bounds", "nope=0:1"], "in the config are not in the file"),
      (["--target", "income", "--bounds", "age=17:90", "--bounds", "sex=0:1", "--drop", "id"],
       "non-numeric value"),
      (["--target", "income", "--categories", "sex=Female,Male", "--bounds", "age=90:17",

@@ -1,4 +1,4 @@
-"""The ``skdpgd`` command line: ``demo``, ``account`` and ``fit``.
+"""The ``skdpgd`` command line: ``demo``, ``account``, ``fit`` and ``predict``.
 
 ``python -m skdpgd`` and the ``skdpgd`` console script both call :func:`main`. With no
 arguments it runs ``demo`` (what ``python -m skdpgd`` always did); ``--help`` lists the
@@ -11,6 +11,7 @@ import sys
 
 from .. import __version__
 from ._commands import account_command, demo_command, fit_command
+from ._predict import predict_command
 
 EPILOG = (
     "With no command, runs `demo`. Every privacy number printed comes from "
@@ -103,9 +104,12 @@ def build_parser():
     acc.set_defaults(run=account_command)
 
     fit = sub.add_parser(
-        "fit", help="fit on a CSV file with public bounds; save the model; print the report",
-        description="Columns need public bounds (numeric), public category lists "
-        "(categorical) or --drop. A --config TOML/JSON file can hold them (see the docs).",
+        "fit", help="fit on a CSV file; save the model; print the privacy report",
+        description="Fits a private model on any CSV file. Columns without public "
+        "information get private ranges / categories and, if undeclared, a privately "
+        "voted type (DPTableVectorizer in one budget); public bounds (--bounds), category "
+        "lists (--categories), types (--numeric, --categorical) or --drop override single "
+        "columns and cost nothing. A --config TOML/JSON file can hold them (see the docs).",
     )
     fit.add_argument("data", help="CSV file with a header line")
     fit.add_argument("--target", help="column to predict (or `target` in the config)")
@@ -117,8 +121,15 @@ def build_parser():
     fit.add_argument("--bounds", action="append", default=[], metavar="NAME=LOW:HIGH")
     fit.add_argument("--categories", action="append", default=[], metavar="NAME=A,B,C")
     fit.add_argument("--drop", action="append", default=[], metavar="NAME")
-    fit.add_argument("--classes", help="logistic: comma-separated public label set")
-    fit.add_argument("--y-bound", type=float, default=None, help="ridge: public bound on |y|")
+    fit.add_argument("--numeric", action="append", default=[], metavar="NAME[,NAME]",
+                     help="declare column(s) numeric (public type; range found privately)")
+    fit.add_argument("--categorical", action="append", default=[], metavar="NAME[,NAME]",
+                     help="declare column(s) categorical (public type; categories found "
+                     "privately)")
+    fit.add_argument("--classes", help="logistic: comma-separated public label set "
+                     "(0,1 are ints, yes,no strings: predictions keep that type)")
+    fit.add_argument("--y-bound", type=float, default=None,
+                     help="ridge: public bound on |y| (default: found privately)")
     fit.add_argument("--solver", choices=["auto", "preconditioned", "gd", "cyclic", "sgd"],
                      default=None,
                      help="optimiser (default: the estimator's, auto; sgd needs the sgd extra)")
@@ -132,6 +143,18 @@ def build_parser():
                      help="seed of the noise (default: fresh OS entropy; a known seed makes "
                      "the noise reproducible by anyone who knows it)")
     fit.set_defaults(run=fit_command)
+
+    predict = sub.add_parser(
+        "predict", help="predictions of a model saved by `fit` on a CSV file",
+        description="Reads the model's feature columns by name (others, such as the "
+        "target, are ignored) and writes one column named after the target, in the type "
+        "of the public classes. Load only model files you trust (joblib runs code).",
+    )
+    predict.add_argument("model", help="the joblib file written by `skdpgd fit --output`")
+    predict.add_argument("data", help="CSV file with a header line")
+    predict.add_argument("--output", help="where to write the predictions (CSV; default: "
+                         "standard output)")
+    predict.set_defaults(run=predict_command)
     return parser
 
 

@@ -4,6 +4,7 @@ from .._demo import run_demo
 from ..linear_model import DPLogisticRegression, DPRidge
 from ._account import account_lines, planned_report
 from ._config import check_config, load_config, parse_bound, parse_categories
+from ._table import parse_classes
 
 
 def demo_command(args):
@@ -38,13 +39,17 @@ def _fit_config(args):
     config["bounds"].update(parse_bound(text) for text in args.bounds)
     config["categories"].update(parse_categories(text) for text in args.categories)
     config["drop"] += args.drop
+    for key in ("numeric", "categorical"):  # --numeric a,b --numeric c
+        names = [name.strip() for text in getattr(args, key, []) for name in text.split(",")]
+        if names:
+            config[key] = list(config.get(key, [])) + names
     for key in ("target", "model", "y_bound", "epsilon", "delta", "random_state", "solver",
                 "C", "alpha", "n_jobs", "verbose"):
         value = getattr(args, key)
         if value is not None:
             config[key] = value
     if args.classes:
-        config["classes"] = args.classes.split(",")
+        config["classes"] = parse_classes(args.classes)  # "0,1" -> ints 0 and 1
     for key in ("target", "epsilon"):
         if key not in config:
             raise ValueError(f"--{key} is required (as a flag or in the config).")
@@ -54,8 +59,14 @@ def _fit_config(args):
 def fit_command(args):
     """``skdpgd fit``: fit, save, print the privacy report."""
     from ._fit import fit_csv  # imports joblib/ColumnTransformer only when needed
+    from ._fit_table import fit_table, needs_private_preparation
 
     config = _fit_config(args)
+    if needs_private_preparation(args.data, config):
+        fit_table(args.data, config, epsilon=float(config["epsilon"]),
+                  delta=config.get("delta", "auto"), random_state=config.get("random_state"),
+                  output=args.output)
+        return
     _, bundle = fit_csv(
         args.data, config, epsilon=float(config["epsilon"]), delta=config.get("delta", "auto"),
         random_state=config.get("random_state"), output=args.output,

@@ -34,7 +34,7 @@ from pathlib import Path
 CONFIG_KEYS = {
     "target", "model", "classes", "y_bound", "drop", "bounds", "categories", "epsilon",
     "delta", "random_state", "unknown_values", "handle_unknown", "log1p", "solver", "C",
-    "alpha", "n_jobs", "verbose",
+    "alpha", "n_jobs", "verbose", "numeric", "categorical",
 }
 
 SOLVERS = ("auto", "preconditioned", "gd", "cyclic", "sgd")

@@ -25,6 +25,7 @@ from .. import __version__
 from ..linear_model import DPLogisticRegression, DPRidge
 from ..preprocessing import BoundedScaler, public_one_hot
 from ._config import column_plan, numeric_column, read_csv
+from ._table import TableSchema, label_type, public_categories, to_labels
 
 
 def divide_rows(X, scale):
@@ -84,7 +85,7 @@ def make_estimator(config, epsilon, delta, random_state):
                          f"takes {right} (regularisation).")
     if model == "logistic":
         classes = config.get("classes")
-        classes = None if classes is None else [str(c) for c in classes]
+        classes = None if classes is None else list(classes)  # typed: 0/1 stay ints
         return DPLogisticRegression(classes=classes, C=config.get("C", "auto"), **common)
     if model == "ridge":
         if "y_bound" not in config:
@@ -120,8 +121,13 @@ def load_table(path, config):
     if config.get("model", "logistic") == "ridge":
         y = np.asarray(numeric_column(config["target"], y))
     else:
-        y = np.asarray(y, dtype=object).astype(str)
+        y = to_labels(y, config.get("classes"))  # in the type of the public classes
     return X, y, numeric, categorical
+
+
+def _markers(config):
+    markers = config.get("unknown_values") or []
+    return [markers] if isinstance(markers, str) else list(markers)
 
 
 def fit_csv(path, config, *, epsilon, delta="auto", random_state=None, output=None):
@@ -134,11 +140,19 @@ def fit_csv(path, config, *, epsilon, delta="auto", random_state=None, output=No
     """
     X, y, numeric, categorical = load_table(path, config)
     estimator = make_estimator(config, epsilon, delta, random_state)
-    pipeline = build_pipeline(numeric, categorical, config, estimator).fit(X, y)
+    # The schema step (first) reads a DataFrame from plain pd.read_csv like the file.
+    schema = TableSchema(numeric + categorical, numeric=numeric, categorical=categorical,
+                         missing_values=_markers(config))
+    config = public_categories(config, categorical)
+    pipeline = Pipeline([("schema", schema),
+                         *build_pipeline(numeric, categorical, config, estimator).steps])
+    pipeline.fit(X, y)
     report = pipeline[-1].privacy_
     bundle = {
         "pipeline": pipeline, "feature_columns": numeric + categorical,
         "target": config["target"], "privacy": report.to_dict(), "skdpgd_version": __version__,
+        "model": config.get("model", "logistic"), "classes": config.get("classes"),
+        "label_type": label_type(config["classes"]) if config.get("classes") else None,
     }
     if output is not None:
         joblib.dump(bundle, output)

@@ -1,0 +1,186 @@
+"""One CSV cell -> missing, a number or a text, by a public per-cell rule.
+
+The same rule reads a cell whether it arrives as the raw text of the CSV file (what
+``skdpgd fit`` reads) or as the value :func:`pandas.read_csv` made of it (an int, a
+float, a bool, a string, ``NaN``), so a model fitted by the command line predicts the
+same on a DataFrame read by plain ``pd.read_csv``. The rule looks at one cell only:
+applied to every cell of a column it is a row-by-row map, fixed before any data are
+seen (post-processing of nothing private).
+
+- **missing**: ``None``, a float NaN (``np.nan``, ``math.nan``, ``float("nan")``,
+  ``np.float64("nan")``), ``pd.NA``, ``pd.NaT``, and the strings pandas reads as missing
+  by default (:data:`MISSING_STRINGS`: ``""``, ``"NA"``, ``"N/A"``, ``"NaN"``,
+  ``"null"``, ...), after stripping spaces; plus any public marker the user adds.
+- **number**: a Python or NumPy int or float (not a bool), or a string that Python's
+  :class:`float` parses (``"3"``, ``"-1.5e3"``, ``"inf"``) and holds no ``_``.
+- **text**: anything else (``"Male"``, ``"<=50K"``, a bool, ``"1_000"``).
+
+A categorical column keeps a cell as its *canonical text*: a number as its shortest
+exact spelling (``1``, ``1.0`` and ``"01"`` are all ``"1"``; ``0.5`` is ``"0.5"``), so
+that the category ``"1"`` of a file read as text matches the int 1 that ``pd.read_csv``
+makes of the same cell; bools and the strings ``"true"``/``"TRUE"`` as ``"True"``
+(pandas reads them as bools), other text stripped of surrounding spaces.
+"""
+
+import math
+import numbers
+
+import numpy as np
+
+#: The strings ``pandas.read_csv`` reads as missing by default (pandas' ``STR_NA_VALUES``,
+#: copied so that the command line does not need pandas to read a file).
+MISSING_STRINGS = frozenset({
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
+    "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+})
+
+MISSING, NUMBER, TEXT = "missing", "number", "text"
+
+_BOOLS = {"true": "True", "false": "False"}
+
+
+def _is_missing_object(value):
+    """None, a float NaN, pd.NA / pd.NaT / polars' null (without importing pandas)."""
+    if value is None:
+        return True
+    if isinstance(value, float) or isinstance(value, np.floating):
+        return math.isnan(value)
+    name = type(value).__name__
+    return name in ("NAType", "NaTType")
+
+
+def _number_text(text):
+    """Canonical spelling of the number in ``text`` (already known to parse)."""
+    try:
+        return str(int(text))  # exact for integers of any size
+    except ValueError:
+        return _float_text(float(text))
+
+
+def _float_text(value):
+    """Shortest exact spelling: integral floats without ``.0`` (``1.0`` -> ``"1"``)."""
+    if math.isfinite(value) and value == math.floor(value):
+        return str(int(value))
+    return repr(float(value))
+
+
+def classify(value, markers=frozenset()):
+    """The kind of one cell and its value.
+
+    Parameters
+    ----------
+    value : object
+        A cell: a string from the CSV file, or what a DataFrame holds.
+    markers : frozenset of str, default=frozenset()
+        Public extra spellings of a missing value (compared after stripping spaces).
+
+    Returns
+    -------
+    kind : {"missing", "number", "text"}
+    number : float or None
+        The number (``kind == "number"``).
+    text : str or None
+        The canonical text (``kind`` "number" or "text"); see the module docstring.
+    """
+    if _is_missing_object(value):
+        return MISSING, None, None
+    if isinstance(value, (bool, np.bool_)):
+        return TEXT, None, str(bool(value))
+    if isinstance(value, (numbers.Integral, np.integer)):
+        return NUMBER, float(value), str(int(value))
+    if isinstance(value, (numbers.Real, np.floating)):
+        return NUMBER, float(value), _float_text(float(value))
+    text = value.strip() if isinstance(value, str) else str(value).strip()
+    if text in MISSING_STRINGS or text in markers:
+        return MISSING, None, None
+    if text.lower() in _BOOLS:
+        return TEXT, None, _BOOLS[text.lower()]
+    if "_" not in text:
+        try:
+            number = float(text)
+        except ValueError:
+            pass
+        else:
+            if math.isnan(number):  # "nAn" and other spellings pandas does not list
+                return MISSING, None, None
+            return NUMBER, number, _number_text(text)
+    return TEXT, None, text
+
+
+def _cached(values, markers):
+    """classify() of every cell, computed once per distinct hashable value."""
+    cache, out = {}, []
+    for value in values:
+        key = (type(value), value)  # 1, 1.0 and True are equal keys on their own
+        try:
+            result = cache.get(key)
+        except TypeError:  # unhashable cell: classify it alone
+            out.append(classify(value, markers))
+            continue
+        if result is None:  # (a NaN key never compares equal: classified each time)
+            result = cache[key] = classify(value, markers)
+        out.append(result)
+    return out
+
+
+def _numeric_dtype(values):
+    return isinstance(values, np.ndarray) and values.dtype.kind in "iuf"
+
+
+def to_numbers(values, markers=frozenset()):
+    """A column as float64: numbers as themselves, missing and text cells as NaN.
+
+    Parameters
+    ----------
+    values : array-like of shape (n,)
+        The column's cells.
+    markers : frozenset of str, default=frozenset()
+        Public extra missing-value spellings.
+
+    Returns
+    -------
+    column : ndarray of float64, shape (n,)
+    """
+    if _numeric_dtype(values):
+        return values.astype(np.float64)
+    return np.array([number if kind == NUMBER else np.nan
+                     for kind, number, _ in _cached(values, markers)], dtype=np.float64)
+
+
+def to_categories(values, markers=frozenset()):
+    """A column as canonical texts (object array), missing cells as ``None``.
+
+    Parameters
+    ----------
+    values : array-like of shape (n,)
+        The column's cells.
+    markers : frozenset of str, default=frozenset()
+        Public extra missing-value spellings.
+
+    Returns
+    -------
+    column : ndarray of object, shape (n,)
+        Canonical texts (see the module docstring) and ``None`` (a singleton, so it
+        survives pickling as itself, unlike a NaN float that an identity test matches).
+    """
+    out = np.empty(len(values), dtype=object)
+    out[:] = [None if kind == MISSING else text
+              for kind, _, text in _cached(values, markers)]
+    return out
+
+
+def canonical(value):
+    """The canonical text of one public value (a category or a label); None if missing."""
+    return classify(value)[2]
+
+
+def number_minus_text(values, markers=frozenset()):
+    """(number of number cells) - (number of text cells) of a column.
+
+    Replacing one record changes one cell of the column, so this count moves by at
+    most 2 (a number becomes a text: -1 - 1): its sensitivity is 2.
+    """
+    if _numeric_dtype(values):
+        return int(np.count_nonzero(~np.isnan(values.astype(np.float64))))
+    kinds = [kind for kind, _, _ in _cached(values, markers)]
+    return kinds.count(NUMBER) - kinds.count(TEXT)

@@ -1,0 +1,212 @@
+"""``skdpgd fit`` without a public bound for every column: one private pipeline, one budget.
+
+When some feature column has no public bound or category list (or a ridge target has no
+``--y-bound``), the command fits
+
+``make_dp_pipeline(schema, DPTableVectorizer(bounds=..., categories=...), estimator,
+epsilon=..., delta=...)``
+
+- ``schema``: :class:`~skdpgd._cli._table.TableSchema` when every column's type is
+  public (declared by a bound, a category list, ``--numeric`` / ``--categorical`` or
+  the config's ``numeric`` / ``categorical``), else
+  :class:`~skdpgd._cli._table.PrivateTableSchema`, which decides the undeclared types
+  by a noisy vote charged to the same budget (its module docstring has the mechanism);
+- :class:`~skdpgd.preprocessing.DPTableVectorizer`: the declared bounds and category
+  lists are public (free); the other columns get private ranges / categories;
+- the estimator, whose ``data_norm`` (and ``y_bound="auto"``) the pipeline sets.
+
+The pipeline splits the budget by its public rule and reports every release composed;
+the command prints that report and nothing computed from the data.
+"""
+
+import csv
+import math
+from pathlib import Path
+
+import numpy as np
+
+from .. import __version__
+from ._config import _names
+from ._table import (
+    PrivateTableSchema, TableSchema, canonical_list, label_type, raw_frame, read_table,
+    schema_of, to_labels,
+)
+from ._cells import to_numbers
+
+NOT_AVAILABLE = (
+    "fitting a column without a public bound needs skdpgd.preprocessing."
+    "DPTableVectorizer and skdpgd.make_dp_pipeline, which this version of skdpgd does not "
+    "have yet; give every column a public bound (--bounds NAME=LOW:HIGH), a category list "
+    "(--categories NAME=A,B,C) or --drop NAME (and --y-bound for ridge)."
+)
+
+
+def read_header(path):
+    """The column names of a CSV file (its first line): public, read without any cell."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"data file {str(path)!r} not found.")
+    try:
+        with path.open(newline="") as handle:
+            header = next(csv.reader(handle), [])
+    except (UnicodeDecodeError, csv.Error):
+        raise ValueError(f"{str(path)!r} is not a readable CSV file (UTF-8 text with "
+                         "comma-separated fields).") from None
+    return [name.strip() for name in header]
+
+
+def _typed(config):
+    """(numeric, categorical) column names declared in the config and flags."""
+    numeric = set(_names("numeric", config.get("numeric", [])))
+    numeric |= set(config.get("bounds", {})) | set(config.get("log1p", []))
+    categorical = set(_names("categorical", config.get("categorical", [])))
+    categorical |= set(config.get("categories", {}))
+    return numeric, categorical
+
+
+def needs_private_preparation(path, config):
+    """Whether the fit needs the private pipeline (header and config only, public).
+
+    True when a feature column has no public bound or category list, or when a ridge
+    fit has no public ``y_bound``. False when the target is not in the file (the fully
+    public path then names the problem).
+    """
+    header = read_header(path)
+    target = config.get("target")
+    if target not in header:
+        return False
+    drop = set(config.get("drop", []))
+    public = set(config.get("bounds", {})) | set(config.get("categories", {}))
+    features = [c for c in header if c != target and c not in drop]
+    if any(c not in public for c in features):
+        return True
+    return config.get("model", "logistic") == "ridge" and "y_bound" not in config
+
+
+def table_plan(header, config):
+    """(features, declared numeric, declared categorical) after the public checks."""
+    target = config["target"]
+    if target not in header:
+        raise ValueError(f"target column {target!r} is not in the file; columns: {header}.")
+    numeric, categorical = _typed(config)
+    drop = set(config.get("drop", []))
+    named = numeric | categorical | drop
+    unknown = sorted(named - set(header))
+    if unknown:
+        raise ValueError(f"column(s) {unknown} in the config are not in the file; "
+                         f"columns: {header}.")
+    both = sorted(numeric & categorical)
+    if both:
+        raise ValueError(f"column(s) {both} are declared both numeric (bounds, --numeric) "
+                         "and categorical (categories, --categorical).")
+    if target in named:
+        raise ValueError(f"the target {target!r} cannot also be a feature or dropped.")
+    features = [c for c in header if c != target and c not in drop]
+    if not features:
+        raise ValueError("no feature column: every column is the target or dropped.")
+    return features, numeric, categorical
+
+
+def _markers(config):
+    markers = config.get("unknown_values") or []
+    return [markers] if isinstance(markers, str) else list(markers)
+
+
+def _raw_bounds(span):
+    """A ``log1p`` column's config bounds (on the log1p scale) on the raw scale, as
+    DPTableVectorizer takes them: ``[expm1(low), expm1(high)]`` (its map is then
+    ``log(1 + x - L) / log(1 + H - L)``, which is the config's ``log1p(x) / high`` when
+    ``low = 0``)."""
+    low, high = (float(v) for v in span)
+    return math.expm1(low), math.expm1(high)
+
+
+def make_table_estimator(config, random_state):
+    """The estimator inside the pipeline (the pipeline sets its budget and data_norm)."""
+    from ..linear_model import DPLogisticRegression, DPRidge
+
+    model = config.get("model", "logistic")
+    common = {key: config[key] for key in ("solver", "n_jobs", "verbose")
+              if config.get(key) is not None}
+    common["random_state"] = random_state
+    wrong = {"logistic": "alpha", "ridge": "C"}[model]
+    if wrong in config:
+        right = "C" if wrong == "alpha" else "alpha"
+        raise ValueError(f"{wrong} is a parameter of the other model; model {model!r} "
+                         f"takes {right} (regularisation).")
+    if model == "logistic":
+        return DPLogisticRegression(classes=config.get("classes"), C=config.get("C", "auto"),
+                                    **common)
+    return DPRidge(y_bound=config.get("y_bound", "auto"), alpha=config.get("alpha", "auto"),
+                   **common)
+
+
+def build_table_pipeline(features, numeric, categorical, config, *, epsilon, delta,
+                         random_state):
+    """The unfitted private pipeline: schema, DPTableVectorizer, estimator."""
+    try:
+        from ..pipeline import DPPipeline
+        from ..preprocessing import DPTableVectorizer
+    except ImportError:
+        raise ValueError(NOT_AVAILABLE) from None
+    undeclared = [c for c in features if c not in numeric | categorical]
+    schema_class = PrivateTableSchema if undeclared else TableSchema
+    schema = schema_class(features, numeric=[c for c in features if c in numeric],
+                          categorical=[c for c in features if c in categorical],
+                          missing_values=_markers(config))
+    logged = {name: True for name in config.get("log1p", []) if name in features}
+    bounds = {name: _raw_bounds(span) if name in logged else tuple(float(v) for v in span)
+              for name, span in config.get("bounds", {}).items() if name in features}
+    categories = {name: canonical_list(name, values)
+                  for name, values in config.get("categories", {}).items()
+                  if name in features}
+    vectorizer = DPTableVectorizer(bounds=bounds or None, categories=categories or None,
+                                   log1p=logged or "auto")
+    estimator = make_table_estimator(config, random_state)
+    steps = [("column_types", schema), ("vectorizer", vectorizer), ("model", estimator)]
+    return DPPipeline(steps, epsilon=epsilon, delta=delta, random_state=random_state)
+
+
+def fit_table(path, config, *, epsilon, delta="auto", random_state=None, output=None):
+    """Fit the private pipeline on a CSV file, save the bundle, print the report.
+
+    Returns
+    -------
+    pipeline, bundle
+        The bundle (saved with :func:`joblib.dump` when ``output`` is given) holds
+        ``pipeline`` (predicts from ``pd.read_csv`` of a file with the feature columns),
+        ``feature_columns``, ``target``, ``model``, ``classes``, ``label_type``,
+        ``privacy`` (the report as a dict) and ``skdpgd_version``.
+    """
+    import joblib
+
+    header, rows = read_table(path, min_rows=2)
+    features, numeric, categorical = table_plan(header, config)
+    pipeline = build_table_pipeline(features, numeric, categorical, config, epsilon=epsilon,
+                                    delta=delta, random_state=random_state)
+    target = config["target"]
+    cells = np.asarray([row[header.index(target)] for row in rows], dtype=object)
+    model = config.get("model", "logistic")
+    y = to_numbers(cells) if model == "ridge" else to_labels(cells, config.get("classes"))
+    pipeline.fit(raw_frame(header, rows, features), y)
+    report = pipeline.privacy_
+    classes = config.get("classes")
+    bundle = {
+        "pipeline": pipeline, "feature_columns": features, "target": target, "model": model,
+        "classes": classes, "label_type": label_type(classes) if classes else None,
+        "privacy": report.to_dict() if hasattr(report, "to_dict") else repr(report),
+        "skdpgd_version": __version__,
+    }
+    if output is not None:
+        joblib.dump(bundle, output)
+    schema = schema_of(pipeline)
+    print(f"skdpgd fit: {type(pipeline.steps[-1][1]).__name__} on {path} through DPTableVectorizer "
+          f"({len(schema.numeric_columns_)} numeric, {len(schema.categorical_columns_)} "
+          f"categorical columns; target {target!r})")
+    print(repr(report))
+    if output:
+        print(f"saved to {output} (joblib bundle: pipeline, feature_columns, target, "
+              "classes, privacy)")
+    else:
+        print("(no --output given: the model was not saved)")
+    return pipeline, bundle
