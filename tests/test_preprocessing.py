@@ -128,14 +128,14 @@ def test_public_one_hot_unlisted_value_names_the_column_not_the_value():
     # The issue this guards against: a CSV read without skipinitialspace keeps a space.
     df = pd.DataFrame({"sex": [" Female", " Female", "Male"], "country": ["Peru"] * 3})
     with pytest.raises(ValueError, match="column 'sex'") as info:
-        public_one_hot(lists).fit(df)
+        public_one_hot(lists, handle_unknown="error").fit(df)
     message = str(info.value)
     assert "Female" not in message  # no private value
     assert "2" not in message and "3" not in message  # no count of rows
     assert "skipinitialspace" in message and "handle_unknown='ignore'" in message
     # Without names the position is given; at transform time too.
     good = np.array([["Male", "US"]], dtype=object)
-    enc = public_one_hot(lists).fit(good)
+    enc = public_one_hot(lists, handle_unknown="error").fit(good)
     with pytest.raises(ValueError, match="column 1 has a value outside"):
         enc.transform(np.array([["Male", "Chile"]], dtype=object))
 
@@ -144,11 +144,12 @@ def test_public_one_hot_opt_outs_encode_zeros():
     lists = [["a", "b"], ["x", "y"]]
     rows = np.array([["?", "x"], ["b", "?"]], dtype=object)
     # A public missing-value marker: zeros, no error; any other value still refused.
-    enc = public_one_hot(lists, unknown_values="?").fit(rows)
+    enc = public_one_hot(lists, unknown_values="?", handle_unknown="error").fit(rows)
     assert_array_equal(enc.transform(rows), [[0, 0, 1, 0], [0, 1, 0, 0]])
     with pytest.raises(ValueError, match="column 0 .* and its unknown_values"):
         enc.transform(np.array([["c", "x"]], dtype=object))
-    per_column = public_one_hot(lists, unknown_values=[["?"], []]).fit(rows[:1])
+    per_column = public_one_hot(lists, unknown_values=[["?"], []],
+                                handle_unknown="error").fit(rows[:1])
     with pytest.raises(ValueError, match="column 1"):
         per_column.transform(rows)
     with pytest.raises(ValueError, match="unknown_values has 1 entries"):
@@ -156,6 +157,46 @@ def test_public_one_hot_opt_outs_encode_zeros():
     # handle_unknown="ignore": every unlisted value silently becomes zeros.
     ignore = public_one_hot(lists, handle_unknown="ignore").fit(rows)
     assert_array_equal(ignore.transform([["z", "y"]]), [[0, 0, 0, 1]])
+
+
+def test_public_one_hot_default_gives_nan_after_which_the_estimator_refuses():
+    """Issue 20: no refusal before the estimator's charge; NaN in the unlisted group."""
+    from skdpgd import PrivacyLedger
+
+    lists = [["a", "b"], ["x", "y"]]
+    enc = public_one_hot(lists).fit(np.array([["zz", "x"]], dtype=object))  # fit reads nothing
+    out = enc.transform(np.array([["c", "x"], ["a", "y"]], dtype=object))
+    assert_array_equal(np.isnan(out), [[True, True, False, False], [False] * 4])
+    assert_array_equal(out[1], [1, 0, 0, 1])
+    assert_array_equal(out[0, 2:], [1, 0])
+    # In a pipeline with a ledger: the fit is charged, then refused.
+    rng = np.random.default_rng(0)
+    rows = np.array([["a", "x"]] * 30 + [["c", "y"]], dtype=object)
+    labels = rng.integers(0, 2, rows.shape[0])
+    ledger = PrivacyLedger(epsilon=10.0, delta=1e-3)
+    model = make_pipeline(public_one_hot(lists), DPLogisticRegression(
+        epsilon=1.0, data_norm=2.0, classes=[0, 1], ledger=ledger, random_state=0))
+    with pytest.raises(ValueError):
+        model.fit(rows, labels)
+    assert ledger.spent().epsilon > 0  # charged before the refusal
+
+
+@pytest.mark.parametrize("spelling", ["np.nan", "math.nan", "float", "np.float64", "None",
+                                      "pd.NA", "pd.NaT", "np.float32"])
+def test_public_one_hot_missing_spellings_alike(spelling):
+    pd = pytest.importorskip("pandas")
+    value = {"np.nan": np.nan, "math.nan": math.nan, "float": float("nan"),
+             "np.float64": np.float64("nan"), "None": None, "pd.NA": pd.NA,
+             "pd.NaT": pd.NaT, "np.float32": np.float32("nan")}[spelling]
+    rows = np.array([["a"], [value]], dtype=object)
+    for marker in (np.nan, math.nan, pd.NA, [None]):
+        enc = public_one_hot([["a", "b"]], unknown_values=marker, handle_unknown="error")
+        assert_array_equal(enc.fit(rows).transform(rows), [[1, 0], [0, 0]])
+    listed = public_one_hot([["a", None]], handle_unknown="error").fit(rows)
+    assert_array_equal(listed.transform(rows), [[1, 0], [0, 1]])
+    df = pd.DataFrame({"g": pd.array(["a", value], dtype=object)})
+    assert_array_equal(public_one_hot([["a"]], unknown_values=math.nan).fit_transform(df),
+                       [[1], [0]])
 
 
 def test_public_one_hot_sparse_and_in_a_column_transformer():

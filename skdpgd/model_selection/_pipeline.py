@@ -10,8 +10,9 @@ statistics of the private data, released with the model and never accounted.
 
 Recognised as public-bound:
 
-- skdpgd's own: :class:`~skdpgd.preprocessing.BoundedScaler`,
+- skdpgd's own: :class:`~skdpgd.preprocessing.BoundedScaler` (``log1p`` included),
   :class:`~skdpgd.preprocessing.RowNormClipper`,
+  :class:`~skdpgd.preprocessing.Log1pTransformer`,
   :class:`~skdpgd.preprocessing.PublicOneHotEncoder` (:func:`~skdpgd.preprocessing.public_one_hot`),
   and scikit-learn's ``OneHotEncoder`` given explicit category lists,
   ``handle_unknown="ignore"`` and no ``drop``, ``min_frequency`` or ``max_categories``;
@@ -28,7 +29,12 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder
 
 from ..linear_model._base import BaseDPLinearModel
-from ..preprocessing import BoundedScaler, PublicOneHotEncoder, RowNormClipper
+from ..preprocessing import (
+    BoundedScaler,
+    Log1pTransformer,
+    PublicOneHotEncoder,
+    RowNormClipper,
+)
 
 #: The attribute a transformer sets to True to declare that its fit reads no data.
 PUBLIC_FIT_ATTRIBUTE = "__skdpgd_public_fit__"
@@ -46,9 +52,12 @@ def why_not_public(step):
         return None
     if getattr(step, PUBLIC_FIT_ATTRIBUTE, False) is True:
         return None
-    if isinstance(step, (BoundedScaler, RowNormClipper, PublicOneHotEncoder)) or (
-            _public_one_hot(step)):
+    if isinstance(step, (BoundedScaler, RowNormClipper, PublicOneHotEncoder,
+                         Log1pTransformer)) or _public_one_hot(step):
         return None
+    if getattr(step, "__skdpgd_private_fit__", False) is True:
+        return (f"{type(step).__name__} is a private step (its fit spends a budget of its "
+                "own); compose it with the estimator in skdpgd.make_dp_pipeline")
     if isinstance(step, Pipeline):
         for _, inner in step.steps:
             reason = why_not_public(inner)
@@ -129,7 +138,7 @@ def features_out(step, n_features):
     """Columns a public-bound step outputs for ``n_features`` inputs, or None if unknown."""
     if step is None or step == "passthrough":
         return n_features
-    if isinstance(step, (BoundedScaler, RowNormClipper)):
+    if isinstance(step, (BoundedScaler, RowNormClipper, Log1pTransformer)):
         return n_features
     if _public_one_hot(step) or isinstance(step, PublicOneHotEncoder):
         return sum(len(c) for c in step.categories)

@@ -1,4 +1,4 @@
-"""Preprocessing: public-bound transformers, and one private (accounted) table vectorizer.
+r"""Preprocessing: public-bound transformers, and one private (accounted) table vectorizer.
 
 Fitting :class:`sklearn.preprocessing.StandardScaler`, ``MinMaxScaler`` or an
 ``OneHotEncoder(categories="auto")`` on the private training data makes the scale or
@@ -10,6 +10,8 @@ privacy before the estimator.
 
 - :class:`BoundedScaler`: per-feature public ``[low, high]`` -> ``[0, 1]``, clipping.
 - :class:`RowNormClipper`: each row scaled to Euclidean norm <= ``max_norm``.
+- :class:`Log1pTransformer`: :math:`x \mapsto \log(1 + \max(x, 0))` (or
+  ``BoundedScaler(bounds, log1p=True)``, bounds in the feature's units).
 - :func:`public_one_hot` / :class:`PublicOneHotEncoder`: one-hot over category lists given
   explicitly; a value outside its list raises an error naming the column (opt-outs:
   ``unknown_values`` for public missing-value markers, ``handle_unknown="ignore"``).
@@ -22,6 +24,7 @@ are its mechanism for one column.
 """
 
 from ._bounded import BoundedScaler
+from ._log import Log1pTransformer
 from ._missing import DEFAULT_MISSING_STRINGS, is_missing
 from ._one_hot import PublicOneHotEncoder, public_one_hot
 from ._private_range import PrivateBound, PrivateRange, private_abs_bound, private_range
@@ -32,6 +35,7 @@ __all__ = [
     "BoundedScaler",
     "DEFAULT_MISSING_STRINGS",
     "DPTableVectorizer",
+    "Log1pTransformer",
     "PrivateBound",
     "PrivateRange",
     "PublicOneHotEncoder",

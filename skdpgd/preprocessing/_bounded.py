@@ -6,6 +6,7 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._sklearn_compat import _fit_context, validate_data
+from ._missing import as_float_input
 
 
 def _as_bound_array(name, value, n_features):
@@ -84,6 +85,9 @@ class BoundedScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     .. math::
 
         x_j \mapsto \mathrm{clip}\!\left(\frac{x_j - \ell_j}{h_j - \ell_j},\ 0,\ 1\right)
+        \qquad\text{or, with } \texttt{log1p=True},\qquad
+        x_j \mapsto \frac{\log\big(1 + \mathrm{clip}(x_j, \ell_j, h_j) - \ell_j\big)}
+                         {\log(1 + h_j - \ell_j)}
 
     The bounds :math:`\ell_j < h_j` are parameters: they must come from public
     knowledge of the feature's domain (a code book, a data dictionary, a physical
@@ -98,6 +102,11 @@ class BoundedScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         ``(low, high)`` with two scalars (the same interval for every feature) or two
         array-likes of length ``n_features``; or a dict ``{feature_name: (low, high)}``
         naming every column of a DataFrame X.
+    log1p : bool, default=False
+        Put every feature on a public log scale first (for amounts and counts whose
+        bulk sits near the low end): the bounds stay in the feature's own units and
+        :math:`\ell_j` maps to 0, :math:`h_j` to 1. A per-record map of public
+        constants, so it costs nothing and keeps the scaler public-bound.
 
     Attributes
     ----------
@@ -109,6 +118,12 @@ class BoundedScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     Notes
     -----
+    Missing values in any spelling (``np.nan``, ``math.nan``, ``None``, ``pd.NA``) come
+    out as NaN, and so do strings that are not numbers: the scaler never refuses a
+    value (a refusal here would come before an estimator's ledger charge, for free);
+    the skdpgd estimator that follows refuses NaN after its charge. Infinities are
+    clipped like any value outside the bounds.
+
     Sparse input (CSR/CSC) is accepted when every ``low`` is 0, the case in which the
     map sends 0 to 0 and keeps the matrix sparse; otherwise it is refused with an
     error. Values of dtype float32 stay float32.
@@ -128,21 +143,24 @@ class BoundedScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
            [1.        , 0.        ]])
     """
 
-    _parameter_constraints = {"bounds": [tuple, list, dict, np.ndarray]}
+    _parameter_constraints = {"bounds": [tuple, list, dict, np.ndarray], "log1p": ["boolean"]}
 
-    def __init__(self, bounds=(0.0, 1.0)):
+    def __init__(self, bounds=(0.0, 1.0), *, log1p=False):
         self.bounds = bounds
+        self.log1p = log1p
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = _lows_are_zero(self.bounds)
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.input_tags.allow_nan = True
+        tags.input_tags.string = True  # a value that is not a number becomes NaN, no error
         return tags
 
     def _validate(self, X, reset):
         X = validate_data(
-            self, X, reset=reset, accept_sparse=("csr", "csc"),
-            dtype=[np.float64, np.float32],
+            self, as_float_input(X), reset=reset, accept_sparse=("csr", "csc"),
+            dtype=[np.float64, np.float32], ensure_all_finite=False,
         )
         if sp.issparse(X) and not _lows_are_zero(self.bounds):
             raise TypeError(
@@ -193,7 +211,15 @@ class BoundedScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
                 columns = X.indices
             else:  # csc: column j owns the entries indptr[j]:indptr[j + 1]
                 columns = np.repeat(np.arange(X.shape[1]), np.diff(X.indptr))
-            X.data = np.clip(X.data / width[columns], 0.0, 1.0)
+            high = self.high_.astype(X.dtype)[columns]
+            if self.log1p:
+                X.data = np.log1p(np.clip(X.data, 0.0, high)) / np.log1p(high)
+            else:
+                X.data = np.clip(X.data / width[columns], 0.0, 1.0)
             X.eliminate_zeros()
             return X
-        return np.clip((X - self.low_.astype(X.dtype)) / width, 0.0, 1.0)
+        low, high = self.low_.astype(X.dtype), self.high_.astype(X.dtype)
+        with np.errstate(invalid="ignore", over="ignore"):
+            if self.log1p:  # clip first: every intermediate finite; NaN stays NaN
+                return np.log1p(np.clip(X, low, high) - low) / np.log1p(width)
+            return np.clip((X - low) / width, 0.0, 1.0)

@@ -191,3 +191,52 @@ def _one_float(value, missing_strings):
         except (OverflowError, TypeError, ValueError):
             return math.inf if value > 0 else -math.inf
     return math.nan
+
+
+def as_float_input(X, missing_strings=DEFAULT_MISSING_STRINGS):
+    """X with every column as float64 and every missing spelling as NaN; never raises.
+
+    For the public-bound transformers, whose refusals would come before an estimator's
+    ledger charge: a DataFrame keeps its column names (non-float columns converted by
+    :func:`to_float`, so ``pd.NA``, ``None`` and strings that are not numbers become
+    NaN), an object array or a list is converted column by column; a float or integer
+    array and a sparse matrix are returned as they are.
+
+    Parameters
+    ----------
+    X : DataFrame, array-like or sparse matrix
+        The input of a transformer.
+    missing_strings : collection of str, default=DEFAULT_MISSING_STRINGS
+        Strings that mean "missing".
+
+    Returns
+    -------
+    X_float : same kind as X
+    """
+    if hasattr(X, "iloc") and hasattr(X, "columns"):  # pandas
+        kinds = [getattr(dtype, "kind", "O") for dtype in X.dtypes]
+        plain = [isinstance(dtype, np.dtype) for dtype in X.dtypes]
+        if all(p and k in "iuf" for p, k in zip(plain, kinds)):
+            return X
+        converted = X.copy()
+        for j, name in enumerate(X.columns):
+            column = X.iloc[:, j]
+            try:
+                values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+            except (TypeError, ValueError):
+                values = to_float(column.to_numpy(dtype=object), missing_strings)
+            converted[name] = values
+        return converted.astype(np.float64)
+    if hasattr(X, "tocsr") or hasattr(X, "schema"):  # sparse, or polars (converted later)
+        return X
+    if isinstance(X, np.ndarray) and X.dtype.kind not in "OUS":
+        return X  # numbers as they are; complex, datetime: refused by the dtype (public)
+    try:
+        array = np.asarray(X, dtype=object)
+    except (TypeError, ValueError):
+        return X
+    if array.ndim != 2:
+        return X
+    return np.column_stack([to_float(array[:, j], missing_strings)
+                            for j in range(array.shape[1])]) if array.shape[1] else (
+        np.zeros(array.shape, dtype=np.float64))

@@ -1,11 +1,26 @@
-"""One-hot encoding over public category lists: :class:`PublicOneHotEncoder`, :func:`public_one_hot`."""
+"""One-hot encoding over public category lists: :class:`PublicOneHotEncoder`, :func:`public_one_hot`.
+
+Missing values match in every spelling: ``np.nan``, ``math.nan``, ``float("nan")``,
+``np.float64("nan")``, ``None``, ``pd.NA`` and ``pd.NaT`` are one value, so a list or an
+``unknown_values`` that names one of them names them all.
+"""
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.preprocessing import OneHotEncoder
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._sklearn_compat import StrOptions, _fit_context
+from ._missing import is_missing
+
+#: Stands for every missing spelling (np.nan, math.nan, None, pd.NA, pd.NaT) in lookups.
+_MISSING = ("skdpgd", "missing")
+
+
+def _canonical(value):
+    """The lookup key of a cell: every non-string missing spelling is one key."""
+    return _MISSING if is_missing(value, ()) else value
 
 _FIX_HINT = (
     "The values and the number of rows that have them are not shown: they are private "
@@ -33,13 +48,18 @@ def _check_lists(categories):
     return categories
 
 
+def _is_scalar(value):
+    """A single marker: a string, a number, or a missing spelling such as pd.NA."""
+    return isinstance(value, str) or np.isscalar(value) or is_missing(value, ())
+
+
 def _unknown_lists(unknown_values, n_columns):
     """One list of tolerated markers per column from None, a scalar or a list of lists."""
     if unknown_values is None:
         return [[] for _ in range(n_columns)]
-    if isinstance(unknown_values, str) or np.isscalar(unknown_values):
+    if _is_scalar(unknown_values):
         return [[unknown_values] for _ in range(n_columns)]
-    lists = [[v] if isinstance(v, str) or np.isscalar(v) else list(v) for v in unknown_values]
+    lists = [[v] if _is_scalar(v) else list(v) for v in unknown_values]
     if len(lists) != n_columns:
         raise ValueError(
             f"unknown_values has {len(lists)} entries but there are {n_columns} category "
@@ -59,7 +79,7 @@ def _columns(X):
 
 
 class PublicOneHotEncoder(TransformerMixin, BaseEstimator):
-    """One-hot encoding over category lists given explicitly; unlisted values are refused.
+    """One-hot encoding over category lists given explicitly; unlisted values give NaN.
 
     ``OneHotEncoder(categories="auto")`` reads the category list from the training data:
     a rare category then appears in the released model only if some individual has it,
@@ -70,9 +90,10 @@ class PublicOneHotEncoder(TransformerMixin, BaseEstimator):
 
     A value outside its list is almost always a mistake (a typo, a spelling that differs
     from the code book, a leading space) that would otherwise encode the whole column as
-    zeros without a word. By default it raises a ``ValueError`` that names the column
-    and nothing else (see Notes); markers listed in ``unknown_values`` (for instance
-    Adult's ``"?"``) are encoded as all zeros without an error.
+    zeros without a word. By default (``handle_unknown="nan"``) its group of output
+    columns is NaN, so the skdpgd estimator that follows refuses the fit *after* its
+    ledger charge (see Notes); markers listed in ``unknown_values`` (for instance Adult's
+    ``"?"``) are encoded as all zeros.
 
     Parameters
     ----------
@@ -81,14 +102,16 @@ class PublicOneHotEncoder(TransformerMixin, BaseEstimator):
     unknown_values : None, scalar or list, default=None
         Public markers of a missing value, encoded as all zeros: one scalar for every
         column, or one list per column.
-    handle_unknown : {"error", "ignore"}, default="error"
-        What an unlisted value (in neither list) does: ``"error"`` raises a
-        ``ValueError`` naming the column; ``"ignore"`` encodes it as all zeros silently
-        (the opt-out, for data whose spelling you have checked).
+    handle_unknown : {"nan", "error", "ignore"}, default="nan"
+        What an unlisted value (in neither list) does: ``"nan"`` makes its group NaN
+        (no error here; the estimator refuses after its charge); ``"error"`` raises a
+        ``ValueError`` naming the column, at once (for checking data you hold, outside
+        a ledger: the refusal is not charged); ``"ignore"`` encodes it as all zeros
+        silently (the opt-out, for data whose spelling you have checked).
     sparse_output : bool, default=False
         Return a CSR matrix.
     dtype : dtype, default=float
-        Output dtype.
+        Output dtype (a float dtype is used when ``handle_unknown="nan"`` needs NaN).
 
     Attributes
     ----------
@@ -107,33 +130,35 @@ class PublicOneHotEncoder(TransformerMixin, BaseEstimator):
 
     Notes
     -----
-    What the error may say. Whether some record holds an unlisted value is a fact about
-    the private data; so is how many records do and which values they hold. The error
-    message names the column only (its name, or its position when X has no names);
-    it shows no value and no count. Raising at all reveals one bit (that the column has
-    an unlisted value) to whoever runs the fit, who holds the data anyway; nothing is
-    fitted or released in that case. A warning instead would let a model trained on a
-    silently zeroed column be released, and a count in it would be an unaccounted
-    statistic.
+    Why NaN by default. Whether some record holds an unlisted value is a fact about the
+    private data; so is how many records do and which values they hold. A refusal in
+    a transformer comes before the estimator's ledger charge, so it would reveal that
+    bit for free to whoever can run fits; a NaN passes through to the estimator, which
+    refuses after its charge (docs/privacy_model.md, "Which errors depend on the
+    data"). With ``handle_unknown="error"`` the message names the column only (its
+    name, or its position when X has no names), never a value or a count. A warning
+    instead would let a model trained on a silently zeroed column be released, and a
+    count in it would be an unaccounted statistic. ``fit`` reads no value of X.
 
     Examples
     --------
     >>> from skdpgd.preprocessing import PublicOneHotEncoder
     >>> enc = PublicOneHotEncoder([["Female", "Male"]], unknown_values="?")
-    >>> enc.fit_transform([["Male"], ["?"]])
-    array([[0., 1.],
-           [0., 0.]])
+    >>> enc.fit_transform([["Male"], ["?"], ["male"]])
+    array([[ 0.,  1.],
+           [ 0.,  0.],
+           [nan, nan]])
     """
 
     _parameter_constraints = {
         "categories": [list, tuple],
         "unknown_values": "no_validation",
-        "handle_unknown": [StrOptions({"error", "ignore"})],
+        "handle_unknown": [StrOptions({"nan", "error", "ignore"})],
         "sparse_output": ["boolean"],
         "dtype": "no_validation",
     }
 
-    def __init__(self, categories, *, unknown_values=None, handle_unknown="error",
+    def __init__(self, categories, *, unknown_values=None, handle_unknown="nan",
                  sparse_output=False, dtype=float):
         self.categories = categories
         self.unknown_values = unknown_values
@@ -141,25 +166,53 @@ class PublicOneHotEncoder(TransformerMixin, BaseEstimator):
         self.sparse_output = sparse_output
         self.dtype = dtype
 
-    def _check_unknown(self, X):
-        """Raise (column name only) when a value is in neither public list."""
-        if self.handle_unknown == "ignore":
-            return
+    def _encode(self, X):
+        """One-hot blocks over the public lists; unlisted values as ``handle_unknown`` says."""
         names = getattr(self, "feature_names_in_", None)
         lists = _check_lists(self.categories)
         markers = _unknown_lists(self.unknown_values, len(lists))
-        for j, column in enumerate(_columns(X)):
-            allowed = set(lists[j]) | set(markers[j])
-            if any(value not in allowed for value in column):
-                where = f"column {names[j]!r}" if names is not None else f"column {j}"
-                raise ValueError(
-                    f"{where} has a value outside its public category list"
-                    + (" and its unknown_values" if markers[j] else "") + ". " + _FIX_HINT
-                )
+        columns = _columns(X)
+        if len(columns) != len(lists):
+            raise ValueError(
+                f"X has {len(columns)} columns but there are {len(lists)} category lists."
+            )
+        blocks = []
+        for j, column in enumerate(columns):
+            position = {}
+            for i, value in enumerate(lists[j]):
+                position.setdefault(_canonical(value), i)
+            tolerated = {_canonical(v) for v in markers[j]}
+            block = np.zeros((len(column), len(lists[j])))
+            unknown = np.zeros(len(column), dtype=bool)
+            for row, value in enumerate(column):
+                key = _canonical(value)
+                try:
+                    i = position.get(key)
+                    listed_marker = i is None and key in tolerated
+                except TypeError:  # unhashable: in no list
+                    i, listed_marker = None, False
+                if i is not None:
+                    block[row, i] = 1.0
+                elif not listed_marker:
+                    unknown[row] = True
+            if unknown.any() and self.handle_unknown != "ignore":
+                if self.handle_unknown == "error":
+                    where = f"column {names[j]!r}" if names is not None else f"column {j}"
+                    raise ValueError(
+                        f"{where} has a value outside its public category list"
+                        + (" and its unknown_values" if markers[j] else "") + ". "
+                        + _FIX_HINT
+                    )
+                block[unknown] = np.nan
+            blocks.append(block)
+        out = np.hstack(blocks)
+        dtype = np.result_type(self.dtype, np.float16) if np.isnan(out).any() else self.dtype
+        out = out.astype(dtype)
+        return sp.csr_matrix(out) if self.sparse_output else out
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        """Check X against the public lists; no value of X enters the encoder.
+        """Record the public lists and X's shape and names; no value of X is read.
 
         Parameters
         ----------
@@ -176,20 +229,32 @@ class PublicOneHotEncoder(TransformerMixin, BaseEstimator):
         Raises
         ------
         ValueError
-            With ``handle_unknown="error"``, if a column holds a value in neither its
+            If X's number of columns differs from the number of lists (public), or,
+            with ``handle_unknown="error"``, if a column holds a value in neither its
             category list nor ``unknown_values`` (the message names the column only).
         """
         lists = _check_lists(self.categories)
         _unknown_lists(self.unknown_values, len(lists))  # validates the shape
+        n_columns = X.shape[1] if hasattr(X, "shape") and len(X.shape) == 2 else len(
+            _columns(X))
+        if n_columns != len(lists):
+            raise ValueError(
+                f"X has {n_columns} columns but there are {len(lists)} category lists."
+            )
+        # fitted on a public row made of the lists' first values: no value of X enters
+        public_row = np.array([[values[0] for values in lists]], dtype=object)
         self.encoder_ = OneHotEncoder(
             categories=lists, handle_unknown="ignore", sparse_output=self.sparse_output,
             dtype=self.dtype,
-        ).fit(X)
+        ).fit(public_row)
         self.categories_ = self.encoder_.categories_
-        self.n_features_in_ = self.encoder_.n_features_in_
-        if hasattr(self.encoder_, "feature_names_in_"):
-            self.feature_names_in_ = self.encoder_.feature_names_in_
-        self._check_unknown(X)
+        self.n_features_in_ = len(lists)
+        columns = getattr(X, "columns", None)
+        if columns is not None and all(isinstance(c, str) for c in columns):
+            self.feature_names_in_ = np.asarray(list(columns), dtype=object)
+            self.encoder_.feature_names_in_ = self.feature_names_in_
+        if self.handle_unknown == "error":
+            self._encode(X)
         return self
 
     def transform(self, X):
@@ -203,7 +268,8 @@ class PublicOneHotEncoder(TransformerMixin, BaseEstimator):
         Returns
         -------
         X_encoded : ndarray or CSR matrix of shape (n_samples, sum of list lengths)
-            One group of columns per list; a marker of ``unknown_values`` gives zeros.
+            One group of columns per list; a marker of ``unknown_values`` gives zeros,
+            an unlisted value NaN (``handle_unknown="nan"``) or zeros (``"ignore"``).
 
         Raises
         ------
@@ -212,8 +278,7 @@ class PublicOneHotEncoder(TransformerMixin, BaseEstimator):
             category list nor ``unknown_values`` (the message names the column only).
         """
         check_is_fitted(self)
-        self._check_unknown(X)
-        return self.encoder_.transform(X)
+        return self._encode(X)
 
     def get_feature_names_out(self, input_features=None):
         """Output names ``<column>_<category>``, as scikit-learn's ``OneHotEncoder``.
@@ -239,15 +304,16 @@ class PublicOneHotEncoder(TransformerMixin, BaseEstimator):
         return tags
 
 
-def public_one_hot(categories, *, unknown_values=None, handle_unknown="error",
+def public_one_hot(categories, *, unknown_values=None, handle_unknown="nan",
                    sparse_output=False, dtype=float):
     """A one-hot encoder over category lists given explicitly (public).
 
     The usual entry point to :class:`PublicOneHotEncoder`; see it for the privacy
     reasoning. ``OneHotEncoder(categories="auto")`` would read the lists from the data.
-    An unlisted value raises a ``ValueError`` that names the column (not the value, not
-    a count) unless it is a public missing-value marker listed in ``unknown_values`` or
-    ``handle_unknown="ignore"``; both encode it as all zeros.
+    An unlisted value makes its group NaN (the skdpgd estimator then refuses after its
+    ledger charge), or, with ``handle_unknown="error"``, raises a ``ValueError`` that names
+    the column (not the value, not a count); a public missing-value marker listed in
+    ``unknown_values``, or ``handle_unknown="ignore"``, encodes it as all zeros.
 
     Parameters
     ----------
@@ -256,8 +322,9 @@ def public_one_hot(categories, *, unknown_values=None, handle_unknown="error",
     unknown_values : None, scalar or list, default=None
         Public missing-value markers, encoded as all zeros (one for every column, or one
         list per column).
-    handle_unknown : {"error", "ignore"}, default="error"
-        ``"ignore"`` encodes every unlisted value as all zeros without an error.
+    handle_unknown : {"nan", "error", "ignore"}, default="nan"
+        ``"nan"``: NaN (refused by the estimator after its charge); ``"error"``: raise
+        at once, naming the column; ``"ignore"``: all zeros without an error.
     sparse_output : bool, default=False
         Return a CSR matrix.
     dtype : dtype, default=float
@@ -284,7 +351,10 @@ def public_one_hot(categories, *, unknown_values=None, handle_unknown="error",
     >>> enc.fit_transform([["Male"], ["?"]])
     array([[0., 1.],
            [0., 0.]])
-    >>> public_one_hot([["Female", "Male"]]).fit_transform([[" Male"]])  # doctest: +ELLIPSIS
+    >>> public_one_hot([["Female", "Male"]]).fit_transform([[" Male"]])
+    array([[nan, nan]])
+    >>> public_one_hot([["Female", "Male"]], handle_unknown="error").fit_transform(
+    ...     [[" Male"]])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     ValueError: column 0 has a value outside its public category list. The values ...

@@ -3,11 +3,13 @@ r"""Clipping every row to a public Euclidean norm: :class:`RowNormClipper`."""
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._clipping import clip_rows
 from ..utils._sklearn_compat import Interval, _fit_context, validate_data
+from ._missing import as_float_input
 
 
 class RowNormClipper(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
@@ -37,6 +39,12 @@ class RowNormClipper(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     Dense input gives a float64 array, sparse input a float64 CSR matrix (rows scaled
     entry-wise, the sparsity pattern kept). Rows of norm 0 are left as they are.
 
+    A row holding NaN (a missing value in any spelling: ``np.nan``, ``None``,
+    ``pd.NA``, or a string that is not a number) or an infinity has no norm: it comes
+    out as a row of NaN (its stored entries, for sparse input) instead of an error, so
+    that the skdpgd estimator that follows refuses it after its ledger charge, never
+    for free before it.
+
     Examples
     --------
     >>> from skdpgd.preprocessing import RowNormClipper
@@ -55,6 +63,8 @@ class RowNormClipper(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
+        tags.input_tags.allow_nan = True
+        tags.input_tags.string = True  # a value that is not a number becomes NaN, no error
         return tags
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -72,7 +82,8 @@ class RowNormClipper(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         self : RowNormClipper
             The fitted transformer (nothing of X is stored).
         """
-        validate_data(self, X, reset=True, accept_sparse=("csr", "csc"))
+        validate_data(self, as_float_input(X), reset=True, accept_sparse=("csr", "csc"),
+                      ensure_all_finite=False)
         if not np.isfinite(self.max_norm):
             raise ValueError(f"max_norm must be finite, got {self.max_norm!r}.")
         return self
@@ -90,5 +101,20 @@ class RowNormClipper(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             Float64, every row of norm at most ``max_norm``.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, accept_sparse=("csr", "csc"))
-        return clip_rows(X, self.max_norm)
+        X = validate_data(self, as_float_input(X), reset=False, accept_sparse=("csr", "csc"),
+                          ensure_all_finite=False)
+        if sp.issparse(X):
+            X = X.tocsr(copy=True).astype(np.float64, copy=False)
+            bad_entries = ~np.isfinite(X.data)
+            bad_rows = np.zeros(X.shape[0], dtype=bool)
+            bad_rows[np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))[bad_entries]] = True
+            X.data[bad_entries] = 0.0
+            out = clip_rows(X, self.max_norm)
+            out.data[np.repeat(bad_rows, np.diff(out.indptr))] = np.nan
+            return out
+        X = np.array(X, dtype=np.float64, copy=True)
+        bad_rows = ~np.isfinite(X).all(axis=1)
+        X[bad_rows] = 0.0
+        out = clip_rows(X, self.max_norm)
+        out[bad_rows] = np.nan
+        return out
