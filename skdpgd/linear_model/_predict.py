@@ -33,6 +33,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils._clipping import clipped_values, row_norms
 from ..utils._sklearn_compat import validate_data
+from ..utils._validation import validate_private
 
 __all__ = ["clipped_decision", "decision_on_clipped_rows"]
 
@@ -105,8 +106,9 @@ def decision_on_clipped_rows(estimator, X):
     scores : ndarray of float64
     """
     check_is_fitted(estimator)
-    X = validate_data(
-        estimator, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32],
+    X = validate_private(  # a refusal names X, never a value of it (scoring rows are private)
+        validate_data, estimator, X, role="X", data=X, estimator=type(estimator).__name__,
+        reset=False, accept_sparse="csr", dtype=[np.float64, np.float32],
         ensure_all_finite=False,  # checked by the overflow-safe row norms, without a warning
     )
     max_norm = getattr(estimator, "data_norm_", estimator.data_norm)
