@@ -306,7 +306,7 @@ PRAGMA user_version = 1;
 """
 
 
-def _v1_file(path, mus, cap=(3.0, DELTA), ids_first=True):
+def _v1_file(path, mus, cap=(3.0, DELTA), ids_first=True, source="v1 fit"):
     """A version-1 ledger file as skdpgd 1dd830c wrote it: one entry per mu, the first
     charged to records 0..9 (an 'npy' id blob), the others to every record."""
     import io
@@ -327,9 +327,9 @@ def _v1_file(path, mus, cap=(3.0, DELTA), ids_first=True):
                 "INSERT INTO entries (charge_id, recorded_at, source, description, "
                 "n_samples, epsilon, delta, event, n_ids, ids_encoding, ids_offset, "
                 "sample_ids, spent_epsilon, pid, host) "
-                "VALUES (?, '2025-01-01T00:00:01+00:00', 'v1 fit', 'Cor. 3.3', 10, 1.0, "
+                "VALUES (?, '2025-01-01T00:00:01+00:00', ?, 'Cor. 3.3', 10, 1.0, "
                 "?, ?, ?, ?, NULL, ?, NULL, 1, 'h')",
-                (f"c{k}", DELTA, json.dumps(event_to_dict(GaussianDpEvent(mu))),
+                (f"c{k}", source, DELTA, json.dumps(event_to_dict(GaussianDpEvent(mu))),
                  None if blob is None else 10, None if blob is None else "npy", blob))
         conn.execute("PRAGMA journal_mode = WAL")
 
@@ -370,3 +370,15 @@ def test_an_upgrade_refuses_a_version_1_file_with_missing_entries(path):
         PrivacyLedger.upgrade_file(path)
     with sqlite3.connect(path) as conn:  # left as it was
         assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+
+
+def test_the_upgrade_removes_the_seeds_version_1_recorded(path, tmp_path):
+    """Version 1 kept random_state in each entry's source (finding 3): the upgrade scrubs
+    it and rebuilds the file, so its digits are in no byte of it afterwards."""
+    _v1_file(path, [0.2, 0.1], source="DPLogisticRegression(C=2.0, random_state=8675309)")
+    assert any(b"8675309" in p.read_bytes() for p in tmp_path.iterdir())
+    PrivacyLedger.upgrade_file(path)
+    assert [e.source for e in PrivacyLedger(path=path).entries] == [
+        "DPLogisticRegression(C=2.0)"] * 2
+    for p in tmp_path.iterdir():
+        assert b"8675309" not in p.read_bytes(), p.name

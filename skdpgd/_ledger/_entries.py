@@ -1,6 +1,7 @@
 """What a ledger records: one entry per charge, and the worst record's spend."""
 
 import inspect
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -152,6 +153,19 @@ def _describe(estimator, depth):
         if text is not None:
             shown.append(f"{key}={text}")
     return f"{name}({', '.join(shown)})"
+
+
+#: ``name=value`` of a secret parameter in a source written by an older skdpgd (whose
+#: description kept every non-default parameter): the value runs to the next top-level
+#: comma or closing parenthesis, over balanced parentheses.
+_SECRET_IN_SOURCE = re.compile(
+    r"(, )?\b(\w*(?:random|seed|rng|key|secret|password|token|ledger)\w*)="
+    r"(?:[^,()]|\((?:[^()]|\([^()]*\))*\))*", re.IGNORECASE)
+
+
+def scrub_source(text):
+    """``text`` without the secret parameters an older ``describe`` kept (version-1 files)."""
+    return _SECRET_IN_SOURCE.sub("", text).replace("(, ", "(")
 
 
 def _defaults(cls):

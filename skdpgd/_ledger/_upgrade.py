@@ -7,6 +7,12 @@ never automatic: a file whose ``user_version`` was set back to 1 by someone who 
 it would otherwise have its edits sealed by the next open. Entries recorded before the
 upgrade are therefore only as trustworthy as the version-1 file was; the chain protects
 what happens to them from then on.
+
+Version 1 recorded every non-default parameter, ``random_state`` included, in
+``entries.source``; the upgrade removes seeds, generators, keys and ledgers from those
+descriptions (:func:`._entries.scrub_source`) with ``PRAGMA secure_delete`` on, then
+rebuilds the file (``VACUUM``), so the seed is gone from the file's bytes. Copies of the
+version-1 file made before the upgrade still hold it.
 """
 
 import os
@@ -15,6 +21,7 @@ import uuid
 
 from ..exceptions import LedgerFileError
 from ._chain import Chain
+from ._entries import scrub_source
 from ._sqlite import (APPLICATION_ID, BUSY_TIMEOUT, FORMAT, SCHEMA_VERSION, _damaged,
                       _rollback, check_version, rechain, verify_file)
 
@@ -32,6 +39,7 @@ def upgrade_v1_file(path, key=None):
     chain = Chain(key)
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None)
     try:
+        conn.execute("PRAGMA secure_delete = ON")  # overwritten text is zeroed, not left
         if conn.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
             raise LedgerFileError(f"{path!r} is not an skdpgd privacy ledger file.")
         conn.execute("BEGIN IMMEDIATE")
@@ -45,6 +53,8 @@ def upgrade_v1_file(path, key=None):
                 check_version(conn, path)  # raises: neither 1 nor 2
             n = _upgrade(conn, chain, path)
             conn.execute("COMMIT")
+            conn.execute("VACUUM")  # a fresh file: no old page keeps a scrubbed seed
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.DatabaseError as exc:
             _rollback(conn)
             raise _damaged(path, "could not be upgraded", exc) from exc
@@ -67,6 +77,9 @@ def _upgrade(conn, chain, path):
             "(entries were deleted): refusing to seal it with a hash chain. Restore it "
             "from a backup first. Nothing was changed."
         )
+    sources = conn.execute("SELECT source, seq FROM entries").fetchall()
+    conn.executemany("UPDATE entries SET source = ? WHERE seq = ?",
+                     [(scrub_source(text), seq) for text, seq in sources])
     for column in _NEW_HEADER_COLUMNS:
         conn.execute(f"ALTER TABLE ledger ADD COLUMN {column}")
     conn.execute("ALTER TABLE entries ADD COLUMN entry_hash TEXT")
