@@ -121,14 +121,13 @@ def _raw_bounds(span):
     return math.expm1(low), math.expm1(high)
 
 
-def make_table_estimator(config, random_state):
-    """The estimator inside the pipeline (the pipeline sets its budget and data_norm)."""
+def make_table_estimator(config):
+    """The estimator inside the pipeline (the pipeline sets its budget, seed, data_norm)."""
     from ..linear_model import DPLogisticRegression, DPRidge
 
     model = config.get("model", "logistic")
     common = {key: config[key] for key in ("solver", "n_jobs", "verbose")
               if config.get(key) is not None}
-    common["random_state"] = random_state
     wrong = {"logistic": "alpha", "ridge": "C"}[model]
     if wrong in config:
         right = "C" if wrong == "alpha" else "alpha"
@@ -162,7 +161,7 @@ def build_table_pipeline(features, numeric, categorical, config, *, epsilon, del
                   if name in features}
     vectorizer = DPTableVectorizer(bounds=bounds or None, categories=categories or None,
                                    log1p=logged or "auto")
-    estimator = make_table_estimator(config, random_state)
+    estimator = make_table_estimator(config)
     steps = [("column_types", schema), ("vectorizer", vectorizer), ("model", estimator)]
     return DPPipeline(steps, epsilon=epsilon, delta=delta, random_state=random_state)
 

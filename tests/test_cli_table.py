@@ -1,0 +1,332 @@
+"""The command line without a config: ``skdpgd fit`` through DPTableVectorizer, ``predict``.
+
+Tiny CSV files (a few hundred rows), so every test runs in a second or two.
+"""
+
+import math
+
+import joblib
+import numpy as np
+import pytest
+from scipy.stats import norm
+
+from skdpgd._cli import main
+from skdpgd._cli._cells import canonical, classify, number_minus_text, to_categories
+from skdpgd._cli._table import PrivateTableSchema, TableSchema, parse_classes, to_labels
+
+pd = pytest.importorskip("pandas")
+
+SECRET = "SECRETVALUE"  # a cell value that no message may quote
+
+
+def _table(path, n=400, seed=0, target="label", holes=True):
+    """age (ints, some empty), city (strings, some 'NA'), code (numeric codes, some empty),
+    income (floats, some missing); label 1 when age > 50 (with 10% flips). ``holes=False``:
+    age and income have no missing cell."""
+    rng = np.random.default_rng(seed)
+    age = rng.integers(18, 90, n)
+    city = rng.choice(["Lyon", "Oslo", "Rome"], n)
+    income = np.round(rng.lognormal(10, 1, n), 2)
+    label = (age > 50) ^ (rng.random(n) < 0.1)
+    lines = [f"age,city,code,income,{target}"]
+    for i in range(n):
+        a = "" if holes and i % 17 == 3 else str(age[i])
+        c = "NA" if i % 13 == 5 else city[i]
+        k = "" if i % 11 == 7 else str(1 + i % 3)
+        m = "NA" if holes and i % 19 == 2 else str(income[i])
+        lines.append(f"{a},{c},{k},{m},{int(label[i])}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _err_is_one_clean_line(err, *forbidden):
+    assert err.startswith("skdpgd ") and err.count("\n") == 1 and "Traceback" not in err
+    for text in forbidden:
+        assert text not in err
+
+
+# -- the per-cell rule ------------------------------------------------------------------
+
+@pytest.mark.parametrize("value", [None, np.nan, math.nan, float("nan"), np.float64("nan"),
+                                   np.float32("nan"), "", "  ", "NA", " NA ", "N/A", "null",
+                                   "NaN", "nan"])
+def test_every_missing_spelling_is_missing(value):
+    assert classify(value)[0] == "missing"
+
+
+def test_pandas_missing_singletons_are_missing():
+    assert classify(pd.NA)[0] == "missing" and classify(pd.NaT)[0] == "missing"
+
+
+@pytest.mark.parametrize("value, text", [
+    ("3", "3"), (3, "3"), (np.int64(3), "3"), (3.0, "3"), ("3.0", "3"), ("03", "3"),
+    ("-1.5e3", "-1500"), (0.5, "0.5"), ("0.50", "0.5"), ("inf", "inf"),
+])
+def test_numbers_and_their_canonical_text(value, text):
+    kind, number, canon = classify(value)
+    assert kind == "number" and canon == text and number == float(text)
+
+
+@pytest.mark.parametrize("value, text", [
+    ("Male", "Male"), (" Male ", "Male"), (True, "True"), ("true", "True"),
+    ("FALSE", "False"), ("1_000", "1_000"), ("<=50K", "<=50K"),
+])
+def test_text_cells(value, text):
+    assert classify(value) == ("text", None, text)
+
+
+def test_extra_markers_are_missing():
+    assert classify("?", frozenset({"?"}))[0] == "missing" and classify("?")[0] == "text"
+
+
+def test_number_minus_text_moves_by_at_most_two_when_one_cell_changes():
+    # The sensitivity the vote's noise is calibrated to: replace each cell of a column
+    # by each spelling of another kind and look at the change of the count.
+    column = np.array(["1", "x", "", "2.5", "y"], dtype=object)
+    base = number_minus_text(column)
+    assert base == 2 - 2
+    for i in range(len(column)):
+        for other in ("7", "z", "", None, 3):
+            changed = column.copy()
+            changed[i] = other
+            assert abs(number_minus_text(changed) - base) <= 2
+
+
+# -- labels --------------------------------------------------------------------------------
+
+def test_classes_flag_types():
+    assert parse_classes("0,1") == [0, 1] and all(type(c) is int for c in parse_classes("0,1"))
+    assert parse_classes("0.5,1.5") == [0.5, 1.5]
+    assert parse_classes("yes,no") == ["yes", "no"]
+    assert parse_classes("<=50K, >50K") == ["<=50K", ">50K"]
+
+
+def test_labels_match_classes_by_canonical_text():
+    y = to_labels(np.array(["1", "0", "1.0", " 0"], dtype=object), [0, 1])
+    assert y.dtype == np.int64 and y.tolist() == [1, 0, 1, 0]
+    y = to_labels(np.array([1, 0]), ["0", "1"])  # ints from pd.read_csv, string classes
+    assert y.tolist() == ["1", "0"] and all(isinstance(v, str) for v in y)
+    y = to_labels(np.array(["yes", "maybe"], dtype=object), ["yes", "no"])
+    assert y.tolist() == ["yes", "maybe"]  # unlisted: kept, refused by the estimator
+
+
+# -- the schema step -----------------------------------------------------------------------
+
+def test_schema_reads_read_csv_dtype_str_and_raw_text_alike(tmp_path):
+    path = _table(tmp_path / "t.csv", n=60)
+    schema = TableSchema(["age", "city", "code", "income"], numeric=["age", "income"],
+                         categorical=["city", "code"])
+    plain, as_text = pd.read_csv(path), pd.read_csv(path, dtype=str, keep_default_na=False)
+    assert plain["code"].dtype.kind == "f" and as_text["code"].dtype.kind in "OT"
+    a = schema.fit(plain).transform(plain)
+    b = schema.transform(as_text)
+    pd.testing.assert_frame_equal(a, b)
+    assert a["age"].dtype == np.float64 and a["city"].dtype == object
+    # empty and NA cells are missing; the codes 1.0 (read_csv) and "1" (text) are "1"
+    assert a["age"].isna().sum() == sum(1 for i in range(60) if i % 17 == 3)
+    assert set(a["code"].dropna()) == {"1", "2", "3"}
+    assert a["city"].isna().sum() == sum(1 for i in range(60) if i % 13 == 5)
+
+
+def test_schema_ignores_extra_columns_and_names_missing_ones(tmp_path):
+    path = _table(tmp_path / "t.csv", n=20)
+    schema = TableSchema(["city", "age"], numeric=["age"], categorical=["city"])
+    out = schema.fit(pd.read_csv(path)).transform(pd.read_csv(path))
+    assert list(out.columns) == ["city", "age"]
+    with pytest.raises(ValueError, match=r"no column\(s\) \['age'\]"):
+        schema.transform(pd.read_csv(path).drop(columns="age"))
+
+
+def test_private_vote_at_infinite_budget_is_the_majority():
+    X = pd.DataFrame({"mostly_numbers": ["1", "2", "x", "", "4"],
+                      "mostly_text": ["a", "b", "3", "", "c"]}, dtype=object)
+    schema = PrivateTableSchema(["mostly_numbers", "mostly_text"])
+    schema._fit_private(X, mu=math.inf, random_state=0)
+    assert schema.numeric_columns_ == ["mostly_numbers"]
+    assert schema.categorical_columns_ == ["mostly_text"]
+    assert schema.privacy_.mu == math.inf
+
+
+def test_private_vote_is_the_gaussian_mechanism_it_claims():
+    # One undeclared column with D = 3 numbers - 1 text = 2, mu = 1: sigma = 2 sqrt(1)/1
+    # = 2 and P(numeric) = P(2 + 2 Z >= 0) = Phi(1) = 0.841. 2000 independent seeds:
+    # binomial sd sqrt(.841 * .159 / 2000) = 0.0082; 4 sd = 0.033.
+    X = pd.DataFrame({"c": ["1", "2", "3", "x"]}, dtype=object)
+    numeric = 0
+    for seed in range(2000):
+        step = PrivateTableSchema(["c"])._fit_private(X, mu=1.0, random_state=seed)
+        numeric += step.numeric_columns_ == ["c"]
+    assert abs(numeric / 2000 - norm.cdf(1.0)) < 0.033
+    assert step.privacy_.mu == 1.0 and step.privacy_.extra_delta == 0.0
+
+
+def test_declared_types_cost_nothing():
+    step = PrivateTableSchema(["a", "b"], numeric=["a"], categorical=["b"])
+    assert step._privacy_plan(None) == (0, 0)
+    assert PrivateTableSchema(["a", "b"], numeric=["a"])._privacy_plan(None) == (1, 0)
+
+
+# -- skdpgd fit without a config, skdpgd predict --------------------------------------------
+
+def _fit(tmp_path, *extra, data=None, name="m.joblib"):
+    data = data or _table(tmp_path / "train.csv")
+    out = tmp_path / name
+    code = main(["fit", str(data), "--target", "label", "--random-state", "0",
+                 "--output", str(out), *extra])
+    return code, out, data
+
+
+def test_no_config_logistic_fit_then_predict(tmp_path, capsys):
+    code, out, data = _fit(tmp_path, "--model", "logistic", "--classes", "0,1",
+                           "--epsilon", "8")
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "PipelinePrivacyReport((8, " in printed and "vectorizer" in printed
+    assert "column_types" in printed  # the type vote is a release of the report
+    bundle = joblib.load(out)
+    assert bundle["privacy"]["epsilon"] <= 8 * (1 + 1e-9) and bundle["label_type"] == "int"
+    # predict writes one column named after the target, labels as ints
+    predictions = tmp_path / "p.csv"
+    assert main(["predict", str(out), str(data), "--output", str(predictions)]) == 0
+    written = pd.read_csv(predictions)
+    assert list(written.columns) == ["label"] and written["label"].dtype == np.int64
+    assert set(written["label"]) <= {0, 1} and len(written) == 400
+    # the saved model predicts the same on a plain pd.read_csv frame (target included)
+    frame = pd.read_csv(data)
+    direct = bundle["pipeline"].predict(frame)
+    assert direct.dtype.kind == "i" and np.array_equal(direct, written["label"].to_numpy())
+    # and learned something (age > 50 with 10% flips; majority class is about 55%)
+    assert (direct == frame["label"]).mean() > 0.75
+
+
+def test_no_config_ridge_needs_no_y_bound(tmp_path, capsys):
+    path = tmp_path / "r.csv"
+    rng = np.random.default_rng(4)
+    x = rng.uniform(0, 10, 300)
+    kind = rng.choice(["a", "b"], 300)
+    y = 3 * x + np.where(kind == "a", 5.0, -5.0) + rng.normal(0, 1, 300)
+    path.write_text("x,kind,y\n" + "".join(
+        f"{'' if i % 23 == 0 else f'{v:.3f}'},{k},{t:.3f}\n"
+        for i, (v, k, t) in enumerate(zip(x, kind, y))))
+    out = tmp_path / "r.joblib"
+    assert main(["fit", str(path), "--target", "y", "--model", "ridge", "--epsilon", "8",
+                 "--numeric", "x", "--categorical", "kind", "--random-state", "0",
+                 "--output", str(out)]) == 0
+    assert "target range (y_bound='auto')" in capsys.readouterr().out
+    assert main(["predict", str(out), str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "y" and len(lines) == 301
+    predicted = np.array([float(v) for v in lines[1:]])
+    assert np.corrcoef(predicted, y)[0, 1] > 0.8  # R^2 of the truth is 0.93
+
+
+def test_string_classes_are_written_as_strings(tmp_path, capsys):
+    path = tmp_path / "s.csv"
+    rng = np.random.default_rng(5)
+    x = rng.uniform(0, 1, 200)
+    path.write_text("x,label\n" + "".join(f"{v:.3f},{'yes' if v > .5 else 'no'}\n"
+                                          for v in x))
+    out = tmp_path / "s.joblib"
+    assert main(["fit", str(path), "--target", "label", "--classes", "yes,no",
+                 "--numeric", "x", "--epsilon", "4", "--random-state", "0",
+                 "--output", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["predict", str(out), str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "label" and set(lines[1:]) <= {"yes", "no"} and len(set(lines[1:])) == 2
+
+
+def test_cli_equals_the_python_api_on_the_same_data_and_seed(tmp_path, capsys):
+    # Types declared (no vote): the CLI's pipeline is then the vectorizer and the estimator
+    # on the same table as pd.read_csv gives (every numeric column has a missing cell, so
+    # both read it as float with a missing indicator), with the same seed.
+    from skdpgd import DPLogisticRegression, make_dp_pipeline
+    from skdpgd.preprocessing import DPTableVectorizer
+
+    train = _table(tmp_path / "train.csv", n=400, seed=0)
+    test = _table(tmp_path / "test.csv", n=300, seed=1)
+    code, out, _ = _fit(tmp_path, "--classes", "0,1", "--epsilon", "2", "--numeric",
+                        "age,income", "--categorical", "city", "--drop", "code", data=train)
+    assert code == 0
+    capsys.readouterr()
+    assert main(["predict", str(out), str(test), "--output", str(tmp_path / "p.csv")]) == 0
+    truth = pd.read_csv(test)["label"].to_numpy()
+    cli_accuracy = (pd.read_csv(tmp_path / "p.csv")["label"].to_numpy() == truth).mean()
+
+    frame = pd.read_csv(train)
+    python = make_dp_pipeline(DPTableVectorizer(), DPLogisticRegression(classes=[0, 1]),
+                              epsilon=2.0, random_state=0)
+    python.fit(frame[["age", "city", "income"]], frame["label"])
+    python_accuracy = (python.predict(pd.read_csv(test)[["age", "city", "income"]])
+                       == truth).mean()
+    assert cli_accuracy == python_accuracy
+    assert cli_accuracy > 0.75
+
+
+def test_config_path_model_predicts_on_plain_read_csv(tmp_path, capsys):
+    # The issue's report: a categorical column declared with string categories comes
+    # back as numbers from pd.read_csv, and labels 0/1 as ints.
+    data = _table(tmp_path / "t.csv", n=300, holes=False)  # public bounds: no imputation
+    out = tmp_path / "c.joblib"
+    assert main(["fit", str(data), "--target", "label", "--classes", "0,1",
+                 "--bounds", "age=18:90", "--bounds", "income=0:1e6",
+                 "--categories", "city=Lyon,Oslo,Rome", "--categories", "code=1,2,3",
+                 "--epsilon", "8", "--random-state", "0", "--output", str(out)]) == 0
+    capsys.readouterr()
+    pipeline = joblib.load(out)["pipeline"]
+    frame = pd.read_csv(data)
+    assert frame["code"].dtype.kind == "f"  # 1.0, 2.0, 3.0 and NaN, not "1", "2", "3"
+    predicted = pipeline.predict(frame)
+    assert predicted.dtype.kind == "i"
+    assert (predicted == frame["label"]).mean() > 0.75
+    as_text = pd.read_csv(data, dtype=str)
+    assert np.array_equal(pipeline.predict(as_text), predicted)
+    # the CLI's predict gives the same labels, written as ints
+    assert main(["predict", str(out), str(data), "--output", str(tmp_path / "p.csv")]) == 0
+    assert np.array_equal(pd.read_csv(tmp_path / "p.csv")["label"].to_numpy(), predicted)
+
+
+# -- errors: one line, exit 2, no cell value, no row index, no count -------------------------
+
+def test_predict_errors_are_one_clean_line(tmp_path, capsys):
+    code, out, data = _fit(tmp_path, "--classes", "0,1", "--epsilon", "4", "--numeric",
+                           "age,income,code", "--categorical", "city")
+    assert code == 0
+    capsys.readouterr()
+    no_city = tmp_path / "no_city.csv"
+    pd.read_csv(data).drop(columns="city").to_csv(no_city, index=False)
+    assert main(["predict", str(out), str(no_city)]) == 2
+    err = capsys.readouterr().err
+    _err_is_one_clean_line(err)
+    assert "no column(s) ['city']" in err
+    ragged = tmp_path / "ragged.csv"
+    ragged.write_text(f"age,city,code,income\n30,Lyon,1,5\n31,{SECRET},1,5,extra\n")
+    assert main(["predict", str(out), str(ragged)]) == 2
+    _err_is_one_clean_line(capsys.readouterr().err, SECRET, "line 3", "3")
+    assert main(["predict", str(data), str(data)]) == 2
+    _err_is_one_clean_line(capsys.readouterr().err)
+    assert main(["predict", str(tmp_path / "none.joblib"), str(data)]) == 2
+    _err_is_one_clean_line(capsys.readouterr().err)
+
+
+def test_refused_labels_and_targets_are_not_quoted(tmp_path, capsys):
+    data = _table(tmp_path / "t.csv", n=200)
+    text = data.read_text().splitlines()
+    text[5] = text[5].rsplit(",", 1)[0] + f",{SECRET}"
+    data.write_text("\n".join(text) + "\n")
+    for extra in (["--classes", "0,1"], ["--model", "ridge"]):
+        assert main(["fit", str(data), "--target", "label", "--epsilon", "1", "--numeric",
+                     "age,income,code", "--categorical", "city", *extra]) == 2
+        _err_is_one_clean_line(capsys.readouterr().err, SECRET, "row 4", "line 6")
+
+
+def test_fit_errors_name_columns_only(tmp_path, capsys):
+    data = _table(tmp_path / "t.csv", n=50)
+    assert main(["fit", str(data), "--target", "label", "--epsilon", "1",
+                 "--numeric", "city", "--categorical", "city"]) == 2
+    err = capsys.readouterr().err
+    _err_is_one_clean_line(err, "Lyon")
+    assert "['city'] are declared both numeric" in err
+    assert main(["fit", str(data), "--target", "label", "--epsilon", "1",
+                 "--numeric", "nope"]) == 2
+    _err_is_one_clean_line(capsys.readouterr().err)
