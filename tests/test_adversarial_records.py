@@ -173,3 +173,56 @@ finite_coordinate = st.one_of(
        kind=st.sampled_from(["dense", "csr"]))
 def test_any_finite_record_enters_as_its_clipped_value(record, estimator, kind):
     _check_same_model(estimator, "gd", kind, record)
+
+
+# -- DPSearchCV (issue 20, finding 1): the record enters the search as its clipped value --
+
+SEARCH_GRIDS = {
+    "binary": {"C": [0.1, 10.0]},
+    "multinomial": {"C": [0.1, 10.0]},
+    "ridge": {"alpha": [0.1, 10.0]},
+}
+
+
+def _search_result(estimator, kind, X, y, seed):
+    from skdpgd.model_selection import DPSearchCV
+
+    search = DPSearchCV(ESTIMATORS[estimator](max_iter=4), SEARCH_GRIDS[estimator],
+                        epsilon=2.0, expected_trials=3.0, validation_size=0.5,
+                        random_state=seed)
+    search.fit(_as_input(X, kind), y)
+    best = search.best_estimator_
+    return search.best_params_, search.best_score_, np.concatenate(
+        [np.ravel(best.coef_), np.ravel(best.intercept_)])
+
+
+@pytest.mark.parametrize("kind", ["dense", "csr", "float32"])
+@pytest.mark.parametrize("estimator", list(ESTIMATORS))
+def test_adversarial_record_enters_a_search_as_its_clipped_value(estimator, kind):
+    """DPSearchCV on D' (row ROW adversarial; the target too, for ridge) selects, scores
+    and releases what it does on D with the clipped row: same parameters, same noisy
+    score and model to rtol 1e-6 (float32 1e-5; the reasons in the module docstring).
+    Of seeds 0 and 1 (validation_size=0.5: m = 25 of 50 rows), the split of seed 1 puts
+    ROW in the validation part, where the score reads it (before the fix: a NaN or
+    unclipped score), and seed 0 in the training part."""
+    X, y = _data(estimator)
+    if kind == "float32":
+        X = X.astype(np.float32).astype(np.float64)
+    for name in _records(kind):
+        record = RECORDS[name]
+        if kind == "float32" and name == "one huge coordinate":
+            record = [3e38, 0.1]
+        bad_X, clean_X = X.copy(), X.copy()
+        bad_X[ROW], clean_X[ROW] = record, clipped(record, 1.0)
+        if kind == "float32":
+            clean_X = clean_X.astype(np.float32).astype(np.float64)
+        bad_y, clean_y = y.copy(), y.copy()
+        if estimator == "ridge":
+            bad_y[ROW], clean_y[ROW] = 1e308, 1.0
+        for seed in range(2):
+            got = _search_result(estimator, kind, bad_X, bad_y, seed)
+            want = _search_result(estimator, kind, clean_X, clean_y, seed)
+            rtol = 1e-5 if kind == "float32" else 1e-6
+            assert got[0] == want[0], (name, seed)
+            assert math.isfinite(got[1]) and got[1] == pytest.approx(want[1], rel=rtol, abs=1e-12)
+            np.testing.assert_allclose(got[2], want[2], rtol=rtol, atol=1e-12)

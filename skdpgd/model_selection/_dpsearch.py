@@ -246,6 +246,14 @@ class _MuGuard:
 
 
 def _check_trial_event(event, mu_max, what):
+    if type(event).__name__ == "GaussianDpWithDeltaEvent":  # a DPPipeline that thresholds
+        raise UnsupportedEventError(
+            f"DPSearchCV's selection bound (Renyi DP) needs every trial to be a Gaussian-DP "
+            f"run; {what} is a DP pipeline whose preparation thresholds noisy counts (an "
+            "additive delta, which Renyi DP does not cover). Give its vectorizer the "
+            "category lists (or categorical hashing), or price a GridSearchCV with "
+            "search_privacy_cost instead."
+        )
     if not isinstance(event, GaussianDpEvent):
         raise UnsupportedEventError(
             f"DPSearchCV's selection bound needs every trial to be a Gaussian-DP run; "
@@ -609,12 +617,19 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
 
     def _check_candidates(self, base, grid, mu, n_train, n_features):
         """Plan every candidate (public numbers only) and refuse, before anything is
-        charged, one whose privacy event is not a Gaussian-DP run within the trial mu."""
+        charged, one whose privacy event is not a Gaussian-DP run within the trial mu.
+
+        The parameters of a pipeline's steps are validated here too (scikit-learn's
+        ``_validate_params``, parameters only), so that a wrong parameter is refused by
+        name before the charge, not withheld among the data's refusals after it."""
         n_classes = len(np.unique(np.asarray(base.classes))) if is_classifier(base) else None
         d = self._estimator_features(n_features)
         for params in grid:
             model = self._candidate(params, mu, n_train, 0, None)
-            final = split_estimator(model)[1]
+            pre, final, _ = split_estimator(model)
+            for _, step in pre:
+                if hasattr(step, "_validate_params"):
+                    step._validate_params()
             report = final.plan_privacy(n_train, d, n_classes)
             _check_trial_event(report.event, mu, f"candidate {params}")
 
