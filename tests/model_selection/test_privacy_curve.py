@@ -78,3 +78,33 @@ def test_frame_and_plot(data):
     baseline = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
     assert len(baseline) == 1
     assert baseline[0].get_ydata()[0] == pytest.approx(table["mean_score"].iloc[-1])
+
+
+@pytest.mark.parametrize("kind", ["classifier", "regressor"])
+def test_far_rows_in_a_test_fold_score_finitely_and_silently(data, kind):
+    """Scores are computed on the rows the fit sees (clipped to data_norm, targets to
+    y_bound): far rows (issue 20, finding 1) give finite scores and no warning. Before,
+    a fold holding [1.797e308] * 4 scored NaN (or -inf) with an overflow warning."""
+    import warnings
+
+    from skdpgd import DPRidge
+
+    X, y = data
+    X = X.copy()
+    X[:4] = 1.797e308 * np.array([[1, 1, 1, 1], [1, -1, 1, -1], [-1, -1, 1, 1], [1, 0, 0, 0]])
+    if kind == "classifier":
+        est = _clf()
+    else:
+        est = DPRidge(y_bound=10.0, max_iter=30, random_state=0)
+        y = 5.0 * np.tanh(3.0 * data[0][:, 0])
+        y[5] = 1e308
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = privacy_utility_curve(est, X, y, [1.0, 8.0], cv=KFold(4))
+    assert [str(w.message) for w in caught] == []
+    for row in table:
+        assert np.all(np.isfinite(row["scores"]))
+        if kind == "classifier":
+            assert all(0.0 <= s <= 1.0 for s in row["scores"])
+        else:  # R^2 <= 1, on clipped targets of a bounded model: finite
+            assert all(s <= 1.0 for s in row["scores"])
