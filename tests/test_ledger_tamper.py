@@ -28,6 +28,8 @@ from skdpgd.accounting import GaussianDpEvent
 from skdpgd.accounting._events import event_to_dict
 from skdpgd.exceptions import LedgerFileError, PrivacyBudgetExceeded
 
+from _ledger_v1 import v1_file
+
 DELTA = 1e-5
 MU = 0.1
 KEY = b"0123456789abcdef-the-data-owners-key"
@@ -271,71 +273,8 @@ def test_short_or_missing_keys_are_refused(path, tmp_path, monkeypatch):
 
 
 # -- version-1 files ------------------------------------------------------------------
-#: The version-1 schema exactly as skdpgd wrote it before the chain (commit 1dd830c).
-V1_SCHEMA = """
-CREATE TABLE ledger (
-    singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
-    format TEXT NOT NULL,
-    schema_version INTEGER NOT NULL,
-    created_at TEXT NOT NULL,
-    created_by TEXT NOT NULL,
-    relation TEXT NOT NULL,
-    cap_epsilon REAL,
-    cap_delta REAL
-);
-CREATE TABLE entries (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    charge_id TEXT NOT NULL UNIQUE,
-    recorded_at TEXT NOT NULL,
-    source TEXT NOT NULL,
-    description TEXT NOT NULL,
-    n_samples INTEGER NOT NULL,
-    epsilon REAL NOT NULL,
-    delta REAL NOT NULL,
-    event TEXT NOT NULL,
-    n_ids INTEGER,
-    ids_encoding TEXT,
-    ids_offset INTEGER,
-    sample_ids BLOB,
-    spent_epsilon REAL,
-    pid INTEGER,
-    host TEXT
-);
-PRAGMA application_id = 1936417872;
-PRAGMA user_version = 1;
-"""
-
-
-def _v1_file(path, mus, cap=(3.0, DELTA), ids_first=True, source="v1 fit"):
-    """A version-1 ledger file as skdpgd 1dd830c wrote it: one entry per mu, the first
-    charged to records 0..9 (an 'npy' id blob), the others to every record."""
-    import io
-
-    with sqlite3.connect(path) as conn:
-        for statement in V1_SCHEMA.strip().split(";"):
-            if statement.strip():
-                conn.execute(statement)
-        conn.execute("INSERT INTO ledger VALUES (1, 'skdpgd.PrivacyLedger', 1, "
-                     "'2025-01-01T00:00:00+00:00', 'skdpgd 0.1', 'replace-one', ?, ?)", cap)
-        for k, mu in enumerate(mus):
-            blob = None
-            if k == 0 and ids_first:
-                buf = io.BytesIO()
-                np.save(buf, np.arange(10, dtype=np.int64), allow_pickle=False)
-                blob = buf.getvalue()
-            conn.execute(
-                "INSERT INTO entries (charge_id, recorded_at, source, description, "
-                "n_samples, epsilon, delta, event, n_ids, ids_encoding, ids_offset, "
-                "sample_ids, spent_epsilon, pid, host) "
-                "VALUES (?, '2025-01-01T00:00:01+00:00', ?, 'Cor. 3.3', 10, 1.0, "
-                "?, ?, ?, ?, NULL, ?, NULL, 1, 'h')",
-                (f"c{k}", source, DELTA, json.dumps(event_to_dict(GaussianDpEvent(mu))),
-                 None if blob is None else 10, None if blob is None else "npy", blob))
-        conn.execute("PRAGMA journal_mode = WAL")
-
-
 def test_a_version_1_file_is_refused_until_upgraded(path):
-    _v1_file(path, [0.2, 0.3])
+    v1_file(path, [0.2, 0.3])
     with pytest.raises(LedgerFileError, match=r"version 1\).*ledger upgrade PATH"):
         PrivacyLedger(path=path)
     assert PrivacyLedger.upgrade_file(path) == 2
@@ -356,7 +295,7 @@ def test_a_version_1_file_is_refused_until_upgraded(path):
 
 
 def test_a_version_1_file_upgrades_to_a_keyed_chain(path, key_file):
-    _v1_file(path, [0.2])
+    v1_file(path, [0.2])
     PrivacyLedger.upgrade_file(path, key_file=key_file)
     with pytest.raises(LedgerFileError, match="created with a key"):
         PrivacyLedger(path=path)
@@ -364,7 +303,7 @@ def test_a_version_1_file_upgrades_to_a_keyed_chain(path, key_file):
 
 
 def test_an_upgrade_refuses_a_version_1_file_with_missing_entries(path):
-    _v1_file(path, [0.2, 0.3, 0.4])
+    v1_file(path, [0.2, 0.3, 0.4])
     _sql(path, "DELETE FROM entries WHERE seq = 2")
     with pytest.raises(LedgerFileError, match="gaps"):
         PrivacyLedger.upgrade_file(path)
@@ -375,7 +314,7 @@ def test_an_upgrade_refuses_a_version_1_file_with_missing_entries(path):
 def test_the_upgrade_removes_the_seeds_version_1_recorded(path, tmp_path):
     """Version 1 kept random_state in each entry's source (finding 3): the upgrade scrubs
     it and rebuilds the file, so its digits are in no byte of it afterwards."""
-    _v1_file(path, [0.2, 0.1], source="DPLogisticRegression(C=2.0, random_state=8675309)")
+    v1_file(path, [0.2, 0.1], source="DPLogisticRegression(C=2.0, random_state=8675309)")
     assert any(b"8675309" in p.read_bytes() for p in tmp_path.iterdir())
     PrivacyLedger.upgrade_file(path)
     assert [e.source for e in PrivacyLedger(path=path).entries] == [

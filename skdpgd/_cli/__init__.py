@@ -11,6 +11,7 @@ import sys
 
 from .. import __version__
 from ._commands import account_command, demo_command, fit_command
+from ._ledger import add_ledger_parser
 from ._predict import predict_command
 
 EPILOG = (
@@ -155,6 +156,7 @@ def build_parser():
     predict.add_argument("--output", help="where to write the predictions (CSV; default: "
                          "standard output)")
     predict.set_defaults(run=predict_command)
+    add_ledger_parser(sub)
     return parser
 
 

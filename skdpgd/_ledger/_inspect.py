@@ -1,0 +1,113 @@
+"""Reading a ledger file without changing it: what ``skdpgd ledger show`` and ``verify`` print.
+
+The file is opened read-only (it is never created, upgraded or written); the entries are
+listed from their raw columns even when the chain is broken, so a damaged file can still
+be looked at, and the verdict is :func:`._sqlite.verify_file`'s.
+"""
+
+import json
+import os
+import sqlite3
+import urllib.parse
+from dataclasses import dataclass
+
+from ..accounting._events import GaussianDpEvent, event_from_dict
+from ..exceptions import LedgerFileError
+from ._chain import Chain, load_key
+from ._entries import scrub_source
+from ._sqlite import APPLICATION_ID, BUSY_TIMEOUT, SCHEMA_VERSION, _rollback, verify_file
+
+_SHOWN = ("seq", "recorded_at", "source", "n_samples", "n_ids", "event", "epsilon", "delta",
+          "spent_epsilon")
+
+
+@dataclass(frozen=True)
+class Inspection:
+    """A ledger file as read: header (dict), entries (list of dicts of public columns,
+    ``cost`` in place of the event), the verdict (None: intact, else the error)."""
+
+    path: str
+    version: int
+    header: dict
+    entries: list
+    problem: LedgerFileError | None
+
+    @property
+    def intact(self):
+        """Whether the whole chain verified."""
+        return self.problem is None
+
+
+def _cost(text):
+    """The event as a short public text: ``mu=...`` for Gaussian DP, else its kind."""
+    try:
+        event = event_from_dict(json.loads(text))
+    except (TypeError, ValueError, KeyError):
+        return "unreadable event"
+    if isinstance(event, GaussianDpEvent):
+        return f"mu={event.mu:.6g}"
+    return type(event).__name__
+
+
+def _connect_read_only(path):
+    if not os.path.isfile(path):
+        raise LedgerFileError(f"No privacy ledger file at {path!r}.")
+    uri = "file:" + urllib.parse.quote(path) + "?mode=ro"
+    try:
+        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, isolation_level=None)
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        raise LedgerFileError(f"{path!r} cannot be read as an SQLite database: {exc}.") from None
+    if app_id != APPLICATION_ID:
+        conn.close()
+        raise LedgerFileError(f"{path!r} is not an skdpgd privacy ledger file.")
+    return conn
+
+
+def inspect_file(path, key_file=None):
+    """Read the ledger file at ``path`` (never writing it) and verify its chain.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    key_file : str, os.PathLike or None
+        As in :class:`~skdpgd.PrivacyLedger` (None: ``SKDPGD_LEDGER_KEY`` if set).
+
+    Returns
+    -------
+    Inspection
+    """
+    path = os.path.abspath(os.fspath(path))
+    chain = Chain(load_key(key_file))
+    conn = _connect_read_only(path)
+    try:
+        conn.execute("BEGIN")  # one snapshot for the listing and the verdict
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            cur = conn.execute("SELECT * FROM ledger")
+            names = [d[0] for d in cur.description]
+            row = cur.fetchone()
+            header = {} if row is None else dict(zip(names, row))
+            entries = []
+            for values in conn.execute(f"SELECT {', '.join(_SHOWN)} FROM entries ORDER BY seq"):
+                entry = dict(zip(_SHOWN, values))
+                entry["cost"] = _cost(entry.pop("event"))
+                entry["source"] = scrub_source(str(entry["source"]))
+                entries.append(entry)
+            problem = None
+            if version != SCHEMA_VERSION:
+                problem = LedgerFileError(
+                    f"schema version {version} has no hash chain to verify"
+                    + (": upgrade it with `skdpgd ledger upgrade PATH`" if version == 1 else ""))
+            else:
+                try:
+                    verify_file(conn, chain, path, decode=False)
+                except LedgerFileError as exc:
+                    problem = exc
+        finally:
+            _rollback(conn)
+    except sqlite3.DatabaseError as exc:
+        raise LedgerFileError(f"{path!r} cannot be read: {exc}.") from None
+    finally:
+        conn.close()
+    return Inspection(path, version, header, entries, problem)
