@@ -14,6 +14,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from skdpgd import DPLogisticRegression
 from skdpgd.preprocessing import (
     BoundedScaler,
+    Log1pTransformer,
     PublicOneHotEncoder,
     RowNormClipper,
     public_one_hot,
@@ -23,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @parametrize_with_checks(
-    [BoundedScaler(bounds=(-3.0, 3.0)), BoundedScaler(bounds=(0.0, 5.0)), RowNormClipper(2.0)]
+    [BoundedScaler(bounds=(-3.0, 3.0)), BoundedScaler(bounds=(0.0, 5.0)), RowNormClipper(2.0),
+     BoundedScaler(bounds=(0.0, 5.0), log1p=True), Log1pTransformer()]
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
@@ -268,3 +270,54 @@ def test_bounds_whose_width_overflows_are_refused():
     # -1e308..1e308 are finite but their width is not: every value would map to 0
     with pytest.raises(ValueError, match="overflows"):
         BoundedScaler(bounds=(-1e308, 1e308)).fit(np.ones((3, 1)))
+
+
+# -- public log scale, and no refusal on a value (issues 20 and 23) -------------------
+
+def test_log1p_scaler_by_hand_and_public_bound():
+    from skdpgd.model_selection._pipeline import why_not_public
+
+    X = np.array([[0.0, 10.0], [99999.0, 5.0], [1e300, -3.0]])
+    out = BoundedScaler(bounds=([0.0, 5.0], [99999.0, 105.0]), log1p=True).fit_transform(X)
+    # log1p(x - low) / log1p(high - low): 0 -> 0, top -> 1, log1p(5)/log1p(100) for 10
+    assert_allclose(out, [[0.0, math.log1p(5) / math.log1p(100)], [1.0, 0.0], [1.0, 0.0]],
+                    rtol=1e-15)
+    assert_allclose(Log1pTransformer().fit_transform([[0.0, -2.0], [math.e - 1, 3.0]]),
+                    [[0.0, 0.0], [1.0, math.log1p(3.0)]], rtol=1e-15)
+    for step in (Log1pTransformer(), BoundedScaler((0, 1), log1p=True),
+                 make_pipeline(Log1pTransformer(), BoundedScaler((0, 12)))):
+        assert why_not_public(step) is None
+    from sklearn.preprocessing import FunctionTransformer
+    assert why_not_public(FunctionTransformer(np.log1p)) is not None
+    from skdpgd.preprocessing import DPTableVectorizer
+    assert "private step" in why_not_public(DPTableVectorizer())
+
+
+@pytest.mark.parametrize("make", [
+    lambda: BoundedScaler(bounds=(0.0, 10.0)), lambda: BoundedScaler((0.0, 10.0), log1p=True),
+    lambda: RowNormClipper(1.0), lambda: Log1pTransformer()])
+def test_public_transformers_pass_missing_values_as_nan(make):
+    """NaN in (any spelling, or a string that is not a number) -> NaN out, never an error:
+    the estimator refuses after its charge. Other rows are untouched by the bad ones."""
+    pd = pytest.importorskip("pandas")
+    good = np.array([[1.0, 2.0], [3.0, 4.0]])
+    reference = make().fit(good).transform(good)
+    for bad in (np.nan, math.nan, float("nan"), np.float64("nan"), None, pd.NA, "abc"):
+        rows = np.array([[1.0, 2.0], [bad, 4.0], [3.0, 4.0]], dtype=object)
+        out = make().fit(rows).transform(rows)
+        assert np.isnan(out[1]).any()
+        assert_array_equal(out[[0, 2]], reference)
+    df = pd.DataFrame({"a": pd.array([1.0, None, 3.0], dtype="Float64"), "b": [2.0, 4.0, 4.0]})
+    out = make().fit(df).transform(df)
+    assert np.isnan(out[1]).any()
+    assert_array_equal(out[[0, 2]], reference)
+
+
+def test_infinite_values_are_clipped_by_the_scaler_and_nan_rows_by_the_clipper():
+    X = np.array([[np.inf, -np.inf], [1.797e308, 0.5]])
+    assert_array_equal(BoundedScaler((0.0, 1.0)).fit_transform(X), [[1.0, 0.0], [1.0, 0.5]])
+    out = RowNormClipper(1.0).fit_transform(X)
+    assert np.isnan(out[0]).all() and np.linalg.norm(out[1]) == pytest.approx(1.0)
+    sparse = RowNormClipper(1.0).fit_transform(sp.csr_matrix(np.array([[np.nan, 0.0], [3.0, 4.0]])))
+    assert np.isnan(sparse.toarray()[0, 0])
+    assert_allclose(sparse.toarray()[1], [0.6, 0.8])
