@@ -54,7 +54,7 @@ from ..utils._sklearn_compat import (
     validate_data,
 )
 from ..utils._validation import make_generator, resolve_delta
-from ._pipeline import candidate, features_out, final_params, split_estimator
+from ._pipeline import candidate, features_out, final_params, is_dp_pipeline, split_estimator
 from ._scoring import clipped_accuracy, clipped_squared_error, labels_equal
 from ._tuning_privacy import (
     THEOREM,
@@ -540,7 +540,7 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         or finite float64 targets.
         """
         y = self._read_y(y, base)
-        if split_estimator(self.estimator)[2] is not None:
+        if split_estimator(self.estimator)[2] is not None or is_dp_pipeline(self.estimator):
             return X, y
         if _is_complex(X):
             raise ValueError(_COMPLEX.format(name="X"))
@@ -695,7 +695,8 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         # rounds down); the guard re-checks each report before the fit touches the data.
         guard = _MuGuard(mu)
         best = None
-        refused = _ESTIMATOR_REFUSED if split_estimator(self.estimator)[2] is None else (
+        bare = split_estimator(self.estimator)[2] is None and not is_dp_pipeline(self.estimator)
+        refused = _ESTIMATOR_REFUSED if bare else (
             _PIPELINE_REFUSED)
         with _withheld(refused):  # a pipeline's steps read the raw values
             for _ in range(n_trials):

@@ -43,7 +43,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..utils._clipping import clip_rows
-from ._pipeline import split_estimator
+from ._pipeline import is_dp_pipeline, split_estimator
 
 __all__ = ["clipped_accuracy", "clipped_squared_error", "labels_equal", "scoring_rows"]
 
@@ -101,6 +101,13 @@ def estimator_rows(model, X):
     in one; a pipeline's rows are ``model[:-1].transform(X)``, then clipped to the final
     estimator's ``data_norm``.
     """
+    if is_dp_pipeline(model):  # fitted steps in pipeline_ (private ones included)
+        fitted = model.pipeline_
+        final = fitted.steps[-1][1]
+        if len(fitted.steps) > 1:
+            with np.errstate(all="ignore"):
+                X = fitted[:-1].transform(X)  # per-row maps fixed by the fit
+        return final, scoring_rows(X, final.data_norm)
     pre, final, _ = split_estimator(model)
     if pre:
         with np.errstate(all="ignore"):

@@ -56,7 +56,8 @@ class PipelineBudget:
     epsilon, delta : float
         The pipeline's target.
     mu : float
-        The Gaussian-DP parameter of the whole pipeline (met at ``delta - extra_delta``).
+        The Gaussian-DP parameter of the whole pipeline (met at ``delta - extra_delta``;
+        rounded down by 1e-9 relative so that its conversion stays within epsilon).
     extra_delta : float
         The additive allowance reserved for thresholded releases (0 without them).
     step_mu : tuple of float
@@ -114,7 +115,10 @@ def split_budget(epsilon, delta, needs_extra_delta, *, preparation_share=PREPARA
     n_thresholded = sum(needs)
     extra = extra_delta_share * delta if n_thresholded else 0.0
     delta_gdp = delta - extra
-    mu = math.inf if epsilon == math.inf else float(epsilon_delta_to_gdp(epsilon, delta_gdp))
+    # rounded down by 1e-9 relative: the GDP conversions are conservative to about 1e-10,
+    # so the planned total, converted back, stays at or below epsilon
+    mu = (math.inf if epsilon == math.inf
+          else float(epsilon_delta_to_gdp(epsilon, delta_gdp)) * _ESTIMATOR_MARGIN)
     rho = preparation_share if m else 0.0
     step_mu = tuple(mu * math.sqrt(rho / m) for _ in range(m))
     step_extra = tuple(extra / n_thresholded if need else 0.0 for need in needs)

@@ -53,6 +53,7 @@ from ..utils._sklearn_compat import (
     _fit_context,
     _num_features,
     _num_samples,
+    validate_data,
 )
 from ..utils._validation import check_epsilon, make_generator, resolve_delta
 from ._budget import EXTRA_DELTA_SHARE, PREPARATION_SHARE, split_budget
@@ -408,7 +409,7 @@ class DPPipeline(_BaseComposition):
     def _public_shape(self, X, y):
         """(n, d) from the containers' structure (``len``, ``shape``, columns), no value."""
         if y is None:
-            raise ValueError("DPPipeline.fit requires y (labels or targets).")
+            raise ValueError("DPPipeline requires y to be passed, but the target y is None.")
         try:
             n, d, n_y = _num_samples(X), _num_features(X), _num_samples(y)
         except (TypeError, ValueError) as error:
@@ -417,11 +418,15 @@ class DPPipeline(_BaseComposition):
                 f"and could not ({error}). Pass X as a pandas or polars DataFrame, a 2-D numpy "
                 "array or a scipy sparse matrix, and y as a 1-D array."
             ) from None
-        if n_y != n or n < 2 or d < 1:
-            raise ValueError(
-                f"X has {n} rows and {d} columns and y {n_y} rows: need the same number of "
-                "rows, at least 2, and at least one column."
-            )
+        if n_y != n:
+            raise ValueError(f"X and y have different numbers of rows: {n} and {n_y} (n is "
+                             "public: the shapes must agree).")
+        if d < 1:
+            raise ValueError(f"Found array with 0 feature(s) (shape=({n}, 0)) while a minimum "
+                             "of 1 is required.")
+        if n < 2:
+            raise ValueError(f"Found array with {n} sample(s) (shape=({n}, {d})) while a "
+                             f"minimum of 2 is required (n_samples={n}).")
         return int(n), int(d)
 
     def _check_classes(self, final):
@@ -460,16 +465,11 @@ class DPPipeline(_BaseComposition):
         releases = self._releases(pre, final, X)
         budget = self._budget(releases, n)
         planned = self._planned(releases, budget, last_name, n)
+        # n_features_in_ and feature_names_in_ from the structure only (no value read)
+        validate_data(self, X, y, skip_check_array=True)
         if self.ledger is not None:  # before any value is read; may refuse
             self.ledger.charge(self, planned, n_samples=n, sample_ids=sample_ids)
-        self._set_input_features(X, d)
         return self._fit_charged(X, y, pre, last_name, final, releases, budget, n)
-
-    def _set_input_features(self, X, d):
-        self.n_features_in_ = d
-        columns = getattr(X, "columns", None)
-        if columns is not None and len(columns) and all(isinstance(c, str) for c in columns):
-            self.feature_names_in_ = np.asarray(list(columns), dtype=object)
 
     def _fit_charged(self, X, y, pre, last_name, final, releases, budget, n):
         """Steps 4-5 of the module docstring (the ledger has been charged)."""
@@ -533,6 +533,16 @@ class DPPipeline(_BaseComposition):
     def __sklearn_is_fitted__(self):
         return hasattr(self, "privacy_")
 
+    def _check_input(self, X):
+        """Fitted, and X has the fit's columns (structure only: names and count)."""
+        check_is_fitted(self)
+        if getattr(X, "ndim", 2) != 2:
+            raise ValueError(
+                f"Expected 2D array, got {getattr(X, 'ndim')}D array instead. Reshape your data "
+                "with X.reshape(-1, 1) if it has a single feature or X.reshape(1, -1) if it "
+                "holds a single sample.")
+        validate_data(self, X, reset=False, skip_check_array=True)
+
     # -- delegation to the fitted pipeline --------------------------------------------------
     @available_if(_final_has("predict"))
     def predict(self, X):
@@ -547,7 +557,7 @@ class DPPipeline(_BaseComposition):
         -------
         ndarray
         """
-        check_is_fitted(self)
+        self._check_input(X)
         return self.pipeline_.predict(X)
 
     @available_if(_final_has("predict_proba"))
@@ -563,7 +573,7 @@ class DPPipeline(_BaseComposition):
         -------
         ndarray
         """
-        check_is_fitted(self)
+        self._check_input(X)
         return self.pipeline_.predict_proba(X)
 
     @available_if(_final_has("predict_log_proba"))
@@ -579,7 +589,7 @@ class DPPipeline(_BaseComposition):
         -------
         ndarray
         """
-        check_is_fitted(self)
+        self._check_input(X)
         return self.pipeline_.predict_log_proba(X)
 
     @available_if(_final_has("decision_function"))
@@ -595,7 +605,7 @@ class DPPipeline(_BaseComposition):
         -------
         ndarray
         """
-        check_is_fitted(self)
+        self._check_input(X)
         return self.pipeline_.decision_function(X)
 
     @available_if(_final_has("score"))
@@ -613,7 +623,7 @@ class DPPipeline(_BaseComposition):
         -------
         float
         """
-        check_is_fitted(self)
+        self._check_input(X)
         return self.pipeline_.score(X, y)
 
     @available_if(_final_has("transform"))
@@ -629,7 +639,7 @@ class DPPipeline(_BaseComposition):
         -------
         ndarray
         """
-        check_is_fitted(self)
+        self._check_input(X)
         return self.pipeline_.transform(X)
 
 
