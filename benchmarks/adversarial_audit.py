@@ -29,10 +29,31 @@ T = 2000 for ``nonfinite`` and 6.01 for ``projection`` (1500 evaluation trials);
 Run against another checkout with ``PYTHONPATH=/path/to/checkout``; the JSON records
 which ``skdpgd`` was imported and its commit.
 
+``--search``: the same question for :class:`skdpgd.model_selection.DPSearchCV` (issue 20,
+finding 1: validation rows scored without clipping). D is 100 rows of norm 0.7 in 4
+dimensions; D' replaces row 0 by ``[M, M, M, M]``, ``M = 1.797e308``. Two searches,
+claimed epsilon 1 in total, ``expected_trials=10``, ``validation_size=0.2``, each
+estimator with ``max_iter=10``:
+
+* classifier: ``DPLogisticRegression(classes=[0, 1])`` over ``C`` in {0.1, 1, 10},
+  y = [x_0 > 0];
+* regressor: ``DPRidge(y_bound=10)`` over ``alpha`` in {0.1, 1, 10},
+  y = 5 tanh(x . (1, -0.5, 0, 0) / 0.7) (targets of size ~5 make |coef_| > 1, so a row
+  of M overflows term by term).
+
+Search i runs with ``random_state`` i on D and 10**6 + i on D'. Statistics fixed in
+advance, with D' as the alternative: ``nan`` ("best_score_ is NaN or infinite"),
+``warning`` ("the fit emitted a warning", every warning recorded with
+``simplefilter("always")``), each bounded with :func:`skdpgd.audit.epsilon_from_counts`;
+and ``score``, a threshold test on best_score_ itself (non-finite scored +1e300),
+:func:`skdpgd.audit.epsilon_from_scores`. All at 95%.
+
 Usage::
 
     nice python benchmarks/adversarial_audit.py [--trials 2000] [--epsilons 1 4]
         [--solvers gd cyclic sgd] [--label after] [--out benchmarks/results/x.json]
+    nice python benchmarks/adversarial_audit.py --search [--trials 500] [--label after]
+        [--out benchmarks/results/x.json]
 """
 
 import argparse
@@ -114,6 +135,84 @@ def run_side(name, epsilon, solver, X, y, seeds):
     return (np.array(flags), np.array(scores)), None
 
 
+SEARCH_N, SEARCH_D, FAR = 100, 4, 1.797e308
+
+
+def search_data(kind):
+    """(X, y, X') of the ``--search`` audit (module docstring)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(SEARCH_N, SEARCH_D))
+    X *= 0.7 / np.linalg.norm(X, axis=1, keepdims=True)
+    if kind == "classifier":
+        y = (X[:, 0] > 0).astype(int)
+    else:
+        y = 5.0 * np.tanh(X @ np.array([1.0, -0.5, 0.0, 0.0]) / 0.7)
+    X2 = X.copy()
+    X2[0] = FAR
+    return X, y, X2
+
+
+def make_search(kind, seed):
+    from skdpgd.model_selection import DPSearchCV
+
+    if kind == "classifier":
+        est, grid = DPLogisticRegression(classes=[0, 1], max_iter=10), {"C": [0.1, 1.0, 10.0]}
+    else:
+        est, grid = DPRidge(y_bound=10.0, max_iter=10), {"alpha": [0.1, 1.0, 10.0]}
+    return DPSearchCV(est, grid, epsilon=1.0, expected_trials=10.0, random_state=seed)
+
+
+def run_search_side(kind, X, y, seeds):
+    """(non-finite flags, warning flags, scores, first warning text) over the seeds."""
+    nan, warned, scores, first = [], [], [], None
+    for seed in seeds:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            search = make_search(kind, int(seed)).fit(X, y)
+        score = float(search.best_score_)
+        nan.append(not np.isfinite(score))
+        warned.append(bool(caught))
+        scores.append(score if np.isfinite(score) else 1e300)
+        if caught and first is None:
+            first = str(caught[0].message)
+    return np.array(nan), np.array(warned), np.array(scores), first
+
+
+def search_main(args, header):
+    print("| search | claimed eps | best_score_ NaN on D | on D' | eps LB (NaN) "
+          "| warning on D | on D' | eps LB (warning) | eps LB (score) | wall (s) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    rows = []
+    for kind in ("classifier", "regressor"):
+        X, y, X2 = search_data(kind)
+        start = time.perf_counter()
+        nan_d, warn_d, score_d, _ = run_search_side(kind, X, y, np.arange(args.trials))
+        nan_d2, warn_d2, score_d2, text = run_search_side(kind, X2, y,
+                                                           10**6 + np.arange(args.trials))
+        wall = time.perf_counter() - start
+        delta = make_search(kind, 0).fit(X, y).privacy_.delta
+        lb_nan = epsilon_from_counts(nan_d2.sum(), args.trials, nan_d.sum(), args.trials,
+                                     delta=delta, confidence=CONFIDENCE)
+        lb_warn = epsilon_from_counts(warn_d2.sum(), args.trials, warn_d.sum(), args.trials,
+                                      delta=delta, confidence=CONFIDENCE)
+        test = epsilon_from_scores(score_d, score_d2, delta=delta, confidence=CONFIDENCE)
+        row = dict(search=kind, epsilon=1.0, delta=delta, trials=args.trials,
+                   nan_d=int(nan_d.sum()), nan_d2=int(nan_d2.sum()), lb_nan=float(lb_nan),
+                   warning_d=int(warn_d.sum()), warning_d2=int(warn_d2.sum()),
+                   lb_warning=float(lb_warn), first_warning_d2=text,
+                   lb_score=float(test.epsilon_lower_bound), score_test=vars(test),
+                   wall_s=wall)
+        rows.append(row)
+        print(f"| {kind} | 1 | {row['nan_d']}/{args.trials} | {row['nan_d2']}/{args.trials} "
+              f"| {lb_nan:.2f} | {row['warning_d']}/{args.trials} "
+              f"| {row['warning_d2']}/{args.trials} | {lb_warn:.2f} "
+              f"| {test.epsilon_lower_bound:.2f} | {wall:.0f} |", flush=True)
+    if args.out:
+        with open(args.out, "w") as fh:
+            json.dump(dict(header, mode="search", args=vars(args), rows=rows), fh, indent=1,
+                      default=float)
+
+
 def commit_of(path):
     try:
         return subprocess.run(["git", "-C", path, "rev-parse", "--short", "HEAD"],
@@ -130,11 +229,16 @@ def main():
     parser.add_argument("--estimators", nargs="+", default=list(RECORDS))
     parser.add_argument("--label", default="")
     parser.add_argument("--out", default=None)
+    parser.add_argument("--search", action="store_true",
+                        help="audit DPSearchCV with a far validation row instead")
     args = parser.parse_args()
     source = os.path.dirname(os.path.dirname(os.path.abspath(skdpgd.__file__)))
     header = dict(label=args.label, skdpgd_path=source, commit=commit_of(source),
                   version=skdpgd.__version__, trials=args.trials, confidence=CONFIDENCE)
     print(f"# {header}")
+    if args.search:
+        search_main(args, header)
+        return
     print("| estimator | solver | claimed eps | NaN/inf on D | on D' | eps LB (nonfinite) "
           "| eps LB (projection) | wall (s) |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
