@@ -35,10 +35,25 @@ def _variants():
     label[0] = 7  # outside classes
     nan = X.copy()
     nan[1, 2] = np.nan
-    return {"clean": (X, y), "label": (X, label), "nan": (nan, y), "strings": (X.astype(str), y)}
+    ragged = X.tolist()
+    ragged[3] = ragged[3][:2]
+    return {"clean": (X, y), "label": (X, label), "nan": (nan, y), "strings": (X.astype(str), y),
+            "text": (_with_object(X, "secret"), y), "complex": (X + 1j, y),
+            "object": (_with_object(X, {"a": "dict"}), y), "ragged": (ragged, y)}
 
 
-@pytest.mark.parametrize("variant", ["clean", "label", "nan", "strings"])
+def _with_object(X, value):
+    X = X.astype(object)
+    X[2, 1] = value
+    return X
+
+
+# refused for their content, after the charge (a ragged list's n and d are read from its
+# length and its first row, so its raggedness is found when the values are read)
+CONTENT_VARIANTS = ["label", "nan", "text", "complex", "object", "ragged"]
+
+
+@pytest.mark.parametrize("variant", ["clean", *CONTENT_VARIANTS])
 def test_exhausted_ledger_refuses_every_variant_alike(variant):
     X, y = _variants()[variant]
     ledger = _Ledger(budget=0)
@@ -48,13 +63,55 @@ def test_exhausted_ledger_refuses_every_variant_alike(variant):
         DPRidge(ledger=ledger, y_bound=1.0).fit(X, y.astype(float) if variant != "label" else y)
 
 
-@pytest.mark.parametrize("variant", ["label", "nan"])
+@pytest.mark.parametrize("variant", CONTENT_VARIANTS)
 def test_a_fit_refused_for_its_content_has_been_charged(variant):
     X, y = _variants()[variant]
     ledger = _Ledger(budget=5)
-    with pytest.raises(ValueError):
+    with pytest.raises((ValueError, TypeError)) as info:
         DPLogisticRegression(classes=[0, 1], ledger=ledger, random_state=0).fit(X, y)
     assert len(ledger.calls) == 1
+    # the refusal is ours alone: no original exception (which may quote the data) chained
+    assert info.value.__cause__ is None and info.value.__context__ is None
+
+
+@pytest.mark.parametrize("y", [
+    np.array(["1.0"] * 39 + ["secret"], dtype=object), np.array([0.5] * 39 + [np.nan]),
+    np.array(["a"] * 40), np.zeros(40) + 1j,
+], ids=["object strings", "NaN", "numpy strings", "complex"])
+def test_a_regression_target_refused_for_its_content_has_been_charged(y):
+    X, _ = _data()
+    ledger = _Ledger(budget=5)
+    with pytest.raises(ValueError, match=r"\by\b") as info:
+        DPRidge(y_bound=1.0, ledger=ledger).fit(X, y)
+    assert len(ledger.calls) == 1
+    assert info.value.__cause__ is None and info.value.__context__ is None
+
+
+@pytest.mark.parametrize("make_X, message", [
+    (lambda X: np.full((40, 3), "secret", dtype=object), "inconsistent numbers of samples"),
+    (lambda X: X + 1j, "inconsistent numbers of samples"),
+    (lambda X: (X + 1j)[:, :, None], "dim 3"),
+])
+def test_shape_errors_come_before_any_content_check(make_X, message):
+    # A wrong shape is refused from the shape alone, before the charge, whatever the
+    # values: content errors (strings, complex) must not pre-empt it, since they would
+    # then be free.
+    X, y = _data()
+    ledger = _Ledger(budget=5)
+    y_short = y[:-1] if message.startswith("inconsistent") else y
+    with pytest.raises(ValueError, match=message):
+        DPLogisticRegression(classes=[0, 1], ledger=ledger).fit(make_X(X), y_short)
+    assert ledger.calls == []
+
+
+def test_with_a_ledger_an_unreadable_shape_is_refused_before_reading_values():
+    X, y = _data()
+    ledger = _Ledger(budget=5)
+    for bad_X in (4711.4711, [4711.4711] * 40):  # a scalar; a 1-D list (no n_features)
+        with pytest.raises(ValueError, match="read n and d from the shape") as info:
+            DPLogisticRegression(classes=[0, 1], ledger=ledger).fit(bad_X, y)
+        assert "4711" not in str(info.value)  # names the container's type, not its values
+    assert ledger.calls == []
 
 
 def test_a_ledger_needs_the_public_label_set():
