@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Public modules whose ``__all__`` (or, without one, whose own classes) form the API.
 PUBLIC_MODULES = (
     "skdpgd", "skdpgd.preprocessing", "skdpgd.datasets", "skdpgd.model_selection",
-    "skdpgd.accounting", "skdpgd.audit", "skdpgd.losses", "skdpgd.exceptions",
+    "skdpgd.accounting", "skdpgd.audit", "skdpgd.losses", "skdpgd.exceptions", "skdpgd.pipeline",
 )
 
 #: numpydoc checks enforced: a docstring exists, its sections are known and in order,

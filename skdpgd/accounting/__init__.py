@@ -53,6 +53,7 @@ from ._sampled_sgd import (
 from ._sgd_bounds import SampledSGDBounds, calibrate_sampled_sgd, sampled_sgd_bounds
 from ._events import (
     GaussianDpEvent,
+    GaussianDpWithDeltaEvent,
     NeighbouringRelation,
     PoissonSampledGaussianEvent,
     RenyiDpEvent,
@@ -120,6 +121,7 @@ __all__ = [
     "Cap",
     "Composition",
     "GaussianDpEvent",
+    "GaussianDpWithDeltaEvent",
     "NeighbouringRelation",
     "PoissonSampledGaussianEvent",
     "RecordAccount",

@@ -204,6 +204,7 @@ class DPPipeline(_BaseComposition):
         Returns
         -------
         dict
+            Parameter names mapped to their values.
         """
         return self._get_params("steps", deep=deep)
 
@@ -218,6 +219,7 @@ class DPPipeline(_BaseComposition):
         Returns
         -------
         self : DPPipeline
+            This pipeline, with the parameters set.
         """
         self._set_params("steps", **params)
         return self
@@ -390,7 +392,7 @@ class DPPipeline(_BaseComposition):
         Returns
         -------
         PipelinePrivacyReport
-            ``planned=True``.
+            The allowances composed (``planned=True``).
         """
         self._validate_params()
         pre, last_name, final = self._checked_steps()
@@ -456,6 +458,7 @@ class DPPipeline(_BaseComposition):
         Returns
         -------
         self : DPPipeline
+            Fitted: ``pipeline_``, ``privacy_`` and ``budget_`` are set.
         """
         refuse_fit_params(type(self).__name__, fit_params)
         pre, last_name, final = self._checked_steps()
@@ -556,6 +559,7 @@ class DPPipeline(_BaseComposition):
         Returns
         -------
         ndarray
+            Predicted labels or targets.
         """
         self._check_input(X)
         return self.pipeline_.predict(X)
@@ -572,6 +576,7 @@ class DPPipeline(_BaseComposition):
         Returns
         -------
         ndarray
+            Class probabilities.
         """
         self._check_input(X)
         return self.pipeline_.predict_proba(X)
@@ -588,6 +593,7 @@ class DPPipeline(_BaseComposition):
         Returns
         -------
         ndarray
+            Log class probabilities.
         """
         self._check_input(X)
         return self.pipeline_.predict_log_proba(X)
@@ -604,6 +610,7 @@ class DPPipeline(_BaseComposition):
         Returns
         -------
         ndarray
+            Decision scores.
         """
         self._check_input(X)
         return self.pipeline_.decision_function(X)
@@ -622,6 +629,7 @@ class DPPipeline(_BaseComposition):
         Returns
         -------
         float
+            The final estimator's score on X, y.
         """
         self._check_input(X)
         return self.pipeline_.score(X, y)
@@ -638,6 +646,7 @@ class DPPipeline(_BaseComposition):
         Returns
         -------
         ndarray
+            The transformed rows.
         """
         self._check_input(X)
         return self.pipeline_.transform(X)

@@ -95,6 +95,7 @@ class PipelinePrivacyReport:
         Returns
         -------
         PipelinePrivacyReport
+            The composed report.
         """
         steps = tuple(steps)
         mu2 = math.fsum(float(r.mu) ** 2 for _, r in steps)
@@ -155,6 +156,7 @@ class PipelinePrivacyReport:
         Returns
         -------
         dict
+            Numbers, strings and lists only.
         """
         return {
             "epsilon": self.epsilon, "delta": self.delta, "mu": self.mu,
