@@ -68,6 +68,7 @@ class Log1pTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         Returns
         -------
         self : Log1pTransformer
+            The fitted transformer (nothing of X is stored).
         """
         self._validate(X, reset=True)
         return self

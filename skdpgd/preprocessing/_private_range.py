@@ -235,14 +235,15 @@ def private_range(x, mu, random_state=None, *, edges=None, false_cell_rate=FALSE
     random_state : None, int or numpy.random.Generator, default=None
         The noise source.
     edges : ndarray or None, default=None
-        Public edges (default :func:`public_grid`).
+        Public edges (default: the grid of the module notes, ``public_grid()``).
     false_cell_rate : float, default=1e-3
         Family-wise chance that an empty cell passes the threshold.
 
     Returns
     -------
     result : PrivateRange
-        ``found`` is False when no cell passed (the caller uses a public default).
+        The range and median; ``found`` is False when no cell passed (the caller then
+        uses a public default).
 
     Notes
     -----
@@ -312,6 +313,7 @@ def private_abs_bound(y, mu, random_state=None, *, default=1.0,
     Returns
     -------
     result : PrivateBound
+        The bound and whether it came from the release (``found``) or is ``default``.
 
     Examples
     --------

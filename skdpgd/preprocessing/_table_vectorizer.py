@@ -77,7 +77,8 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
     have a norm bound known from the construction (``row_norm_bound_``, 1 by default),
     ready for an skdpgd estimator with ``data_norm=row_norm_bound_``. What it learns
     from the data is released by Gaussian mechanisms and accounted in ``privacy_``
-    (a :class:`~skdpgd.accounting.ReleasePrivacyReport`); everything else is public.
+    (a ``ReleasePrivacyReport``, ``skdpgd.accounting._release``); everything else is
+    public.
 
     Column kinds are read from the dtypes (public schema), never from the values:
 
@@ -107,7 +108,7 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
     Parameters
     ----------
     epsilon : float, default=1.0
-        Budget of a standalone ``fit`` (inside :func:`skdpgd.make_dp_pipeline` the
+        Budget of a standalone ``fit`` (inside ``skdpgd.make_dp_pipeline`` the
         pipeline gives the step its share instead). ``np.inf``: exact counts.
     delta : float or "auto", default="auto"
         Delta of a standalone ``fit``; ``"auto"`` is :math:`\min(10^{-5}, 1/(10n))`.
@@ -525,6 +526,7 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
         Returns
         -------
         feature_names_out : ndarray of str
+            One name per output column, in output order.
         """
         check_is_fitted(self, "encodings_")
         names = [n for e in self.encodings_ for n in e.feature_names()]
