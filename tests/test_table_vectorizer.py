@@ -272,8 +272,18 @@ def test_clone_pickle_and_params():
     assert fitted.get_params()["bounds"] == params["bounds"]
     again = pickle.loads(pickle.dumps(fitted))
     assert_array_equal(again.transform(_table(2)), fitted.transform(_table(2)))
-    with pytest.raises(ValueError, match="columns"):
+    with pytest.raises(ValueError, match="features"):
         fitted.transform(_table().drop(columns="age"))
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.SkipTestWarning")
+def test_scikit_learn_conventions():
+    """scikit-learn's common checks (the non-deterministic ones skip themselves)."""
+    from sklearn.utils.estimator_checks import check_estimator
+
+    results = check_estimator(DPTableVectorizer(random_state=0), on_fail=None)
+    failed = [r["check_name"] for r in results if r["status"] == "failed"]
+    assert failed == []
 
 
 def test_exact_counts_at_infinite_epsilon():

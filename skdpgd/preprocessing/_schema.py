@@ -121,11 +121,17 @@ def as_2d_array(X):
     numbers makes every column text); an object array keeps the schema a public rule:
     every column of a list is categorical unless ``column_types`` says otherwise.
     """
+    if hasattr(X, "tocsr") or hasattr(X, "toarray"):
+        raise TypeError(
+            "A sparse matrix was passed, but DPTableVectorizer does not accept sparse "
+            "input (a table's columns are typed): convert it with X.toarray()."
+        )
     array = X if isinstance(X, np.ndarray) else np.asarray(X, dtype=object)
     if array.ndim != 2:
         raise ValueError(
             f"Expected a 2-D table (a DataFrame or an array of shape (n_samples, "
-            f"n_features)), got an array with {array.ndim} dimension(s)."
+            f"n_features)), got an array with {array.ndim} dimension(s). Reshape your "
+            "data with array.reshape(-1, 1) for a single feature."
         )
     return array
 

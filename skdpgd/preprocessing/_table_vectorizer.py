@@ -251,6 +251,13 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
         """
         self._check_params()
         labels, kinds, nullable, dtypes = table_schema(X)
+        if not labels:
+            raise ValueError(f"Found array with 0 feature(s) (shape=({n_rows(X)}, 0)) while a "
+                             "minimum of 1 is required: X has no column.")
+        complex_columns = [str(lab) for lab, d in zip(labels, dtypes) if "complex" in d]
+        if complex_columns and not all(
+                (self.column_types or {}).get(lab) == "drop" for lab in complex_columns):
+            raise ValueError(f"Complex data not supported: column(s) {complex_columns}.")
         bounds = dict(self.bounds or {})
         categories = dict(self.categories or {})
         overrides = dict(self.column_types or {})
@@ -338,7 +345,7 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
         epsilon = check_epsilon(self.epsilon)
         n = n_rows(X)
         if n < 1:
-            raise ValueError("X has no row.")
+            raise ValueError("Found array with 0 sample(s): X has no row.")
         delta = resolve_delta(self.delta, max(n, 1))
         plan, _ = self._plan(X)
         _, n_thresholded = self._n_releases(plan)
@@ -471,8 +478,8 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
         labels, _, _, _ = table_schema(X)
         if len(labels) != self.n_features_in_:
             raise ValueError(
-                f"X has {len(labels)} columns, but DPTableVectorizer was fitted on "
-                f"{self.n_features_in_}."
+                f"X has {len(labels)} features, but DPTableVectorizer is expecting "
+                f"{self.n_features_in_} features as input."
             )
         if hasattr(self, "feature_names_in_") and list(labels) != list(self.feature_names_in_):
             raise ValueError(
