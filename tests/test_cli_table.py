@@ -185,6 +185,8 @@ def test_no_config_logistic_fit_then_predict(tmp_path, capsys):
     assert "column_types" in printed  # the type vote is a release of the report
     bundle = joblib.load(out)
     assert bundle["privacy"]["epsilon"] <= 8 * (1 + 1e-9) and bundle["label_type"] == "int"
+    assert bundle["dp_pipeline"].privacy_.epsilon == bundle["privacy"]["epsilon"]
+    assert isinstance(bundle["pipeline"].steps[0][1], PrivateTableSchema)
     # predict writes one column named after the target, labels as ints
     predictions = tmp_path / "p.csv"
     assert main(["predict", str(out), str(data), "--output", str(predictions)]) == 0

@@ -16,11 +16,15 @@ Config keys (all public knowledge about the data, never computed from it)::
                                       # to the transformed value (e.g. [0, 12])
     solver = "auto"                   # estimator parameters: solver, C (logistic),
     C = 1.0                           # alpha (ridge), n_jobs, verbose
+    numeric = ["hours"]               # types only (public); the range or the categories
+    categorical = ["zip"]             # are then found privately (skdpgd._cli._fit_table)
 
 A categorical value in neither its list nor ``unknown_values`` stops the fit with an
 error naming the column (``handle_unknown = "ignore"`` encodes it as zeros instead).
 
-Every column other than the target must be in ``bounds``, ``categories`` or ``drop``.
+A column in none of ``bounds``, ``categories`` and ``drop`` makes the fit go through the
+private pipeline (:mod:`skdpgd._cli._fit_table`); with every column declared the fully
+public pipeline of :mod:`skdpgd._cli._fit` is fitted.
 Every value is type-checked (:func:`check_config`): a wrong shape (``bounds`` as a list,
 a bound with one number, ``epsilon`` as a list) is a ValueError naming the key.
 """

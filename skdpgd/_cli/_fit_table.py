@@ -47,7 +47,7 @@ def read_header(path):
     if not path.is_file():
         raise FileNotFoundError(f"data file {str(path)!r} not found.")
     try:
-        with path.open(newline="") as handle:
+        with path.open(newline="", encoding="utf-8-sig") as handle:
             header = next(csv.reader(handle), [])
     except (UnicodeDecodeError, csv.Error):
         raise ValueError(f"{str(path)!r} is not a readable CSV file (UTF-8 text with "
@@ -148,6 +148,11 @@ def build_table_pipeline(features, numeric, categorical, config, *, epsilon, del
         from ..preprocessing import DPTableVectorizer
     except ImportError:
         raise ValueError(NOT_AVAILABLE) from None
+    try:
+        import pandas  # noqa: F401 - the column types travel as DataFrame dtypes
+    except ImportError:  # pragma: no cover - pandas is in the test extra
+        raise ImportError("fitting without a public bound for every column needs pandas: "
+                          "pip install 'skdpgd[pandas]'.") from None
     undeclared = [c for c in features if c not in numeric | categorical]
     schema_class = PrivateTableSchema if undeclared else TableSchema
     schema = schema_class(features, numeric=[c for c in features if c in numeric],
@@ -172,8 +177,10 @@ def fit_table(path, config, *, epsilon, delta="auto", random_state=None, output=
     Returns
     -------
     pipeline, bundle
-        The bundle (saved with :func:`joblib.dump` when ``output`` is given) holds
-        ``pipeline`` (predicts from ``pd.read_csv`` of a file with the feature columns),
+        The fitted DPPipeline, and the bundle (saved with :func:`joblib.dump` when
+        ``output`` is given): ``pipeline`` (its fitted steps as a scikit-learn
+        ``Pipeline``; predicts from ``pd.read_csv`` of any file with the feature
+        columns), ``dp_pipeline`` (the DPPipeline: ``privacy_``, ``budget_``),
         ``feature_columns``, ``target``, ``model``, ``classes``, ``label_type``,
         ``privacy`` (the report as a dict) and ``skdpgd_version``.
     """
@@ -191,7 +198,11 @@ def fit_table(path, config, *, epsilon, delta="auto", random_state=None, output=
     report = pipeline.privacy_
     classes = config.get("classes")
     bundle = {
-        "pipeline": pipeline, "feature_columns": features, "target": target, "model": model,
+        # The fitted steps as a plain scikit-learn Pipeline: its first step picks the
+        # feature columns by name, so it predicts on any frame that holds them (the
+        # DPPipeline itself checks that a frame has exactly the fit's columns).
+        "pipeline": pipeline.pipeline_, "dp_pipeline": pipeline,
+        "feature_columns": features, "target": target, "model": model,
         "classes": classes, "label_type": label_type(classes) if classes else None,
         "privacy": report.to_dict() if hasattr(report, "to_dict") else repr(report),
         "skdpgd_version": __version__,
@@ -204,8 +215,8 @@ def fit_table(path, config, *, epsilon, delta="auto", random_state=None, output=
           f"categorical columns; target {target!r})")
     print(repr(report))
     if output:
-        print(f"saved to {output} (joblib bundle: pipeline, feature_columns, target, "
-              "classes, privacy)")
+        print(f"saved to {output} (joblib bundle: pipeline, dp_pipeline, feature_columns, "
+              "target, classes, privacy)")
     else:
         print("(no --output given: the model was not saved)")
     return pipeline, bundle

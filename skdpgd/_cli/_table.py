@@ -318,7 +318,7 @@ def read_table(path, *, min_rows=1):
     if not path.is_file():
         raise FileNotFoundError(f"data file {str(path)!r} not found.")
     try:
-        with path.open(newline="") as handle:
+        with path.open(newline="", encoding="utf-8-sig") as handle:  # a BOM is not a name
             rows = [row for row in csv.reader(handle) if row]
     except (UnicodeDecodeError, csv.Error):
         raise ValueError(f"{str(path)!r} is not a readable CSV file (UTF-8 text with "
