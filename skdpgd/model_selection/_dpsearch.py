@@ -28,7 +28,6 @@ is at most the requested epsilon.
 
 import math
 import numbers
-from contextlib import contextmanager
 from copy import deepcopy
 from dataclasses import dataclass
 
@@ -53,7 +52,7 @@ from ..utils._sklearn_compat import (
     _safe_indexing,
     validate_data,
 )
-from ..utils._validation import make_generator, resolve_delta
+from ..utils._validation import make_generator, resolve_delta, validate_private
 from ._pipeline import candidate, features_out, final_params, is_dp_pipeline, split_estimator
 from ._scoring import clipped_accuracy, clipped_squared_error, labels_equal
 from ._tuning_privacy import (
@@ -299,18 +298,8 @@ def _better(noisy, best):
 
 #: What the search says when a value of the data is refused after its ledger charge: it
 #: names what to fix and never quotes a value, a row index or a count of rows.
-_X_NOT_NUMERIC = (
-    "X could not be read as numbers (dense or CSR, float64 or float32): for every entry "
-    "of X, float()'s argument must be a string or a real number, and a string must spell "
-    "a number. {how} "
-    "The original message is withheld because it may quote a value of the private data."
-)
 _COMPLEX = ("Complex data not supported: {name} must hold real numbers (pass the real part "
             "or the modulus if that is what you mean).")
-_HOW_NUMERIC = (
-    "Encode categorical columns first (e.g. with a Pipeline starting with "
-    "skdpgd.preprocessing.public_one_hot(categories))."
-)
 _PIPELINE_REFUSED = (
     "A step of the pipeline refused the private data while DPSearchCV fitted or scored a "
     "candidate (after the ledger was charged). Its message is withheld because it may "
@@ -334,22 +323,22 @@ def _is_complex(obj):
     return getattr(getattr(obj, "dtype", None), "kind", None) == "c"
 
 
-@contextmanager
-def _withheld(message):
-    """Re-raise a ValueError / TypeError raised inside as ``ValueError(message)``.
+def _withheld(message, function, *args):
+    """``function(*args)``, a ValueError / TypeError it raises replaced by ``ValueError(message)``.
 
-    Used after the charge around code that reads the private values (a pipeline's steps),
-    whose messages may quote them. The guard's errors (a candidate that is not a
-    Gaussian-DP run within the trial budget: parameters only) pass through. The original
-    exception stays reachable as ``__context__`` for code in this process (it is not
-    printed with the traceback).
+    Used after the charge around code that reads the private values (the candidates' fits
+    and scores: a pipeline's steps), whose messages may quote them. The new error is raised
+    outside the handler, so neither ``__cause__`` nor ``__context__`` holds the original
+    (a traceback cannot print it). The guard's errors (a candidate that is not a
+    Gaussian-DP run within the trial budget: parameters only) pass through.
     """
     try:
-        yield
+        return function(*args)
     except UnsupportedEventError:
         raise
     except (ValueError, TypeError):
-        raise ValueError(message) from None
+        pass
+    raise ValueError(message)  # outside the handler: no original chained to it
 
 
 class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
@@ -503,16 +492,20 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         """
         if y is None:
             raise ValueError("DPSearchCV requires y to be passed, but the target y is None.")
+        sizes = None
         try:
-            n, d, n_y = _num_samples(X), _num_features(X), _num_samples(y)
+            sizes = _num_samples(X), _num_features(X), _num_samples(y)
         except (TypeError, ValueError):
+            pass
+        if sizes is None:  # raised outside the handler: no original chained to it
             shape = getattr(X, "shape", None)
             raise ValueError(
                 "DPSearchCV reads n and d from the shape of X and y before it reads any "
                 f"value, and could not{'' if shape is None else f' (X has shape {shape})'}: "
                 "pass X as a 2-D numpy array, a scipy sparse matrix or a pandas DataFrame, "
-                "and y as a 1-D array of the same length."
-            ) from None
+                f"and y as a 1-D array of the same length (X is a {type(X).__name__})."
+            )
+        n, d, n_y = sizes
         if n_y != n:
             raise ValueError(
                 f"X and y have different numbers of rows: {n} and {n_y} (n is public: "
@@ -544,15 +537,11 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
             return X, y
         if _is_complex(X):
             raise ValueError(_COMPLEX.format(name="X"))
-        try:
-            X = check_array(X, accept_sparse="csr", dtype=[np.float64, np.float32],
-                            ensure_all_finite=False, ensure_min_samples=2)
-        except TypeError:
-            raise TypeError(_X_NOT_NUMERIC.format(how=_HOW_NUMERIC)) from None
-        except ValueError as error:
-            message = _COMPLEX.format(name="X") if _is_complex(error) else (
-                _X_NOT_NUMERIC.format(how=_HOW_NUMERIC))
-            raise ValueError(message) from None
+        # scikit-learn's conversion; its messages (which quote values) are replaced by
+        # validate_private with ones that name X and the fix, raised with no original
+        X = validate_private(check_array, X, role="X", data=X, estimator="DPSearchCV",
+                             accept_sparse="csr", dtype=[np.float64, np.float32],
+                             ensure_all_finite=False, ensure_min_samples=2)
         if sp.issparse(X) and not X.has_canonical_format:
             X = X.copy()
             X.sum_duplicates()
@@ -568,11 +557,7 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         """Labels (checked against the public ``classes``) or finite float64 targets."""
         if _is_complex(y):
             raise ValueError(_COMPLEX.format(name="y"))
-        try:
-            y = column_or_1d(y, warn=True)
-        except (TypeError, ValueError) as error:
-            raise ValueError(_COMPLEX.format(name="y") if _is_complex(error) else (
-                "y should be a 1d array with one label or target per row of X.")) from None
+        y = validate_private(column_or_1d, y, role="y", estimator="DPSearchCV", warn=True)
         if is_classifier(base):
             classes = np.unique(np.asarray(base.classes))
             codes = np.full(y.shape[0], -1, dtype=np.intp)
@@ -586,12 +571,8 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
                     "or relabel those rows before the search."
                 )
             return classes[codes]
-        try:
-            y = np.asarray(y, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError("y could not be read as numbers: every target must be a real "
-                             "number. The original message is withheld because it may "
-                             "quote a value of the private data.") from None
+        y = validate_private(np.asarray, y, role="y", data=y, estimator="DPSearchCV",
+                             dtype=np.float64)
         if not np.all(np.isfinite(y)):
             raise ValueError(
                 "y contains NaN or infinity: remove those rows or impute the targets "
@@ -698,21 +679,20 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         bare = split_estimator(self.estimator)[2] is None and not is_dp_pipeline(self.estimator)
         refused = _ESTIMATOR_REFUSED if bare else (
             _PIPELINE_REFUSED)
-        with _withheld(refused):  # a pipeline's steps read the raw values
-            for _ in range(n_trials):
-                params = grid[int(rng.integers(len(grid)))]
-                model = self._candidate(params, mu, train.size, int(rng.integers(2**32)), guard)
-                model.fit(X_train, y_train)
-                # The score is in its stated range for every row (clipped as in the fit,
-                # NaN-proof, silent: ._scoring), so the noisy max below compares numbers.
-                noisy = score(model, X_val, y_val) + noise_std * float(rng.standard_normal())
-                if _better(noisy, best):
-                    best = (noisy, params, model)
-            self.best_score_, self.best_params_, self.best_estimator_ = best
-            if refit:
-                model = self._candidate(self.best_params_, mu, n, int(rng.integers(2**32)),
-                                        guard)
-                self.best_estimator_ = model.fit(X, y)
+        for _ in range(n_trials):
+            params = grid[int(rng.integers(len(grid)))]
+            model = self._candidate(params, mu, train.size, int(rng.integers(2**32)), guard)
+            _withheld(refused, model.fit, X_train, y_train)  # a pipeline's steps read X
+            # The score is in its stated range for every row (clipped as in the fit,
+            # NaN-proof, silent: ._scoring), so the noisy max below compares numbers.
+            noisy = _withheld(refused, score, model, X_val, y_val)
+            noisy += noise_std * float(rng.standard_normal())
+            if _better(noisy, best):
+                best = (noisy, params, model)
+        self.best_score_, self.best_params_, self.best_estimator_ = best
+        if refit:
+            model = self._candidate(self.best_params_, mu, n, int(rng.integers(2**32)), guard)
+            self.best_estimator_ = _withheld(refused, model.fit, X, y)
         self.privacy_ = report
         if is_classifier(base):
             self.classes_ = self.best_estimator_.classes_
