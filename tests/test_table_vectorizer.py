@@ -179,11 +179,19 @@ def test_indicator_decided_by_the_schema_not_the_data():
 
 # -- no error depends on the data ------------------------------------------------------------
 
+class _Unprintable:
+    def __str__(self):
+        raise RuntimeError("no text")
+
+
 def _adversarial(n=400, seed=0):
+    from decimal import Decimal
+
     rng = np.random.default_rng(seed)
     weird = np.array([1.797e308, -1.797e308, np.inf, -np.inf, np.nan, 0.0, 5e-324, 1e12])
-    mixed = np.array([1, "x", None, 2.5, pd.NA, "", "NA", True, b"bytes", 10**30, {"a": 1}],
-                     dtype=object)
+    mixed = np.array([1, "x", None, 2.5, pd.NA, "", "NA", True, b"bytes", 10**30, {"a": 1},
+                      10**400, -10**400, Decimal("sNaN"), Decimal("1e999999"), _Unprintable(),
+                      1 + 2j, np.datetime64("NaT"), pd.Timestamp("2020-01-01")], dtype=object)
     return pd.DataFrame({
         "num": rng.choice(weird, n),
         "all_nan": np.full(n, np.nan),

@@ -68,8 +68,8 @@ def is_missing(value, missing_strings=DEFAULT_MISSING_STRINGS):
             value, (np.datetime64, np.timedelta64)):
         try:
             return bool(value != value)  # complex NaN, Decimal NaN
-        except (TypeError, ValueError):
-            return False
+        except Exception:  # e.g. Decimal('sNaN') raises InvalidOperation: not a value
+            return True
     return _is_na_singleton(value)
 
 
@@ -117,7 +117,10 @@ def category_key(value, missing_strings=DEFAULT_MISSING_STRINGS):
         return repr(as_float)
     if isinstance(value, bytes):
         return value.decode("utf-8", errors="replace")
-    return str(value)
+    try:
+        return str(value)
+    except Exception:  # an object whose str() fails: one key for its type, no error
+        return f"<{type(value).__name__}>"
 
 
 def category_keys(values, missing_strings=DEFAULT_MISSING_STRINGS):
@@ -185,11 +188,14 @@ def _one_float(value, missing_strings):
             return float(value)
         except ValueError:
             return math.nan
-    if isinstance(value, (numbers.Real, np.integer, np.floating)):
+    if isinstance(value, (numbers.Number, np.number)) and not isinstance(
+            value, (complex, np.complexfloating)):  # Real, Decimal, NumPy numbers
         try:
             return float(value)
-        except (OverflowError, TypeError, ValueError):
+        except OverflowError:
             return math.inf if value > 0 else -math.inf
+        except Exception:
+            return math.nan
     return math.nan
 
 
@@ -222,8 +228,10 @@ def as_float_input(X, missing_strings=DEFAULT_MISSING_STRINGS):
         for j, name in enumerate(X.columns):
             column = X.iloc[:, j]
             try:
+                if column.dtype == object:
+                    raise TypeError  # cell by cell, never pandas' own conversion
                 values = column.to_numpy(dtype=np.float64, na_value=np.nan)
-            except (TypeError, ValueError):
+            except Exception:
                 values = to_float(column.to_numpy(dtype=object), missing_strings)
             converted[name] = values
         return converted.astype(np.float64)

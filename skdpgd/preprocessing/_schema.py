@@ -171,9 +171,13 @@ def numeric_column(X, position, label, missing_strings=DEFAULT_MISSING_STRINGS):
     """
     column = _column(X, position, label)
     if _is_pandas(X):
-        try:
-            values = column.to_numpy(dtype=np.float64, na_value=np.nan)
-        except (TypeError, ValueError):
+        values = None
+        if column.dtype != object:
+            try:  # numeric and nullable dtypes; pd.NA -> NaN
+                values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+            except Exception:  # a conversion that fails on some value: cell by cell
+                values = None
+        if values is None:
             values = column.to_numpy(dtype=object)
     elif _is_polars(X):
         values = column.to_numpy()
