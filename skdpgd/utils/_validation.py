@@ -117,7 +117,8 @@ def safe_message(error, role, data=None, estimator=None):
     got = _number(r"Expected 2D array, got (1D|scalar) array", text)
     if got is not None:
         return (f"Expected 2D array, got {got} array instead: {role} must be 2-D (n_samples, "
-                "n_features); use X.reshape(-1, 1) for a single feature.")
+                "n_features). Reshape your data either using array.reshape(-1, 1) if it has "
+                "a single feature or array.reshape(1, -1) if it contains a single sample.")
     samples = _number(r"Found array with (\d+) sample\(s\)", text)
     if samples is not None:
         return (f"{role} has {samples} sample(s) while a minimum of 2 is required.")
@@ -146,6 +147,12 @@ def safe_message(error, role, data=None, estimator=None):
     if not conversion and re.search(r"NaN|infinity|non-finite", text):
         return (f"{role} contains NaN or infinity; remove or impute those values before "
                 "fitting.")
+    widths = re.search(r"X has (\d+) features, but (\w+) is expecting (\d+) features", text)
+    if widths is not None:  # shapes and the estimator's name: public
+        return (f"X has {widths.group(1)} features, but {widths.group(2)} is expecting "
+                f"{widths.group(3)} features as input.")
+    if text.startswith("The feature names should match"):
+        return text  # column names (the schema), never values
     if "Feature names" in text:
         return (f"{role} has column names of mixed types; convert them all to str "
                 "(X.columns = X.columns.astype(str)) or pass an array without names.")
