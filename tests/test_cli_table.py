@@ -304,7 +304,7 @@ def test_predict_errors_are_one_clean_line(tmp_path, capsys):
     ragged = tmp_path / "ragged.csv"
     ragged.write_text(f"age,city,code,income\n30,Lyon,1,5\n31,{SECRET},1,5,extra\n")
     assert main(["predict", str(out), str(ragged)]) == 2
-    _err_is_one_clean_line(capsys.readouterr().err, SECRET, "line 3", "3")
+    _err_is_one_clean_line(capsys.readouterr().err, SECRET, "line 3", "row 2")
     assert main(["predict", str(data), str(data)]) == 2
     _err_is_one_clean_line(capsys.readouterr().err)
     assert main(["predict", str(tmp_path / "none.joblib"), str(data)]) == 2
@@ -319,7 +319,9 @@ def test_refused_labels_and_targets_are_not_quoted(tmp_path, capsys):
     for extra in (["--classes", "0,1"], ["--model", "ridge"]):
         assert main(["fit", str(data), "--target", "label", "--epsilon", "1", "--numeric",
                      "age,income,code", "--categorical", "city", *extra]) == 2
-        _err_is_one_clean_line(capsys.readouterr().err, SECRET, "row 4", "line 6")
+        err = capsys.readouterr().err
+        _err_is_one_clean_line(err, SECRET, "row 4", "line 6")
+        assert "the target column 'label' holds a cell that is not" in err
 
 
 def test_fit_errors_name_columns_only(tmp_path, capsys):

@@ -171,6 +171,27 @@ def build_table_pipeline(features, numeric, categorical, config, *, epsilon, del
     return DPPipeline(steps, epsilon=epsilon, delta=delta, random_state=random_state)
 
 
+def _check_target(y, model, classes, target):
+    """Refuse a target cell outside the label set (or not a number, for ridge).
+
+    The message names the column and the kind of problem, never the cell, its line or a
+    count. (The command line charges no ledger; with one, the same refusal would come
+    from the estimator after the charge.)
+    """
+    if model == "ridge":
+        if not np.all(np.isfinite(y)):
+            raise ValueError(f"the target column {target!r} holds a cell that is not a finite "
+                             "number (missing or text; not quoted: cells are private); every "
+                             "row needs a target.")
+        return
+    if classes is not None:
+        allowed = set(classes)
+        if not all(value in allowed for value in y.tolist()):
+            raise ValueError(f"the target column {target!r} holds a cell that is not one of "
+                             f"--classes {list(classes)} (missing or another label; not "
+                             "quoted: cells are private).")
+
+
 def fit_table(path, config, *, epsilon, delta="auto", random_state=None, output=None):
     """Fit the private pipeline on a CSV file, save the bundle, print the report.
 
@@ -194,6 +215,7 @@ def fit_table(path, config, *, epsilon, delta="auto", random_state=None, output=
     cells = np.asarray([row[header.index(target)] for row in rows], dtype=object)
     model = config.get("model", "logistic")
     y = to_numbers(cells) if model == "ridge" else to_labels(cells, config.get("classes"))
+    _check_target(y, model, config.get("classes"), target)
     pipeline.fit(raw_frame(header, rows, features), y)
     report = pipeline.privacy_
     classes = config.get("classes")
