@@ -51,11 +51,13 @@ def _pandas_kind(dtype):
 
     types = pd.api.types
     extension = isinstance(dtype, pd.api.extensions.ExtensionDtype)
-    if types.is_bool_dtype(dtype) and not types.is_object_dtype(dtype):
-        return "boolean", extension
+    # categorical first: a category dtype's own categories may come from the data
+    # (astype("category")), so its kind must not depend on them
     if isinstance(dtype, pd.CategoricalDtype) or types.is_string_dtype(dtype) or (
             types.is_object_dtype(dtype)):
         return "categorical", True
+    if types.is_bool_dtype(dtype):
+        return "boolean", extension
     if types.is_complex_dtype(dtype):
         return "unsupported", False
     if types.is_numeric_dtype(dtype) and not (
