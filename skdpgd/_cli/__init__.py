@@ -178,6 +178,9 @@ def main(argv=None):
 
 def _one_line(exc):
     """The exception's message on one line; its type when it is not a usage error."""
+    if isinstance(exc, LookupError):  # KeyError('a cell'), IndexError: may quote the data
+        return (f"{type(exc).__name__} (its text is withheld: it may quote a value of the "
+                "file)")
     text = " ".join(str(exc).split()) or type(exc).__name__
     if isinstance(exc, (ValueError, FileNotFoundError, ImportError)):
         return text
