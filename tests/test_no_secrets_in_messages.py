@@ -548,3 +548,19 @@ def test_the_leak_detector_finds_what_the_old_messages_printed():
         "DPLogisticRegression needs at least 2 classes; y holds a single label.",
     ]
     assert not any(_leaks([text]) for text in fine), [t for t in fine if _leaks([t])]
+
+
+def test_cli_withholds_the_text_of_a_lookup_error(tmp_path, capsys, monkeypatch):
+    # A KeyError or IndexError from anywhere in a fit quotes the key it looked up, which
+    # may be a cell: the one-line error gives its type only.
+    import skdpgd._cli._commands as commands
+    from skdpgd._cli import main
+
+    def fails(args):
+        raise KeyError(TEXT)
+
+    monkeypatch.setattr(commands, "fit_command", fails)
+    monkeypatch.setattr("skdpgd._cli.fit_command", fails)
+    assert main(["fit", str(_csv(tmp_path)), "--target", "income", "--epsilon", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "KeyError" in err and not _leaks([err]), err
