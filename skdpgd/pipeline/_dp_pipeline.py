@@ -173,6 +173,10 @@ class DPPipeline(_BaseComposition):
     #: model_selection recognises a DP pipeline by this class attribute (no import).
     __skdpgd_dp_pipeline__ = True
 
+    # With scikit-learn's metadata routing on, a search passes sample_ids to the pipeline
+    # (its ledger needs them), as it does to the estimators.
+    __metadata_request__fit = {"sample_ids": True}
+
     _parameter_constraints = {
         "steps": [list],
         "epsilon": [Interval(numbers.Real, 0, None, closed="neither"),
@@ -657,8 +661,11 @@ def _privacy_plan(step, X):
     hook = getattr(step, "_privacy_plan", None)
     if not callable(hook):
         return 1, 1
-    try:
+    if X is not None:  # the schema's problems (public) are refused here, before the charge
         n_gdp, n_thresholded = hook(X)
+        return int(n_gdp), int(n_thresholded)
+    try:
+        n_gdp, n_thresholded = hook(None)
     except Exception:  # noqa: BLE001 - cannot plan without data: assume it spends both
         return 1, 1
     return int(n_gdp), int(n_thresholded)
