@@ -109,6 +109,22 @@ def test_public_bounds_and_lists_cost_nothing():
     assert len(mixed.privacy_.releases) == 2
 
 
+def test_log1p_choices_are_public_overrides():
+    df = _table()
+    public = _fit(df, bounds={"income": (0, 1e6)}, log1p=["income"])
+    assert public.log1p_ == {"age": False, "income": True}
+    out = public.transform(pd.DataFrame({"age": [30], "income": [999_999.0], "city": ["Lyon"],
+                                         "member": [True]}))
+    scale = public._raw_norm_bound
+    assert out[0, 1] * scale == pytest.approx(math.log1p(999_999.0) / math.log1p(1e6))
+    forced = _fit(df, log1p={"income": False, "age": True})
+    assert forced.log1p_ == {"age": True, "income": False}
+    negative = _fit(df, bounds={"age": (-5, 90)}, log1p=["age"])
+    assert not negative.log1p_["age"] and "non-negative" in negative.privacy_.notes[0]
+    with pytest.raises(ValueError, match="both bounds and categories"):
+        _fit(df, bounds={"city": (0, 1)}, categories={"city": ["Lyon"]})
+
+
 def test_hashing_is_free_and_no_extra_delta_means_hashing():
     df = _table()
     vec = _fit(df, categorical="hash", n_buckets=8)

@@ -267,6 +267,9 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
             unknown = [k for k in given if k not in labels]
             if unknown:
                 raise ValueError(f"{parameter} names column(s) {unknown} that X does not have.")
+        both = [k for k in bounds if k in categories]
+        if both:
+            raise ValueError(f"column(s) {both} have both bounds and categories; give one.")
         plan = []
         for j, label in enumerate(labels):
             kind = overrides.get(label, kinds[j])
@@ -424,7 +427,7 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
             low, high = _check_public_bounds(label, self.bounds[label])
             log = self._log_choice(label) or False
             if log and low < 0:
-                low, high, log = low, high, False
+                log = False
                 notes.append(f"{name}: log1p needs a non-negative public low; not applied.")
             return NumericEncoding(name, low, high, "log1p" if log else "linear", 0.5,
                                    indicator, "public")
