@@ -334,3 +334,13 @@ def test_fit_errors_name_columns_only(tmp_path, capsys):
     assert main(["fit", str(data), "--target", "label", "--epsilon", "1",
                  "--numeric", "nope"]) == 2
     _err_is_one_clean_line(capsys.readouterr().err)
+    # every column public (the fully public pipeline): a conflicting type is still refused
+    assert main(["fit", str(data), "--target", "label", "--epsilon", "1", "--bounds",
+                 "age=18:90", "--bounds", "income=0:1e6", "--categories", "city=Lyon,Oslo",
+                 "--categories", "code=1,2,3", "--categorical", "age"]) == 2
+    assert "['age'] are declared both" in capsys.readouterr().err
+    # a missing label without --classes (city has NA cells) names the column only
+    assert main(["fit", str(data), "--target", "city", "--epsilon", "1"]) == 2
+    err = capsys.readouterr().err
+    _err_is_one_clean_line(err, "Lyon", "Oslo")
+    assert "the target column 'city' holds a missing cell" in err

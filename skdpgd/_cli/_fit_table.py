@@ -31,7 +31,7 @@ from ._table import (
     PrivateTableSchema, TableSchema, canonical_list, label_type, raw_frame, read_table,
     schema_of, to_labels,
 )
-from ._cells import to_numbers
+from ._cells import canonical, to_numbers
 
 NOT_AVAILABLE = (
     "fitting a column without a public bound needs skdpgd.preprocessing."
@@ -80,7 +80,10 @@ def needs_private_preparation(path, config):
     features = [c for c in header if c != target and c not in drop]
     if any(c not in public for c in features):
         return True
-    return config.get("model", "logistic") == "ridge" and "y_bound" not in config
+    if config.get("model", "logistic") == "ridge" and "y_bound" not in config:
+        return True
+    table_plan(header, config)  # --numeric / --categorical: known columns, no conflict
+    return False
 
 
 def table_plan(header, config):
@@ -190,6 +193,9 @@ def _check_target(y, model, classes, target):
             raise ValueError(f"the target column {target!r} holds a cell that is not one of "
                              f"--classes {list(classes)} (missing or another label; not "
                              "quoted: cells are private).")
+    elif any(canonical(value) is None for value in y.tolist()):
+        raise ValueError(f"the target column {target!r} holds a missing cell; every row "
+                         "needs a label (give the public label set with --classes).")
 
 
 def fit_table(path, config, *, epsilon, delta="auto", random_state=None, output=None):
