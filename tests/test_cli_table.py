@@ -344,3 +344,21 @@ def test_fit_errors_name_columns_only(tmp_path, capsys):
     err = capsys.readouterr().err
     _err_is_one_clean_line(err, "Lyon", "Oslo")
     assert "the target column 'city' holds a missing cell" in err
+
+
+def test_delta_solver_and_seed_reach_the_private_pipeline(tmp_path, capsys):
+    args = ("--classes", "0,1", "--epsilon", "2", "--delta", "1e-6", "--solver", "gd",
+            "--numeric", "age,income,code", "--categorical", "city")
+    code, out, data = _fit(tmp_path, *args)
+    assert code == 0
+    bundle = joblib.load(out)
+    assert bundle["dp_pipeline"].delta == 1e-6 and bundle["privacy"]["delta"] == 1e-6
+    assert bundle["pipeline"].steps[-1][1].solver == "gd"
+    code, again, _ = _fit(tmp_path, *args, data=data, name="again.joblib")
+    frame = pd.read_csv(data)
+    assert np.array_equal(joblib.load(again)["pipeline"].predict_proba(frame),
+                          bundle["pipeline"].predict_proba(frame))  # same --random-state
+    capsys.readouterr()
+    assert main(["fit", str(data), "--target", "label", "--classes", "0,1", "--epsilon", "1",
+                 "--solver", "sgd"]) == 2
+    _err_is_one_clean_line(capsys.readouterr().err)
