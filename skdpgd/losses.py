@@ -24,6 +24,9 @@ squared on ||th|| <= r     Rt (r Rt + B)             Rt^2                 2 Rt (
   every theta in the domain and every pair of records z, z' (so S <= 2 L).
 
 These are what the accountants take; none of them is ever computed from the data.
+:class:`WeightedLoss` wraps any of them for rows with weights in [0, W] (``sample_weight``,
+``class_weight``): all three constants are multiplied by the public W
+(docs/theory.md#weights).
 ``tests/test_losses.py`` checks each of them on random and adversarial records and
 checks that a constructed worst case (nearly) attains it.
 
@@ -49,7 +52,9 @@ import math
 import numpy as np
 from scipy.special import expit, log_softmax, softmax
 
-__all__ = ["BinaryLogisticLoss", "HuberLoss", "MultinomialLogisticLoss", "SquaredLoss"]
+__all__ = [
+    "BinaryLogisticLoss", "HuberLoss", "MultinomialLogisticLoss", "SquaredLoss", "WeightedLoss",
+]
 
 
 def _positive(name, value, hint=""):
@@ -68,6 +73,21 @@ def _positive(name, value, hint=""):
 def _as_vector(a):
     """The result of ``X.T @ v`` as a 1-D float64 array (dense or sparse X)."""
     return np.asarray(a, dtype=np.float64).reshape(-1)
+
+
+def _weighted(residual, sample_weight):
+    """Each row's residual (a row of a 2-D residual) times its weight; None: unchanged."""
+    if sample_weight is None:
+        return residual
+    weights = np.asarray(sample_weight, dtype=np.float64)
+    return residual * (weights if residual.ndim == 1 else weights[:, None])
+
+
+def _weighted_total(per_row, sample_weight):
+    """The sum of the per-row values, each times its weight (None: all 1)."""
+    if sample_weight is None:
+        return float(np.sum(per_row))
+    return float(np.dot(np.asarray(sample_weight, dtype=np.float64), per_row))
 
 
 class _ScalarOutputLoss:
@@ -163,7 +183,7 @@ class BinaryLogisticLoss(_ScalarOutputLoss):
             return "BinaryLogisticLoss()"
         return f"BinaryLogisticLoss(residual_clip={self.residual_clip!r})"
 
-    def value_sum(self, coef, X, y):
+    def value_sum(self, coef, X, y, sample_weight=None):
         r"""Sum over rows of :math:`\phi_c((2y_i - 1)\,t_i)`, :math:`t = X\theta`.
 
         Parameters
@@ -174,6 +194,8 @@ class BinaryLogisticLoss(_ScalarOutputLoss):
             Rows, clipped and with the intercept column appended by the caller.
         y : ndarray of shape (n_samples,)
             Targets (labels as 0/1 or integer codes for the logistic losses).
+        sample_weight : ndarray of shape (n_samples,) or None, default=None
+            Per-row weights :math:`w_i` multiplying each row's term (None: all 1).
 
         Returns
         -------
@@ -183,13 +205,13 @@ class BinaryLogisticLoss(_ScalarOutputLoss):
         t = _as_vector(X @ coef)
         c = self.residual_clip
         if c == 1.0:
-            return float(np.sum(np.logaddexp(0.0, t) - y * t))
+            return _weighted_total(np.logaddexp(0.0, t) - y * t, sample_weight)
         u = (2.0 * y - 1.0) * t
         a = math.log((1.0 - c) / c)
         plain = np.logaddexp(0.0, -np.maximum(u, a))  # phi at max(u, a): never overflows
-        return float(np.sum(plain - c * np.minimum(u - a, 0.0)))
+        return _weighted_total(plain - c * np.minimum(u - a, 0.0), sample_weight)
 
-    def gradient_sum(self, coef, X, y):
+    def gradient_sum(self, coef, X, y, sample_weight=None):
         r"""Sum over rows of :math:`\mathrm{clip}(\sigma(t_i) - y_i, -c, c)\,x_i`.
 
         Parameters
@@ -200,6 +222,8 @@ class BinaryLogisticLoss(_ScalarOutputLoss):
             Rows, clipped and with the intercept column appended by the caller.
         y : ndarray of shape (n_samples,)
             Targets (labels as 0/1 or integer codes for the logistic losses).
+        sample_weight : ndarray of shape (n_samples,) or None, default=None
+            Per-row weights :math:`w_i` multiplying each row's term (None: all 1).
 
         Returns
         -------
@@ -209,7 +233,7 @@ class BinaryLogisticLoss(_ScalarOutputLoss):
         residual = expit(_as_vector(X @ coef)) - y
         if self.residual_clip < 1.0:
             residual = np.clip(residual, -self.residual_clip, self.residual_clip)
-        return _as_vector(X.T @ residual)
+        return _as_vector(X.T @ _weighted(residual, sample_weight))
 
     def gradient_bound(self, row_norm, *, y_bound=None, radius=None):
         """L = c Rt (``y_bound`` and ``radius`` are not needed and ignored).
@@ -337,7 +361,7 @@ class MultinomialLogisticLoss:
             )
         return codes.astype(np.intp, copy=False)
 
-    def value_sum(self, coef, X, y):
+    def value_sum(self, coef, X, y, sample_weight=None):
         r"""Sum over rows of :math:`\mathrm{logsumexp}(s_i) - s_{i, y_i}`, :math:`s = X\theta^\top`.
 
         Parameters
@@ -348,6 +372,8 @@ class MultinomialLogisticLoss:
             Rows, clipped and with the intercept column appended by the caller.
         y : ndarray of shape (n_samples,)
             Targets (labels as 0/1 or integer codes for the logistic losses).
+        sample_weight : ndarray of shape (n_samples,) or None, default=None
+            Per-row weights :math:`w_i` multiplying each row's term (None: all 1).
 
         Returns
         -------
@@ -356,9 +382,9 @@ class MultinomialLogisticLoss:
         """
         codes = self._codes(y)
         log_p = log_softmax(np.asarray(X @ coef.T), axis=1)
-        return float(-np.sum(log_p[np.arange(codes.size), codes]))
+        return _weighted_total(-log_p[np.arange(codes.size), codes], sample_weight)
 
-    def gradient_sum(self, coef, X, y):
+    def gradient_sum(self, coef, X, y, sample_weight=None):
         r"""Sum over rows of :math:`(p_i - e_{y_i})\,x_i^\top`, shape (K, d).
 
         Computed as :math:`(X^\top (P - Y))^\top` with P the row-wise softmax of
@@ -372,6 +398,8 @@ class MultinomialLogisticLoss:
             Rows, clipped and with the intercept column appended by the caller.
         y : ndarray of shape (n_samples,)
             Targets (labels as 0/1 or integer codes for the logistic losses).
+        sample_weight : ndarray of shape (n_samples,) or None, default=None
+            Per-row weights :math:`w_i` multiplying each row's term (None: all 1).
 
         Returns
         -------
@@ -381,6 +409,7 @@ class MultinomialLogisticLoss:
         codes = self._codes(y)
         residual = softmax(np.asarray(X @ coef.T), axis=1)
         residual[np.arange(codes.size), codes] -= 1.0
+        residual = _weighted(residual, sample_weight)
         return np.ascontiguousarray(np.asarray(X.T @ residual, dtype=np.float64).T)
 
     def gradient_bound(self, row_norm, *, y_bound=None, radius=None):
@@ -475,7 +504,7 @@ class HuberLoss(_ScalarOutputLoss):
     def __repr__(self):
         return f"HuberLoss(residual_clip={self.residual_clip!r})"
 
-    def value_sum(self, coef, X, y):
+    def value_sum(self, coef, X, y, sample_weight=None):
         r"""Sum over rows of :math:`h_c(\theta\cdot x_i - y_i)`.
 
         Parameters
@@ -486,6 +515,8 @@ class HuberLoss(_ScalarOutputLoss):
             Rows, clipped and with the intercept column appended by the caller.
         y : ndarray of shape (n_samples,)
             Targets (labels as 0/1 or integer codes for the logistic losses).
+        sample_weight : ndarray of shape (n_samples,) or None, default=None
+            Per-row weights :math:`w_i` multiplying each row's term (None: all 1).
 
         Returns
         -------
@@ -494,9 +525,9 @@ class HuberLoss(_ScalarOutputLoss):
         """
         r = np.abs(_as_vector(X @ coef) - y)
         a = np.minimum(r, self.residual_clip)
-        return float(np.sum(a * (r - 0.5 * a)))
+        return _weighted_total(a * (r - 0.5 * a), sample_weight)
 
-    def gradient_sum(self, coef, X, y):
+    def gradient_sum(self, coef, X, y, sample_weight=None):
         r"""Sum over rows of :math:`\mathrm{clip}(\theta\cdot x_i - y_i, -c, c)\,x_i`.
 
         Parameters
@@ -507,6 +538,8 @@ class HuberLoss(_ScalarOutputLoss):
             Rows, clipped and with the intercept column appended by the caller.
         y : ndarray of shape (n_samples,)
             Targets (labels as 0/1 or integer codes for the logistic losses).
+        sample_weight : ndarray of shape (n_samples,) or None, default=None
+            Per-row weights :math:`w_i` multiplying each row's term (None: all 1).
 
         Returns
         -------
@@ -515,7 +548,7 @@ class HuberLoss(_ScalarOutputLoss):
         """
         c = self.residual_clip
         residual = np.clip(_as_vector(X @ coef) - y, -c, c)
-        return _as_vector(X.T @ residual)
+        return _as_vector(X.T @ _weighted(residual, sample_weight))
 
     def gradient_bound(self, row_norm, *, y_bound=None, radius=None):
         """L = c Rt (``y_bound`` and ``radius`` are not needed and ignored).
@@ -599,7 +632,7 @@ class SquaredLoss(_ScalarOutputLoss):
     (:func:`skdpgd.optim.ball_projection`), or the constants do not hold.
     """
 
-    def value_sum(self, coef, X, y):
+    def value_sum(self, coef, X, y, sample_weight=None):
         r"""Sum over rows of :math:`\tfrac12(\theta\cdot x_i - y_i)^2`.
 
         Parameters
@@ -610,6 +643,8 @@ class SquaredLoss(_ScalarOutputLoss):
             Rows, clipped and with the intercept column appended by the caller.
         y : ndarray of shape (n_samples,)
             Targets (labels as 0/1 or integer codes for the logistic losses).
+        sample_weight : ndarray of shape (n_samples,) or None, default=None
+            Per-row weights :math:`w_i` multiplying each row's term (None: all 1).
 
         Returns
         -------
@@ -617,9 +652,11 @@ class SquaredLoss(_ScalarOutputLoss):
             The sum of the per-example losses (not divided by n).
         """
         r = _as_vector(X @ coef) - y
+        if sample_weight is not None:
+            return _weighted_total(0.5 * r * r, sample_weight)
         return float(0.5 * np.dot(r, r))
 
-    def gradient_sum(self, coef, X, y):
+    def gradient_sum(self, coef, X, y, sample_weight=None):
         r"""Sum over rows of :math:`(\theta\cdot x_i - y_i)\,x_i`, i.e. :math:`X^\top(X\theta - y)`.
 
         Parameters
@@ -630,13 +667,15 @@ class SquaredLoss(_ScalarOutputLoss):
             Rows, clipped and with the intercept column appended by the caller.
         y : ndarray of shape (n_samples,)
             Targets (labels as 0/1 or integer codes for the logistic losses).
+        sample_weight : ndarray of shape (n_samples,) or None, default=None
+            Per-row weights :math:`w_i` multiplying each row's term (None: all 1).
 
         Returns
         -------
         gradient : ndarray of shape ``coef_shape(n_features)``
             The sum of the per-example gradients (not divided by n).
         """
-        return _as_vector(X.T @ (_as_vector(X @ coef) - y))
+        return _as_vector(X.T @ _weighted(_as_vector(X @ coef) - y, sample_weight))
 
     def gradient_bound(self, row_norm, *, y_bound=None, radius=None):
         """L = Rt (r Rt + B); ``radius`` (r) and ``y_bound`` (B) are required.
@@ -693,3 +732,189 @@ class SquaredLoss(_ScalarOutputLoss):
             Replace-one sensitivity of one per-example gradient (docs/theory.md#loss-constants).
         """
         return 2.0 * self.gradient_bound(row_norm, y_bound=y_bound, radius=radius)
+
+
+class WeightedLoss:
+    r"""A loss whose rows carry weights :math:`w_i \in [0, W]` with a public bound W.
+
+    .. math::
+
+        l_w(\theta; (x, y, w)) = w\, l(\theta; x, y), \qquad
+        \nabla l_w = w\, \nabla l(\theta; x, y),
+
+    so the objective becomes :math:`\frac1n\sum_i w_i\, l(\theta; \tilde x_i, y_i) +
+    \frac\lambda2\|\theta\|^2` (scikit-learn's ``sample_weight`` / ``class_weight``
+    objective, with the data term divided by n). The weight is part of the record: it
+    is private, and only its public bound W enters the constants.
+
+    Constants (docs/theory.md#weights), from those of the wrapped loss (L, beta_l, S)
+    for every theta and every pair of records with weights in [0, W]:
+
+    * L_w = W L, since :math:`\|w\nabla l\| \le W L`;
+    * beta_w = W beta_l: :math:`w\nabla l` is :math:`w\beta_\ell`-Lipschitz in theta;
+    * S_w = W max(S, L) (= W S for every loss here, where S = 2L):
+      :math:`(w, w') \mapsto \|w g - w' g'\|` is convex, so its maximum over the square
+      :math:`[0, W]^2` is at a corner: 0, :math:`W\|g\|`, :math:`W\|g'\|` or
+      :math:`W\|g - g'\|`. Attained when the wrapped S is: both records at weight W.
+
+    The strong convexity comes from the L2 term only (a weight may be 0).
+
+    The targets handed to :meth:`value_sum` and :meth:`gradient_sum` are the pairs
+    :math:`(y_i, w_i)` as an array of shape (n, 2) (:meth:`pack`), so that the row sums of
+    a fit (chunks, mini-batches, dask blocks) slice the weights with the targets.
+
+    Parameters
+    ----------
+    loss : loss object
+        One of :class:`BinaryLogisticLoss`, :class:`MultinomialLogisticLoss`,
+        :class:`HuberLoss`, :class:`SquaredLoss`.
+    max_weight : float
+        The public bound W > 0 on every weight (the caller clips the weights to [0, W]).
+    """
+
+    def __init__(self, loss, max_weight):
+        self.loss = loss
+        self.max_weight = _positive("max_weight", max_weight)
+
+    def __repr__(self):
+        return f"WeightedLoss({self.loss!r}, max_weight={self.max_weight!r})"
+
+    @property
+    def n_outputs(self):
+        """Scores per row, as the wrapped loss."""
+        return self.loss.n_outputs
+
+    @property
+    def residual_clip(self):
+        """The wrapped loss's residual clip (AttributeError if it has none)."""
+        return self.loss.residual_clip
+
+    def coef_shape(self, n_features):
+        """Shape of the coefficient array, as the wrapped loss.
+
+        Parameters
+        ----------
+        n_features : int
+            Number of columns of X (intercept column included).
+
+        Returns
+        -------
+        shape : tuple of int
+            The shape of ``coef``.
+        """
+        return self.loss.coef_shape(n_features)
+
+    @staticmethod
+    def pack(y, weights):
+        """The (n, 2) float64 array of targets and weights that the sums take.
+
+        Parameters
+        ----------
+        y : array-like of shape (n_samples,)
+            Targets or integer label codes.
+        weights : array-like of shape (n_samples,)
+            Row weights, already in [0, W].
+
+        Returns
+        -------
+        packed : ndarray of shape (n_samples, 2)
+        """
+        return np.column_stack((np.asarray(y, dtype=np.float64),
+                                np.asarray(weights, dtype=np.float64)))
+
+    def value_sum(self, coef, X, y):
+        r"""Sum over rows of :math:`w_i\, l(\theta; x_i, y_i)`.
+
+        Parameters
+        ----------
+        coef : ndarray of shape ``coef_shape(n_features)``
+            The parameters theta.
+        X : ndarray or CSR matrix of shape (n_samples, n_features)
+            Rows, clipped and with the intercept column appended by the caller.
+        y : ndarray of shape (n_samples, 2)
+            Targets and weights (:meth:`pack`).
+
+        Returns
+        -------
+        value : float
+            The weighted sum of the per-example losses (not divided by n).
+        """
+        y = np.asarray(y)
+        return self.loss.value_sum(coef, X, y[:, 0], sample_weight=y[:, 1])
+
+    def gradient_sum(self, coef, X, y):
+        r"""Sum over rows of :math:`w_i\, \nabla l(\theta; x_i, y_i)`.
+
+        Parameters
+        ----------
+        coef : ndarray of shape ``coef_shape(n_features)``
+            The parameters theta.
+        X : ndarray or CSR matrix of shape (n_samples, n_features)
+            Rows, clipped and with the intercept column appended by the caller.
+        y : ndarray of shape (n_samples, 2)
+            Targets and weights (:meth:`pack`).
+
+        Returns
+        -------
+        gradient : ndarray of shape ``coef_shape(n_features)``
+            The weighted sum of the per-example gradients (not divided by n).
+        """
+        y = np.asarray(y)
+        return self.loss.gradient_sum(coef, X, y[:, 0], sample_weight=y[:, 1])
+
+    def gradient_bound(self, row_norm, *, y_bound=None, radius=None):
+        """L_w = W L.
+
+        Parameters
+        ----------
+        row_norm : float
+            Rt, the public bound on the norm of an augmented row.
+        y_bound : float or None, default=None
+            B, passed to the wrapped loss.
+        radius : float or None, default=None
+            r, passed to the wrapped loss.
+
+        Returns
+        -------
+        L : float
+            Bound on the norm of one weighted per-example gradient.
+        """
+        return self.max_weight * self.loss.gradient_bound(row_norm, y_bound=y_bound, radius=radius)
+
+    def smoothness(self, row_norm):
+        """beta_w = W beta_l.
+
+        Parameters
+        ----------
+        row_norm : float
+            Rt, the public bound on the norm of an augmented row.
+
+        Returns
+        -------
+        beta : float
+            Smoothness of one weighted per-example loss.
+        """
+        return self.max_weight * self.loss.smoothness(row_norm)
+
+    def sensitivity(self, row_norm, *, y_bound=None, radius=None):
+        """S_w = W max(S, L).
+
+        Parameters
+        ----------
+        row_norm : float
+            Rt, the public bound on the norm of an augmented row.
+        y_bound : float or None, default=None
+            B, passed to the wrapped loss.
+        radius : float or None, default=None
+            r, passed to the wrapped loss.
+
+        Returns
+        -------
+        S : float
+            Replace-one sensitivity of one weighted per-example gradient
+            (docs/theory.md#weights).
+        """
+        kwargs = dict(y_bound=y_bound, radius=radius)
+        return self.max_weight * max(
+            self.loss.sensitivity(row_norm, **kwargs), self.loss.gradient_bound(row_norm, **kwargs)
+        )

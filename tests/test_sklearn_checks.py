@@ -1,4 +1,11 @@
-"""scikit-learn's estimator checks over both estimators."""
+"""scikit-learn's estimator checks over both estimators, unweighted and weighted.
+
+Since ``fit`` takes ``sample_weight``, scikit-learn runs its sample-weight checks too.
+With the default ``max_sample_weight=None`` weights are refused with the reason (their
+bound must be public), so those checks run on a second instance of each estimator with
+``max_sample_weight=1.0`` (every constant as unweighted), which also runs every other
+check through the weighted code path.
+"""
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -9,25 +16,60 @@ from skdpgd import DPLogisticRegression, DPRidge
 # excluded; test_estimators.py shows the same checks pass at epsilon=inf.
 NOISE_DEFEATS_THRESHOLD = "noise at epsilon=1 on the check's tiny data defeats its accuracy threshold"
 
+NEEDS_MAX_SAMPLE_WEIGHT = (
+    "sample_weight needs the public bound max_sample_weight (None by default: refused "
+    "with the reason); the same check runs on the max_sample_weight=1.0 instance"
+)
 
-def expected_failed_checks(estimator):
-    return EXPECTED.get(type(estimator).__name__, {})
+# A weight of k is not k copies of a row here: n is public and calibrates the noise,
+# lam = 1/(C n) or alpha/n and every "auto" parameter, so repeating rows changes them.
+WEIGHT_IS_NOT_REPETITION = (
+    "the noise and the 'auto' parameters are calibrated to n, so an integer weight is "
+    "not a repeated row (tests/test_weights.py checks the weighted objective at epsilon=inf)"
+)
 
+SAMPLE_WEIGHT_CHECKS = (
+    "check_sample_weights_pandas_series", "check_sample_weights_not_an_array",
+    "check_sample_weights_list", "check_all_zero_sample_weights_error",
+    "check_sample_weights_shape", "check_sample_weights_not_overwritten",
+    "check_sample_weight_equivalence_on_dense_data",
+    "check_sample_weight_equivalence_on_sparse_data",
+    "check_classifiers_one_label_sample_weights",
+)
 
-EXPECTED = {
-    "DPLogisticRegression": {
-        # class_weight exists only to be refused with a reason (test_refusals.py): public
-        # per-class weights would scale the sensitivity, "balanced" reads private counts.
-        "check_class_weight_classifiers": "class_weight is refused with a reason",
-        "check_class_weight_balanced_linear_classifier": "class_weight is refused with a reason",
-    },
-    # DPRidge: check_regressors_train (R^2 > 0.5 on 200 standardised rows whose norms
-    # exceed data_norm=1 several-fold) passes since predict clips the rows as fit does.
+CLASS_WEIGHT = {
+    # {0: 1000, 1: 0.0001, ...}: the largest weight scales the sensitivity, so the noise
+    # at epsilon=1 is 1000 times larger (tests/test_weights.py runs it at epsilon=inf).
+    "check_class_weight_classifiers": "a class weight of 1000 scales the noise by 1000",
+    # "balanced" reads the private class counts (test_weights.py: refused with the reason).
+    "check_class_weight_balanced_linear_classifier": "class_weight='balanced' is refused",
 }
 
 
+def expected_failed_checks(estimator):
+    expected = {}
+    if isinstance(estimator, DPLogisticRegression):
+        expected.update(CLASS_WEIGHT)
+    if estimator.max_sample_weight is None:
+        expected.update(dict.fromkeys(SAMPLE_WEIGHT_CHECKS, NEEDS_MAX_SAMPLE_WEIGHT))
+    else:
+        expected.update(dict.fromkeys(
+            ("check_sample_weight_equivalence_on_dense_data",
+             "check_sample_weight_equivalence_on_sparse_data"), WEIGHT_IS_NOT_REPETITION,
+        ))
+    # DPRidge: check_regressors_train (R^2 > 0.5 on 200 standardised rows whose norms
+    # exceed data_norm=1 several-fold) passes since predict clips the rows as fit does.
+    return expected
+
+
 @parametrize_with_checks(
-    [DPLogisticRegression(), DPRidge(y_bound=1.0)], expected_failed_checks=expected_failed_checks
+    [
+        DPLogisticRegression(),
+        DPRidge(y_bound=1.0),
+        DPLogisticRegression(max_sample_weight=1.0),
+        DPRidge(y_bound=1.0, max_sample_weight=1.0),
+    ],
+    expected_failed_checks=expected_failed_checks,
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -19,7 +19,9 @@ from sklearn.utils.validation import _num_features, _num_samples
 from .._dask import is_dask_array, validate_dask_X_y
 from ..accounting._preconditioned import concentrated_initial_distance
 from ._defaults import auto_intercept_scaling
+from ..losses import WeightedLoss
 from ._solvers import FitData, PublicProblem, make_solver
+from ._weights import check_sample_weight_shape, row_weights
 from ..utils._sklearn_compat import (
     HasMethods, Interval, Options, StrOptions, _check_y, check_consistent_length, validate_data,
 )
@@ -204,6 +206,8 @@ class BaseDPLinearModel(BaseEstimator):
     def _plan_and_report(self, n_samples, n_features, n_classes, notes=()):
         """(loss, coef_shape, problem, plan, report) from public numbers only."""
         loss, coef_shape = self._loss_and_shape(n_features, n_classes)
+        loss, weight_notes = self._weighted_loss(loss)
+        notes = tuple(notes) + weight_notes
         epsilon = check_epsilon(self.epsilon)
         delta = resolve_delta(self.delta, n_samples)
         problem = self._problem(
@@ -216,6 +220,55 @@ class BaseDPLinearModel(BaseEstimator):
     def _loss_and_shape(self, n_features, n_classes):
         """The loss ``fit`` uses and the shape of theta (abstract hook)."""
         raise NotImplementedError(f"{type(self).__name__} must define _loss_and_shape")
+
+    # -- row weights (docs/theory.md#weights; skdpgd.linear_model._weights) ----------
+    def _class_weight_bound(self):
+        """W_c of a public ``class_weight``, or None without one (classifiers override)."""
+        return None
+
+    def _weight_bound(self):
+        """W = W_c W_s from the parameters only, or None for an unweighted fit."""
+        sample_bound = getattr(self, "max_sample_weight", None)
+        class_bound = self._class_weight_bound()
+        if sample_bound is None and class_bound is None:
+            return None
+        return float(1.0 if class_bound is None else class_bound) * float(
+            1.0 if sample_bound is None else sample_bound
+        )
+
+    def _weighted_loss(self, loss):
+        """(loss, notes): the loss wrapped in WeightedLoss(W) when the fit is weighted."""
+        bound = self._weight_bound()
+        if bound is None:
+            return loss, ()
+        note = (
+            f"weighted objective: every row weight is in [0, W] with W = {bound:.6g} "
+            "(class_weight and max_sample_weight, public); the gradient bound, the "
+            "sensitivity and the smoothness are W times the unweighted ones, the noisy Gram "
+            "of solver='preconditioned' is unweighted (its curvature bound is scaled "
+            "instead); sample weights are clipped to [0, max_sample_weight] "
+            "(docs/theory.md#weights)"
+        )
+        return WeightedLoss(loss, bound), (note,)
+
+    def _check_weights(self, sample_weight, n_samples):
+        """Refuse a sample_weight the fit cannot take, from public facts (before the charge)."""
+        check_sample_weight_shape(
+            sample_weight, n_samples, getattr(self, "max_sample_weight", None),
+            type(self).__name__,
+        )
+
+    def _weighted_targets(self, targets, sample_weight, *, codes=None, classes=None,
+                          class_weight=None):
+        """targets, or (targets, weights) packed for WeightedLoss (after the charge)."""
+        if self._weight_bound() is None:
+            return targets
+        weights = row_weights(
+            len(targets), codes=codes, classes=classes, class_weight=class_weight,
+            sample_weight=sample_weight,
+            max_sample_weight=getattr(self, "max_sample_weight", None),
+        )
+        return WeightedLoss.pack(targets, weights)
 
     def plan_privacy(self, n_samples, n_features, n_classes=None):
         """The privacy report ``fit`` would produce on any data of this shape, without data.

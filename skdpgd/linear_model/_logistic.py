@@ -11,11 +11,12 @@ from .._passes import scan_labels
 from ..losses import BinaryLogisticLoss, MultinomialLogisticLoss
 from ..utils._sklearn_compat import Interval, LinearClassifierMixin, StrOptions, _fit_context
 from ..utils._validation import validate_private
-from ._base import BaseDPLinearModel, fit_or_forget
+from ._base import PUBLIC_SCALE_RANGE, BaseDPLinearModel, fit_or_forget
 from ._defaults import BINARY_RESIDUAL_CLIP, CONFIDENT_LOGIT, logistic_initial_distance
 from ._predict import decision_on_clipped_rows
-from ._refusals import refuse_class_weight, refuse_fit_params, refuse_warm_start
+from ._refusals import refuse_fit_params, refuse_warm_start
 from ._repr import BudgetReprMixin
+from ._weights import check_class_weight, class_weight_bound
 
 class DPLogisticRegression(
     BudgetReprMixin, LinearClassifierMixin, ClassifierMixin, BaseDPLinearModel
@@ -133,13 +134,26 @@ class DPLogisticRegression(
         reproducible by anyone who knows it: use one for experiments, not for releases.
     verbose : int, default=0
         Print progress (steps done, time); nothing computed from the data is printed.
-    class_weight : None, default=None
-        Only None: ``"balanced"`` reads the class counts of the private data, and public
-        per-class weights would scale the sensitivity by their maximum (not implemented);
-        any other value is refused by ``fit`` with the reason.
+    class_weight : dict or None, default=None
+        Public weights {label: weight >= 0} of the classes (labels not in the dict weigh
+        1): row i's loss is multiplied by the weight of its label, and the sensitivity,
+        the gradient bound and the smoothness by the largest weight W_c a label of the
+        public label set can get (of every label and 1 when ``classes`` is not given;
+        docs/theory.md#weights). ``"balanced"`` is refused with the reason: it reads the
+        class counts of the private data; give a dict, or fit in
+        :func:`skdpgd.make_dp_pipeline`, which can release noisy counts and pass the
+        weights they give (post-processing) as a dict.
     warm_start : False, default=False
         Only False: a start that depends on a previous fit's data voids the bound,
         which assumes a data-independent start. ``True`` is refused by ``fit``.
+    max_sample_weight : float or None, default=None
+        Public bound W_s on ``fit``'s ``sample_weight``, in [1e-12, 1e12]; needed to
+        pass ``sample_weight`` (refused with the reason otherwise). Weights are private
+        (one per record) and are clipped to [0, W_s] silently, after the ledger charge;
+        the sensitivity, gradient bound and smoothness are W times the unweighted ones,
+        W = W_s W_c (docs/theory.md#weights). When set, a fit without
+        ``sample_weight`` weighs every row min(1, W_s) and is planned with the same W, so
+        the report depends on the parameters only.
 
     Attributes
     ----------
@@ -203,7 +217,8 @@ class DPLogisticRegression(
         "C": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "classes": ["array-like", None],
         "residual_clip": [Interval(numbers.Real, 1e-12, 1, closed="both"), StrOptions({"auto"})],
-        "class_weight": "no_validation",  # refused with a reason in fit (_refusals.py)
+        "class_weight": "no_validation",  # checked with reasons in fit (_weights.py)
+        "max_sample_weight": [Interval(numbers.Real, *PUBLIC_SCALE_RANGE, closed="both"), None],
         "warm_start": "no_validation",
     }
 
@@ -228,6 +243,7 @@ class DPLogisticRegression(
         verbose=0,
         class_weight=None,
         warm_start=False,
+        max_sample_weight=None,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -247,12 +263,20 @@ class DPLogisticRegression(
         self.verbose = verbose
         self.class_weight = class_weight
         self.warm_start = warm_start
+        self.max_sample_weight = max_sample_weight
 
     def _strong_convexity(self, n_samples):
         return None if self.C == "auto" else 1.0 / (self.C * n_samples)
 
     def _output_scale(self):
         return CONFIDENT_LOGIT
+
+    def _class_weight_bound(self):
+        """W_c of the public class_weight over the public label set (None: no weights)."""
+        if self.class_weight is None:
+            return None
+        classes = self._public_classes()
+        return class_weight_bound(check_class_weight(self.class_weight, classes), classes)
 
     def _initial_distance(self, n_features, n_outputs, intercept_scaling):
         return logistic_initial_distance(
@@ -332,7 +356,7 @@ class DPLogisticRegression(
 
     @_fit_context(prefer_skip_nested_validation=True)
     @fit_or_forget
-    def fit(self, X, y, sample_ids=None, **fit_params):
+    def fit(self, X, y, sample_ids=None, *, sample_weight=None, **fit_params):
         """Fit the model with (epsilon, delta)-DP; only the last iterate is kept.
 
         Parameters
@@ -343,19 +367,23 @@ class DPLogisticRegression(
         sample_ids : array-like of shape (n_samples,), default=None
             Public identifiers of the rows, only passed to ``ledger`` (which then
             composes in parallel the fits whose rows are disjoint). Ignored without one.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-row weights (private: part of each record). Needs the public bound
+            ``max_sample_weight``; weights are clipped to [0, max_sample_weight]
+            silently, a NaN weight is refused after the ledger charge.
         **fit_params : dict
-            Refused with a reason (``sample_weight``: per-row weights would scale the
-            sensitivity by their maximum, and data-derived weights are private).
+            Refused with a reason.
 
         Returns
         -------
         self : DPLogisticRegression
         """
         refuse_fit_params(type(self).__name__, fit_params)
-        refuse_class_weight(self.class_weight)
         refuse_warm_start(self.warm_start)
         n_samples, n_features = self._public_shape(X, y)
         classes = self._public_classes()
+        class_weight = check_class_weight(self.class_weight, classes)
+        self._check_weights(sample_weight, n_samples)
         if classes is None:
             if self.ledger is not None:
                 raise ValueError(
@@ -374,9 +402,11 @@ class DPLogisticRegression(
             )
             X, y = self._validate_X_y(X, y)
             classes, codes, _ = self._encode_labels(y, classes)
-        if classes.size == 2:
-            codes = codes.astype(float)
-        coef, n_steps = self._run(X, codes, loss, plan)
+        targets = codes.astype(float) if classes.size == 2 else codes
+        targets = self._weighted_targets(
+            targets, sample_weight, codes=codes, classes=classes, class_weight=class_weight
+        )
+        coef, n_steps = self._run(X, targets, loss, plan)
         lam = plan.strong_convexity
         self.coef_, self.intercept_ = self._split_coef(coef)
         self.residual_clip_ = getattr(loss, "residual_clip", 1.0)

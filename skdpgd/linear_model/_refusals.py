@@ -6,26 +6,13 @@ public fact; it runs before the ledger is charged and before any value is read.
 
 _SAMPLE_WEIGHT = (
     "{name}.fit does not take sample_weight: a weight w_i multiplies row i's gradient, so "
-    "the replace-one sensitivity becomes max_i w_i times S and the accountant would need "
-    "that maximum as a public bound; weights computed from the data (for example "
-    "compute_sample_weight('balanced', y)) are statistics of the private data. Drop the "
-    "weights, or, for a person with several rows, aggregate the rows per person first "
-    "(group privacy; see docs/privacy_model.md)."
+    "the replace-one sensitivity becomes max_i w_i times S and the accountant needs that "
+    "maximum as a public bound; weights computed from the data (for example "
+    "compute_sample_weight('balanced', y)) are statistics of the private data. "
+    "DPLogisticRegression and DPRidge take sample_weight with their public bound "
+    "max_sample_weight; for a person with several rows, aggregate the rows per person "
+    "first (group privacy; see docs/privacy_model.md)."
 )
-
-_CLASS_WEIGHT = {
-    "balanced": (
-        "class_weight='balanced' is refused: it divides by the class counts of y, a "
-        "statistic of the private data that would enter the model without being "
-        "accounted (and would set the sensitivity from the data)."
-    ),
-    "other": (
-        "class_weight is not supported: public per-class weights w_k would scale the "
-        "sensitivity by max_k w_k, which the accountant does not implement yet. Leave "
-        "class_weight=None; to favour a rare class, move the decision threshold on "
-        "predict_proba after fitting (free: it is post-processing)."
-    ),
-}
 
 _WARM_START = (
     "warm_start=True is refused: starting from a previous fit's coefficients makes the "
@@ -45,14 +32,6 @@ def refuse_fit_params(name, fit_params):
         f"{name}.fit got unexpected keyword argument(s) {sorted(fit_params)}; it takes X, y "
         "and sample_ids (public row identifiers for a ledger)."
     )
-
-
-def refuse_class_weight(class_weight):
-    """Raise a ``ValueError`` for any ``class_weight`` but None, with the reason."""
-    if class_weight is None:
-        return
-    key = "balanced" if isinstance(class_weight, str) and class_weight == "balanced" else "other"
-    raise ValueError(_CLASS_WEIGHT[key] + f" Got class_weight={class_weight!r}.")
 
 
 def refuse_warm_start(warm_start):

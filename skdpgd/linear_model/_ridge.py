@@ -79,6 +79,11 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
     residual_clip : float or "auto", default="auto"
         Threshold c of the Huber loss, in [1e-12, 1e12]. ``"auto"`` is about
         ``0.246 * y_bound`` (see Notes).
+    max_sample_weight : float or None, default=None
+        Public bound W on ``fit``'s ``sample_weight``, as in
+        :class:`skdpgd.DPLogisticRegression`: needed to pass weights, which are clipped
+        to [0, W] silently; the sensitivity, gradient bound and smoothness are W times
+        the unweighted ones (docs/theory.md#weights).
 
     Attributes
     ----------
@@ -129,6 +134,7 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
         "residual_clip": [
             Interval(numbers.Real, *PUBLIC_SCALE_RANGE, closed="both"), StrOptions({"auto"})
         ],
+        "max_sample_weight": [Interval(numbers.Real, *PUBLIC_SCALE_RANGE, closed="both"), None],
     }
 
     def __init__(
@@ -150,6 +156,7 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
         n_jobs=None,
         random_state=None,
         verbose=0,
+        max_sample_weight=None,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -167,6 +174,7 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.max_sample_weight = max_sample_weight
 
     def _strong_convexity(self, n_samples):
         return None if self.alpha == "auto" else self.alpha / n_samples
@@ -198,7 +206,7 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
 
     @_fit_context(prefer_skip_nested_validation=True)
     @fit_or_forget
-    def fit(self, X, y, sample_ids=None, **fit_params):
+    def fit(self, X, y, sample_ids=None, *, sample_weight=None, **fit_params):
         """Fit the model with (epsilon, delta)-DP; only the last iterate is kept.
 
         Parameters
@@ -209,9 +217,12 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
             Targets; clipped to [-y_bound, y_bound].
         sample_ids : array-like of shape (n_samples,), default=None
             Public identifiers of the rows, only passed to ``ledger``.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-row weights (private: part of each record). Needs the public bound
+            ``max_sample_weight``; weights are clipped to [0, max_sample_weight]
+            silently, a NaN weight is refused after the ledger charge.
         **fit_params : dict
-            Refused with a reason (``sample_weight``: per-row weights would scale the
-            sensitivity by their maximum, and data-derived weights are private).
+            Refused with a reason.
 
         Returns
         -------
@@ -223,11 +234,13 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
         y_shape = getattr(y, "shape", (n_samples,))
         if len(y_shape) > 2 or len(y_shape) == 2 and y_shape[1] != 1:
             raise ValueError(f"DPRidge supports a single target; y has shape {y_shape}.")
+        self._check_weights(sample_weight, n_samples)
         loss, shape, plan, report = self._charge(n_samples, n_features, None, (), sample_ids)
         X, y = self._validate_X_y(X, y, y_numeric=True)
         if y.ndim != 1:
             raise ValueError(f"DPRidge supports a single target; y has shape {y.shape}.")
-        coef, n_steps = self._run(X, clip_targets(y, self.y_bound), loss, plan)
+        targets = self._weighted_targets(clip_targets(y, self.y_bound), sample_weight)
+        coef, n_steps = self._run(X, targets, loss, plan)
         lam = plan.strong_convexity
         coef_, intercept_ = self._split_coef(coef)
         self.coef_, self.intercept_ = coef_[0], float(intercept_[0])
