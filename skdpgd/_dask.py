@@ -102,7 +102,7 @@ def _block_sum(method, coef, block, rows=None):
     if rows is not None:
         design, y_block = design[rows], y_block[rows]
     fused = fused_gradient_sum(method, coef, design, y_block)  # None: not applicable
-    return method(coef, design, y_block) if fused is None else fused
+    return method(coef, design.prescaled(), y_block) if fused is None else fused
 
 
 def _split_by_block(rows, edges):

@@ -159,8 +159,9 @@ class ClippedDesign:
     ----------
     X : ndarray or CSR matrix of shape (n_samples, n_features), float64 or float32
         The validated data; never modified or copied.
-    pre_scale : ndarray of shape (n_samples,)
-        The powers of two :math:`p_i` (:func:`skdpgd.utils._clipping.power_of_two_scales`).
+    pre_scale : ndarray of shape (n_samples,) or None
+        The powers of two :math:`p_i` (:func:`skdpgd.utils._clipping.power_of_two_scales`);
+        None when X holds the pre-scaled rows :math:`P X` already (:meth:`prescaled`).
     post_scale : ndarray of shape (n_samples,)
         :math:`q_i = \min(1/p_i, R/\|p_i x_i\|)`
         (:func:`skdpgd.utils._clipping.clipping_factors`).
@@ -175,7 +176,7 @@ class ClippedDesign:
 
     def __init__(self, X, pre_scale, post_scale, intercept_scaling=None):
         self.X = X
-        self.pre_scale = np.asarray(pre_scale, dtype=np.float64)
+        self.pre_scale = None if pre_scale is None else np.asarray(pre_scale, dtype=np.float64)
         self.post_scale = np.asarray(post_scale, dtype=np.float64)
         self.intercept_scaling = None if intercept_scaling is None else float(intercept_scaling)
         self.shape = (X.shape[0], X.shape[1] + int(self.intercept_scaling is not None))
@@ -198,14 +199,37 @@ class ClippedDesign:
     @property
     def row_scale(self):
         r""":math:`s_i = p_i q_i = \min(1, R/\|x_i\|)` (subnormal or 0 for rows of norm above
-        about :math:`2^{1022} R`; the products never use it)."""
+        about :math:`2^{1022} R`; the products never use it). For a :meth:`prescaled`
+        design, :math:`q_i`, the scale of its (pre-scaled) rows."""
+        if self.pre_scale is None:
+            return self.post_scale
         return self.pre_scale * self.post_scale
+
+    def prescaled(self):
+        r"""The same design over the pre-scaled rows :math:`P X` (a new array, or CSR values,
+        of X's size and dtype; exact).
+
+        For a chunk on which several products are taken in a row (the numpy path of one
+        gradient: ``X @ coef``, then ``X.T @ residual``), so that its rows are scaled once
+        instead of once per product. Meant for chunk-sized designs: the result holds a
+        copy of their values.
+        """
+        if self.pre_scale is None:
+            return self
+        return ClippedDesign(_prescaled(self.X, self.pre_scale), None, self.post_scale,
+                             self.intercept_scaling)
+
+    def _scaled_rows(self):
+        """:math:`P X` for one product (X itself if already pre-scaled)."""
+        if self.pre_scale is None:
+            return self.X
+        return _prescaled(self.X, self.pre_scale)
 
     def __sizeof__(self):
         """Bytes held (X and the two row factors): what a dask worker counts against its
         memory limit, so that a persisted block of a dask X can be spilled to disk."""
         held = [self.X.data, self.X.indices, self.X.indptr] if sp.issparse(self.X) else [self.X]
-        held += [self.pre_scale, self.post_scale]
+        held += [a for a in (self.pre_scale, self.post_scale) if a is not None]
         return object.__sizeof__(self) + sum(np.asarray(a).nbytes for a in held)
 
     def __len__(self):
@@ -217,8 +241,8 @@ class ClippedDesign:
             X = _csr_row_view(self.X, rows)
         else:
             X = self.X[rows]
-        return ClippedDesign(X, self.pre_scale[rows], self.post_scale[rows],
-                             self.intercept_scaling)
+        pre = None if self.pre_scale is None else self.pre_scale[rows]
+        return ClippedDesign(X, pre, self.post_scale[rows], self.intercept_scaling)
 
     def _split(self, coef):
         coef = np.asarray(coef, dtype=np.float64)
@@ -229,7 +253,7 @@ class ClippedDesign:
     def __matmul__(self, coef):
         r""":math:`\tilde X \theta` for theta of shape (d,) or (d, k); float64 result."""
         weights, intercept = self._split(coef)
-        scaled = _prescaled(self.X, self.pre_scale)
+        scaled = self._scaled_rows()
         with np.errstate(over="ignore", invalid="ignore"):  # only a non-finite coef overflows
             product = _product(scaled, weights.astype(self.X.dtype, copy=False))
             post = self.post_scale if product.ndim == 1 else self.post_scale[:, None]
@@ -257,7 +281,8 @@ class ClippedDesign:
             block = self[start:stop]
             X = block.X.toarray() if sp.issparse(block.X) else block.X
             rows = np.array(X, dtype=np.float64, copy=True)
-            rows *= block.pre_scale[:, None]
+            if block.pre_scale is not None:
+                rows *= block.pre_scale[:, None]
             rows *= block.post_scale[:, None]
             top += rows.T @ rows
             column += rows.sum(axis=0)
@@ -273,7 +298,10 @@ class ClippedDesign:
     def toarray(self):
         """The materialised float64 matrix (for tests and small problems only)."""
         X = self.X.toarray() if sp.issparse(self.X) else np.asarray(self.X)
-        X = X.astype(np.float64) * self.pre_scale[:, None] * self.post_scale[:, None]
+        X = X.astype(np.float64)
+        if self.pre_scale is not None:
+            X = X * self.pre_scale[:, None]
+        X = X * self.post_scale[:, None]
         if self.intercept_scaling is not None:
             X = np.hstack([X, np.full((X.shape[0], 1), self.intercept_scaling)])
         return X
@@ -293,7 +321,7 @@ class _TransposedDesign:
         with np.errstate(over="ignore", invalid="ignore"):  # only a non-finite residual
             scaled = (post * residual).astype(design.X.dtype, copy=False)
             top = np.asarray(
-                _transposed_product(_prescaled(design.X, design.pre_scale), scaled),
+                _transposed_product(design._scaled_rows(), scaled),
                 dtype=np.float64,
             )
         if design.intercept_scaling is None:

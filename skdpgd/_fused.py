@@ -165,7 +165,8 @@ def fused_gradient_sum(method, coef, design, y):
     b = design.intercept_scaling if has_intercept else 0.0
     y = np.asarray(y, dtype=np.float64)
     out = np.zeros(X.shape[1])
-    total_r = _KERNELS[0](X, design.pre_scale, design.post_scale, y, np.ascontiguousarray(w),
+    pre = np.ones(X.shape[0]) if design.pre_scale is None else design.pre_scale
+    total_r = _KERNELS[0](X, pre, design.post_scale, y, np.ascontiguousarray(w),
                           intercept, b, kind[0], kind[1], out)
     if not has_intercept:
         return out

@@ -125,6 +125,14 @@ def cache_blocks(n_rows, n_features, itemsize=8):
     return [(a, min(a + size, n_rows)) for a in range(0, n_rows, size)]
 
 
+def _prescaled(rows):
+    """A chunk of a :class:`~skdpgd._design.ClippedDesign` with its rows pre-scaled once
+    for the products of one call (:meth:`~skdpgd._design.ClippedDesign.prescaled`): the
+    numpy path takes two products of each chunk. Other row containers as they are."""
+    prescaled = getattr(rows, "prescaled", None)
+    return rows if prescaled is None else prescaled()
+
+
 def _partial_sum(method, coef, X, y, start, stop, rows):
     """One chunk's partial sum: rows ``start:stop`` of X, or of ``X[rows]`` (worker side).
 
@@ -143,10 +151,10 @@ def _partial_sum(method, coef, X, y, start, stop, rows):
     itemsize = getattr(getattr(X, "dtype", None), "itemsize", 8)
     for a, b in cache_blocks(stop - start, X.shape[1], itemsize):
         if rows is None:
-            part = method(coef, X[start + a:start + b], y[start + a:start + b])
+            part = method(coef, _prescaled(X[start + a:start + b]), y[start + a:start + b])
         else:
             index = rows[start + a:start + b]
-            part = method(coef, X[index], y[index])
+            part = method(coef, _prescaled(X[index]), y[index])
         if total is None:
             total = np.array(part, dtype=np.float64, copy=True)
         else:
@@ -280,7 +288,7 @@ class ChunkedRowSums:
             fused = fused_gradient_sum(method, coef, self.X, self.y)
             if fused is not None:
                 return fused
-            return np.asarray(method(coef, self.X, self.y), dtype=np.float64)
+            return np.asarray(method(coef, _prescaled(self.X), self.y), dtype=np.float64)
         if self._parallel is not None and len(bounds) > 1:
             n_tasks = min(len(bounds), TASKS_PER_WORKER * self._n_workers)
             groups = [list(group) for group in _split(bounds, n_tasks)]

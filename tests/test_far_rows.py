@@ -90,7 +90,8 @@ def test_a_far_row_is_not_stored_apart():
     assert design.__sizeof__() == near.__sizeof__()
     assert np.all(np.isfinite(design.pre_scale)) and np.all(np.isfinite(design.post_scale))
     # the clipped rows: q (p x), on the unit sphere for the three rows above the bound
-    np.testing.assert_allclose(np.linalg.norm(design.toarray(), axis=1), [1, 1, 1, 1], rtol=1e-15)
+    norms = np.linalg.norm(design.toarray(), axis=1)
+    np.testing.assert_allclose(norms, [1, 1, 1, 1], rtol=1e-15)
 
 
 @pytest.mark.parametrize("kind", ["dense", "csr", "float32"])
@@ -107,3 +108,25 @@ def test_gram_of_the_design_is_the_clipped_gram(kind):
     np.testing.assert_allclose(design.gram(), reference.T @ reference, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(design[5:30].gram(), reference[5:30].T @ reference[5:30],
                                rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["dense", "csr", "float32"])
+def test_prescaled_design_gives_the_same_products(kind):
+    # The numpy path scales a chunk's rows once (design.prescaled()) for its two
+    # products: the same numbers as scaling them inside each product, bit for bit.
+    rng = np.random.default_rng(4)
+    X = _data(rng)
+    top, far = (MAX32, 1e30) if kind == "float32" else (MAX64, 1e300)
+    X[[3, 17]] = [[top, 1.0, -1.0], [far, 0.0, 0.0]]
+    data = {"dense": lambda: X, "csr": lambda: sp.csr_matrix(X),
+            "float32": lambda: X.astype(np.float32)}[kind]()
+    design = ClippedDesign.from_data(data, 1.0, 0.7)
+    once = design.prescaled()
+    assert once.pre_scale is None and once.prescaled() is once
+    theta, r = rng.standard_normal(4), rng.standard_normal(40)
+    assert np.array_equal(once @ theta, design @ theta)
+    assert np.array_equal(once.T @ r, design.T @ r)
+    assert np.array_equal(once[5:30] @ theta, design[5:30] @ theta)
+    np.testing.assert_allclose(once.gram(), design.gram(), rtol=1e-15, atol=1e-15)
+    np.testing.assert_allclose(once.toarray(), design.toarray(), rtol=1e-15, atol=0)
+    assert np.all(np.isfinite(design @ theta)) and np.all(np.isfinite(design.T @ r))
