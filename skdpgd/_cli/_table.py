@@ -103,7 +103,9 @@ class TableSchema(TransformerMixin, BaseEstimator):
         return columns, numeric, categorical
 
     def _markers(self):
-        return frozenset(str(m).strip() for m in self.missing_values)
+        markers = self.missing_values
+        markers = [markers] if isinstance(markers, str) else list(markers or ())
+        return frozenset(str(m).strip() for m in markers)
 
     def _read(self, X):
         """{name: 1-D array of cells} of the feature columns (checks names and shape)."""
