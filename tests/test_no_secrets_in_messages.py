@@ -375,6 +375,23 @@ TRANSFORMERS = {
 }
 
 
+def test_an_unlisted_category_reaches_the_estimator_which_refuses_after_the_charge(
+        capsys, caplog):
+    # PublicOneHotEncoder's default maps a value outside the public list to NaN (it never
+    # refuses before the charge); the estimator refuses the NaN after charging its ledger.
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import Pipeline
+
+    X = _frame(np.where(np.isin(np.arange(N), ROWS), TEXT, "red"))
+    features = ColumnTransformer([("num", BoundedScaler(bounds=(-1.0, 1.0)), list("abc")),
+                                  ("cat", PublicOneHotEncoder([["red", "blue"]]), ["note"])])
+    ledger = PrivacyLedger()
+    model = Pipeline([("features", features), ("clip", RowNormClipper(1.0)),
+                      ("model", _logistic(classes=[0, 1], ledger=ledger))])
+    _check(lambda: model.fit(X, _clean()[1]), capsys, caplog, refused=True, names=r"\bX\b")
+    assert len(ledger.entries) == 1
+
+
 @pytest.mark.parametrize("transformer", list(TRANSFORMERS))
 @pytest.mark.parametrize("case", [
     "string cell", "DataFrame object column", "NaN", "inf",
