@@ -30,5 +30,11 @@ class LedgerCopyError(RuntimeError):
 
 
 class LedgerFileError(ValueError):
-    """A ledger file cannot be used: not SQLite, not a ledger, damaged, or another version."""
+    """A ledger file cannot be used: not SQLite, not a ledger, damaged, another version, or
+    its hash chain does not verify (an entry or the header was changed, entries were
+    removed, the key is missing or wrong).
+
+    Raised before anything is recorded. The message names the entry (``entry #3``) or the
+    header that broke, never a stored value or the key.
+    """
 

@@ -264,17 +264,7 @@ def verify_file(conn, chain, path, since=0, decode=True):
     -------
     Verified
     """
-    header = read_header(conn, path)
-    _check_key(header, chain, path)
-    try:
-        h0 = chain.header({k: header[k] for k in HEADER_HASHED})
-    except TypeError as exc:
-        raise _broken(path, f"the header holds a value of the wrong type ({exc})") from None
-    if not same(h0, header["header_hash"]):
-        raise _broken(path, "the header (cap, neighbouring relation, creation time, schema "
-                      "version or key flag) was changed after it was written")
-    if header["format"] != FORMAT or header["relation"] != "replace-one":
-        raise _damaged(path, "has a header that is not an skdpgd replace-one ledger's")
+    header, h0 = _verified_header(conn, chain, path)
     previous, expected, entries = h0, 1, []
     cursor = conn.execute(
         f"SELECT {', '.join(ENTRY_COLUMNS)}, entry_hash FROM entries ORDER BY seq")
@@ -296,14 +286,53 @@ def verify_file(conn, chain, path, since=0, decode=True):
                           "position) was changed after it was recorded")
         previous, expected = digest, expected + 1
     n = expected - 1
+    _check_head(header, chain, path, h0, n, previous)
+    return Verified(header, entries, h0, n, previous)
+
+
+def _verified_header(conn, chain, path):
+    header = read_header(conn, path)
+    _check_key(header, chain, path)
+    try:
+        h0 = chain.header({k: header[k] for k in HEADER_HASHED})
+    except TypeError as exc:
+        raise _broken(path, f"the header holds a value of the wrong type ({exc})") from None
+    if not same(h0, header["header_hash"]):
+        raise _broken(path, "the header (cap, neighbouring relation, creation time, schema "
+                      "version or key flag) was changed after it was written")
+    if header["format"] != FORMAT or header["relation"] != "replace-one":
+        raise _damaged(path, "has a header that is not an skdpgd replace-one ledger's")
+    return header, h0
+
+
+def _check_head(header, chain, path, h0, n, last_hash):
     head_seq = header["head_seq"]
     if isinstance(head_seq, int) and head_seq > n:
         raise _broken(path, f"the file ends at entry #{n} but its head records {head_seq} "
                       f"entries: entries #{n + 1} to #{head_seq} were removed")
-    if head_seq != n or not same(chain.head(h0, n, previous), header["head_hash"]):
+    if head_seq != n or not same(chain.head(h0, n, last_hash), header["head_hash"]):
         raise _broken(path, f"its head (the number of entries and the last entry's hash) "
                       f"does not match the {n} entries it holds")
-    return Verified(header, entries, h0, n, previous)
+
+
+def verify_known(conn, chain, path, n, last_hash, since=0, decode=True):
+    """:func:`verify_file` for a connection that verified the whole chain before, ending at
+    entry ``n`` with digest ``last_hash``, when no other connection has committed since
+    (``PRAGMA data_version`` unchanged: the entries are those it verified or wrote). The
+    header, the key and the head are checked again; the entries after ``since`` are
+    decoded. Anything unexpected raises (the caller then verifies in full)."""
+    header, h0 = _verified_header(conn, chain, path)
+    count, last_seq = conn.execute("SELECT count(*), max(seq) FROM entries").fetchone()
+    if (count, last_seq or 0) != (n, n):
+        _check_head(header, chain, path, h0, count, "")  # raises, naming the difference
+        raise _broken(path, "its entries are not numbered 1 to n")
+    _check_head(header, chain, path, h0, n, last_hash)
+    entries = []
+    if decode:
+        for row in conn.execute(f"SELECT {', '.join(ENTRY_COLUMNS)} FROM entries "
+                                "WHERE seq > ? ORDER BY seq", (since,)):
+            entries.append(_decode(dict(zip(ENTRY_COLUMNS, row)), path))
+    return Verified(header, entries, h0, n, last_hash)
 
 
 def rechain(conn, chain, path):
@@ -345,6 +374,8 @@ class FileStore:
         self._pid = None
         self.cap = None  # (epsilon or None, delta or None), read from the file
         self.head = None  # (n, head_hash) at the last verification
+        # (PRAGMA data_version, n, h_n) when this connection last verified or wrote
+        self._known = None
 
     def _fail(self, what, exc):
         return _damaged(self.path, what, exc)
@@ -355,7 +386,7 @@ class FileStore:
             return self._conn
         if self._conn is not None:
             _INHERITED.append(self._conn)  # opened before a fork: never touch it here
-        self._conn = None
+        self._conn, self._known = None, None
         directory = os.path.dirname(self.path)
         if not os.path.isdir(directory):
             raise LedgerFileError(
@@ -427,8 +458,20 @@ class FileStore:
         # (persistent; the file must live on a local file system).
         conn.execute("PRAGMA journal_mode = WAL")
 
-    def _verify(self, conn, since=0, decode=True):
-        found = verify_file(conn, self._chain, self.path, since, decode)
+    def _verify(self, conn, since=0, decode=True, full=False):
+        """Verify inside the caller's transaction: the whole chain, or, when no other
+        connection has committed since this one last verified or wrote (SQLite's
+        ``PRAGMA data_version``), the header, the key and the head (O(1) instead of
+        O(entries): the entries are byte for byte those it verified)."""
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        known = self._known
+        self._known = None
+        if not full and known is not None and known[0] == version:
+            found = verify_known(conn, self._chain, self.path, known[1], known[2], since,
+                                 decode)
+        else:
+            found = verify_file(conn, self._chain, self.path, since, decode)
+        self._known = (version, found.n_entries, found.last_hash)
         self.cap = (found.header["cap_epsilon"], found.header["cap_delta"])
         self.head = (found.n_entries, found.header["head_hash"])
         return found
@@ -447,7 +490,7 @@ class FileStore:
                 conn.execute("UPDATE ledger SET cap_epsilon = ?, cap_delta = ?",
                              (_nullable(epsilon), _nullable(delta)))
                 rechain(conn, self._chain, self.path)
-                self._verify(conn, decode=False)
+                self._verify(conn, decode=False, full=True)
             conn.execute("COMMIT")
         except sqlite3.DatabaseError as exc:
             _rollback(conn)
@@ -504,6 +547,7 @@ class FileStore:
             head = self._chain.head(found.header_hash, seq, digest)
             conn.execute("UPDATE entries SET entry_hash = ? WHERE seq = ?", (digest, seq))
             conn.execute("UPDATE ledger SET head_seq = ?, head_hash = ?", (seq, head))
+            version = conn.execute("PRAGMA data_version").fetchone()[0]
             conn.execute("COMMIT")
         except sqlite3.DatabaseError as exc:
             _rollback(conn)
@@ -512,6 +556,7 @@ class FileStore:
             _rollback(conn)
             raise
         self.head = (seq, head)
+        self._known = (version, seq, digest)  # our own commit leaves data_version as is
         return found.entries, seq
 
 
