@@ -494,3 +494,12 @@ def test_dpsearchcv_runs_a_raw_table_pipeline_whose_categories_are_hashed():
                         expected_trials=3, random_state=0).fit(X, y)
     assert search.privacy_.epsilon <= 2.0
     assert search.predict(X).shape == y.shape
+
+
+def test_dpsearchcv_refuses_y_bound_auto_before_the_charge():
+    X, y = _regression(n=300)
+    ledger = _Ledger(5)
+    with pytest.raises(ValueError, match="public bound on"):
+        DPSearchCV(make_dp_pipeline(DPRidge(y_bound="auto")), {"dpridge__alpha": [1.0]},
+                   ledger=ledger, random_state=0).fit(X, y)
+    assert ledger.calls == []

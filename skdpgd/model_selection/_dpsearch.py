@@ -585,6 +585,12 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         """The validation score and its replace-one sensitivity on m rows."""
         if is_classifier(base):
             return clipped_accuracy, 1.0 / m
+        if isinstance(base.y_bound, str):  # a DPPipeline's DPRidge(y_bound="auto")
+            raise ValueError(
+                "DPSearchCV's noisy validation score needs a public bound on |y|: its "
+                "sensitivity is (2 y_bound)^2 / m. A DPPipeline with DPRidge(y_bound='auto') "
+                "releases the range of y inside each trial, so give DPRidge a numeric y_bound."
+            )
         bound = float(base.y_bound)
         return _neg_clipped_mse(bound), (2.0 * bound) ** 2 / m
 
