@@ -362,3 +362,25 @@ def test_delta_solver_and_seed_reach_the_private_pipeline(tmp_path, capsys):
     assert main(["fit", str(data), "--target", "label", "--classes", "0,1", "--epsilon", "1",
                  "--solver", "sgd"]) == 2
     _err_is_one_clean_line(capsys.readouterr().err)
+
+
+def test_config_entries_are_public_overrides_of_the_vectorizer(tmp_path, capsys):
+    # age: public bounds, city: public list (canonical texts), code: a public type only;
+    # income undeclared (voted). Only code's categories, income's range and the vote are
+    # released.
+    config = tmp_path / "c.toml"
+    config.write_text('target = "label"\nclasses = [0, 1]\ncategorical = ["code"]\n'
+                      '[bounds]\nage = [18, 90]\n[categories]\ncity = ["Lyon", "Oslo", "Rome"]\n')
+    code, out, _ = _fit(tmp_path, "--config", str(config), "--epsilon", "4")
+    assert code == 0
+    capsys.readouterr()
+    bundle = joblib.load(out)
+    vectorizer = bundle["pipeline"].steps[1][1]
+    assert vectorizer.bounds_["age"] == (18.0, 90.0)
+    assert vectorizer.categories_["city"] == ["Lyon", "Oslo", "Rome"]
+    released = " ".join(name for name, _ in vectorizer.privacy_.releases)
+    assert "income" in released and "code" in released
+    assert "age" not in released and "city" not in released
+    schema = bundle["pipeline"].steps[0][1]
+    assert [name for name, _ in schema.privacy_.releases] == ["income: type vote"]
+    assert bundle["classes"] == [0, 1] and bundle["label_type"] == "int"
