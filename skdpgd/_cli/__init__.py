@@ -1,4 +1,4 @@
-"""The ``skdpgd`` command line: ``demo``, ``account``, ``fit`` and ``predict``.
+"""The ``skdpgd`` command line: ``demo``, ``account``, ``fit``, ``predict`` and ``ledger``.
 
 ``python -m skdpgd`` and the ``skdpgd`` console script both call :func:`main`. With no
 arguments it runs ``demo`` (what ``python -m skdpgd`` always did); ``--help`` lists the
@@ -50,7 +50,7 @@ def _auto_or_positive_int(text):
 
 
 def build_parser():
-    """The argparse parser of the three commands."""
+    """The argparse parser of the commands."""
     parser = argparse.ArgumentParser(
         prog="skdpgd", description="Differentially private linear models (noisy GD, "
         "convergent Gaussian-DP accounting).", epilog=EPILOG,
