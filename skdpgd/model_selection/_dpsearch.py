@@ -602,7 +602,7 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
             width = None if width is None else features_out(step, width)
         return n_features if width is None else width
 
-    def _check_candidates(self, base, grid, mu, n_train, n_features):
+    def _check_candidates(self, base, grid, mu, n_train, n_features, X=None):
         """Plan every candidate (public numbers only) and refuse, before anything is
         charged, one whose privacy event is not a Gaussian-DP run within the trial mu.
 
@@ -617,7 +617,9 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
             for _, step in pre:
                 if hasattr(step, "_validate_params"):
                     step._validate_params()
-            report = final.plan_privacy(n_train, d, n_classes)
+            # a DPPipeline plans from X's structure (its dtypes), never from a value
+            report = (final.plan_privacy(n_train, d, n_classes, X=X) if is_dp_pipeline(final)
+                      else final.plan_privacy(n_train, d, n_classes))
             _check_trial_event(report.event, mu, f"candidate {params}")
 
     @_fit_context(prefer_skip_nested_validation=False)
@@ -655,9 +657,9 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         gamma = gamma_for_expected_trials(self.expected_trials, eta)
         refit = bool(self.refit)
         mu = calibrate_trial_mu(epsilon, delta, eta=eta, gamma=gamma, refit=refit)
-        self._check_candidates(base, grid, mu, n - m, n_features)
+        self._check_candidates(base, grid, mu, n - m, n_features, X)
         if refit:
-            self._check_candidates(base, grid, mu, n, n_features)
+            self._check_candidates(base, grid, mu, n, n_features, X)
         orders = DEFAULT_ORDERS
         rdp = selection_rdp(orders, mu, eta=eta, gamma=gamma, refit=refit)
         score, sensitivity = self._score(base, m)

@@ -375,14 +375,15 @@ class DPPipeline(_BaseComposition):
             notes=("planned cost: the allowances, upper bounds of what a fit spends",),
         )
 
-    def plan_privacy(self, n_samples, n_features=None, n_classes=None):
+    def plan_privacy(self, n_samples, n_features=None, n_classes=None, *, X=None):
         """The cost a fit on n rows is charged, without data (upper bounds).
 
-        Every allowance of the budget rule is a function of the parameters and of n only,
-        so this is what the ledger is charged; a fit's ``privacy_`` spends at most this.
-        A private step is asked whether it may threshold without the data's structure
-        (``_private_needs_extra_delta(None)``), so on data whose columns need no
-        thresholding the fit reserves no additive delta and spends less.
+        Every allowance of the budget rule is a function of the parameters, of n and of
+        the table's structure (its columns' dtypes) only, so this is what the ledger is
+        charged; a fit's ``privacy_`` spends at most this. Without ``X``, a private step
+        is asked whether it may spend or threshold from its parameters alone
+        (``_privacy_plan(None)``; a step that cannot say is assumed to do both), so a fit
+        on a table whose columns need no thresholding may reserve less.
 
         Parameters
         ----------
@@ -392,6 +393,9 @@ class DPPipeline(_BaseComposition):
             Columns of X (checked to be >= 1 when given; the plan does not depend on it).
         n_classes : int, optional
             Accepted for the searches' calling convention; the plan does not depend on it.
+        X : table, optional
+            The data the fit will see, read for its structure only (columns, dtypes):
+            the plan is then exactly the fit's charge.
 
         Returns
         -------
@@ -403,7 +407,7 @@ class DPPipeline(_BaseComposition):
         n_samples = int(n_samples)
         if n_samples < 2 or (n_features is not None and int(n_features) < 1):
             raise ValueError(f"need n >= 2 and d >= 1, got n={n_samples}, d={n_features}.")
-        releases = self._releases(pre, final, None)
+        releases = self._releases(pre, final, X)
         return self._planned(releases, self._budget(releases, n_samples), last_name,
                              n_samples)
 
