@@ -374,7 +374,7 @@ def test_a_real_ledger_records_the_weighted_report():
 
 
 @pytest.mark.parametrize("class_weight, match", [
-    ("balanced", "reads the class counts of the private data.*make_dp_pipeline"),
+    ("balanced", "reads the class counts of the private data.*class_weight_from_counts"),
     ("other", "must be None or a dict"),
     ({0: -1.0}, "finite and >= 0"),
     ({0: np.inf}, "finite and >= 0"),

@@ -140,9 +140,10 @@ class DPLogisticRegression(
         the gradient bound and the smoothness by the largest weight W_c a label of the
         public label set can get (of every label and 1 when ``classes`` is not given;
         docs/theory.md#weights). ``"balanced"`` is refused with the reason: it reads the
-        class counts of the private data; give a dict, or fit in
-        :func:`skdpgd.make_dp_pipeline`, which can release noisy counts and pass the
-        weights they give (post-processing) as a dict.
+        class counts of the private data; give a dict, or release noisy class counts
+        under an accounted budget and pass the dict they give (post-processing,
+        :func:`~skdpgd.linear_model._weights.class_weight_from_counts`, the hook for a
+        DP pipeline).
     warm_start : False, default=False
         Only False: a start that depends on a previous fit's data voids the bound,
         which assumes a data-independent start. ``True`` is refused by ``fit``.

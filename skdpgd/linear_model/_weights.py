@@ -42,9 +42,9 @@ _BALANCED = (
     "class_weight='balanced' is refused here: it reads the class counts of the private "
     "data, which would enter the model (and set the sensitivity) without being "
     "accounted. Give a public dict {label: weight} (its largest weight scales the "
-    "sensitivity), or use skdpgd.make_dp_pipeline, which can release noisy class counts "
-    "from its budget and pass the weights they give as a dict "
-    "(skdpgd.linear_model._weights.class_weight_from_counts)."
+    "sensitivity), or release noisy class counts under a budget of their own (accounted "
+    "with the fit, e.g. in one ledger) and turn them into a dict with "
+    "skdpgd.linear_model._weights.class_weight_from_counts: the hook a DP pipeline uses."
 )
 
 _NEEDS_BOUND = (
