@@ -109,6 +109,21 @@ def test_public_bounds_and_lists_cost_nothing():
     assert len(mixed.privacy_.releases) == 2
 
 
+def test_wide_positive_range_gets_the_log_ratio():
+    """Positive values over two decades (cells far above the threshold: the range is the
+    enclosing cells [0.5, 64) for every seed) are mapped by log(x/low)/log(high/low);
+    a narrow positive range ([16, 64): factor 4) stays linear."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"w": np.exp(rng.uniform(np.log(0.6), np.log(60), 20_000)),
+                       "n": rng.uniform(20, 60, 20_000)})
+    vec = _fit(df, scale_rows=False, add_indicator=False)
+    assert vec.bounds_["w"] == (0.5, 64.0) and vec.bounds_["n"] == (16.0, 64.0)
+    assert vec.log1p_ == {"w": True, "n": False}
+    out = vec.transform(pd.DataFrame({"w": [0.5, 8.0, 1e9], "n": [16.0, 40.0, 0.0]}))
+    assert_allclose(out[:, 0], [0.0, math.log(16) / math.log(128), 1.0], rtol=1e-15)
+    assert_allclose(out[:, 1], [0.0, 0.5, 0.0], rtol=1e-15)
+
+
 def test_log1p_choices_are_public_overrides():
     df = _table()
     public = _fit(df, bounds={"income": (0, 1e6)}, log1p=["income"])

@@ -20,8 +20,9 @@ def scale_to_unit(x, low, high, scale):
 
     .. math::
 
-        \text{linear: } \frac{c - \ell}{h - \ell}, \qquad
-        \text{log1p: } \frac{\log(1 + c - \ell)}{\log(1 + h - \ell)}, \qquad
+        \text{linear: } \frac{c - \ell}{h - \ell}, \quad
+        \text{log1p: } \frac{\log(1 + c - \ell)}{\log(1 + h - \ell)}, \quad
+        \text{logratio: } \frac{\log(c/\ell)}{\log(h/\ell)}\ (\ell > 0), \quad
         \text{symlog: } \frac12 + \frac{\operatorname{sign}(c)\log(1 + |c|)}{2\log(1 + h)},
 
     with :math:`c = \mathrm{clip}(x, \ell, h)` (symlog: :math:`\ell = -h`), clipped to
@@ -34,7 +35,7 @@ def scale_to_unit(x, low, high, scale):
         Values (NaN for missing, infinities allowed).
     low, high : float
         The column's range, ``low < high``.
-    scale : {"linear", "log1p", "symlog"}
+    scale : {"linear", "log1p", "logratio", "symlog"}
         Which map.
 
     Returns
@@ -48,6 +49,8 @@ def scale_to_unit(x, low, high, scale):
             v = (c - low) / (high - low)
         elif scale == "log1p":
             v = np.log1p(c - low) / np.log1p(high - low)
+        elif scale == "logratio":
+            v = np.log(c / low) / np.log(high / low)
         else:
             v = 0.5 + 0.5 * np.sign(c) * np.log1p(np.abs(c)) / np.log1p(high)
     return np.clip(v, 0.0, 1.0)
@@ -55,7 +58,7 @@ def scale_to_unit(x, low, high, scale):
 
 @dataclass(frozen=True)
 class NumericEncoding:
-    """A numeric column: [low, high] -> [0, 1] (linear, log1p or symlog), imputed.
+    """A numeric column: [low, high] -> [0, 1] (linear, log1p, logratio or symlog), imputed.
 
     Attributes
     ----------
@@ -64,7 +67,7 @@ class NumericEncoding:
     low, high : float
         Its range (public, released, or the public default).
     scale : str
-        ``"linear"``, ``"log1p"`` or ``"symlog"``.
+        ``"linear"``, ``"log1p"``, ``"logratio"`` or ``"symlog"``.
     impute : float
         The output value of a missing cell, in [0, 1].
     indicator : bool

@@ -25,6 +25,10 @@ DISCOVERY_DELTA_SHARE = 0.1
 #: above this many times the distance from its low end to its private median.
 HEAVY_TAIL_RATIO = 20.0
 
+#: A positive column whose range spans at least this factor (an order of magnitude) is
+#: a ratio-scale quantity: log1p gives each factor of its range the same width.
+SPAN_RATIO = 10.0
+
 _MECHANISM = (
     "numeric ranges: Gaussian histograms over a public log grid, replace-one L2 "
     "sensitivity sqrt(2) (Dong, Roth and Su 2022, Thm 2.7); categories: Gaussian sparse "
@@ -63,8 +67,9 @@ def _resolved_map(private, log_choice):
         return -top, top, "symlog", 0.5, "default"
     low, high = private.low, private.high
     heavy = low >= 0.0 and (high - low) > HEAVY_TAIL_RATIO * (private.median_high - low)
-    log = heavy if log_choice is None else log_choice
-    scale = "log1p" if log else "linear"
+    wide = low > 0.0 and high >= SPAN_RATIO * low
+    log = (heavy or wide) if log_choice is None else log_choice
+    scale = ("logratio" if low > 0.0 else "log1p") if log else "linear"
     impute = float(scale_to_unit(np.array([private.median]), low, high, scale)[0])
     return low, high, scale, impute, "private"
 
@@ -85,9 +90,10 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
     - **numeric** (int, float, nullable): a range [low, high], either public (``bounds``,
       free) or private: a Gaussian-noised histogram over a public log grid (cells
       :math:`\pm 2^{k/2}`), cells below a family-wise threshold zeroed, the range from the
-      lowest and highest surviving cells. Heavy-tailed columns (non-negative, range above
-      20 times the distance from low to the private median) get ``log1p``. Then scaled to
-      [0, 1] and clipped. A column where no cell survives (all missing, too few rows for
+      lowest and highest surviving cells. A log scale is used for heavy-tailed columns
+      (non-negative, range above 20 times the distance from low to the private median:
+      ``log1p``) and for positive columns whose range spans a factor of 10 or more
+      (:math:`\log(x/\ell)/\log(h/\ell)`). Then scaled to [0, 1] and clipped. A column where no cell survives (all missing, too few rows for
       the noise) falls back to a public symmetric log map over the whole grid, and the
       report's notes say so.
     - **categorical** (object, string, category): a public category list
@@ -119,9 +125,9 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
     categories : dict or None, default=None
         Per column: a public list of categories (free), ``"discover"`` or ``"hash"``.
     log1p : "auto", dict or list, default="auto"
-        ``"auto"``: the heavy-tail rule on private ranges, no log on public ones; a
-        dict ``{column: bool}`` overrides single columns; a list names exactly the
-        columns to log (no rule).
+        ``"auto"``: the log rules on private ranges (heavy tail or a span of 10 or more),
+        no log on public ones; a dict ``{column: bool}`` overrides single columns; a
+        list names exactly the columns to log (no rule).
     categorical : {"discover", "hash"}, default="discover"
         What a categorical column without a public list gets.
     n_buckets : int, default=16
@@ -149,7 +155,8 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
     bounds_ : dict
         ``{column: (low, high)}`` of the numeric columns.
     log1p_ : dict
-        ``{column: bool}``, whether the column is on a log1p scale.
+        ``{column: bool}``, whether the column is on a log scale (``log1p`` or, for a
+        positive private range, the log ratio).
     categories_ : dict
         ``{column: list}`` of the categorical columns' categories (hashed: empty).
     row_norm_bound_ : float
@@ -467,7 +474,7 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
         self._labels = list(labels)
         self.bounds_ = {e.name: (e.low, e.high) for e in self.encodings_
                         if isinstance(e, NumericEncoding)}
-        self.log1p_ = {e.name: e.scale == "log1p" for e in self.encodings_
+        self.log1p_ = {e.name: e.scale in ("log1p", "logratio") for e in self.encodings_
                        if isinstance(e, NumericEncoding)}
         self.categories_ = {e.name: list(e.categories) for e in self.encodings_
                             if isinstance(e, CategoricalEncoding)}
