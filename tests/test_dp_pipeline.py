@@ -502,3 +502,21 @@ def test_dpsearchcv_refuses_y_bound_auto_before_the_charge():
         DPSearchCV(make_dp_pipeline(DPRidge(y_bound="auto")), {"dpridge__alpha": [1.0]},
                    ledger=ledger, random_state=0).fit(X, y)
     assert ledger.calls == []
+
+
+def test_metadata_routing_passes_sample_ids_to_the_pipelines_ledger():
+    import sklearn
+
+    X, y = _classification(n=600)
+    ledger = PrivacyLedger()
+    search = GridSearchCV(_pipe(ledger=ledger), {"dplogisticregression__C": [1.0]},
+                          cv=KFold(3, shuffle=True, random_state=0))
+    with sklearn.config_context(enable_metadata_routing=True):
+        search.fit(X, y, sample_ids=np.arange(len(y)))
+    entries = ledger.entries
+    assert len(entries) == 3 + 1  # three folds and the refit, each charged once
+    assert [e.rows for e in entries] == [400, 400, 400, 600]
+    # every record is in two training folds and the refit: three equal pipeline charges
+    assert len({e.event for e in entries}) == 1
+    assert ledger.spent(1e-5).epsilon == pytest.approx(
+        gdp_to_epsilon(math.sqrt(3) * entries[0].event.mu, 1e-5), rel=1e-9)
