@@ -6,6 +6,7 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._sklearn_compat import _fit_context, validate_data
+from ..utils._validation import validate_private
 from ._missing import as_float_input
 
 
@@ -158,8 +159,9 @@ class BoundedScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         return tags
 
     def _validate(self, X, reset):
-        X = validate_data(
-            self, as_float_input(X), reset=reset, accept_sparse=("csr", "csc"),
+        X = validate_private(  # no value quoted (complex input is refused with its array)
+            validate_data, self, as_float_input(X), role="X", estimator=type(self).__name__,
+            reset=reset, accept_sparse=("csr", "csc"),
             dtype=[np.float64, np.float32], ensure_all_finite=False,
         )
         if sp.issparse(X) and not _lows_are_zero(self.bounds):

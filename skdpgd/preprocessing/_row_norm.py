@@ -9,6 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils._clipping import clip_rows
 from ..utils._sklearn_compat import Interval, _fit_context, validate_data
+from ..utils._validation import validate_private
 from ._missing import as_float_input
 
 
@@ -82,8 +83,9 @@ class RowNormClipper(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         self : RowNormClipper
             The fitted transformer (nothing of X is stored).
         """
-        validate_data(self, as_float_input(X), reset=True, accept_sparse=("csr", "csc"),
-                      ensure_all_finite=False)
+        validate_private(validate_data, self, as_float_input(X), role="X",
+                         estimator=type(self).__name__, reset=True,
+                         accept_sparse=("csr", "csc"), ensure_all_finite=False)
         if not np.isfinite(self.max_norm):
             raise ValueError(f"max_norm must be finite, got {self.max_norm!r}.")
         return self
@@ -101,8 +103,9 @@ class RowNormClipper(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             Float64, every row of norm at most ``max_norm``.
         """
         check_is_fitted(self)
-        X = validate_data(self, as_float_input(X), reset=False, accept_sparse=("csr", "csc"),
-                          ensure_all_finite=False)
+        X = validate_private(validate_data, self, as_float_input(X), role="X",
+                             estimator=type(self).__name__, reset=False,
+                             accept_sparse=("csr", "csc"), ensure_all_finite=False)
         if sp.issparse(X):
             X = X.tocsr(copy=True).astype(np.float64, copy=False)
             bad_entries = ~np.isfinite(X.data)

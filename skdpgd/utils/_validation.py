@@ -119,6 +119,12 @@ def safe_message(error, role, data=None, estimator=None):
         return (f"Expected 2D array, got {got} array instead: {role} must be 2-D (n_samples, "
                 "n_features). Reshape your data either using array.reshape(-1, 1) if it has "
                 "a single feature or array.reshape(1, -1) if it contains a single sample.")
+    sizes = re.search(r"Found array with (\d+) (sample|feature)\(s\) \(shape=(\([\d, ]+\))\) "
+                      r"while a minimum of (\d+) is required", text)
+    if sizes is not None:  # the shape: public
+        count, what, shape, least = sizes.groups()
+        return (f"Found array with {count} {what}(s) (shape={shape}) while a minimum of "
+                f"{least} is required: {role} needs at least {least} {what}(s).")
     samples = _number(r"Found array with (\d+) sample\(s\)", text)
     if samples is not None:
         return (f"{role} has {samples} sample(s) while a minimum of 2 is required.")
