@@ -55,7 +55,6 @@ ROW_COUNT = re.compile(
     rf"(?<![\w.])2\s+(?:\S+\s+){{0,2}}{_COUNTED}\b|\b{_COUNTED}\W{{1,3}}2(?![\w.])"
 )
 
-WAITING_PREPROCESSING = "waiting for skdpgd.preprocessing's messages (other helper)"
 WAITING_SEARCH = "waiting for DPSearchCV's validation (skdpgd/model_selection/_dpsearch.py)"
 
 
@@ -317,8 +316,7 @@ def _pipeline(model):
 
 
 @pytest.mark.parametrize("case", [
-    "string cell", pytest.param("complex", marks=pytest.mark.xfail(
-        strict=False, reason=WAITING_PREPROCESSING)), "ragged lists", "DataFrame object column",
+    "string cell", "complex", "ragged lists", "DataFrame object column",
 ])
 def test_a_pipeline_refuses_bad_X_without_quoting_it(case, capsys, caplog):
     X = BAD_X[case][0]()
@@ -394,8 +392,7 @@ def test_an_unlisted_category_reaches_the_estimator_which_refuses_after_the_char
 
 @pytest.mark.parametrize("transformer", list(TRANSFORMERS))
 @pytest.mark.parametrize("case", [
-    "string cell", "DataFrame object column", "NaN", "inf",
-    pytest.param("complex", marks=pytest.mark.xfail(strict=False, reason=WAITING_PREPROCESSING)),
+    "string cell", "DataFrame object column", "NaN", "inf", "complex",
 ])
 def test_transformers_quote_no_value(transformer, case, capsys, caplog):
     # A value a transformer cannot read passes as NaN (refused later by the estimator,
