@@ -520,3 +520,15 @@ def test_metadata_routing_passes_sample_ids_to_the_pipelines_ledger():
     assert len({e.event for e in entries}) == 1
     assert ledger.spent(1e-5).epsilon == pytest.approx(
         gdp_to_epsilon(math.sqrt(3) * entries[0].event.mu, 1e-5), rel=1e-9)
+
+
+def test_y_bound_auto_falls_back_to_the_public_default_without_an_error():
+    # 40 rows at epsilon 0.05: the histogram's noise (sigma = sqrt(2)/mu, mu ~ 0.002 for
+    # the range) is far above any count, so no cell passes the threshold
+    X, y = _regression(n=40)
+    pipe = make_dp_pipeline(DPRidge(y_bound="auto"), epsilon=0.05, delta=1e-3,
+                            random_state=0).fit(X, y)
+    assert pipe.target_range_ == (-1.0, 1.0)
+    (_, target_report), _ = pipe.privacy_.steps
+    assert any("public default" in note for note in target_report.notes)
+    assert pipe.privacy_.epsilon <= 0.05

@@ -529,6 +529,9 @@ class DPPipeline(_BaseComposition):
         if norm is not None:
             notes.append(f"the estimator's data_norm is {norm:.6g}, the row-norm bound of the "
                          "last transformer's construction")
+        if TARGET_RANGE in allowance:
+            notes.append("DPRidge was fitted on y mapped by the released range to [-1, 1] "
+                         "(y_bound=1); its coef_ and intercept_ are on the scale of y")
         report = PipelinePrivacyReport.compose(
             spent, delta=budget.delta, n_samples=n,
             preparation_share=budget.preparation_share, planned=False, notes=notes)

@@ -54,8 +54,10 @@ def release_target_range(y, *, mu, random_state):
 
     y = target_values(y)
     found = private_range(y, mu, random_state)
-    low, high = (found.low, found.high) if found.found else DEFAULT_RANGE
-    notes = () if found.found else (
+    usable = found.found and np.isfinite(found.low) and np.isfinite(found.high) and (
+        found.high > found.low)
+    low, high = (found.low, found.high) if usable else DEFAULT_RANGE
+    notes = () if usable else (
         "no histogram cell of y passed the threshold: the public default range [-1, 1] "
         "was used",)
     report = ReleasePrivacyReport(
