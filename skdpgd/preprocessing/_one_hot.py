@@ -20,6 +20,8 @@ _MISSING = ("skdpgd", "missing")
 
 def _canonical(value):
     """The lookup key of a cell: every non-string missing spelling is one key."""
+    if type(value) is str:  # fast path: most cells
+        return value
     return _MISSING if is_missing(value, ()) else value
 
 _FIX_HINT = (
