@@ -532,3 +532,37 @@ def test_y_bound_auto_falls_back_to_the_public_default_without_an_error():
     (_, target_report), _ = pipe.privacy_.steps
     assert any("public default" in note for note in target_report.notes)
     assert pipe.privacy_.epsilon <= 0.05
+
+
+# -- class_weight="balanced": weights from released class counts ------------------------------
+
+def test_balanced_class_weight_comes_from_released_counts():
+    from sklearn.utils.class_weight import compute_class_weight
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(2000, 3))
+    y = (X[:, 0] > 1.0).astype(int)  # about 16% positives
+    # without noise the released counts are exact: scikit-learn's balanced weights
+    exact = make_dp_pipeline(DPLogisticRegression(classes=[0, 1], class_weight="balanced"),
+                             epsilon=np.inf, random_state=0).fit(X, y)
+    expected = compute_class_weight("balanced", classes=np.array([0, 1]), y=y)
+    assert exact.class_weight_ == pytest.approx(dict(zip([0, 1], expected)), rel=1e-12)
+    assert exact.pipeline_[-1].class_weight == exact.class_weight_
+    # with noise: one more release in the composition, within the budget
+    pipe = make_dp_pipeline(DPLogisticRegression(classes=[0, 1], class_weight="balanced"),
+                            epsilon=1.0, delta=1e-5, random_state=0).fit(X, y)
+    names = [name for name, _ in pipe.privacy_.steps]
+    assert names == ["class counts (class_weight='balanced')", "dplogisticregression"]
+    mus = [r.mu for _, r in pipe.privacy_.steps]
+    assert mus[0] ** 2 == pytest.approx(PREPARATION_SHARE * pipe.privacy_.mu ** 2, rel=1e-6)
+    assert pipe.privacy_.epsilon <= 1.0
+    # n = 2000 and mu ~ 0.085 for the counts: noise std ~ 17 on counts of ~320 and ~1680
+    assert pipe.class_weight_[1] == pytest.approx(expected[1], rel=0.25)
+
+
+def test_balanced_class_weight_needs_the_public_label_set():
+    X, y = _classification()
+    ledger = _Ledger(5)
+    with pytest.raises(ValueError, match="public label set"):
+        make_dp_pipeline(DPLogisticRegression(class_weight="balanced"), ledger=ledger).fit(X, y)
+    assert ledger.calls == []

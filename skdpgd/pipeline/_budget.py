@@ -15,7 +15,8 @@ thresholds; never the data. It is written out and derived in ``docs/budgets.md``
    largest :math:`\mu` whose curve is :math:`(\varepsilon, \delta - \delta_0)`-DP (Dong,
    Roth and Su 2022, Corollary 2.13).
 3. **Preparation share.** With m > 0 private releases (each private step, and the
-   private range of the target when ``DPRidge(y_bound="auto")``), a share
+   private range of the target when ``DPRidge(y_bound="auto")``, the class counts when
+   ``DPLogisticRegression(class_weight="balanced")``), a share
    :math:`\rho = 0.1` of :math:`\mu^2` goes to the preparation, in equal parts:
    :math:`\mu_i = \mu\sqrt{\rho/m}`; the estimator gets
    :math:`\mu_{\mathrm{est}} = \mu\sqrt{1-\rho}`. Composition (Dong, Roth and Su 2022,

@@ -58,6 +58,7 @@ from ..utils._sklearn_compat import (
 from ..utils._validation import check_epsilon, make_generator, resolve_delta
 from ._budget import EXTRA_DELTA_SHARE, PREPARATION_SHARE, split_budget
 from ._report import PipelinePrivacyReport
+from ._labels import release_balanced_weights
 from ._target import release_target_range, scale_target
 
 #: Relative slack allowed between a step's reported mu and its allowance (float rounding).
@@ -65,6 +66,9 @@ _SLACK = 1e-9
 
 #: The name of the target's range release in reports.
 TARGET_RANGE = "target range (y_bound='auto')"
+
+#: The name of the class-count release in reports.
+CLASS_COUNTS = "class counts (class_weight='balanced')"
 
 
 def _is_private(step):
@@ -94,7 +98,9 @@ class DPPipeline(_BaseComposition):
     ``(epsilon, delta)`` covers everything the pipeline learns from the data: the
     private preparation steps (e.g. :class:`skdpgd.preprocessing.DPTableVectorizer`'s
     noisy histograms), the private range of the target when the estimator is
-    ``DPRidge(y_bound="auto")``, and the estimator. It is split by a public rule
+    ``DPRidge(y_bound="auto")``, noisy class counts when it is
+    ``DPLogisticRegression(class_weight="balanced")`` (scikit-learn's balanced weights
+    from them, post-processing), and the estimator. It is split by a public rule
     (``preparation_share`` of :math:`\mu^2` to the preparation, in equal parts, a tenth of
     delta as the additive allowance of thresholded releases when a step thresholds; the
     estimator gets the rest; ``docs/budgets.md`` derives it) and the releases compose
@@ -132,6 +138,10 @@ class DPPipeline(_BaseComposition):
         What the fit spent, every release composed.
     budget_ : PipelineBudget
         The split of the budget the fit used.
+    class_weight_ : dict
+        ``DPLogisticRegression(class_weight="balanced")`` only: the weights
+        :math:`n / (K \max(\tilde n_k, 1))` from the released noisy class counts
+        :math:`\tilde n_k`, given to the fitted estimator as a public dict.
     target_range_ : tuple of float
         ``DPRidge(y_bound="auto")`` only: the released range [low, high] of y; the
         estimator was fitted on :math:`(2y - \mathrm{low} - \mathrm{high}) /
@@ -308,6 +318,11 @@ class DPPipeline(_BaseComposition):
                 "Give the ledger to the DPPipeline (ledger=...), not to its estimator: the "
                 "pipeline charges its whole cost once, before reading any value."
             )
+        if _is_balanced(final) and final.classes is None:
+            raise ValueError(
+                "class_weight='balanced' inside a DPPipeline needs the public label set "
+                "(classes=...): the pipeline releases noisy counts of those classes."
+            )
         if isinstance(final, DPRidge) and final.y_bound is None:
             raise ValueError(
                 "DPRidge inside a DPPipeline needs y_bound: a public bound on |y|, or "
@@ -348,6 +363,8 @@ class DPPipeline(_BaseComposition):
                 releases.append((name, step, bool(n_thresholded)))
         if isinstance(final, DPRidge) and _is_auto(final.y_bound):
             releases.append((TARGET_RANGE, None, False))
+        if _is_balanced(final):
+            releases.append((CLASS_COUNTS, None, False))
         return releases
 
     def _budget(self, releases, n_samples):
@@ -517,6 +534,13 @@ class DPPipeline(_BaseComposition):
             y_fit = scale_target(y, low, high)
             estimator.set_params(y_bound=1.0)
             self.target_range_ = (low, high)
+        if CLASS_COUNTS in allowance:
+            mu, _ = allowance[CLASS_COUNTS]
+            weights, report = release_balanced_weights(
+                y, final.classes, mu=mu, random_state=_child_seed(rng))
+            spent.append((CLASS_COUNTS, report))
+            estimator.set_params(class_weight=weights)
+            self.class_weight_ = weights
         estimator.fit(Xt, y_fit)
         _check_spent(last_name, estimator.privacy_, budget.estimator_mu, 0.0)
         if TARGET_RANGE in allowance:
@@ -676,6 +700,11 @@ def _privacy_plan(step, X):
     except Exception:  # noqa: BLE001 - cannot plan without data: assume it spends both
         return 1, 1
     return int(n_gdp), int(n_thresholded)
+
+
+def _is_balanced(estimator):
+    weight = getattr(estimator, "class_weight", None)
+    return isinstance(weight, str) and weight == "balanced"
 
 
 def _is_auto(value):
