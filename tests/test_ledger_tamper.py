@@ -100,6 +100,12 @@ TAMPERS = {
     "edit the schema version": (["UPDATE ledger SET schema_version = 3"], r"header .* changed"),
     "claim the file is keyed": (["UPDATE ledger SET keyed = 1"], r"created with a key"),
     "move the head back": (["UPDATE ledger SET head_seq = 3"], r"head .* does not match"),
+    # a trigger would rewrite the next charge as it is written, before its digest is taken
+    "add a trigger that zeroes new charges": (
+        [f"CREATE TRIGGER t AFTER INSERT ON entries BEGIN {_zero_mu('NEW.seq')}; END"],
+        r"database objects skdpgd does not create \(trigger 't'\)"),
+    "add a column": (["ALTER TABLE entries ADD COLUMN note TEXT DEFAULT 'x'"],
+                     r"columns of its table 'entries' were altered"),
 }
 
 

@@ -290,7 +290,46 @@ def verify_file(conn, chain, path, since=0, decode=True):
     return Verified(header, entries, h0, n, previous)
 
 
+def _expected_schema():
+    """What the schema above creates: {(type, name)} and, per table, its columns as
+    ``PRAGMA table_xinfo`` reports them (name, declared type, not null, default, hidden)."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        for statement in _SCHEMA.strip().split(";"):
+            if statement.strip():
+                conn.execute(statement)
+        conn.execute("INSERT INTO entries (charge_id, recorded_at, source, description, "
+                     "n_samples, epsilon, delta, event) VALUES ('', '', '', '', 0, 0, 0, '')")
+        objects = frozenset(conn.execute("SELECT type, name FROM sqlite_master"))
+        columns = {t: _columns(conn, t) for t in ("ledger", "entries")}
+    finally:
+        conn.close()
+    return objects, columns
+
+
+def _columns(conn, table):
+    return frozenset((r[1], r[2], r[3], r[4], r[6])
+                     for r in conn.execute(f"PRAGMA table_xinfo({table})"))
+
+
+_OBJECTS, _COLUMNS = _expected_schema()
+
+
+def _check_schema(conn, path):
+    """No trigger, view, index or column that skdpgd did not create: a trigger could
+    rewrite a charge as it is written, before its digest is taken."""
+    objects = frozenset(conn.execute("SELECT type, name FROM sqlite_master"))
+    extra = sorted(objects - _OBJECTS)
+    if extra:
+        listed = ", ".join(f"{kind} {name!r}" for kind, name in extra[:3])
+        raise _broken(path, f"it holds database objects skdpgd does not create ({listed})")
+    for table, expected in _COLUMNS.items():
+        if _columns(conn, table) != expected:
+            raise _broken(path, f"the columns of its table {table!r} were altered")
+
+
 def _verified_header(conn, chain, path):
+    _check_schema(conn, path)
     header = read_header(conn, path)
     _check_key(header, chain, path)
     try:
