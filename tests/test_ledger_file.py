@@ -23,7 +23,7 @@ from sklearn.model_selection import GridSearchCV, KFold
 from skdpgd import DPLogisticRegression, PrivacyLedger, accounting
 from skdpgd._ledger import LedgerFileError
 from skdpgd._ledger._chain import Chain
-from skdpgd._ledger._sqlite import rechain
+from skdpgd._ledger._verify import rechain
 from skdpgd.accounting import GaussianDpEvent, PoissonSampledGaussianEvent, RenyiDpEvent
 from skdpgd.exceptions import PrivacyBudgetExceeded
 

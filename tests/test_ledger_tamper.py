@@ -23,7 +23,7 @@ import pytest
 
 from skdpgd import DPLogisticRegression, PrivacyLedger, accounting
 from skdpgd._ledger._chain import KEY_ENV, Chain
-from skdpgd._ledger._sqlite import rechain
+from skdpgd._ledger._verify import rechain
 from skdpgd.accounting import GaussianDpEvent
 from skdpgd.accounting._events import event_to_dict
 from skdpgd.exceptions import LedgerFileError, PrivacyBudgetExceeded

@@ -17,7 +17,7 @@ of digest apart). The header row holds the cap, the neighbouring relation, the c
 time, the schema version, a random ledger id and whether a key is used (never the key);
 each entry row holds its position ``seq`` and every column of the charge. Changing,
 removing, inserting or reordering anything changes some :math:`h_k` or the head, which
-the reader recomputes (:func:`skdpgd._ledger._sqlite.verify_file`).
+the reader recomputes (:func:`skdpgd._ledger._verify.verify_file`).
 
 **Canonical form.** ``canon`` is the JSON text of a dict of the row's columns with sorted
 keys, no whitespace and ASCII only; a float is written as its exact hexadecimal form

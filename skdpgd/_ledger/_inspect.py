@@ -2,7 +2,7 @@
 
 The file is opened read-only (it is never created, upgraded or written); the entries are
 listed from their raw columns even when the chain is broken, so a damaged file can still
-be looked at, and the verdict is :func:`._sqlite.verify_file`'s.
+be looked at, and the verdict is :func:`._verify.verify_file`'s.
 """
 
 import json
@@ -15,7 +15,9 @@ from ..accounting._events import GaussianDpEvent, event_from_dict
 from ..exceptions import LedgerFileError
 from ._chain import Chain, load_key
 from ._entries import scrub_source
-from ._sqlite import APPLICATION_ID, BUSY_TIMEOUT, SCHEMA_VERSION, _rollback, verify_file
+from ._schema import APPLICATION_ID, SCHEMA_VERSION
+from ._sqlite import BUSY_TIMEOUT, _rollback
+from ._verify import verify_file
 
 _SHOWN = ("seq", "recorded_at", "source", "n_samples", "n_ids", "event", "epsilon", "delta",
           "spent_epsilon")

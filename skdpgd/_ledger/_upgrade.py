@@ -22,8 +22,9 @@ import uuid
 from ..exceptions import LedgerFileError
 from ._chain import Chain
 from ._entries import scrub_source
-from ._sqlite import (APPLICATION_ID, BUSY_TIMEOUT, FORMAT, SCHEMA_VERSION, _damaged,
-                      _rollback, check_version, rechain, verify_file)
+from ._schema import APPLICATION_ID, FORMAT, SCHEMA_VERSION
+from ._sqlite import BUSY_TIMEOUT, _rollback, check_version
+from ._verify import _damaged, rechain, verify_file
 
 _NEW_HEADER_COLUMNS = ("ledger_id TEXT", "keyed INTEGER", "v1_entries INTEGER",
                        "key_check TEXT", "header_hash TEXT", "head_seq INTEGER",
