@@ -276,6 +276,8 @@ def test_short_or_missing_keys_are_refused(path, tmp_path, monkeypatch):
     with pytest.raises(ValueError, match=KEY_ENV):
         PrivacyLedger(path=path)
     assert not os.path.exists(path)  # nothing was created
+    with pytest.raises(ValueError, match="give path="):
+        PrivacyLedger(key_file=str(short))
 
 
 # -- version-1 files ------------------------------------------------------------------

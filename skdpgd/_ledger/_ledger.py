@@ -113,6 +113,8 @@ class PrivacyLedger:
         Renyi orders of RDP entries (:data:`skdpgd.accounting.DEFAULT_ORDERS`).
     path : str or None
         The absolute path of the ledger file.
+    key_file : str or None
+        The absolute path of the key file given (never the key).
 
     Notes
     -----
@@ -187,6 +189,9 @@ class PrivacyLedger:
 
     def __init__(self, epsilon=None, delta=None, *, path=None, key_file=None):
         epsilon, delta = _check_cap(epsilon, delta)
+        if key_file is not None and path is None:
+            raise ValueError("key_file= protects a ledger file: give path= as well (an "
+                             "in-memory ledger has no file to protect).")
         self.key_file = None if key_file is None else os.path.abspath(os.fspath(key_file))
         self._lock = threading.RLock()
         self._owner_pid = os.getpid()
