@@ -566,3 +566,26 @@ def test_balanced_class_weight_needs_the_public_label_set():
     with pytest.raises(ValueError, match="public label set"):
         make_dp_pipeline(DPLogisticRegression(class_weight="balanced"), ledger=ledger).fit(X, y)
     assert ledger.calls == []
+
+
+class _Spy(_NoisyCentrer):
+    """Records the structure each _privacy_plan call was given."""
+
+    seen = []
+
+    def _privacy_plan(self, X):
+        type(self).seen.append(None if X is None else type(X).__name__)
+        return 1, 0
+
+
+def test_only_the_first_step_plans_from_the_tables_structure():
+    X, y = _classification()
+    _Spy.seen = []
+    pipe = make_dp_pipeline(_Spy(bound=3.0), BoundedScaler((-1, 1)), _Spy(bound=3.0),
+                            DPLogisticRegression(classes=[0, 1]), random_state=0)
+    pipe.fit(X, y)
+    # the first sees X; the second sees what the first hands on, unknown before the charge
+    assert _Spy.seen == ["ndarray", None]
+    assert [name for name, _ in pipe.privacy_.steps] == ["_spy-1", "_spy-2",
+                                                         "dplogisticregression"]
+    assert pipe.privacy_.epsilon <= 1.0

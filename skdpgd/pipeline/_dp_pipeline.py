@@ -23,7 +23,8 @@ Optional hooks a private step may define (public information only):
 
 - ``_privacy_plan(X)``: ``(number of Gaussian releases, number of thresholded ones)``
   that ``_fit_private`` would make on data with X's structure (columns and dtypes; X is
-  None when planning without data); a step with no release gets no share, a step with a
+  None when planning without data, and for every step after the first); a step with no
+  release gets no share, a step with a
   thresholded release makes the pipeline reserve an additive delta. Absent (or failing
   on None): the step is assumed to need both.
 - a fitted ``row_norm_bound_``: the bound on the norm of every output row, fixed by the
@@ -350,17 +351,23 @@ class DPPipeline(_BaseComposition):
         """The private releases in order: (name, step or None, needs an additive delta).
 
         A private step says from X's structure (``_privacy_plan(X)``: its number of
-        Gaussian releases and of thresholded ones; ``X=None`` when planning without
-        data) whether it spends anything; a step that spends nothing gets no share. A
-        step without the hook, or that cannot answer, is assumed to spend both.
+        Gaussian releases and of thresholded ones) whether it spends anything; a step
+        that spends nothing gets no share. Only the first step sees X's structure: a
+        step after another one (whose output's columns and dtypes may differ, or depend
+        on a release) and every step when planning without data get ``None``. A step
+        without the hook, or that cannot answer, is assumed to spend both.
         """
-        releases = []
+        releases, structure = [], X
         for name, step in pre:
-            if _is_skip(step) or not _is_private(step):
+            if _is_skip(step):
                 continue
-            n_gdp, n_thresholded = _privacy_plan(step, X)
-            if n_gdp or n_thresholded:
-                releases.append((name, step, bool(n_thresholded)))
+            if _is_private(step):
+                n_gdp, n_thresholded = _privacy_plan(step, structure)
+                if n_gdp or n_thresholded:
+                    releases.append((name, step, bool(n_thresholded)))
+            # what a step hands on may have other columns and dtypes (a private step's
+            # output may even depend on its release): later steps plan without it
+            structure = None
         if isinstance(final, DPRidge) and _is_auto(final.y_bound):
             releases.append((TARGET_RANGE, None, False))
         if _is_balanced(final):
