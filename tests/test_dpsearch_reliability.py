@@ -342,3 +342,13 @@ def test_refusals_after_the_charge_quote_no_value(what, estimator, X, y):
     # no row index (the bad values sit in rows 5, 7, 8, 9, 11, 12, 47) and no count of rows
     assert not re.search(r"\b(5|7|8|9|11|12|47)\b|row\(s\)|\brows? \d", text), (what, text)
     assert not hasattr(search, "best_score_")
+
+
+@pytest.mark.parametrize("shape", [(N,), (N, D, 1)])
+def test_a_wrong_number_of_dimensions_is_refused_before_the_charge(shape):
+    """.ndim is structure: refused before the ledger is reached, even with text inside."""
+    X = np.full(shape, "ssn 123-45-6789", dtype=object)
+    search = _search("classifier", 0, ledger=_Exhausted())
+    with pytest.raises(ValueError, match="2-D") as info:
+        search.fit(X, _clean("classifier")[1])
+    assert "123-45" not in _printed(info.value)

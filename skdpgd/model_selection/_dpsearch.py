@@ -492,6 +492,11 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         """
         if y is None:
             raise ValueError("DPSearchCV requires y to be passed, but the target y is None.")
+        ndim = getattr(X, "ndim", 2)
+        if ndim != 2:  # a public property of the container, read before any value
+            raise ValueError(f"X must be 2-D (n_samples, n_features); got an array with dim "
+                             f"{ndim}. Reshape your data, e.g. X.reshape(-1, 1) for a single "
+                             "feature.")
         sizes = None
         try:
             sizes = _num_samples(X), _num_features(X), _num_samples(y)
