@@ -1,17 +1,17 @@
-"""Predictions on clipped rows (issue 23, item 3) and the cost of row weights (item 6).
+"""Predictions on clipped rows, and the cost of row weights (class_weight, sample_weight).
 
     SKDPGD_DATA=/path/to/data nice python benchmarks/predict_clip_and_weights.py \
         --out benchmarks/results/predict_clip_and_weights.json
 
-1. **A data_norm below the rows' norms.** ``fit`` clips rows to ``data_norm``; before
-   item 3 the prediction functions used the raw rows. Reported at epsilon=inf (the same
+1. **A data_norm below the rows' norms.** ``fit`` clips rows to ``data_norm``; the
+   prediction functions used to take the raw rows. Reported at epsilon=inf (the same
    algorithm without noise, so the difference is the prediction map alone), medians over
    5 seeds of the split: R^2 of ``DPRidge(y_bound=1, data_norm=1)`` and accuracy of
    ``DPLogisticRegression(data_norm=1)`` scored on the raw rows (``X @ coef_ +
-   intercept_``, the old ``predict``) and on the clipped rows (``predict`` / ``score``
-   now), next to a ``data_norm`` above every row. Data: the benchmark's diamonds and
-   Adult (rows of norm <= 1) multiplied by 1.83, so rows have norms up to 1.83 as in the
-   issue, and a synthetic design (4 features in [0.3, 0.915], norms 0.6 to 1.8).
+   intercept_``, what ``predict`` computed before it clipped) and on the clipped rows
+   (``predict`` / ``score`` now), next to a ``data_norm`` above every row. Data: the
+   benchmark's diamonds and Adult (rows of norm <= 1) multiplied by 1.83, so rows have
+   norms up to 1.83, and a synthetic design (4 features in [0.3, 0.915], norms 0.6-1.8).
 2. **Weights.** Fit time of ``solver="gd"`` with ``max_sample_weight=1`` and
    ``sample_weight=1`` against the unweighted fit (same constants, same noise: the
    difference is the weighted row sums, which do not use the fused numba kernel), medians

@@ -103,7 +103,7 @@ def test_rows_beyond_data_norm_predict_as_their_clipped_row(kind):
 
 
 def test_r2_with_a_small_data_norm_is_no_longer_wrecked():
-    """The issue's example: data_norm=1 below rows of norm up to ~1.7, epsilon=inf.
+    """A data_norm=1 below rows of norm up to ~1.7, at epsilon=inf.
 
     On the raw rows the model's R^2 is strongly negative (its coefficients were fitted
     on rows shrunk by up to 1.7x); on the clipped rows it is the clipped model's honest
