@@ -116,7 +116,8 @@ class DPPipeline(_BaseComposition):
         :class:`~skdpgd.DPLogisticRegression` or :class:`~skdpgd.DPRidge` (any solver
         but ``"sgd"``, no ledger of its own). The estimator's own ``epsilon``,
         ``delta``, ``ledger`` and ``random_state`` are replaced by the pipeline's in the
-        fitted clone.
+        fitted clone; a private step's own ``epsilon``, ``delta`` and ``random_state``
+        (its standalone budget) are not used: the pipeline gives it its share.
     epsilon : float, default=1.0
         Budget of the whole pipeline (> 0; ``np.inf``: no noise anywhere).
     delta : float or "auto", default="auto"
