@@ -29,8 +29,8 @@ T = 2000 for ``nonfinite`` and 6.01 for ``projection`` (1500 evaluation trials);
 Run against another checkout with ``PYTHONPATH=/path/to/checkout``; the JSON records
 which ``skdpgd`` was imported and its commit.
 
-``--search``: the same question for :class:`skdpgd.model_selection.DPSearchCV` (issue 20,
-finding 1: validation rows scored without clipping). D is 100 rows of norm 0.7 in 4
+``--search``: the same question for :class:`skdpgd.model_selection.DPSearchCV` (whose
+validation rows were once scored without clipping). D is 100 rows of norm 0.7 in 4
 dimensions; D' replaces row 0 by ``[M, M, M, M]``, ``M = 1.797e308``. Two searches,
 claimed epsilon 1 in total, ``expected_trials=10``, ``validation_size=0.2``, each
 estimator with ``max_iter=10``:

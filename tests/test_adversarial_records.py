@@ -175,7 +175,7 @@ def test_any_finite_record_enters_as_its_clipped_value(record, estimator, kind):
     _check_same_model(estimator, "gd", kind, record)
 
 
-# -- DPSearchCV (issue 20, finding 1): the record enters the search as its clipped value --
+# -- DPSearchCV: the record enters the search (fits and scores) as its clipped value ----
 
 SEARCH_GRIDS = {
     "binary": {"C": [0.1, 10.0]},

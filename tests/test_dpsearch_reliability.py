@@ -1,6 +1,6 @@
 r"""DPSearchCV reveals no record through its scores, its warnings or its refusals.
 
-Issue 20, findings 1 and 4:
+Two bugs this file pins down:
 
 1. The validation score must be computed on the rows the fit sees (clipped to the
    estimator's ``data_norm`` by the fit's overflow-safe clip, targets clipped to
@@ -9,7 +9,7 @@ Issue 20, findings 1 and 4:
    ``M = 1.797e308``, made ``X_val @ coef_`` overflow: a NaN score froze the noisy max
    (``best_score_`` NaN) and "overflow encountered" warnings were printed, both only
    when the row was there.
-4. The search must charge its ledger before it reads any value, and its refusals after
+2. The search must charge its ledger before it reads any value, and its refusals after
    the charge must quote no value, no row index and no count of rows.
 """
 
@@ -224,7 +224,7 @@ def test_the_noisy_max_cannot_be_frozen_by_a_nan():
     assert select([-1.0, -0.5, math.nan, -2.0]) == 1
 
 
-# -- finding 4: charge before reading, refusals that quote nothing ---------------------
+# -- charge before reading, refusals that quote nothing ---------------------------------
 
 class _Exhausted:
     """A ledger with no budget left: refuses every charge."""

@@ -7,8 +7,8 @@ a raw row: it sees :math:`\mathrm{clip}_R(x) = x \min(1, R/\|x\|)` with the esti
 public ``data_norm`` R, and a target clipped to ``[-B, B]`` (``y_bound``). Scoring the
 raw row instead breaks the range: for a finite row such as ``[M, M, M, M]``,
 ``M = 1.797e308``, ``x @ coef_`` overflows, a mix of signs gives ``inf - inf = NaN``,
-``np.clip`` keeps the NaN, and one NaN score decides the whole selection (issue 20,
-finding 1). Here every score is computed on
+``np.clip`` keeps the NaN, and one NaN score decides the whole selection (the bug this
+module fixes). Here every score is computed on
 
 .. math::
 

@@ -1,6 +1,6 @@
 """The audit's statistic reads skdpgd models at the canary as their fit sees it.
 
-A canary may be a far finite row (``[1.797e308, 1.797e308]``, issue 20 finding 1): the
+A canary may be a far finite row (``[1.797e308, 1.797e308]``, an unclipped score's bug): the
 fit clips it to ``data_norm``, so the default statistic must too. Read at the raw row,
 ``decision_function`` overflowed (a warning, and an infinite or NaN statistic that
 stopped the audit with AuditError). Trial counts are the minimum (8): these tests
