@@ -589,3 +589,23 @@ def test_only_the_first_step_plans_from_the_tables_structure():
     assert [name for name, _ in pipe.privacy_.steps] == ["_spy-1", "_spy-2",
                                                          "dplogisticregression"]
     assert pipe.privacy_.epsilon <= 1.0
+
+
+def test_adversarial_targets_are_clipped_silently_or_refused_after_the_charge():
+    import warnings
+
+    X, y = _regression(n=500)
+    huge = y.copy()
+    huge[[3, 7]] = [1.797e308, -1.797e308]  # finite, extreme: clipped, no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pipe = make_dp_pipeline(DPRidge(y_bound="auto"), epsilon=1.0, delta=1e-4,
+                                random_state=0).fit(X, huge)
+    assert np.all(np.isfinite(pipe.predict(X)))
+    bad = y.copy()
+    bad[5] = np.nan
+    ledger = _Ledger(5)
+    with pytest.raises(ValueError, match="NaN or infinity") as info:
+        make_dp_pipeline(DPRidge(y_bound="auto"), ledger=ledger).fit(X, bad)
+    assert len(ledger.calls) == 1  # refused after the charge, naming no row or value
+    assert "5" not in str(info.value)

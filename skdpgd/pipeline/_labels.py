@@ -14,6 +14,8 @@ estimator, whose sensitivity grows with the largest weight
 refuses it after the charge).
 """
 
+import warnings
+
 import numpy as np
 
 from ..accounting._release import ReleasePrivacyReport
@@ -28,7 +30,8 @@ CLASS_COUNTS_MECHANISM = (
 
 
 def _label_mask(y, label):
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # no warning whose text may depend on a value
         try:
             equal = np.asarray(y == label)
         except (TypeError, ValueError):

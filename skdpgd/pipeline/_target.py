@@ -8,7 +8,7 @@ and Su 2022, Theorem 2.7; no additive delta, since every cell of the public grid
 and the threshold is post-processing). Then, by post-processing of that release and a
 per-record map, the ridge is fitted on
 
-.. math:: \tilde y = \mathrm{clip}\Big(\frac{2y - a - b}{b - a}, -1, 1\Big)
+.. math:: \tilde y = \mathrm{clip}\Big(\frac{y - (a + b)/2}{(b - a)/2}, -1, 1\Big)
 
 with ``y_bound=1``, and its coefficients are mapped back: a prediction
 :math:`w\cdot x + c` of :math:`\tilde y` is :math:`s(w\cdot x + c) + m` with
@@ -16,6 +16,8 @@ with ``y_bound=1``, and its coefficients are mapped back: a prediction
 threshold (too few records for the noise), the public default :math:`[-1, 1]` is used:
 never an error that depends on the data.
 """
+
+import warnings
 
 import numpy as np
 
@@ -68,8 +70,12 @@ def release_target_range(y, *, mu, random_state):
 
 def target_values(y):
     """y as finite float64 (refused without quoting a value: this runs after the charge)."""
+    if getattr(getattr(y, "dtype", None), "kind", None) == "c":
+        raise ValueError("Complex data not supported: y must hold real numbers.")
     try:
-        values = np.asarray(y, dtype=np.float64).ravel()
+        with warnings.catch_warnings():  # no warning whose text may depend on a value
+            warnings.simplefilter("ignore")
+            values = np.asarray(y, dtype=np.float64).ravel()
     except (TypeError, ValueError):
         raise ValueError("y could not be read as numbers: every target must be a real "
                          "number. The original message is withheld because it may quote "
@@ -95,4 +101,6 @@ def scale_target(y, low, high):
     ndarray of shape (n,)
     """
     y = target_values(y)
-    return np.clip((2.0 * y - low - high) / (high - low), -1.0, 1.0)
+    centre, half = (high + low) / 2.0, (high - low) / 2.0
+    with np.errstate(all="ignore"):  # a huge finite y overflows to inf, then clips to 1
+        return np.clip((y - centre) / half, -1.0, 1.0)
