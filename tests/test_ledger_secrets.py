@@ -156,3 +156,22 @@ def test_describe_keeps_public_hyperparameters_only():
     assert "DPLogisticRegression(" in text and "C=0.5" in text
     for secret in (str(SEED), "hunter2", "seed", "rng", "api_key", "random_state"):
         assert secret not in text
+
+
+def test_a_source_given_as_text_loses_its_seed_too(tmp_path):
+    """A caller naming the fit with ``repr(estimator)`` (or a ``_ledger_source`` that
+    prints every parameter) does not record the seed either."""
+    ledger = PrivacyLedger(path=str(tmp_path / "budget.sqlite"))
+    est = DPRidge(alpha=2.0, y_bound=1.0, random_state=SEED)
+    assert str(SEED) in repr(est)
+    ledger.charge(repr(est), est.plan_privacy(100, 3), n_samples=100)
+
+    class Named:
+        def _ledger_source(self):
+            return f"Named(alpha=1.0, seed={SEED}, rng=Generator(PCG64))"
+
+    ledger.charge(Named(), est.plan_privacy(100, 3), n_samples=100)
+    first, second = (e.source for e in ledger.entries)
+    assert first.startswith("DPRidge(") and "alpha=2.0" in first and "y_bound=1.0" in first
+    assert "random_state" not in first and second == "Named(alpha=1.0)"
+    _check_ledger(ledger, tmp_path)

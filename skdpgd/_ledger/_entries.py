@@ -121,9 +121,11 @@ def describe(estimator):
     secret: whoever reads it refits on D and D' and tells which was used), generators and
     ``RandomState`` objects wherever they appear, and arrays or other objects, which are
     named by their type only. An object may name itself with a ``_ledger_source()``
-    method; it must not include a seed either.
+    method. Whatever the text, ``name=value`` pairs whose name mentions a seed, a
+    generator, a key or the ledger are removed from it (:func:`scrub_source`), so a
+    caller passing ``repr(estimator)`` as the source does not record its seed either.
     """
-    return _describe(estimator, 0)[:_MAX_SOURCE]
+    return scrub_source(_describe(estimator, 0))[:_MAX_SOURCE]
 
 
 def _describe(estimator, depth):
