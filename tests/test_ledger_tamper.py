@@ -68,6 +68,8 @@ def _zero_mu(seq):
 
 #: (edit, what the error must name)
 TAMPERS = {
+    "delete the first entry": (["DELETE FROM entries WHERE seq = 1"],
+                               r"entry #1 is missing \(the first entry is numbered #2\)"),
     "delete a middle entry": (["DELETE FROM entries WHERE seq = 2"], r"entry #2 is missing"),
     "delete the last entry": (["DELETE FROM entries WHERE seq = 4"],
                               r"entries #4 to #4 were removed"),
