@@ -11,10 +11,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skdpgd import DPLogisticRegression, DPRidge
 
-# Checks that fail only because the noise at the default budget (epsilon=1) on the
-# checks' tiny data sets (n of 20-300) defeats an accuracy threshold. Nothing else is
-# excluded; test_estimators.py shows the same checks pass at epsilon=inf.
-NOISE_DEFEATS_THRESHOLD = "noise at epsilon=1 on the check's tiny data defeats its accuracy threshold"
+# Every check passes on the unweighted instances except the weight checks below, each
+# with its reason; no check is excluded for the noise at the default budget any more.
 
 NEEDS_MAX_SAMPLE_WEIGHT = (
     "sample_weight needs the public bound max_sample_weight (None by default: refused "
