@@ -59,7 +59,7 @@ def test_dpridge_needs_a_public_y_bound():
     np.testing.assert_array_equal(a.coef_, b.coef_)
 
 
-# -- validation messages and warnings never quote the data (issue 20, finding 5) ----------
+# -- validation messages and warnings never quote the data --------------------------------
 
 def test_an_unrecognised_validation_error_is_withheld():
     from skdpgd.utils._validation import validate_private
