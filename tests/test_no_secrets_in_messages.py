@@ -543,7 +543,7 @@ def test_cli_fit_without_public_bounds_quotes_no_cell(tmp_path, capsys, caplog):
 
 
 def test_the_leak_detector_finds_what_the_old_messages_printed():
-    # The messages of before (issue 20, finding 5) must all be caught by the detector.
+    # The messages skdpgd printed before must all be caught by the detector.
     old = [
         "y contains labels ['HIV+: patient 4711'] that are not in classes=[0, 1].",
         "could not convert string to float: 'ssn 123-45-6789'",
