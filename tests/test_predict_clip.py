@@ -194,3 +194,12 @@ def test_the_clip_is_the_fits_data_norm_even_after_set_params():
     assert model.data_norm_ == 0.5
     model.set_params(data_norm=10.0)  # not refitted: the model is still the 0.5 one
     np.testing.assert_array_equal(model.predict(X), before)
+
+
+def test_a_float32_design_longer_than_one_block_predicts_as_float64():
+    """Dense float32 rows are cast to float64 block by block (4096 rows at a time)."""
+    model = _fitted("multinomial")
+    rng = np.random.default_rng(5)
+    X = (rng.normal(size=(10_000, 4)) * rng.uniform(0.1, 3, size=(10_000, 1))).astype(np.float32)
+    reference = (_clip_reference(X.astype(np.float64), 0.5) @ model.coef_.T + model.intercept_)
+    np.testing.assert_allclose(model.decision_function(X), reference, rtol=1e-9, atol=1e-12)

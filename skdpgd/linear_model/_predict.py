@@ -37,13 +37,26 @@ from ..utils._validation import validate_private
 
 __all__ = ["clipped_decision", "decision_on_clipped_rows"]
 
-#: Rows of X clipped at once (their float64 copies are all that is allocated).
+#: Rows of X clipped (or cast to float64) at once: their float64 copies are all that is
+#: allocated besides the scores.
 CLIP_BLOCK_ROWS = 4096
 
 _NON_FINITE = (
     "Input X contains NaN or infinity. {name} predicts on the rows clipped to data_norm, "
     "which needs every entry finite; remove or impute those rows first."
 )
+
+
+def _product(X, weights):
+    """``X @ weights`` in float64; a dense float32 X is cast block by block, so no
+    float64 copy of the whole X is made (CSR: scipy casts the stored entries only)."""
+    if sp.issparse(X) or X.dtype == np.float64:
+        return np.asarray(safe_sparse_dot(X, weights, dense_output=True), dtype=np.float64)
+    out = np.empty((X.shape[0],) + weights.shape[1:])
+    for start in range(0, X.shape[0], CLIP_BLOCK_ROWS):
+        block = np.asarray(X[start:start + CLIP_BLOCK_ROWS], dtype=np.float64)
+        out[start:start + CLIP_BLOCK_ROWS] = block @ weights
+    return out
 
 
 def clipped_decision(X, coef, intercept, max_norm, *, name="The model"):
@@ -80,7 +93,7 @@ def clipped_decision(X, coef, intercept, max_norm, *, name="The model"):
         raise ValueError(_NON_FINITE.format(name=name))
     weights = np.asarray(coef, dtype=np.float64).T
     with np.errstate(over="ignore", invalid="ignore"):  # rows above R are redone below
-        scores = np.asarray(safe_sparse_dot(X, weights, dense_output=True), dtype=np.float64)
+        scores = _product(X, weights)
     over = np.flatnonzero(norms > max_norm)
     for start in range(0, over.size, CLIP_BLOCK_ROWS):
         rows = over[start:start + CLIP_BLOCK_ROWS]
