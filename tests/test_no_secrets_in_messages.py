@@ -55,7 +55,6 @@ ROW_COUNT = re.compile(
     rf"(?<![\w.])2\s+(?:\S+\s+){{0,2}}{_COUNTED}\b|\b{_COUNTED}\W{{1,3}}2(?![\w.])"
 )
 
-WAITING_SEARCH = "waiting for DPSearchCV's validation (skdpgd/model_selection/_dpsearch.py)"
 
 
 # -- collecting every text a user can see ------------------------------------------------------
@@ -437,13 +436,8 @@ def _dpsearch(**kw):
                       expected_trials=2.0, random_state=0, **kw)
 
 
-@pytest.mark.parametrize("case", [
-    pytest.param("string cell", marks=pytest.mark.xfail(strict=False, reason=WAITING_SEARCH)),
-    "complex", "1-D", "ragged lists",
-    pytest.param("DataFrame object column",
-                 marks=pytest.mark.xfail(strict=False, reason=WAITING_SEARCH)),
-    "NaN", "label outside classes",
-])
+@pytest.mark.parametrize("case", ["string cell", "complex", "1-D", "ragged lists",
+                                  "DataFrame object column", "NaN", "label outside classes"])
 def test_dpsearch_refusals_quote_no_data(case, capsys, caplog):
     X, y = _clean()[0], _clean()[1]
     if case in BAD_X:
@@ -562,6 +556,42 @@ def test_the_leak_detector_finds_what_the_old_messages_printed():
         "DPLogisticRegression needs at least 2 classes; y holds a single label.",
     ]
     assert not any(_leaks([text]) for text in fine), [t for t in fine if _leaks([t])]
+
+
+@pytest.mark.parametrize("weights, refused", [
+    pytest.param(lambda: _labels_with(TEXT), True, id="text"),
+    pytest.param(lambda: _with_rows(np.ones(N), np.nan), True, id="NaN"),
+    pytest.param(lambda: _with_rows(np.ones(N), NUMBERS[0]) + 1j, None, id="complex"),
+])
+def test_sample_weight_refusals_quote_no_weight(weights, refused, capsys, caplog):
+    # sample_weight is private (one weight per record): the same rules as X and y
+    est = _logistic(classes=[0, 1], max_sample_weight=2.0)
+    X, labels, _ = _clean()
+    _check(lambda: est.fit(X, labels, sample_weight=weights()), capsys, caplog,
+           refused=refused, names="sample_weight")
+
+
+@pytest.fixture(scope="module")
+def saved_model(tmp_path_factory):
+    from skdpgd._cli import main
+
+    folder = tmp_path_factory.mktemp("model")
+    path = folder / "model.joblib"
+    assert main(["fit", str(_csv(folder)), "--target", "income", "--epsilon", "1",
+                 "--random-state", "0", *_PUBLIC, *_CLASSES, "--output", str(path)]) == 0
+    return path
+
+
+@pytest.mark.parametrize("options", [
+    dict(age=lambda i: TEXT), dict(sex=TEXT), dict(age=lambda i: "nan"),
+    dict(extra_field=True),
+], ids=["text in a numeric column", "unlisted category", "NaN", "extra field"])
+def test_cli_predict_quotes_no_cell(saved_model, options, tmp_path, capsys, caplog):
+    from skdpgd._cli import main
+
+    data = _csv(tmp_path, **options)
+    _, texts = _texts(lambda: main(["predict", str(saved_model), str(data)]), capsys, caplog)
+    assert not _leaks(texts), _leaks(texts)
 
 
 def test_cli_withholds_the_text_of_a_lookup_error(tmp_path, capsys, monkeypatch):

@@ -194,10 +194,10 @@ def row_weights(n_samples, *, codes=None, classes=None, class_weight=None,
     else:
         try:
             weights = np.asarray(sample_weight, dtype=np.float64).reshape(n_samples)
-        except (TypeError, ValueError):
-            raise ValueError(
-                "sample_weight must be numeric (one real weight per row)."
-            ) from None
+        except (TypeError, ValueError):  # its text may quote a weight: raised unchained below
+            weights = None
+        if weights is None:
+            raise ValueError("sample_weight must be numeric (one real weight per row).")
         if np.isnan(weights).any():
             raise ValueError(
                 "sample_weight contains NaN; give every row a weight (0 drops a row)."
