@@ -186,7 +186,8 @@ def validate_private(function, *args, role, data=None, estimator=None, **kwargs)
 
     A ``ValueError`` or ``TypeError`` raised by ``function`` (scikit-learn's
     ``validate_data``, ``_check_y``, a label scan, ...) is replaced by the same type with
-    :func:`safe_message`; the new exception is raised outside the handler, so neither
+    :func:`safe_message` (a ``LookupError`` or ``ArithmeticError``, whose text may quote a
+    key or a value too, by a ``ValueError``); the new exception is raised outside the handler, so neither
     ``__cause__`` nor ``__context__`` holds the original (a traceback cannot print it).
     Warnings raised by ``function`` are shown again with their category, their text
     replaced by a fixed one unless it is one of the known value-free texts.
@@ -206,7 +207,7 @@ def validate_private(function, *args, role, data=None, estimator=None, **kwargs)
         warnings.simplefilter("always")
         try:
             result = function(*args, **kwargs)
-        except (ValueError, TypeError) as error:
+        except (ValueError, TypeError, LookupError, ArithmeticError) as error:
             failure = (TypeError if isinstance(error, TypeError) else ValueError,
                        safe_message(error, role, data, estimator))
     for record in caught:
