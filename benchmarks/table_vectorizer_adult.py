@@ -1,4 +1,4 @@
-"""DPTableVectorizer + DPLogisticRegression on raw Adult, nothing hand-written (issue 23).
+"""DPTableVectorizer + DPLogisticRegression on raw Adult, nothing hand-written.
 
 The vectorizer gets a public share of the budget (10% of mu^2) and the additive delta
 of its thresholds (10% of delta); the estimator gets the rest. The total is

@@ -162,7 +162,7 @@ def test_public_one_hot_opt_outs_encode_zeros():
 
 
 def test_public_one_hot_default_gives_nan_after_which_the_estimator_refuses():
-    """Issue 20: no refusal before the estimator's charge; NaN in the unlisted group."""
+    """No refusal before the estimator's charge: NaN in the unlisted group."""
     from skdpgd import PrivacyLedger
 
     lists = [["a", "b"], ["x", "y"]]

@@ -216,7 +216,8 @@ def make_adult_preprocessor():
     - capital-gain and capital-loss likewise on a ``log1p`` scale (top-code 99,999);
     - the 8 categorical columns are one-hot encoded over the code book's lists by
       :func:`~skdpgd.preprocessing.public_one_hot`, the code book's marker ``"?"`` as
-      all zeros, any other unlisted value an error;
+      all zeros, any other unlisted value NaN (the estimator then refuses the fit after
+      its ledger charge);
     - ``fnlwgt`` (a survey weight without a public bound) is dropped;
     - every row is divided by :data:`ADULT_ROW_SCALE` = sqrt(13), so every row has norm
       at most 1 (``data_norm=1``).
