@@ -13,7 +13,8 @@ comes from the Adult *code book* (``adult.names``) and the public CPS field limi
   and loss on a log scale;
 - categorical features are one-hot encoded over the code book's category lists by
   :func:`skdpgd.preprocessing.public_one_hot` (the code book's unknown marker ``"?"`` -> all
-  zeros; any other value outside a list is an error that names the column);
+  zeros; any other value outside a list is NaN, which the estimator refuses after its
+  ledger charge);
 - ``fnlwgt`` (a survey weight with no public upper bound) is dropped;
 - every row is divided by sqrt(13): 5 numeric features in [0, 1] and 8 one-hot groups
   give a squared row norm of at most 13, so rows have norm <= 1 (``data_norm=1``).
