@@ -45,8 +45,9 @@ def test_outputs_by_dtype_and_names():
     assert vec.row_norm_bound_ == 1.0
     assert np.linalg.norm(out, axis=1).max() <= 1.0 + 1e-12
     # Counts of thousands against a threshold of about 4.5 sigma (sigma = sqrt(2)/(mu/sqrt 3)
-    # = 7.5 at epsilon 1): the outcome is the same for every seed of the noise.
-    assert vec.bounds_["age"] == (16.0, pytest.approx(64 * math.sqrt(2)))
+    # = 7.5 at epsilon 1): the outcome is the same for every seed of the noise. age is an
+    # int64 column: its cells [16, 22.6) ... [64, 90.5) hold the integers 16 ... 90.
+    assert vec.bounds_["age"] == (16.0, 90.0)
     assert vec.log1p_ == {"age": False, "income": True}  # 80% zeros: heavy-tailed
     assert vec.categories_["city"] == ["Lyon", "Oslo", "Rome"]
 
@@ -122,6 +123,17 @@ def test_wide_positive_range_gets_the_log_ratio():
     out = vec.transform(pd.DataFrame({"w": [0.5, 8.0, 1e9], "n": [16.0, 40.0, 0.0]}))
     assert_allclose(out[:, 0], [0.0, math.log(16) / math.log(128), 1.0], rtol=1e-15)
     assert_allclose(out[:, 1], [0.0, 0.5, 0.0], rtol=1e-15)
+
+
+def test_integer_dtypes_tighten_the_range_to_integers():
+    """An integer in the cell [e_a, e_b) lies in [ceil(e_a), ceil(e_b) - 1]: a 0/1 int column
+    gets [0, 1] (not [0, sqrt 2)), the same values as floats keep the cell edges."""
+    rng = np.random.default_rng(0)
+    ints = rng.integers(0, 2, 5000)
+    vec = _fit(pd.DataFrame({"b": ints, "f": ints.astype(float),
+                             "n": pd.array(ints, dtype="Int64")}))
+    assert vec.bounds_["b"] == (0.0, 1.0) and vec.bounds_["n"] == (0.0, 1.0)
+    assert vec.bounds_["f"] == (0.0, pytest.approx(math.sqrt(2)))
 
 
 def test_log1p_choices_are_public_overrides():
@@ -328,7 +340,7 @@ def test_scikit_learn_conventions():
 def test_exact_counts_at_infinite_epsilon():
     vec = _fit(_table(), epsilon=np.inf)
     assert vec.privacy_.mu == np.inf
-    assert vec.bounds_["age"] == (16.0, pytest.approx(64 * math.sqrt(2)))
+    assert vec.bounds_["age"] == (16.0, 90.0)
 
 
 def test_pipeline_with_the_estimator_learns():

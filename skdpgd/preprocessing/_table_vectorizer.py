@@ -2,6 +2,7 @@ r"""Every column of a raw table encoded by its type, privately: :class:`DPTableV
 
 import math
 import numbers
+import re
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -60,12 +61,33 @@ def _check_public_bounds(name, pair):
     return low, high
 
 
-def _resolved_map(private, log_choice):
+def _is_integer_dtype(dtype_text):
+    """Whether a dtype (as text: NumPy, pandas nullable or polars) holds integers only."""
+    return re.fullmatch(r"u?int(8|16|32|64)?", dtype_text.lower()) is not None
+
+
+def _integer_range(low, high):
+    r"""The range of an integer column from its cells' edges (post-processing, public dtype).
+
+    An integer in :math:`[e_a, e_b)` lies in :math:`[\lceil e_a\rceil, \lceil e_b\rceil - 1]`;
+    kept only when that is a proper interval and inside the grid's finite part.
+    """
+    if max(abs(low), abs(high)) >= 2.0 ** 40:
+        return low, high
+    tight_low, tight_high = float(math.ceil(low)), float(math.ceil(high) - 1)
+    if tight_high > tight_low:
+        return tight_low, tight_high
+    return low, high
+
+
+def _resolved_map(private, log_choice, integer=False):
     """(low, high, scale, impute, source) of a column with a private range."""
     if not private.found:
         top = 2.0 ** 40  # the public grid's outer edge: symlog over the whole grid
         return -top, top, "symlog", 0.5, "default"
     low, high = private.low, private.high
+    if integer:
+        low, high = _integer_range(low, high)
     heavy = low >= 0.0 and (high - low) > HEAVY_TAIL_RATIO * (private.median_high - low)
     wide = low > 0.0 and high >= SPAN_RATIO * low
     log = (heavy or wide) if log_choice is None else log_choice
@@ -404,12 +426,14 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
             mu_each = np.inf
         delta_each = extra_delta / n_thresholded if n_thresholded else 0.0
         rngs = iter(_child_generators(make_generator(random_state), n_gdp))
+        dtypes = table_schema(X)[3]
         releases, encodings = [], []
         for position, label, name, kind, nullable, mode in plan:
             indicator = nullable and self.add_indicator == "auto"
             if kind == "numeric":
-                encodings.append(self._fit_numeric(X, position, label, name, mode, indicator,
-                                                   mu_each, rngs, notes))
+                encodings.append(self._fit_numeric(
+                    X, position, label, name, mode, indicator, mu_each, rngs, notes,
+                    integer=_is_integer_dtype(dtypes[position])))
                 if mode == "private":
                     releases.append((f"{name}: histogram over the public grid", mu_each))
             elif kind == "boolean":
@@ -429,7 +453,8 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
         )
         return self
 
-    def _fit_numeric(self, X, position, label, name, mode, indicator, mu_each, rngs, notes):
+    def _fit_numeric(self, X, position, label, name, mode, indicator, mu_each, rngs, notes,
+                     integer=False):
         if mode == "public":
             low, high = _check_public_bounds(label, self.bounds[label])
             log = self._log_choice(label) or False
@@ -440,7 +465,8 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
                                    indicator, "public")
         x = numeric_column(X, position, label, self.missing_values)
         private = private_range(x, mu_each, next(rngs))
-        low, high, scale, impute, source = _resolved_map(private, self._log_choice(label))
+        low, high, scale, impute, source = _resolved_map(private, self._log_choice(label),
+                                                         integer)
         if source == "default":
             notes.append(f"{name}: no histogram cell passed the threshold; the public "
                          "symmetric log map over [-2^40, 2^40] is used.")
