@@ -9,7 +9,10 @@ n only):
 3. K times, independently (one *trial* Q): draw a candidate uniformly from the grid, fit
    it on the training part as a mu-GDP run, and score it on the validation part with a
    score of replace-one sensitivity Delta (accuracy: 1/m; clipped squared error:
-   (2 y_bound)^2 / m) plus Gaussian noise N(0, (Delta/mu)^2).
+   (2 y_bound)^2 / m) plus Gaussian noise N(0, (Delta/mu)^2). The score is a mean of
+   per-row terms computed on the rows as the fit sees them (clipped to ``data_norm`` by
+   the fit's overflow-safe clip, targets to ``y_bound``: :mod:`._scoring`), so each term
+   lies in its range, and Delta holds, for every row an adversary can write.
 4. Release the best trial only (its parameters, model and noisy score); optionally refit
    the winning parameters on all rows as one more mu-GDP run.
 
