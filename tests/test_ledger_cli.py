@@ -72,7 +72,7 @@ def test_show_prints_header_entries_and_head(path, capsys):
     second = next(line for line in lines if line.strip().startswith("2 "))
     assert "DPLogisticRegression(C=2.0" in first and " 120 " in first and " all " in first
     assert "mu=0.125" in second and " 50 " in second and "manual" in second
-    assert str(SEED) not in out  # the fit's seed is nowhere (finding 3)
+    assert str(SEED) not in out  # the fit's seed is nowhere
 
 
 def test_verify_intact_then_each_edit_exits_2_with_one_line(path, capsys):

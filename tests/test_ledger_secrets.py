@@ -1,4 +1,4 @@
-"""Nothing secret reaches the ledger (issue 20, finding 3).
+"""Nothing secret reaches the ledger.
 
 A fixed seed kept secret is as good as OS entropy; one written in the shared ledger file
 is not (whoever reads it refits on D and D' with that seed and tells which was used). The

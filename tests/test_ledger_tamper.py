@@ -1,4 +1,4 @@
-"""A ledger file shows tampering (issue 20, finding 6), and version-1 files upgrade.
+"""A ledger file shows tampering, and version-1 files upgrade.
 
 Each edit below is made with plain SQL, as a person with write access to the file (and
 no interest in this package's hash scheme) would make it. Every one must be refused with
@@ -9,7 +9,7 @@ chain is caught when the owner uses a key.
 
 The cap arithmetic is by hand: an epsilon = 1 fit at delta = 1e-5 is mu = 0.2681-GDP
 (Dong, Roth, Su 2022, Corollary 2.13 inverted), two of them sqrt(2) mu = 0.379-GDP, i.e.
-epsilon = 1.465 at delta = 1e-5 (the issue's figure), above a cap of 1.2.
+epsilon = 1.465 at delta = 1e-5, above a cap of 1.2 (a fit that an untampered ledger refuses).
 """
 
 import json
@@ -142,7 +142,7 @@ def test_an_untouched_file_verifies_and_reopens(path):
     assert [e.seq for e in PrivacyLedger(path=path).entries] == [1, 2, 3, 4, 5]
 
 
-def test_the_fit_the_issue_saw_pass_is_refused(path):
+def test_a_fit_over_the_true_spend_is_refused_after_tampering(path):
     """Cap 1.2: one epsilon = 1 fit, its mu set to 0 in the file, then a second fit
     (true spend 1.465 > 1.2) must not go through, on the same ledger or a new one."""
     rng = np.random.default_rng(0)
@@ -322,7 +322,7 @@ def test_an_upgrade_refuses_a_version_1_file_with_missing_entries(path):
 
 
 def test_the_upgrade_removes_the_seeds_version_1_recorded(path, tmp_path):
-    """Version 1 kept random_state in each entry's source (finding 3): the upgrade scrubs
+    """Version 1 kept random_state in each entry's source: the upgrade scrubs
     it and rebuilds the file, so its digits are in no byte of it afterwards."""
     v1_file(path, [0.2, 0.1], source="DPLogisticRegression(C=2.0, random_state=8675309)")
     assert any(b"8675309" in p.read_bytes() for p in tmp_path.iterdir())
