@@ -126,8 +126,10 @@ def test_every_tamper_is_refused_on_open_and_before_the_next_charge(path, tamper
     before = _rows(path)
     with pytest.raises(LedgerFileError, match=named) as opened:
         PrivacyLedger(path=path)
-    with pytest.raises(LedgerFileError, match=named):  # a ledger opened before the edit
-        _charge(ledger)
+    with pytest.raises(LedgerFileError, match=named):  # a ledger opened before the edit:
+        ledger.spent()  # reading it
+    with pytest.raises(LedgerFileError, match=named):
+        _charge(ledger)  # and charging it
     assert _rows(path) == before  # the refused charge wrote nothing
     message = str(opened.value)
     for secret in ("1000", "add-remove", "2001"):  # no stored value is echoed
