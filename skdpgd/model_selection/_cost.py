@@ -174,10 +174,12 @@ def search_privacy_cost(search, *, n_samples=None, n_features=None, delta=None):
     Parameters
     ----------
     search : GridSearchCV or RandomizedSearchCV, fitted
-        Over a :class:`~skdpgd.DPLogisticRegression` or :class:`~skdpgd.DPRidge`, or a
+        Over a :class:`~skdpgd.DPLogisticRegression` or :class:`~skdpgd.DPRidge`, a
         ``Pipeline`` of public-bound transformers ending in one
-        (:mod:`skdpgd.model_selection._pipeline` says which), with a splitter whose folds
-        depend on n and a seed only.
+        (:mod:`skdpgd.model_selection._pipeline` says which), or a
+        :class:`~skdpgd.DPPipeline` (each fit priced by its ``plan_privacy``: the
+        allowances of its budget rule, additive delta included; its candidates may change
+        ``epsilon``), with a splitter whose folds depend on n and a seed only.
     n_samples, n_features : int or None
         Rows of the X the search was fitted on, and the columns entering the skdpgd
         estimator (after the pipeline's transformers; public); read from
