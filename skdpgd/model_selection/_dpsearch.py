@@ -709,6 +709,10 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         if refit:
             model = self._candidate(self.best_params_, mu, n, int(rng.integers(2**32)), guard)
             self.best_estimator_ = _withheld(refused, model.fit, X, y)
+        # the seed that drew the released model's noise is not kept with it (with it, a
+        # refit on a neighbouring data set would reproduce the noise: "Fixed seeds" in
+        # docs/privacy_model.md); the search's own random_state is the user's choice
+        self.best_estimator_.set_params(**final_params(self.estimator, random_state=None))
         self.privacy_ = report
         if is_classifier(base):
             self.classes_ = self.best_estimator_.classes_

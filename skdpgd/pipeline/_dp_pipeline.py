@@ -550,6 +550,11 @@ class DPPipeline(_BaseComposition):
             estimator.set_params(class_weight=weights)
             self.class_weight_ = weights
         estimator.fit(Xt, y_fit)
+        # The seed that drew the estimator's noise is not kept in the fitted (pickled)
+        # model: whoever held it could regenerate the noise and test a neighbouring table
+        # by refitting (docs/privacy_model.md, "Fixed seeds"); the pipeline's own
+        # random_state is the only seed the user chose.
+        estimator.set_params(random_state=None)
         _check_spent(last_name, estimator.privacy_, budget.estimator_mu, 0.0)
         if TARGET_RANGE in allowance:
             _unscale_model(estimator, *self.target_range_)
