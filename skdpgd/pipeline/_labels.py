@@ -71,7 +71,13 @@ def release_balanced_weights(y, classes, *, mu, random_state):
     """
     y = np.asarray(y).ravel()
     classes = np.unique(np.asarray(classes))
-    counts = np.array([np.count_nonzero(_label_mask(y, c)) for c in classes], dtype=float)
+    # each record is counted in one class at most (its first match), whatever its ``==``
+    # says: the sensitivity sqrt 2 needs one record in one cell
+    counts, taken = np.zeros(classes.size), np.zeros(y.size, dtype=bool)
+    for k, label in enumerate(classes):
+        match = _label_mask(y, label) & ~taken
+        counts[k] = np.count_nonzero(match)
+        taken |= match
     sigma = np.sqrt(2.0) / mu if mu > 0 else np.inf
     if np.isfinite(sigma) and sigma > 0:
         counts = counts + make_generator(random_state).normal(0.0, sigma, counts.size)
