@@ -38,8 +38,11 @@ from ._private_range import sigma_for_mu
 def discovery_threshold(sigma, delta0):
     r"""The threshold :math:`\tau = 1 + \sigma\Phi^{-1}(1 - \delta_0)`.
 
-    A value held by one record (count 1) passes with probability exactly
-    :math:`\Pr[\mathcal N(0, \sigma^2) > \tau - 1] = \delta_0`.
+    A value held by one record (count 1) passes with probability
+    :math:`\Pr[\mathcal N(0, \sigma^2) > \tau - 1] \le \delta_0` (equal up to
+    :math:`10^{-8}` relative: :math:`\Phi^{-1}(1 - \delta_0)` is computed as
+    :math:`-\Phi^{-1}(\delta_0)`, which does not round :math:`1 - \delta_0`, and nudged up
+    by :math:`10^{-9}`).
 
     Parameters
     ----------
@@ -58,7 +61,10 @@ def discovery_threshold(sigma, delta0):
         return np.inf
     if sigma == 0.0:
         return 1.0
-    return 1.0 + float(sigma) * float(ndtri(1.0 - delta0))
+    # Phi^-1(1 - delta0) as -Phi^-1(delta0): 1 - delta0 rounds in float64 (for delta0 =
+    # 1e-16 the pass chance would be 11% above delta0); ndtri is accurate to about 4e-13
+    # relative in the tail, and the 1e-9 nudge makes the chance at most delta0
+    return 1.0 + float(sigma) * (float(-ndtri(delta0)) + 1e-9)
 
 
 def value_counts(keys):
