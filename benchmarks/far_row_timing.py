@@ -19,6 +19,14 @@ Reported per configuration (milliseconds):
 * ``far_slower_share``: the share of rounds where ``far`` took longer than ``clean``
   (about 0.5 when there is no channel).
 
+**CSR: the cost of a stored entry.** A CSR fit's work grows with the number of stored
+entries (nnz), which is data: a row with more non-zeros takes longer. With the same
+pattern (the far row above has the pattern of the row it replaces) the values change
+nothing; the size of the remaining channel is measured as the slope of fit time in nnz:
+the same interleaved protocol on a CSR X with every entry stored against one where half
+of the rows have half of their entries zeroed (not stored). ``ms_per_million_entries``
+times the largest change of one row's nnz (d) bounds what one record can change.
+
 Usage::
 
     python benchmarks/far_row_timing.py [--rounds 41] [--n 100 20000] [--d 10]
@@ -112,6 +120,36 @@ def measure(name, n, d, layout, numba, rounds):
     }
 
 
+def csr_slope(name, n, d, rounds):
+    """Fit time against the number of stored entries of a CSR X (see the docstring)."""
+    X, labels, targets = make_data(n, d)
+    y = labels if name == "logistic" else targets
+    sparse = X.copy()
+    sparse[: n // 2, : d // 2] = 0.0  # half of the rows lose half of their entries
+    sets = {"dense_pattern": sp.csr_matrix(X), "half_pattern": sp.csr_matrix(sparse)}
+    times = {key: [] for key in sets}
+    for round_ in range(rounds + 3):
+        order = list(sets) if round_ % 2 else list(sets)[::-1]
+        for key in order:
+            model = estimator(name)
+            start = time.perf_counter()
+            model.fit(sets[key], y)
+            if round_ >= 3:
+                times[key].append((time.perf_counter() - start) * 1e3)
+    full, half = (np.asarray(times[k]) for k in sets)
+    extra = sets["dense_pattern"].nnz - sets["half_pattern"].nnz
+    per_million = float(np.median(full - half)) / extra * 1e6
+    return {
+        "estimator": name, "n": n, "d": d, "layout": "csr-nnz", "rounds": rounds,
+        "nnz": [int(sets["dense_pattern"].nnz), int(sets["half_pattern"].nnz)],
+        "full_ms": float(np.median(full)), "half_ms": float(np.median(half)),
+        "full_minus_half_ms": float(np.median(full - half)),
+        "ms_per_million_entries": per_million,
+        "one_row_bound_ms": per_million * d / 1e6,
+        "mad_ms": float(np.median(np.abs(full - np.median(full)))),
+    }
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=41)
@@ -137,6 +175,18 @@ def main():
                           f"| {row['clean_ms']:.3f} | {row['far_ms']:.3f} "
                           f"| {row['far_minus_clean_ms']:+.3f} | {row['noise_ms']:+.3f} "
                           f"| {row['mad_ms']:.3f} | {row['far_slower_share']:.2f} |", flush=True)
+    if "csr" in args.layouts:
+        print("\n| estimator | n | nnz (all, half) | all (ms) | half (ms) | difference (ms) "
+              "| ms per 1e6 entries | one row (d entries, ms) |")
+        print("|---|---:|---|---:|---:|---:|---:|---:|")
+        for n in args.n:
+            for name in args.estimators:
+                row = csr_slope(name, n, args.d, args.rounds)
+                results.append(row)
+                print(f"| {name} | {n} | {row['nnz'][0]}, {row['nnz'][1]} | {row['full_ms']:.3f} "
+                      f"| {row['half_ms']:.3f} | {row['full_minus_half_ms']:+.3f} "
+                      f"| {row['ms_per_million_entries']:.1f} | {row['one_row_bound_ms']:.5f} |",
+                      flush=True)
     meta = {
         "command": "python " + " ".join(sys.argv),
         "label": args.label,

@@ -1,4 +1,4 @@
-"""A dense fit does the same work whatever the values of X (issue 20, finding 2).
+"""A dense fit does the same work whatever the values of X.
 
 The fit's time must not tell whether the data hold a row far outside ``data_norm``. Timing
 in a unit test would be flaky, so this checks the cause instead: the *sequence of
@@ -14,11 +14,13 @@ an array of a given shape, the numba kernel's loops, whose bounds are the shape;
 kernel has no data-dependent branch, see skdpgd._fused) and the processor's own
 data-dependent latencies. Their size is measured in benchmarks/far_row_timing.py.
 
-Threads are not used (``n_jobs=1``) so that the order of events is deterministic; a
-first fit of each configuration warms the caches (public plans, compiled kernels) before
-the recorded ones.
+Threads are not used (``n_jobs=1``) and the garbage collector is paused while recording
+(its callbacks, e.g. hypothesis's, would add events at arbitrary points), so that the
+order of events is deterministic; a first fit of each configuration warms the caches
+(public plans, compiled kernels) before the recorded ones.
 """
 
+import gc
 import sys
 
 import numpy as np
@@ -58,6 +60,8 @@ def _record(fit):
             events.append(("line",) + describe(frame.f_code) + (frame.f_lineno,))
         return trace
 
+    collecting = gc.isenabled()
+    gc.disable()
     sys.setprofile(profile)
     sys.settrace(trace)
     try:
@@ -65,6 +69,8 @@ def _record(fit):
     finally:
         sys.settrace(None)
         sys.setprofile(None)
+        if collecting:
+            gc.enable()
     return events
 
 
