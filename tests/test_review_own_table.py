@@ -332,3 +332,55 @@ def test_every_column_gets_its_own_noise():
         vec = DPTableVectorizer(epsilon=0.5, random_state=seed).fit(df)
         disagree += vec.bounds_["a"] != vec.bounds_["b"]
     assert disagree >= 3
+
+
+# -- 3b. standalone reports and the search's pricing -----------------------------------------
+
+@pytest.mark.parametrize("epsilon", [0.01, 0.1, 0.5, 1.0, 16.0])
+@pytest.mark.parametrize("delta", [1e-12, 1e-9, 1e-6, 1e-4])
+def test_standalone_steps_never_report_above_their_epsilon(epsilon, delta):
+    from skdpgd._cli._table import PrivateTableSchema
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"a": rng.uniform(0, 1, 300),
+                       "c": rng.choice(["x", "y"], 300).astype(object)})
+    for X in (df, df[["a"]]):  # with and without a thresholded release
+        vec = DPTableVectorizer(epsilon=epsilon, delta=delta, random_state=0).fit(X)
+        assert vec.privacy_.epsilon_at(delta) <= epsilon
+        assert _gdp_delta(vec.privacy_.mu, epsilon) + vec.privacy_.extra_delta <= delta
+    vote = PrivateTableSchema(["a", "c"], epsilon=epsilon, delta=delta, random_state=0)
+    assert vote.fit(df).privacy_.epsilon_at(delta) <= epsilon
+
+
+def _epsilon_of(mu, delta):
+    from scipy.optimize import brentq
+
+    return brentq(lambda e: _gdp_delta(mu, e) - delta, 0.0, 200.0, xtol=1e-14)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "search_privacy_cost prices a DPPipeline fit with plan_privacy(n) without X, which "
+    "assumes the vectorizer thresholds (0.1 delta reserved, smaller mu); a fit on a table "
+    "with nothing to discover spends a larger mu and no additive delta, so the composed "
+    "per-fit charges are not an upper bound: at delta=1e-3 the stated epsilon is below "
+    "the exact composition of the fits that ran"))
+def test_search_cost_of_a_pipeline_bounds_the_fits_that_ran():
+    from sklearn.model_selection import GridSearchCV, KFold
+
+    from skdpgd.model_selection import search_privacy_cost
+
+    rng = np.random.default_rng(0)
+    n = 1500
+    df = pd.DataFrame({"a": rng.uniform(0, 10, n), "b": rng.uniform(0, 5, n)})
+    y = (df["a"].to_numpy() > 5).astype(int)
+    pipe = make_dp_pipeline(DPTableVectorizer(), DPLogisticRegression(classes=[0, 1]),
+                            epsilon=1.0, delta=1e-6)
+    search = GridSearchCV(pipe, {"dplogisticregression__C": [0.1, 1.0]},
+                          cv=KFold(3, shuffle=True, random_state=0)).fit(df, y)
+    cost = search_privacy_cost(search, delta=1e-3)
+    # what ran: every record is in 2 training folds x 2 candidates, plus the refit; each
+    # fit spends the mu of a fit on this table's structure (no thresholded release)
+    spent = search.best_estimator_.privacy_
+    assert spent.extra_delta == 0.0
+    mu_true = math.sqrt(2 * 2 + 1) * spent.mu
+    assert cost.epsilon >= _epsilon_of(mu_true, 1e-3)

@@ -258,7 +258,9 @@ class PrivateTableSchema(TableSchema):
         """
         if self.epsilon is None or self.delta is None:
             raise ValueError("a standalone PrivateTableSchema needs epsilon and delta.")
-        mu = float(epsilon_delta_to_gdp(self.epsilon, self.delta))
+        # rounded down by 1e-9 relative: the GDP inversions are exact to about 1e-14 only,
+        # and privacy_.epsilon_at(delta) must not exceed epsilon
+        mu = float(epsilon_delta_to_gdp(self.epsilon, self.delta)) * (1.0 - 1e-9)
         return self._fit_private(X, y, mu=mu, extra_delta=0.0,
                                  random_state=self.random_state)
 

@@ -382,7 +382,10 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
         plan, _ = self._plan(X)
         _, n_thresholded = self._n_releases(plan)
         extra_delta = DISCOVERY_DELTA_SHARE * delta if n_thresholded else 0.0
-        mu = np.inf if np.isinf(epsilon) else epsilon_delta_to_gdp(epsilon, delta - extra_delta)
+        # rounded down by 1e-9 relative (as DPPipeline does): the GDP inversions are exact
+        # to about 1e-14 only, and privacy_.epsilon_at(delta) must not exceed epsilon
+        mu = np.inf if np.isinf(epsilon) else (
+            epsilon_delta_to_gdp(epsilon, delta - extra_delta) * (1.0 - 1e-9))
         return self._fit_private(X, y, mu=float(mu), extra_delta=extra_delta,
                                  random_state=self.random_state)
 
