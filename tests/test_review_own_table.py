@@ -384,3 +384,58 @@ def test_search_cost_of_a_pipeline_bounds_the_fits_that_ran():
     assert spent.extra_delta == 0.0
     mu_true = math.sqrt(2 * 2 + 1) * spent.mu
     assert cost.epsilon >= _epsilon_of(mu_true, 1e-3)
+
+
+# -- 6b. every dtype a column may have, numeric or categorical, silently --------------------
+
+def _adversarial_frame():
+    from decimal import Decimal
+    from fractions import Fraction
+
+    n = 40
+    rng = np.random.default_rng(8)
+    base = rng.uniform(0, 100, n)
+    obj = base.astype(object)
+    obj[:8] = [Decimal("sNaN"), Decimal("1e400"), Fraction(1, 3), 2 ** 2000, -(2 ** 2000),
+               "1e999", b"\x00", complex(1, 2)]
+    return pd.DataFrame({
+        "nullable_int": pd.array([1, None] * (n // 2), dtype="Int64"),
+        "uint_big": np.array([2 ** 64 - 1, 0] * (n // 2), dtype=np.uint64),
+        "float32_inf": np.array([np.inf, -np.inf, 3.4e38, np.nan] * (n // 4), dtype=np.float32),
+        "boolean_na": pd.array([True, None, False, True] * (n // 4), dtype="boolean"),
+        "string_dtype": pd.array(["a", None, "1.5", "x" * 300] * (n // 4), dtype="string"),
+        "category": pd.Categorical(["u", "v", None, "u"] * (n // 4)),
+        "objects": obj,
+    })
+
+
+@pytest.mark.parametrize("kind", [None, "numeric", "categorical"])
+def test_every_dtype_fits_and_transforms_without_a_warning(kind):
+    df = _adversarial_frame()
+    types = None if kind is None else {c: kind for c in df.columns}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        vec = DPTableVectorizer(epsilon=1.0, column_types=types, random_state=0).fit(df)
+        out = vec.transform(df)
+    assert np.all(np.isfinite(out))
+    assert np.all(np.linalg.norm(out, axis=1) <= vec.row_norm_bound_ * (1 + 1e-12))
+
+
+def test_cli_bundle_keeps_no_noise_seed(tmp_path):
+    import joblib
+
+    from skdpgd._cli import main
+
+    rng = np.random.default_rng(9)
+    lines = ["age,city,label"] + [
+        f"{a},{c},{int(a > 50)}" for a, c in zip(rng.integers(18, 90, 400),
+                                                 rng.choice(["Lyon", "Oslo"], 400))]
+    data = tmp_path / "d.csv"
+    data.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "m.joblib"
+    assert main(["fit", str(data), "--target", "label", "--classes", "0,1", "--epsilon", "1",
+                 "--output", str(out)]) == 0
+    bundle = joblib.load(out)
+    seeds = [est.random_state for est in (bundle["dp_pipeline"], *[
+        s for _, s in bundle["pipeline"].steps]) if hasattr(est, "random_state")]
+    assert seeds and all(seed is None for seed in seeds)
