@@ -439,3 +439,40 @@ def test_cli_bundle_keeps_no_noise_seed(tmp_path):
     seeds = [est.random_state for est in (bundle["dp_pipeline"], *[
         s for _, s in bundle["pipeline"].steps]) if hasattr(est, "random_state")]
     assert seeds and all(seed is None for seed in seeds)
+
+
+# -- 4b. adaptive composition: what the release decides does not move the estimator's mu ---
+
+def test_estimator_mu_does_not_depend_on_the_discovered_width():
+    spent, widths = [], []
+    for n_values in (2, 12):  # the discovered categories decide the output width d
+        rng = np.random.default_rng(n_values)
+        df = pd.DataFrame({"x": rng.uniform(0, 1, 3000),
+                           "c": rng.choice([f"v{i}" for i in range(n_values)], 3000)
+                           .astype(object)})
+        y = (df["x"].to_numpy() > 0.5).astype(int)
+        pipe = make_dp_pipeline(DPTableVectorizer(), DPLogisticRegression(classes=[0, 1]),
+                                epsilon=1.0, random_state=0).fit(df, y)
+        widths.append(pipe.pipeline_[-1].n_features_in_)
+        spent.append(dict(pipe.privacy_.steps)["dplogisticregression"].mu)
+        assert spent[-1] <= pipe.budget_.estimator_mu
+    assert widths[0] != widths[1]
+    assert spent[0] == pytest.approx(spent[1], rel=1e-9)
+
+
+def test_type_vote_pipeline_composes():
+    from skdpgd._cli._table import PrivateTableSchema
+
+    rng = np.random.default_rng(10)
+    n = 2000
+    raw = pd.DataFrame({"a": [str(v) for v in rng.integers(0, 50, n)],
+                        "b": rng.choice(["p", "q", ""], n).astype(object)})
+    y = (rng.random(n) < 0.5).astype(int)
+    pipe = make_dp_pipeline(PrivateTableSchema(["a", "b"]), DPTableVectorizer(),
+                            DPLogisticRegression(classes=[0, 1]), epsilon=1.0,
+                            delta=1e-5, random_state=0).fit(raw, y)
+    _independent_check(pipe.privacy_, 1.0, 1e-5)
+    vote = dict(pipe.privacy_.steps)["privatetableschema"]
+    assert vote.mu > 0 and vote.extra_delta == 0.0
+    planned = pipe.plan_privacy(n, X=raw)
+    assert planned.mu >= pipe.privacy_.mu and planned.extra_delta >= pipe.privacy_.extra_delta
