@@ -476,3 +476,39 @@ def test_type_vote_pipeline_composes():
     assert vote.mu > 0 and vote.extra_delta == 0.0
     planned = pipe.plan_privacy(n, X=raw)
     assert planned.mu >= pipe.privacy_.mu and planned.extra_delta >= pipe.privacy_.extra_delta
+
+
+# -- 1b. weighted gradients: the sensitivity W max(S, L) on an exact worst case ------------
+
+@pytest.mark.parametrize("make_loss", [
+    lambda: __import__("skdpgd.losses", fromlist=["x"]).BinaryLogisticLoss(residual_clip=0.5),
+    lambda: __import__("skdpgd.losses", fromlist=["x"]).MultinomialLogisticLoss(3),
+    lambda: __import__("skdpgd.losses", fromlist=["x"]).HuberLoss(residual_clip=0.3),
+])
+def test_weighted_gradient_difference_within_stated_sensitivity(make_loss):
+    from skdpgd.losses import WeightedLoss
+
+    loss, W, R = make_loss(), 2.5, 1.0
+    weighted = WeightedLoss(loss, W)
+    kwargs = {"y_bound": 1.0} if "Huber" in type(loss).__name__ else {}
+    S_w = weighted.sensitivity(R, **kwargs)
+    rng = np.random.default_rng(11)
+    d = 4
+    n_out = 3 if "Multinomial" in type(loss).__name__ else 1
+    labels = [0, 1, 2] if n_out == 3 else ([0.0, 1.0] if "Binary" in type(loss).__name__
+                                           else [-1.0, 1.0])
+    worst = 0.0
+    for _ in range(300):
+        coef = rng.normal(0, 5, loss.coef_shape(d))
+        x = rng.normal(size=(2, d))
+        x /= np.linalg.norm(x, axis=1, keepdims=True) / R
+        if rng.random() < 0.5:
+            x[1] = -x[0]  # opposite rows: the worst case of the unweighted S
+        y = np.array([labels[0], labels[-1]], dtype=np.float64)
+        for w in itertools.product([0.0, W, float(rng.uniform(0, W))], repeat=2):
+            packed = WeightedLoss.pack(y, w)
+            g0 = weighted.gradient_sum(coef, x[:1], packed[:1])
+            g1 = weighted.gradient_sum(coef, x[1:], packed[1:])
+            worst = max(worst, float(np.linalg.norm(g0 - g1)))
+    assert worst <= S_w * (1 + 1e-12)
+    assert worst >= 0.5 * S_w  # the search gets near the bound (it is not vacuous here)
