@@ -512,3 +512,24 @@ def test_weighted_gradient_difference_within_stated_sensitivity(make_loss):
             worst = max(worst, float(np.linalg.norm(g0 - g1)))
     assert worst <= S_w * (1 + 1e-12)
     assert worst >= 0.5 * S_w  # the search gets near the bound (it is not vacuous here)
+
+
+def test_ledger_is_charged_the_plan_before_any_value_and_bounds_the_fit():
+    from skdpgd import PrivacyLedger
+
+    df = _table(2000, 12)
+    y = (df["hours"].to_numpy() > 50).astype(int)
+    ledger = PrivacyLedger()
+    pipe = make_dp_pipeline(DPTableVectorizer(), DPLogisticRegression(classes=[0, 1]),
+                            epsilon=1.0, delta=1e-5, ledger=ledger, random_state=0)
+    pipe.fit(df, y)
+    charged = ledger.spent(1e-5)
+    assert charged.epsilon <= 1.0
+    assert charged.epsilon >= pipe.privacy_.epsilon * (1 - 1e-9)
+    # a refused fit (a NaN label, read only after the charge) is charged the same
+    y_bad = y.astype(float)
+    y_bad[3] = np.nan
+    with pytest.raises(ValueError):
+        pipe.fit(df, y_bad)
+    assert len(ledger.entries) == 2
+    assert not hasattr(pipe, "privacy_")  # the refused fit leaves nothing behind
