@@ -533,3 +533,15 @@ def test_ledger_is_charged_the_plan_before_any_value_and_bounds_the_fit():
         pipe.fit(df, y_bad)
     assert len(ledger.entries) == 2
     assert not hasattr(pipe, "privacy_")  # the refused fit leaves nothing behind
+
+
+def test_search_over_a_pipeline_keeps_no_seed():
+    df = _table(1500, 13)
+    y = (df["hours"].to_numpy() > 50).astype(int)
+    pipe = make_dp_pipeline(DPTableVectorizer(categorical="hash"),
+                            DPLogisticRegression(classes=[0, 1]))
+    search = DPSearchCV(pipe, {"dplogisticregression__C": [0.1, 1.0]}, epsilon=2.0,
+                        refit=True).fit(df, y)
+    best = search.best_estimator_
+    assert best.random_state is None
+    assert all(getattr(s, "random_state", None) is None for _, s in best.pipeline_.steps)
