@@ -197,6 +197,12 @@ class ChunkedRowSums:
     ``joblib.parallel_config(backend="dask")`` the data are scattered to the cluster
     once per fit instead of once per step.
 
+    On the numpy path each chunk of a :class:`~skdpgd._design.ClippedDesign` has its rows
+    scaled by their powers of two once per call
+    (:meth:`~skdpgd._design.ClippedDesign.prescaled`, a chunk-sized temporary); when X is a
+    single chunk, that pre-scaled copy (one chunk of memory) is kept for the object's
+    life, so small problems pay the scaling once per fit.
+
     Parameters
     ----------
     method : callable
@@ -225,6 +231,7 @@ class ChunkedRowSums:
         self._parallel = None
         self._n_workers = 1
         self._stack = None
+        self._whole = None  # X with its rows pre-scaled, kept while X is one chunk
 
     # -- worker pool lifetime ---------------------------------------------------
     def __enter__(self):
@@ -255,6 +262,7 @@ class ChunkedRowSums:
 
     def __exit__(self, *exc_info):
         self._parallel = None
+        self._whole = None
         stack, self._stack = self._stack, None
         return stack.__exit__(*exc_info) if stack is not None else False
 
@@ -288,7 +296,9 @@ class ChunkedRowSums:
             fused = fused_gradient_sum(method, coef, self.X, self.y)
             if fused is not None:
                 return fused
-            return np.asarray(method(coef, _prescaled(self.X), self.y), dtype=np.float64)
+            if self._whole is None:  # one chunk: its pre-scaled rows are kept for the fit
+                self._whole = _prescaled(self.X)
+            return np.asarray(method(coef, self._whole, self.y), dtype=np.float64)
         if self._parallel is not None and len(bounds) > 1:
             n_tasks = min(len(bounds), TASKS_PER_WORKER * self._n_workers)
             groups = [list(group) for group in _split(bounds, n_tasks)]
