@@ -531,7 +531,7 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : pandas.DataFrame, polars.DataFrame or array-like of shape (n_samples, n_features_in_)
+        X : pandas.DataFrame, polars.DataFrame or array-like of shape (n_samples, n_features)
             A table with the columns seen in fit (any dtype: values are converted as
             each column's encoding needs, never with an error on a value).
 
