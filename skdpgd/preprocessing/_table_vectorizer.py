@@ -1,8 +1,6 @@
 r"""Every column of a raw table encoded by its type, privately: :class:`DPTableVectorizer`."""
 
 import math
-import numbers
-import re
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -11,24 +9,18 @@ from sklearn.utils.validation import check_is_fitted
 from ..accounting._gdp import epsilon_delta_to_gdp
 from ..accounting._release import ReleasePrivacyReport
 from ..utils._validation import check_epsilon, make_generator, resolve_delta
-from ._column_maps import BooleanEncoding, CategoricalEncoding, NumericEncoding, scale_to_unit
+from ._column_maps import BooleanEncoding, CategoricalEncoding, NumericEncoding
 from ._missing import DEFAULT_MISSING_STRINGS, category_key
+from ._numeric_rules import check_public_bounds, is_integer_dtype, numeric_map
 from ._private_categories import discover_categories
 from ._private_range import private_range
 from ._schema import key_column, n_rows, numeric_column, table_schema
+from ._vectorizer_plan import child_generators, count_releases, plan_columns
 
 #: Share of the standalone fit's delta given to the thresholded releases (category
 #: discovery), when there are any: the thresholds depend on it only through
 #: :math:`\Phi^{-1}(1 - \delta_0)`, the Gaussian part keeps 90% of delta.
 DISCOVERY_DELTA_SHARE = 0.1
-
-#: A column is heavy-tailed (log1p applied) when it is non-negative and its range is
-#: above this many times the distance from its low end to its private median.
-HEAVY_TAIL_RATIO = 20.0
-
-#: A positive column whose range spans at least this factor (an order of magnitude) is
-#: a ratio-scale quantity: log1p gives each factor of its range the same width.
-SPAN_RATIO = 10.0
 
 _MECHANISM = (
     "numeric ranges: Gaussian histograms over a public log grid, replace-one L2 "
@@ -38,62 +30,6 @@ _MECHANISM = (
 )
 
 
-def _child_generators(rng, k):
-    """k independent generators from one source (so a column's noise is its own)."""
-    if isinstance(rng, np.random.Generator):
-        seeds = rng.integers(0, 2**63 - 1, size=k, dtype=np.int64)
-    else:  # legacy RandomState
-        seeds = rng.randint(0, 2**31 - 1, size=k)
-    return [np.random.default_rng(int(s)) for s in seeds]
-
-
-def _check_public_bounds(name, pair):
-    try:
-        low, high = (float(v) for v in pair)
-    except (TypeError, ValueError):
-        raise ValueError(f"bounds[{name!r}] must be a (low, high) pair of numbers, got {pair!r}.")
-    with np.errstate(over="ignore"):
-        width = high - low
-    if not (math.isfinite(low) and math.isfinite(high) and high > low and math.isfinite(width)):
-        raise ValueError(
-            f"bounds[{name!r}] = {pair!r}: need finite low < high with a finite width."
-        )
-    return low, high
-
-
-def _is_integer_dtype(dtype_text):
-    """Whether a dtype (as text: NumPy, pandas nullable or polars) holds integers only."""
-    return re.fullmatch(r"u?int(8|16|32|64)?", dtype_text.lower()) is not None
-
-
-def _integer_range(low, high):
-    r"""The range of an integer column from its cells' edges (post-processing, public dtype).
-
-    An integer in :math:`[e_a, e_b)` lies in :math:`[\lceil e_a\rceil, \lceil e_b\rceil - 1]`;
-    kept only when that is a proper interval and inside the grid's finite part.
-    """
-    if max(abs(low), abs(high)) >= 2.0 ** 40:
-        return low, high
-    tight_low, tight_high = float(math.ceil(low)), float(math.ceil(high) - 1)
-    if tight_high > tight_low:
-        return tight_low, tight_high
-    return low, high
-
-
-def _resolved_map(private, log_choice, integer=False):
-    """(low, high, scale, impute, source) of a column with a private range."""
-    if not private.found:
-        top = 2.0 ** 40  # the public grid's outer edge: symlog over the whole grid
-        return -top, top, "symlog", 0.5, "default"
-    low, high = private.low, private.high
-    if integer:
-        low, high = _integer_range(low, high)
-    heavy = low >= 0.0 and (high - low) > HEAVY_TAIL_RATIO * (private.median_high - low)
-    wide = low > 0.0 and high >= SPAN_RATIO * low
-    log = (heavy or wide) if log_choice is None else log_choice
-    scale = ("logratio" if low > 0.0 else "log1p") if log else "linear"
-    impute = float(scale_to_unit(np.array([private.median]), low, high, scale)[0])
-    return low, high, scale, impute, "private"
 
 
 class DPTableVectorizer(TransformerMixin, BaseEstimator):
@@ -258,95 +194,12 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
 
     # -- the public plan: from the schema and the parameters only -------------------
 
-    def _check_params(self):
-        if self.categorical not in ("discover", "hash"):
-            raise ValueError(f"categorical must be 'discover' or 'hash', got {self.categorical!r}.")
-        if (isinstance(self.n_buckets, bool) or not isinstance(self.n_buckets, numbers.Integral)
-                or self.n_buckets < 1):
-            raise ValueError(f"n_buckets must be a positive int, got {self.n_buckets!r}.")
-        if self.add_indicator not in ("auto", False):
-            raise ValueError(f"add_indicator must be 'auto' or False, got {self.add_indicator!r}.")
-        if isinstance(self.missing_values, str) or not all(
-                isinstance(v, str) for v in self.missing_values):
-            raise ValueError("missing_values must be a tuple of strings.")
-        if not (self.log1p == "auto" or isinstance(self.log1p, (dict, list, tuple, set))):
-            raise ValueError(f"log1p must be 'auto', a dict or a list of columns, got {self.log1p!r}.")
-
     def _plan(self, X):
-        """Per kept column: (position, label, name, kind, nullable, mode); public only.
-
-        mode: numeric "public" | "private"; categorical "public" | "discover" | "hash";
-        boolean "public".
-        """
-        self._check_params()
-        labels, kinds, nullable, dtypes = table_schema(X)
-        if not labels:
-            raise ValueError(f"Found array with 0 feature(s) (shape=({n_rows(X)}, 0)) while a "
-                             "minimum of 1 is required: X has no column.")
-        complex_columns = [str(lab) for lab, d in zip(labels, dtypes) if "complex" in d]
-        if complex_columns and not all(
-                (self.column_types or {}).get(lab) == "drop" for lab in complex_columns):
-            raise ValueError(f"Complex data not supported: column(s) {complex_columns}.")
-        bounds = dict(self.bounds or {})
-        categories = dict(self.categories or {})
-        overrides = dict(self.column_types or {})
-        names = [str(label) for label in labels]
-        for parameter, given in (("bounds", bounds), ("categories", categories),
-                                 ("column_types", overrides)):
-            unknown = [k for k in given if k not in labels]
-            if unknown:
-                raise ValueError(f"{parameter} names column(s) {unknown} that X does not have.")
-        both = [k for k in bounds if k in categories]
-        if both:
-            raise ValueError(f"column(s) {both} have both bounds and categories; give one.")
-        plan = []
-        for j, label in enumerate(labels):
-            kind = overrides.get(label, kinds[j])
-            if kind == "drop":
-                continue
-            if label in categories and kind != "categorical":
-                kind, nullable[j] = "categorical", True
-            if label in bounds and kind != "numeric":
-                kind, nullable[j] = "numeric", True
-            if kind not in ("numeric", "categorical", "boolean"):
-                raise TypeError(
-                    f"Column {names[j]!r} has dtype {dtypes[j]}, which DPTableVectorizer "
-                    "does not encode. Convert it to a number (e.g. a year or a duration "
-                    f"in days) or drop it: column_types={{{label!r}: 'drop'}}."
-                )
-            if overrides.get(label) not in (None, "numeric", "categorical", "drop"):
-                raise ValueError(
-                    f"column_types[{label!r}] must be 'numeric', 'categorical' or 'drop', "
-                    f"got {overrides[label]!r}."
-                )
-            if kind == "numeric" and kinds[j] != "numeric":
-                nullable[j] = True  # values that are not numbers are read as missing
-            if kind == "numeric":
-                mode = "public" if label in bounds else "private"
-                if label in bounds:
-                    _check_public_bounds(label, bounds[label])
-            elif kind == "categorical":
-                given = categories.get(label, self.categorical)
-                if isinstance(given, str):
-                    if given not in ("discover", "hash"):
-                        raise ValueError(
-                            f"categories[{label!r}] must be a list, 'discover' or 'hash', "
-                            f"got {given!r}."
-                        )
-                    mode = given
-                else:
-                    mode = "public"
-                    if len(list(given)) == 0:
-                        raise ValueError(f"categories[{label!r}] is an empty list.")
-            else:
-                mode = "public"
-            plan.append((j, label, names[j], kind, bool(nullable[j]), mode))
-        return plan, labels
+        """Per kept column: (position, label, name, kind, nullable, mode); public only."""
+        return plan_columns(self, X)
 
     def _n_releases(self, plan):
-        gdp = [p for p in plan if p[5] in ("private", "discover")]
-        thresholded = [p for p in plan if p[5] == "discover"]
-        return len(gdp), len(thresholded)
+        return count_releases(plan)
 
     def _privacy_plan(self, X):
         """(number of Gaussian releases, number of thresholded ones), from X's schema.
@@ -428,7 +281,7 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
         if np.isinf(mu):
             mu_each = np.inf
         delta_each = extra_delta / n_thresholded if n_thresholded else 0.0
-        rngs = iter(_child_generators(make_generator(random_state), n_gdp))
+        rngs = iter(child_generators(make_generator(random_state), n_gdp))
         dtypes = table_schema(X)[3]
         releases, encodings = [], []
         for position, label, name, kind, nullable, mode in plan:
@@ -436,7 +289,7 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
             if kind == "numeric":
                 encodings.append(self._fit_numeric(
                     X, position, label, name, mode, indicator, mu_each, rngs, notes,
-                    integer=_is_integer_dtype(dtypes[position])))
+                    integer=is_integer_dtype(dtypes[position])))
                 if mode == "private":
                     releases.append((f"{name}: histogram over the public grid", mu_each))
             elif kind == "boolean":
@@ -459,7 +312,7 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
     def _fit_numeric(self, X, position, label, name, mode, indicator, mu_each, rngs, notes,
                      integer=False):
         if mode == "public":
-            low, high = _check_public_bounds(label, self.bounds[label])
+            low, high = check_public_bounds(label, self.bounds[label])
             log = self._log_choice(label) or False
             if log and low < 0:
                 log = False
@@ -468,7 +321,7 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
                                    indicator, "public")
         x = numeric_column(X, position, label, self.missing_values)
         private = private_range(x, mu_each, next(rngs))
-        low, high, scale, impute, source = _resolved_map(private, self._log_choice(label),
+        low, high, scale, impute, source = numeric_map(private, self._log_choice(label),
                                                          integer)
         if source == "default":
             notes.append(f"{name}: no histogram cell passed the threshold; the public "
