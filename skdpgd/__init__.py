@@ -7,11 +7,10 @@ released; the noise is calibrated with a convergent (last-iterate) Gaussian-DP b
 
 from . import accounting, audit, model_selection, preprocessing
 from ._ledger import PrivacyLedger
+from ._version import __version__
 from .accounting import PrivacyReport
 from .linear_model import DPLogisticRegression, DPRidge
 from .pipeline import DPPipeline, make_dp_pipeline
-
-__version__ = "0.1.0.dev0"
 
 __all__ = [
     "DPLogisticRegression",

@@ -9,7 +9,7 @@ import argparse
 import math
 import sys
 
-from .. import __version__
+from .._version import __version__
 from ._commands import account_command, demo_command, fit_command
 from ._ledger import add_ledger_parser
 from ._predict import predict_command

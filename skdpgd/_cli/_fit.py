@@ -21,7 +21,7 @@ from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
 
-from .. import __version__
+from .._version import __version__
 from ..linear_model import DPLogisticRegression, DPRidge
 from ..preprocessing import BoundedScaler, public_one_hot
 from ._config import column_plan, numeric_column, read_csv

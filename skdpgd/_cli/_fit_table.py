@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import __version__
+from .._version import __version__
 from ._config import _names
 from ._table import (
     PrivateTableSchema, TableSchema, canonical_list, label_type, raw_frame, read_table,

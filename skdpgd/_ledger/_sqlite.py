@@ -61,6 +61,7 @@ import socket
 import sqlite3
 import uuid
 
+from .._version import __version__
 from ..accounting._events import event_to_dict
 from ..exceptions import LedgerFileError
 from ._chain import Chain
@@ -166,8 +167,6 @@ class FileStore:
             raise self._fail("cannot be read", exc) from exc
 
     def _create(self, conn):
-        from .. import __version__
-
         conn.execute("BEGIN IMMEDIATE")
         try:
             # Re-check inside the write lock: another process may have just created it.
