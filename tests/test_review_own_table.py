@@ -545,3 +545,24 @@ def test_search_over_a_pipeline_keeps_no_seed():
     best = search.best_estimator_
     assert best.random_state is None
     assert all(getattr(s, "random_state", None) is None for _, s in best.pipeline_.steps)
+
+
+def test_pipeline_attributes_are_releases_not_raw_statistics():
+    df = _table(3000, 14)
+    y_reg = df["age"].to_numpy() * 3.0 + 1.0
+    ridge = make_dp_pipeline(DPTableVectorizer(), DPRidge(y_bound="auto"), epsilon=1.0,
+                             random_state=0).fit(df, y_reg)
+    low, high = ridge.target_range_
+    assert low in set(EDGES.tolist()) and high in set(EDGES.tolist())  # grid edges only
+    assert (low, high) != (y_reg.min(), y_reg.max())
+    y = (df["hours"].to_numpy() > 80).astype(int)
+    clf = make_dp_pipeline(DPTableVectorizer(),
+                           DPLogisticRegression(classes=[0, 1], class_weight="balanced"),
+                           epsilon=1.0, random_state=0).fit(df, y)
+    exact = {c: y.size / (2 * np.count_nonzero(y == c)) for c in (0, 1)}
+    # the weights come from noisy counts: not the exact ones (the noise sd on each count
+    # is sqrt(2)/mu_i with mu_i = mu sqrt(0.1/2) and mu about 0.2 at epsilon 1: about 30,
+    # so equality has probability 0); the rarer class has about 550 rows, so 20% is more
+    # than 3 sd of its count
+    assert all(clf.class_weight_[c] != exact[c] for c in (0, 1))
+    assert all(clf.class_weight_[c] == pytest.approx(exact[c], rel=0.2) for c in (0, 1))
