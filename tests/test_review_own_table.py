@@ -561,7 +561,7 @@ def test_pipeline_attributes_are_releases_not_raw_statistics():
                            epsilon=1.0, random_state=0).fit(df, y)
     exact = {c: y.size / (2 * np.count_nonzero(y == c)) for c in (0, 1)}
     # the weights come from noisy counts: not the exact ones (the noise sd on each count
-    # is sqrt(2)/mu_i with mu_i = mu sqrt(0.1/2) and mu about 0.2 at epsilon 1: about 30,
+    # is sqrt(2)/mu_i with mu_i = mu sqrt(0.1/2) and mu about 0.27 at epsilon 1: about 24,
     # so equality has probability 0); the rarer class has about 550 rows, so 20% is more
     # than 3 sd of its count
     assert all(clf.class_weight_[c] != exact[c] for c in (0, 1))
