@@ -275,7 +275,7 @@ def test_bounds_whose_width_overflows_are_refused():
 # -- public log scale, and no refusal on a value (issues 20 and 23) -------------------
 
 def test_log1p_scaler_by_hand_and_public_bound():
-    from skdpgd.model_selection._pipeline import why_not_public
+    from skdpgd.preprocessing._public_steps import why_not_public
 
     X = np.array([[0.0, 10.0], [99999.0, 5.0], [1e300, -3.0]])
     out = BoundedScaler(bounds=([0.0, 5.0], [99999.0, 105.0]), log1p=True).fit_transform(X)

@@ -30,6 +30,8 @@ from scipy.stats import norm
 from sklearn.base import clone, is_classifier
 from sklearn.utils.validation import check_array
 
+from ..model_selection._pipeline import split_estimator
+from ..model_selection._scoring import estimator_rows
 from ._bounds import ThresholdTest, epsilon_from_scores
 from ._canaries import Canary, custom_canary, make_canary
 
@@ -167,9 +169,6 @@ def _model_and_point(estimator, x):
     magnitude (``[1.797e308] * d``) gives a finite statistic. Any other estimator: itself
     and x unchanged.
     """
-    from ..model_selection._pipeline import split_estimator
-    from ..model_selection._scoring import estimator_rows
-
     model = getattr(estimator, "best_estimator_", estimator)
     try:
         split_estimator(model)

@@ -34,7 +34,8 @@ from sklearn.model_selection._split import _CVIterableWrapper
 
 from .._ledger import PrivacyLedger
 from ..accounting._composition import check_supported
-from ._pipeline import candidate, features_out, split_estimator
+from ..preprocessing._public_steps import features_out
+from ._pipeline import candidate, split_estimator
 
 #: What search_privacy_cost does not account for.
 NOT_COVERED = (
@@ -176,7 +177,7 @@ def search_privacy_cost(search, *, n_samples=None, n_features=None, delta=None):
     search : GridSearchCV or RandomizedSearchCV, fitted
         Over a :class:`~skdpgd.DPLogisticRegression` or :class:`~skdpgd.DPRidge`, a
         ``Pipeline`` of public-bound transformers ending in one
-        (:mod:`skdpgd.model_selection._pipeline` says which), or a
+        (:mod:`skdpgd.preprocessing._public_steps` says which), or a
         :class:`~skdpgd.DPPipeline` (each fit priced by its ``plan_privacy``: the
         allowances of its budget rule, additive delta included; its candidates may change
         ``epsilon``), with a splitter whose folds depend on n and a seed only.

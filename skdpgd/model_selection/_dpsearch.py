@@ -55,8 +55,9 @@ from ..utils._sklearn_compat import (
     _safe_indexing,
     validate_data,
 )
+from ..preprocessing._public_steps import features_out
 from ..utils._validation import make_generator, resolve_delta, validate_private
-from ._pipeline import candidate, features_out, final_params, is_dp_pipeline, split_estimator
+from ._pipeline import candidate, final_params, is_dp_pipeline, split_estimator
 from ._scoring import clipped_accuracy, clipped_squared_error, labels_equal
 from ._tuning_privacy import (
     THEOREM,
@@ -353,7 +354,7 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         The template; its ``epsilon``, ``delta``, ``ledger`` and ``random_state`` are set
         by the search (on the pipeline's last step). A classifier must have its public
         label set in ``classes``. The steps before the estimator must be public-bound
-        (:mod:`skdpgd.model_selection._pipeline`: skdpgd.preprocessing's transformers,
+        (:mod:`skdpgd.preprocessing._public_steps`: skdpgd.preprocessing's transformers,
         or any declaring ``__skdpgd_public_fit__ = True``). Every candidate must be a
         Gaussian-DP run (``solver="gd"`` or ``"cyclic"``): this is checked on each
         candidate's planned privacy event before the ledger is charged.

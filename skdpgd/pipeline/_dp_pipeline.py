@@ -2,7 +2,7 @@ r"""DPPipeline: private preparation and a DP estimator under one budget and one 
 
 A :class:`DPPipeline` holds ``steps`` like a scikit-learn ``Pipeline``: transformers, then
 one skdpgd estimator. A transformer is either *public-bound* (its fit reads no value:
-:mod:`skdpgd.model_selection._pipeline` says which) or *private*: it follows the
+:mod:`skdpgd.preprocessing._public_steps` says which) or *private*: it follows the
 private-step protocol of :mod:`skdpgd.accounting._release` (``__skdpgd_private_fit__``,
 ``_fit_private(X, y, *, mu, extra_delta, random_state)``, ``privacy_``), e.g.
 :class:`skdpgd.preprocessing.DPTableVectorizer`. ``fit``:
@@ -45,7 +45,7 @@ from ..accounting._release import PRIVATE_FIT_ATTRIBUTE, ReleasePrivacyReport
 from ..linear_model import DPRidge
 from ..linear_model._base import BaseDPLinearModel, fit_or_forget
 from ..linear_model._refusals import refuse_fit_params
-from ..model_selection._pipeline import why_not_public
+from ..preprocessing._public_steps import why_not_public
 from ..utils._sklearn_compat import (
     HasMethods,
     Interval,

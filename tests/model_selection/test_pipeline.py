@@ -7,8 +7,9 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
 
 from skdpgd import DPLogisticRegression
-from skdpgd.model_selection._pipeline import features_out, split_estimator, why_not_public
+from skdpgd.model_selection._pipeline import split_estimator
 from skdpgd.preprocessing import BoundedScaler, RowNormClipper, public_one_hot
+from skdpgd.preprocessing._public_steps import features_out, why_not_public
 
 
 class _Declared(FunctionTransformer):
