@@ -566,3 +566,35 @@ def test_pipeline_attributes_are_releases_not_raw_statistics():
     # than 3 sd of its count
     assert all(clf.class_weight_[c] != exact[c] for c in (0, 1))
     assert all(clf.class_weight_[c] == pytest.approx(exact[c], rel=0.2) for c in (0, 1))
+
+
+@pytest.mark.parametrize("sigma", [0.5, 1.0, 3.0])
+@pytest.mark.parametrize("d, d2", [
+    ({"a": 3, "u": 1}, {"a": 3, "v": 1}),            # two one-sided singletons
+    ({"a": 3, "u": 1, "v": 2}, {"a": 3, "v": 3}),    # u disappears, v grows
+    ({"u": 2}, {"u": 1, "v": 1}),                    # u shrinks, v appears
+    ({"u": 2, "v": 2}, {"u": 1, "v": 3}),            # both present on both sides
+])
+def test_discovery_hockey_stick_within_gdp_plus_delta0(sigma, d, d2):
+    # exact output laws (independent pass bits per present key), hockey-stick divergence
+    # against delta_mu(eps) + delta0 with mu = sqrt(2)/sigma, both directions
+    delta0 = 1e-3
+    tau = discovery_threshold(sigma, delta0)
+    keys = sorted(set(d) | set(d2))
+
+    def law(counts):
+        p = {k: (norm.sf((tau - counts[k]) / sigma) if k in counts else 0.0) for k in keys}
+        out = {}
+        for bits in itertools.product([0, 1], repeat=len(keys)):
+            out[bits] = math.prod(p[k] if b else 1 - p[k] for k, b in zip(keys, bits))
+        return out
+
+    P, Q = law(d), law(d2)
+    mu = math.sqrt(2) / sigma
+    for eps in (0.0, 0.25, 0.5, 1.0, 2.0, 4.0):
+        bound = _gdp_delta(mu, eps) + delta0
+        for A, B in ((P, Q), (Q, P)):
+            hockey = sum(max(A[s] - math.exp(eps) * B[s], 0.0) for s in A)
+            assert hockey <= bound + 1e-12
+            if len(set(d) ^ set(d2)) == 2:  # swapped singletons attain the additive part
+                assert hockey >= 0.99 * delta0
