@@ -27,12 +27,12 @@ from sklearn.pipeline import make_pipeline
 
 from skdpgd import DPLogisticRegression, DPRidge
 from skdpgd.model_selection import DPSearchCV
-from skdpgd.model_selection._dpsearch import _better
 from skdpgd.model_selection._scoring import (
     clipped_accuracy,
     clipped_squared_error,
     scoring_rows,
 )
+from skdpgd.model_selection._selection_rule import better as _better
 from skdpgd.preprocessing import BoundedScaler, public_one_hot
 
 M = 1.797e308

@@ -10,7 +10,9 @@
 
 from ._curves import plot_privacy_utility_curve, privacy_utility_curve
 from ._cost import NOT_COVERED, SearchPrivacyCost, planned_report, search_privacy_cost
-from ._dpsearch import DPSearchCV, SelectionPrivacyReport, calibrate_trial_mu, selection_rdp
+from ._dpsearch import DPSearchCV
+from ._selection_budget import calibrate_trial_mu, selection_rdp
+from ._selection_report import SelectionPrivacyReport
 from ._tuning_privacy import (
     best_of_random_trials_rdp,
     expected_trials,

@@ -20,7 +20,7 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.base import clone, is_classifier
+from sklearn.base import is_classifier
 from sklearn.model_selection import (
     KFold,
     LeaveOneOut,

@@ -32,242 +32,42 @@ is at most the requested epsilon.
 import math
 import numbers
 from copy import deepcopy
-from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, is_classifier
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_is_fitted
 
-from ..accounting import DEFAULT_ORDERS, gdp_to_epsilon, gdp_to_rdp, rdp_to_epsilon
-from ..accounting._events import GaussianDpEvent, RenyiDpEvent, UnsupportedEventError
+from ..accounting import DEFAULT_ORDERS, gdp_to_epsilon, rdp_to_epsilon
 from ..linear_model._base import fit_or_forget
+from ..preprocessing._public_steps import features_out
 from ..utils._sklearn_compat import (
     HasMethods,
     Interval,
     StrOptions,
     _fit_context,
-    _num_features,
-    _num_samples,
     _safe_indexing,
     validate_data,
 )
-from ..preprocessing._public_steps import features_out
-from ..utils._validation import make_generator, resolve_delta, validate_private
+from ..utils._validation import make_generator, resolve_delta
 from ._pipeline import candidate, final_params, is_dp_pipeline, split_estimator
-from ._scoring import clipped_accuracy, clipped_squared_error, labels_equal
-from ._tuning_privacy import (
-    THEOREM,
-    best_of_random_trials_rdp,
-    gamma_for_expected_trials,
-    sample_trials,
+from ._search_input import (
+    ESTIMATOR_REFUSED,
+    PIPELINE_REFUSED,
+    public_shape,
+    read_values,
+    withheld,
 )
+from ._selection_budget import calibrate_trial_mu, selection_rdp
+from ._selection_report import SelectionPrivacyReport
+from ._selection_rule import better, validation_score
+from ._trial_guard import MuGuard, check_trial_event
+from ._tuning_privacy import THEOREM, gamma_for_expected_trials, sample_trials
 
 #: Parameters DPSearchCV sets itself on every candidate.
 _RESERVED = ("epsilon", "delta", "ledger", "random_state")
-
-
-@dataclass(frozen=True)
-class SelectionPrivacyReport:
-    """The end-to-end guarantee of a :class:`DPSearchCV` fit.
-
-    Parameters
-    ----------
-    epsilon, delta, trial_mu, score_sensitivity, score_noise_std : float
-        As the attributes (the search builds the report).
-    n_validation : int
-        As the attribute.
-    eta, gamma, expected_trials : float
-        As the attributes.
-    refit : bool
-        As the attribute.
-    theorem : str
-        As the attribute.
-    orders, rdp : tuple of float
-        As the attributes.
-    neighbouring_relation : str, default="replace-one"
-        As the attribute.
-
-    Attributes
-    ----------
-    epsilon, delta : float
-        (epsilon, delta)-DP of everything released (best parameters, model, noisy score,
-        and the refit if any), replace-one neighbours.
-    trial_mu : float
-        GDP parameter of one trial (each candidate fit, each noisy score, and the refit).
-    score_sensitivity, score_noise_std : float
-        Delta and the noise standard deviation of the validation score.
-    n_validation : int
-        m, rows in the validation part.
-    eta, gamma, expected_trials : float
-        The distribution of the number of trials K (K itself is not released).
-    refit : bool
-    theorem : str
-    orders, rdp : tuple of float
-        The total Renyi-DP curve the epsilon comes from.
-    neighbouring_relation : str
-        ``"replace-one"``.
-    """
-
-    epsilon: float
-    delta: float
-    trial_mu: float
-    score_sensitivity: float
-    score_noise_std: float
-    n_validation: int
-    eta: float
-    gamma: float
-    expected_trials: float
-    refit: bool
-    theorem: str
-    orders: tuple
-    rdp: tuple
-
-    neighbouring_relation: str = "replace-one"
-
-    def epsilon_at(self, delta):
-        """The same release at another delta (RDP conversion).
-
-        Parameters
-        ----------
-        delta : float
-            In (0, 1).
-
-        Returns
-        -------
-        float
-            epsilon at ``delta``.
-        """
-        return rdp_to_epsilon(np.asarray(self.orders), np.asarray(self.rdp), delta)
-
-    @property
-    def event(self):
-        """What the search released, as a privacy event: its total Renyi-DP curve."""
-        return RenyiDpEvent(self.orders, self.rdp, self.neighbouring_relation)
-
-    def __repr__(self):
-        ek = f"{self.expected_trials:.3g}"
-        return "\n".join([
-            f"SelectionPrivacyReport(({self.epsilon:.4g}, {self.delta:.3g})-DP, "
-            f"{self.neighbouring_relation} neighbours; the best trial only is released)",
-            f"  trials: K random (eta={self.eta:.3g}, gamma={self.gamma:.4g}, E[K]={ek}), never "
-            f"released; each trial mu={self.trial_mu:.4g}-GDP",
-            f"  noisy score: sensitivity {self.score_sensitivity:.4g} on "
-            f"{self.n_validation} validation rows, noise std {self.score_noise_std:.4g}",
-            f"  refit on all rows: {'yes (one more trial-sized run)' if self.refit else 'no'}",
-            f"  bound: {self.theorem}; Renyi curve on {len(self.orders)} orders "
-            f"({self.orders[0]:g} to {self.orders[-1]:g}) converted by rdp_to_epsilon",
-        ])
-
-    __str__ = __repr__
-
-
-def selection_rdp(orders, trial_mu, *, eta, gamma, refit):
-    """Total RDP: best of K trials (Papernot-Steinke Thm 2) plus an optional mu-GDP refit.
-
-    Parameters
-    ----------
-    orders : array-like of float > 1
-        Renyi orders.
-    trial_mu : float
-        GDP parameter of one trial (and of the refit).
-    eta, gamma : float
-        Parameters of the distribution of the number of trials K.
-    refit : bool
-        Whether a refit on all rows is added (RDP composition, Mironov 2017, Prop. 1).
-
-    Returns
-    -------
-    ndarray
-        epsilon(alpha) at each order.
-    """
-    total = best_of_random_trials_rdp(orders, trial_mu, eta=eta, gamma=gamma)
-    if refit:
-        total = total + gdp_to_rdp(orders, trial_mu)
-    return total
-
-
-def calibrate_trial_mu(epsilon, delta, *, eta, gamma, refit, orders=DEFAULT_ORDERS):
-    """Largest trial mu (to a relative 1e-9, rounded down) whose total is (epsilon, delta)-DP.
-
-    Every term of :func:`selection_rdp` is non-decreasing in mu (the optimised order term
-    is a minimum of non-decreasing functions), so bisection on log mu is valid.
-
-    Parameters
-    ----------
-    epsilon, delta : float
-        The search's total budget.
-    eta, gamma : float
-        Parameters of the distribution of the number of trials.
-    refit : bool
-        Whether the budget also covers a refit.
-    orders : array-like of float > 1, default=DEFAULT_ORDERS
-        Renyi orders of the conversion.
-
-    Returns
-    -------
-    float
-        The trial mu, whose total is at most (epsilon, delta)-DP.
-    """
-    def total_epsilon(mu):
-        return rdp_to_epsilon(orders, selection_rdp(orders, mu, eta=eta, gamma=gamma,
-                                                    refit=refit), delta)
-
-    if total_epsilon(0.0) > epsilon:
-        raise ValueError(
-            f"epsilon={epsilon!r} is below what the selection costs even with perfectly private "
-            f"trials (log E[K] term: {total_epsilon(0.0):.4g} at delta={delta:.3g}). Ask for "
-            "fewer expected trials or a larger epsilon."
-        )
-    lo, hi = math.log(1e-8), math.log(1e3)
-    if total_epsilon(math.exp(lo)) > epsilon:
-        raise ValueError(f"epsilon={epsilon!r} is too small for any useful trial.")
-    while hi - lo > 1e-10:
-        mid = 0.5 * (lo + hi)
-        if total_epsilon(math.exp(mid)) <= epsilon:
-            lo = mid
-        else:
-            hi = mid
-    return math.exp(lo)
-
-
-class _MuGuard:
-    """Stands in for a ledger on each candidate: refuses a run that is not a Gaussian-DP
-    event of parameter at most the trial's mu (checked before the fit reads data)."""
-
-    def __init__(self, mu_max):
-        self.mu_max = mu_max
-
-    def __sklearn_clone__(self):
-        return self
-
-    def charge(self, estimator, report, *, n_samples, sample_ids=None):
-        _check_trial_event(report.event, self.mu_max, type(estimator).__name__)
-
-
-def _check_trial_event(event, mu_max, what):
-    if type(event).__name__ == "GaussianDpWithDeltaEvent":  # a DPPipeline that thresholds
-        raise UnsupportedEventError(
-            f"DPSearchCV's selection bound (Renyi DP) needs every trial to be a Gaussian-DP "
-            f"run; {what} is a DP pipeline whose preparation thresholds noisy counts (an "
-            "additive delta, which Renyi DP does not cover). Give its vectorizer the "
-            "category lists (or categorical hashing), or price a GridSearchCV with "
-            "search_privacy_cost instead."
-        )
-    if not isinstance(event, GaussianDpEvent):
-        raise UnsupportedEventError(
-            f"DPSearchCV's selection bound needs every trial to be a Gaussian-DP run; "
-            f"{what} releases {type(event).__name__} (solver='sgd' is not Gaussian DP in "
-            "closed form). Use solver='gd' or 'cyclic' inside DPSearchCV."
-        )
-    if not event.mu <= mu_max:
-        raise RuntimeError(
-            f"A candidate run would be mu={event.mu:.6g}-GDP, above the trial budget "
-            f"mu={mu_max:.6g} the selection bound assumes; refused before the fit."
-        )
 
 
 def _estimator_has(attr):
@@ -279,70 +79,6 @@ def _estimator_has(attr):
         return True
 
     return check
-
-
-def _neg_clipped_mse(bound):
-    def score(model, X, y):
-        return clipped_squared_error(model, X, y, bound)
-
-    return score
-
-
-def _better(noisy, best):
-    """Whether the trial scoring ``noisy`` replaces the best so far (``best`` None: none yet).
-
-    NaN-safe by construction: a NaN score (impossible for the clipped scores of
-    :mod:`._scoring`, kept as a guard) never wins, and a NaN best so far is replaced by
-    any number, so no single value can freeze the selection.
-    """
-    if math.isnan(noisy):
-        return best is None
-    return best is None or math.isnan(best[0]) or noisy > best[0]
-
-
-#: What the search says when a value of the data is refused after its ledger charge: it
-#: names what to fix and never quotes a value, a row index or a count of rows.
-_COMPLEX = ("Complex data not supported: {name} must hold real numbers (pass the real part "
-            "or the modulus if that is what you mean).")
-_PIPELINE_REFUSED = (
-    "A step of the pipeline refused the private data while DPSearchCV fitted or scored a "
-    "candidate (after the ledger was charged). Its message is withheld because it may "
-    "quote a value of the private data. To see it, fit the same pipeline on data you may "
-    "look at with the same columns and kinds of values (a few synthetic rows). Typical "
-    "causes: a non-numeric value where a number is expected, NaN or infinity, a category "
-    "missing from the public category lists."
-)
-_ESTIMATOR_REFUSED = (
-    "The estimator refused the private data while DPSearchCV fitted or scored a candidate "
-    "(after the ledger was charged and after the search's own checks of X and y passed). "
-    "Its message is withheld because it may quote a value of the private data; fit the "
-    "estimator on data you may look at of the same shape and kinds of values to see it."
-)
-
-
-def _is_complex(obj):
-    """A container of complex dtype, or scikit-learn's complex-data error (no value read)."""
-    if isinstance(obj, Exception):
-        return str(obj).startswith("Complex data not supported")
-    return getattr(getattr(obj, "dtype", None), "kind", None) == "c"
-
-
-def _withheld(message, function, *args):
-    """``function(*args)``, a ValueError / TypeError it raises replaced by ``ValueError(message)``.
-
-    Used after the charge around code that reads the private values (the candidates' fits
-    and scores: a pipeline's steps), whose messages may quote them. The new error is raised
-    outside the handler, so neither ``__cause__`` nor ``__context__`` holds the original
-    (a traceback cannot print it). The guard's errors (a candidate that is not a
-    Gaussian-DP run within the trial budget: parameters only) pass through.
-    """
-    try:
-        return function(*args)
-    except UnsupportedEventError:
-        raise
-    except (ValueError, TypeError):
-        pass
-    raise ValueError(message)  # outside the handler: no original chained to it
 
 
 class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
@@ -488,121 +224,6 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
             raise ValueError(f"param_grid must not set {reserved}: DPSearchCV sets them.")
         return base, grid
 
-    def _public_shape(self, X, y):
-        """(n, d) from the containers' structure only (``len``, ``shape``), never a value.
-
-        Called before the ledger is charged, like the estimators' ``_public_shape``: every
-        refusal here depends on the shapes only, and its message prints no value.
-        """
-        if y is None:
-            raise ValueError("DPSearchCV requires y to be passed, but the target y is None.")
-        ndim = getattr(X, "ndim", 2)
-        if ndim != 2:  # a public property of the container, read before any value
-            raise ValueError(f"X must be 2-D (n_samples, n_features); got an array with dim "
-                             f"{ndim}. Reshape your data, e.g. X.reshape(-1, 1) for a single "
-                             "feature.")
-        sizes = None
-        try:
-            sizes = _num_samples(X), _num_features(X), _num_samples(y)
-        except (TypeError, ValueError):
-            pass
-        if sizes is None:  # raised outside the handler: no original chained to it
-            shape = getattr(X, "shape", None)
-            raise ValueError(
-                "DPSearchCV reads n and d from the shape of X and y before it reads any "
-                f"value, and could not{'' if shape is None else f' (X has shape {shape})'}: "
-                "pass X as a 2-D numpy array, a scipy sparse matrix or a pandas DataFrame, "
-                f"and y as a 1-D array of the same length (X is a {type(X).__name__})."
-            )
-        n, d, n_y = sizes
-        if n_y != n:
-            raise ValueError(
-                f"X and y have different numbers of rows: {n} and {n_y} (n is public: "
-                "the shapes must agree)."
-            )
-        if d < 1:
-            raise ValueError(f"Found array with 0 feature(s) (shape=({n}, 0)) while a "
-                             "minimum of 1 is required.")
-        if n < 2:
-            raise ValueError(f"Found array with {n} sample(s) (shape=({n}, {d})) while a "
-                             "minimum of 2 is required (n_samples={n}).")
-        y_shape = getattr(y, "shape", (n,))
-        if len(y_shape) > 2 or len(y_shape) == 2 and y_shape[1] != 1:
-            raise ValueError(f"DPSearchCV supports a single target; y has shape {y_shape}.")
-        return int(n), int(d)
-
-    def _read_values(self, X, y, base):
-        """X and y as the trials use them; runs after the ledger charge.
-
-        Every refusal here depends on the values, so it comes after the charge (a probe
-        costs budget), and its message names what to fix without quoting a value, a row
-        index or a count of rows (the conversions' own messages are withheld). Returns
-        ``(X, y)``: a bare estimator's X as a float64/float32 array or CSR matrix, finite; a
-        pipeline's X as given (its steps read it); y as labels from the public ``classes``,
-        or finite float64 targets.
-        """
-        y = self._read_y(y, base)
-        if split_estimator(self.estimator)[2] is not None or is_dp_pipeline(self.estimator):
-            return X, y
-        if _is_complex(X):
-            raise ValueError(_COMPLEX.format(name="X"))
-        # scikit-learn's conversion; its messages (which quote values) are replaced by
-        # validate_private with ones that name X and the fix, raised with no original
-        X = validate_private(check_array, X, role="X", data=X, estimator="DPSearchCV",
-                             accept_sparse="csr", dtype=[np.float64, np.float32],
-                             ensure_all_finite=False, ensure_min_samples=2)
-        if sp.issparse(X) and not X.has_canonical_format:
-            X = X.copy()
-            X.sum_duplicates()
-        if not np.all(np.isfinite(X.data if sp.issparse(X) else X)):
-            raise ValueError(
-                "X contains NaN or infinity: DPSearchCV's guarantee covers finite rows (any "
-                "magnitude: they are clipped to data_norm). Remove or impute the missing "
-                "values before the search."
-            )
-        return X, y
-
-    def _read_y(self, y, base):
-        """Labels (checked against the public ``classes``) or finite float64 targets."""
-        if _is_complex(y):
-            raise ValueError(_COMPLEX.format(name="y"))
-        y = validate_private(column_or_1d, y, role="y", estimator="DPSearchCV", warn=True)
-        if is_classifier(base):
-            classes = np.unique(np.asarray(base.classes))
-            codes = np.full(y.shape[0], -1, dtype=np.intp)
-            for k, label in enumerate(classes):
-                codes[labels_equal(y, label) & (codes < 0)] = k
-            if np.any(codes < 0):
-                raise ValueError(
-                    "y holds a label that is not in the estimator's public label set "
-                    f"classes={classes.tolist()} (a missing label, another label, or a "
-                    "continuous target). Add every possible label to classes=, or remove "
-                    "or relabel those rows before the search."
-                )
-            return classes[codes]
-        y = validate_private(np.asarray, y, role="y", data=y, estimator="DPSearchCV",
-                             dtype=np.float64)
-        if not np.all(np.isfinite(y)):
-            raise ValueError(
-                "y contains NaN or infinity: remove those rows or impute the targets "
-                f"before the search (finite targets of any size are clipped to "
-                f"y_bound={base.y_bound!r})."
-            )
-        return y
-
-    def _score(self, base, m):
-        """The validation score and its replace-one sensitivity on m rows."""
-        if is_classifier(base):
-            return clipped_accuracy, 1.0 / m
-        if isinstance(base.y_bound, str):  # a DPPipeline's DPRidge(y_bound="auto")
-            raise ValueError(
-                "DPSearchCV's noisy validation score needs a public bound on |y|: its "
-                "sensitivity is (2 y_bound)^2 / m. A DPPipeline with DPRidge(y_bound='auto') "
-                "releases the range of y inside each trial, so give DPRidge a numeric y_bound."
-            )
-        bound = float(base.y_bound)
-        return _neg_clipped_mse(bound), (2.0 * bound) ** 2 / m
-
     def _estimator_features(self, n_features):
         """Columns entering the skdpgd estimator (for planning), or the input width."""
         pre, _, _ = split_estimator(self.estimator)
@@ -629,7 +250,7 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
             # a DPPipeline plans from X's structure (its dtypes), never from a value
             report = (final.plan_privacy(n_train, d, n_classes, X=X) if is_dp_pipeline(final)
                       else final.plan_privacy(n_train, d, n_classes))
-            _check_trial_event(report.event, mu, f"candidate {params}")
+            check_trial_event(report.event, mu, f"candidate {params}")
 
     @_fit_context(prefer_skip_nested_validation=False)
     @fit_or_forget
@@ -653,7 +274,7 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         base, grid = self._check_setup()
         # n and d from the containers' structure only: nothing before the ledger charge
         # reads a value, so no refusal that depends on the data can come for free.
-        n, n_features = self._public_shape(X, y)
+        n, n_features = public_shape(X, y)
         validate_data(self, X, y, skip_check_array=True)  # n_features_in_, column names
         epsilon = float(self.epsilon)
         if epsilon == math.inf:
@@ -671,7 +292,7 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
             self._check_candidates(base, grid, mu, n, n_features, X)
         orders = DEFAULT_ORDERS
         rdp = selection_rdp(orders, mu, eta=eta, gamma=gamma, refit=refit)
-        score, sensitivity = self._score(base, m)
+        score, sensitivity = validation_score(base, m)
         noise_std = sensitivity / mu
         report = SelectionPrivacyReport(
             epsilon=float(rdp_to_epsilon(orders, rdp, delta)), delta=float(delta),
@@ -682,7 +303,7 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         )
         if self.ledger is not None:  # before any value is read; may refuse
             self.ledger.charge(self, report, n_samples=n, sample_ids=sample_ids)
-        X, y = self._read_values(X, y, base)  # refusals from here on have been paid for
+        X, y = read_values(self.estimator, X, y, base)  # refusals from here on have been paid for
         rng = make_generator(self.random_state)
         order = rng.permutation(n)  # the split: from the seed and n only
         val, train = np.sort(order[:m]), np.sort(order[m:])
@@ -691,25 +312,24 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         n_trials = sample_trials(rng, eta, gamma)  # K: never stored or returned
         # A candidate's own (epsilon, delta): the run is then at most mu-GDP (calibration
         # rounds down); the guard re-checks each report before the fit touches the data.
-        guard = _MuGuard(mu)
+        guard = MuGuard(mu)
         best = None
         bare = split_estimator(self.estimator)[2] is None and not is_dp_pipeline(self.estimator)
-        refused = _ESTIMATOR_REFUSED if bare else (
-            _PIPELINE_REFUSED)
+        refused = ESTIMATOR_REFUSED if bare else PIPELINE_REFUSED
         for _ in range(n_trials):
             params = grid[int(rng.integers(len(grid)))]
             model = self._candidate(params, mu, train.size, int(rng.integers(2**32)), guard)
-            _withheld(refused, model.fit, X_train, y_train)  # a pipeline's steps read X
+            withheld(refused, model.fit, X_train, y_train)  # a pipeline's steps read X
             # The score is in its stated range for every row (clipped as in the fit,
             # NaN-proof, silent: ._scoring), so the noisy max below compares numbers.
-            noisy = _withheld(refused, score, model, X_val, y_val)
+            noisy = withheld(refused, score, model, X_val, y_val)
             noisy += noise_std * float(rng.standard_normal())
-            if _better(noisy, best):
+            if better(noisy, best):
                 best = (noisy, params, model)
         self.best_score_, self.best_params_, self.best_estimator_ = best
         if refit:
             model = self._candidate(self.best_params_, mu, n, int(rng.integers(2**32)), guard)
-            self.best_estimator_ = _withheld(refused, model.fit, X, y)
+            self.best_estimator_ = withheld(refused, model.fit, X, y)
         # the seed that drew the released model's noise is not kept with it (with it, a
         # refit on a neighbouring data set would reproduce the noise: "Fixed seeds" in
         # docs/privacy_model.md); the search's own random_state is the user's choice

@@ -14,7 +14,7 @@ from skdpgd import DPLogisticRegression, DPRidge, PrivacyLedger
 from skdpgd.accounting import DEFAULT_ORDERS, UnsupportedEventError, rdp_to_epsilon
 from skdpgd.exceptions import PrivacyBudgetExceeded
 from skdpgd.model_selection import DPSearchCV, expected_trials
-from skdpgd.model_selection._dpsearch import _MuGuard
+from skdpgd.model_selection._trial_guard import MuGuard
 from skdpgd.preprocessing import BoundedScaler
 
 
@@ -155,8 +155,8 @@ def test_guard_refuses_a_run_above_the_trial_budget():
     est = DPLogisticRegression(epsilon=1.0, classes=[0, 1])
     report = est.plan_privacy(300, 3)
     with pytest.raises(RuntimeError, match="above the trial budget"):
-        _MuGuard(report.mu * 0.99).charge(est, report, n_samples=300)
-    _MuGuard(report.mu).charge(est, report, n_samples=300)
+        MuGuard(report.mu * 0.99).charge(est, report, n_samples=300)
+    MuGuard(report.mu).charge(est, report, n_samples=300)
 
 
 @pytest.mark.parametrize("grid", [{"C": [1.0, 10.0]}, {"solver": ["gd", "sgd"]}],
