@@ -54,9 +54,9 @@ def _chunk_factors(X, start, stop):
     """Per row of rows ``start:stop``, the power of two p and ``||p x||`` (worker side).
 
     With the fused kernel (:func:`skdpgd._fused.fused_row_factors`) a dense chunk is read
-    once, without a float64 temporary; without it, :func:`scaled_row_norms` (the same
-    steps in numpy, with chunk-sized temporaries). Either way the same operations for
-    every row.
+    once, without a float64 temporary; without it,
+    :func:`~skdpgd.utils._clipping.scaled_row_norms` (the same steps in numpy, with
+    chunk-sized temporaries). Either way the same operations for every row.
     """
     rows = _csr_row_view(X, slice(start, stop)) if sp.issparse(X) else X[start:stop]
     fused = fused_row_factors(rows)
@@ -71,8 +71,9 @@ def _row_factors(X, max_norm, *, n_jobs=None):
 
     Each depends on its own row only, so the result does not depend on ``n_jobs``.
     This is also the fit's finiteness check of X (a NaN or infinite entry gives a
-    non-finite ``||p x||``, refused here by :func:`check_finite_norms`, one reduction over
-    every row), so the fit reads X once for both, on the fit's threads.
+    non-finite ``||p x||``, refused here by
+    :func:`~skdpgd.utils._clipping.check_finite_norms`, one reduction over every row), so
+    the fit reads X once for both, on the fit's threads.
     """
     from ._passes import map_chunks
 

@@ -130,3 +130,38 @@ def test_prescaled_design_gives_the_same_products(kind):
     np.testing.assert_allclose(once.gram(), design.gram(), rtol=1e-15, atol=1e-15)
     np.testing.assert_allclose(once.toarray(), design.toarray(), rtol=1e-15, atol=0)
     assert np.all(np.isfinite(design @ theta)) and np.all(np.isfinite(design.T @ r))
+
+
+def test_power_of_two_scales_bring_every_row_below_four():
+    from skdpgd.utils._clipping import exponent_cap, power_of_two_scales
+
+    peaks = np.array([0.0, 5e-324, 1e-300, 0.5, 0.99, 1.0, 3.9, 4.0, 1e10, 1e300, MAX64])
+    pre = power_of_two_scales(peaks, exponent_cap(np.float64))
+    mantissa, _ = np.frexp(pre)
+    assert np.all(mantissa == 0.5)  # powers of two
+    assert np.all(pre >= np.finfo(np.float64).tiny) and np.all(pre <= 1.0)  # normal, <= 1
+    assert np.all(pre[peaks < 1.0] == 1.0)  # small rows are not scaled
+    scaled = peaks * pre
+    assert np.all(scaled[peaks >= 1.0] >= 0.5) and np.all(scaled < 4.0)
+    # float32: the cap keeps 2**-e a normal float32
+    pre32 = power_of_two_scales(np.array([MAX32, 1.0, 0.0]), exponent_cap(np.float32))
+    assert np.all(pre32.astype(np.float32) >= np.finfo(np.float32).tiny)
+    assert MAX32 * pre32[0] < 4.0
+    # NaN and infinity get 1 (their rows are refused by the finiteness check)
+    assert np.all(power_of_two_scales(np.array([np.nan, np.inf]), 1022) == 1.0)
+
+
+def test_clipping_factors_give_the_clipped_row():
+    from skdpgd.utils._clipping import clipping_factors, scaled_row_norms
+
+    X = np.array([[3e300, 4e300], [3.0, 4.0], [0.3, 0.4], [0.0, 0.0], [-MAX64, MAX64],
+                  [6e-310, 8e-310]])
+    pre, scaled_norm = scaled_row_norms(X)
+    post = clipping_factors(pre, scaled_norm, 1.0)
+    clipped = post[:, None] * (pre[:, None] * X)
+    # the 3-4-5 rows above the bound: (0.6, 0.8) to a few ulps
+    np.testing.assert_allclose(clipped[:2], [[0.6, 0.8], [0.6, 0.8]], rtol=4e-16)
+    np.testing.assert_allclose(clipped[4], [-2**-0.5, 2**-0.5], rtol=4e-16)
+    # rows inside the bound (norm 0 and subnormal entries included): exactly themselves
+    assert np.array_equal(clipped[[2, 3, 5]], X[[2, 3, 5]])
+    assert np.all(np.isfinite(post)) and np.all(post <= 2.0 * np.maximum(1.0, 1.0 / pre))

@@ -141,8 +141,8 @@ def test_cache_blocks_inside_chunks_keep_sums_and_bit_identity(name, sparse, pro
 
 @pytest.mark.parametrize("product", ["einsum", "blas"])
 def test_both_dense_products_keep_huge_finite_rows_clipped(product, monkeypatch):
-    # A finite row whose lazy product overflows is stored clipped: its gradient term is
-    # the clipped row's, with either product (the materialised design is the reference).
+    # A finite row whose plain product would overflow enters as q (p x): its gradient term
+    # is the clipped row's, with either product (the materialised design is the reference).
     monkeypatch.setattr(_design, "DENSE_PRODUCT", product)
     rng = np.random.default_rng(6)
     X = rng.standard_normal((200, 3))
@@ -154,4 +154,28 @@ def test_both_dense_products_keep_huge_finite_rows_clipped(product, monkeypatch)
     g = gradient_sum(loss, coef, design, y, chunk_size=50)
     assert np.all(np.isfinite(g))
     np.testing.assert_allclose(g, loss.gradient_sum(coef, design.toarray(), y),
+                               rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_one_chunk_numpy_path_scales_the_rows_once_per_fit(sparse, monkeypatch):
+    # X of one chunk: the numpy path keeps its pre-scaled rows for the engine's life
+    # (one chunk of memory) instead of scaling them at every step, with the same sums.
+    from skdpgd import _fused
+
+    monkeypatch.setattr(_fused, "ENABLED", False)
+    rng = np.random.default_rng(7)
+    loss, coef, X, y = make_problem("binary", 300, 4, rng, sparse=sparse)
+    design = _design.ClippedDesign.from_data(X, 1.0, 1.0)
+    calls = []
+    original = _design.ClippedDesign.prescaled
+    monkeypatch.setattr(_design.ClippedDesign, "prescaled",
+                        lambda self: calls.append(1) or original(self))
+    theta = rng.standard_normal(5)
+    with _gradients.ChunkedRowSums(loss.gradient_sum, design, y) as sums:
+        first, second = sums.sum(theta), sums.sum(theta)
+        assert len(calls) == 1 and sums._whole is not None
+    assert sums._whole is None  # released with the engine
+    assert np.array_equal(first, second)
+    np.testing.assert_allclose(first, loss.gradient_sum(theta, design.toarray(), y),
                                rtol=1e-12, atol=1e-12)
