@@ -196,3 +196,13 @@ def test_excluded_names_exist():
     names = set(_validated_names())
     stale = sorted(set(EXCLUDED) - names)
     assert not stale, f"EXCLUDED lists names that are not public: {stale}"
+
+
+def test_no_tab_or_form_feed_in_source():
+    """No source file holds a TAB or a form feed (e.g. ``"\\theta"`` in a non-raw string)."""
+    offenders = []
+    for path in sorted((ROOT / "skdpgd").rglob("*.py")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if "\t" in line or "\f" in line:
+                offenders.append(f"{path.relative_to(ROOT)}:{number}")
+    assert not offenders, f"TAB or form feed in: {offenders}"

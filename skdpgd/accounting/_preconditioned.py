@@ -320,7 +320,7 @@ def _proxy_table(max_steps, sigma1, *, margin, curvature, lams, momenta, learnin
 def concentrated_initial_distance(output_scale, data_norm, n_features, n_outputs=1,
                                   intercept_scaling=None):
     r"""The r0 to plan this solver with: the upper end of the public range of
-    :math:`\|	heta_*\|`.
+    :math:`\|\theta_*\|`.
 
     A linear model must output about m = ``output_scale`` on rows of norm up to R; spread
     over the :math:`kd` weights that takes a norm :math:`m/R`, carried by one coordinate
@@ -330,7 +330,7 @@ def concentrated_initial_distance(output_scale, data_norm, n_features, n_outputs
 
     .. math::
 
-        r_0 = \sqrt{rac{m^2 k d}{R^2} + rac{k m^2}{b^2}}.
+        r_0 = \sqrt{\frac{m^2 k d}{R^2} + \frac{k m^2}{b^2}}.
 
     Why the upper end here: the proxy's best K grows like r0 (noise ~ K, optimisation
     ~ r0^2 / K) and the errors are lopsided: too few steps leave the run far from the
