@@ -1,0 +1,140 @@
+"""What a fitted DPPipeline does with new rows: its fitted ``pipeline_`` does it.
+
+Each method exists when the final step has it (``available_if``) and first checks that
+the pipeline is fitted and that X has the fit's columns (structure only).
+"""
+
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
+
+from ..utils._sklearn_compat import validate_data
+
+
+def _final_has(attr):
+    """available_if check: the final step (fitted if there is one) has ``attr``."""
+
+    def check(self):
+        final = (self.pipeline_.steps[-1][1] if hasattr(self, "pipeline_")
+                 else self.steps[-1][1])
+        getattr(final, attr)
+        return True
+
+    return check
+
+
+class FittedPipelineMethods:
+    """Predictions, scores and transforms of a fitted :class:`skdpgd.DPPipeline`."""
+
+    def _check_input(self, X):
+        """Fitted, and X has the fit's columns (structure only: names and count)."""
+        check_is_fitted(self)
+        if getattr(X, "ndim", 2) != 2:
+            raise ValueError(
+                f"Expected 2D array, got {getattr(X, 'ndim')}D array instead. Reshape your data "
+                "with X.reshape(-1, 1) if it has a single feature or X.reshape(1, -1) if it "
+                "holds a single sample.")
+        validate_data(self, X, reset=False, skip_check_array=True)
+
+    @available_if(_final_has("predict"))
+    def predict(self, X):
+        """``pipeline_.predict``: the steps' transforms, then the estimator.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like
+            Rows like those of the fit.
+
+        Returns
+        -------
+        ndarray
+            Predicted labels or targets.
+        """
+        self._check_input(X)
+        return self.pipeline_.predict(X)
+
+    @available_if(_final_has("predict_proba"))
+    def predict_proba(self, X):
+        """``pipeline_.predict_proba``.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like
+            Rows like those of the fit.
+
+        Returns
+        -------
+        ndarray
+            Class probabilities.
+        """
+        self._check_input(X)
+        return self.pipeline_.predict_proba(X)
+
+    @available_if(_final_has("predict_log_proba"))
+    def predict_log_proba(self, X):
+        """``pipeline_.predict_log_proba``.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like
+            Rows like those of the fit.
+
+        Returns
+        -------
+        ndarray
+            Log class probabilities.
+        """
+        self._check_input(X)
+        return self.pipeline_.predict_log_proba(X)
+
+    @available_if(_final_has("decision_function"))
+    def decision_function(self, X):
+        """``pipeline_.decision_function``.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like
+            Rows like those of the fit.
+
+        Returns
+        -------
+        ndarray
+            Decision scores.
+        """
+        self._check_input(X)
+        return self.pipeline_.decision_function(X)
+
+    @available_if(_final_has("score"))
+    def score(self, X, y):
+        """``pipeline_.score`` (accuracy or R^2; on data you may look at).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like
+            Rows like those of the fit.
+        y : array-like
+            Labels or targets.
+
+        Returns
+        -------
+        float
+            The final estimator's score on X, y.
+        """
+        self._check_input(X)
+        return self.pipeline_.score(X, y)
+
+    @available_if(_final_has("transform"))
+    def transform(self, X):
+        """``pipeline_.transform`` (only when the final step transforms).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like
+            Rows like those of the fit.
+
+        Returns
+        -------
+        ndarray
+            The transformed rows.
+        """
+        self._check_input(X)
+        return self.pipeline_.transform(X)

@@ -1,0 +1,138 @@
+"""A DPPipeline's fit after the charge: each release within its allowance, then composed.
+
+Every step is fitted on a clone (the user's steps are never changed); a private step gets
+its allowance and its own seed, and a release that reports more than its allowance is
+refused (a broken step contract). The estimator's own seed is dropped from the fitted
+model, and every release is composed into ``privacy_``.
+"""
+
+from sklearn.base import clone, is_classifier
+from sklearn.pipeline import Pipeline
+
+from ..utils._validation import make_generator
+from ._checks import is_private, is_skip
+from ._labels import release_balanced_weights
+from ._plan import CLASS_COUNTS, TARGET_RANGE
+from ._report import PipelinePrivacyReport
+from ._target import release_target_range, scale_target
+
+#: Relative slack allowed between a step's reported mu and its allowance (float rounding).
+_SLACK = 1e-9
+
+
+def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
+    """Steps 4-5 of :mod:`skdpgd.pipeline._dp_pipeline` (the ledger has been charged).
+
+    Fits clones of the steps with their allowances and sets ``pipeline``'s fitted
+    attributes; returns ``pipeline``.
+    """
+    rng = make_generator(pipeline.random_state)
+    allowance = {name: (mu, extra) for (name, _, _), mu, extra in
+                 zip(releases, budget.step_mu, budget.step_extra_delta)}
+    fitted, spent, Xt = [], [], X
+    for name, step in pre:
+        if is_skip(step):
+            fitted.append((name, step))
+            continue
+        step = clone(step)
+        if is_private(step):
+            mu, extra = allowance.get(name, (0.0, 0.0))
+            step._fit_private(Xt, y, mu=mu, extra_delta=extra,
+                              random_state=_child_seed(rng))
+            _check_spent(name, step.privacy_, mu, extra)
+            spent.append((name, step.privacy_))
+            Xt = step.transform(Xt)
+        else:
+            Xt = step.fit_transform(Xt, y)
+        fitted.append((name, step))
+    estimator = clone(final).set_params(
+        epsilon=budget.estimator_epsilon, delta=budget.estimator_delta, ledger=None,
+        random_state=_child_seed(rng))
+    norm = _row_norm_bound(fitted)
+    if norm is not None:
+        estimator.set_params(data_norm=norm)
+    y_fit = y
+    if TARGET_RANGE in allowance:
+        mu, _ = allowance[TARGET_RANGE]
+        low, high, report = release_target_range(y, mu=mu, random_state=_child_seed(rng))
+        spent.append((TARGET_RANGE, report))
+        y_fit = scale_target(y, low, high)
+        estimator.set_params(y_bound=1.0)
+        pipeline.target_range_ = (low, high)
+    if CLASS_COUNTS in allowance:
+        mu, _ = allowance[CLASS_COUNTS]
+        weights, report = release_balanced_weights(
+            y, final.classes, mu=mu, random_state=_child_seed(rng))
+        spent.append((CLASS_COUNTS, report))
+        estimator.set_params(class_weight=weights)
+        pipeline.class_weight_ = weights
+    estimator.fit(Xt, y_fit)
+    # The seed that drew the estimator's noise is not kept in the fitted (pickled)
+    # model: whoever held it could regenerate the noise and test a neighbouring table
+    # by refitting (docs/privacy_model.md, "Fixed seeds"); the pipeline's own
+    # random_state is the only seed the user chose.
+    estimator.set_params(random_state=None)
+    _check_spent(last_name, estimator.privacy_, budget.estimator_mu, 0.0)
+    if TARGET_RANGE in allowance:
+        _unscale_model(estimator, *pipeline.target_range_)
+    spent.append((last_name, estimator.privacy_))
+    fitted.append((last_name, estimator))
+    pipeline.pipeline_ = Pipeline(fitted)
+    pipeline.budget_ = budget
+    notes = list(getattr(estimator.privacy_, "notes", ()))
+    if norm is not None:
+        notes.append(f"the estimator's data_norm is {norm:.6g}, the row-norm bound of the "
+                     "last transformer's construction")
+    if TARGET_RANGE in allowance:
+        notes.append("DPRidge was fitted on y mapped by the released range to [-1, 1] "
+                     "(y_bound=1); its coef_ and intercept_ are on the scale of y")
+    report = PipelinePrivacyReport.compose(
+        spent, delta=budget.delta, n_samples=n,
+        preparation_share=budget.preparation_share, planned=False, notes=notes)
+    if not report.epsilon <= budget.epsilon:  # the composition theorem says it cannot
+        raise RuntimeError(
+            f"internal error: the composed epsilon {report.epsilon!r} exceeds the budget "
+            f"{budget.epsilon!r}; please report it.")
+    if is_classifier(estimator):
+        pipeline.classes_ = estimator.classes_
+    pipeline.privacy_ = report
+    return pipeline
+
+
+def _child_seed(rng):
+    """An independent seed drawn from the pipeline's generator (one per release)."""
+    return int(rng.integers(2**32))
+
+
+def _check_spent(name, report, mu, extra):
+    """Refuse a release that spent more than its allowance (a broken step contract)."""
+    spent_mu = float(report.mu)
+    spent_extra = float(getattr(report, "extra_delta", 0.0))
+    if not (spent_mu <= mu * (1.0 + _SLACK) and spent_extra <= extra * (1.0 + _SLACK)):
+        raise RuntimeError(
+            f"Step {name!r} reports mu={spent_mu!r}, additive delta={spent_extra!r}, above its "
+            f"allowance mu={mu!r}, delta={extra!r}: it does not follow the private-step "
+            "protocol (skdpgd.accounting._release)."
+        )
+
+
+def _row_norm_bound(fitted):
+    """``row_norm_bound_`` of the last non-skipped transformer, or None."""
+    for _, step in reversed(fitted):
+        if is_skip(step):
+            continue
+        bound = getattr(step, "row_norm_bound_", None)
+        return None if bound is None else float(bound)
+    return None
+
+
+def _unscale_model(estimator, low, high):
+    """Map a DPRidge fitted on the scaled target back to the scale of y (post-processing).
+
+    With :math:`s = (\\mathrm{high} - \\mathrm{low})/2` and :math:`c = (\\mathrm{high} +
+    \\mathrm{low})/2`, the scaled target is :math:`(y - c)/s`, so a prediction
+    :math:`w\\cdot x + b` of it is :math:`s(w \\cdot x + b) + c` on the scale of y.
+    """
+    scale, centre = (high - low) / 2.0, (high + low) / 2.0
+    estimator.coef_ = estimator.coef_ * scale
+    estimator.intercept_ = float(estimator.intercept_) * scale + centre

@@ -1,0 +1,90 @@
+"""A DPPipeline's plan: its private releases, their budget split, the planned report.
+
+All of it is a function of the parameters, of n and of the table's structure (columns
+and dtypes) only, so the planned report is what the ledger is charged before any value
+is read, and what :meth:`skdpgd.DPPipeline.plan_privacy` returns.
+"""
+
+from ..accounting._release import ReleasePrivacyReport
+from ..linear_model import DPRidge
+from ..utils._validation import check_epsilon, resolve_delta
+from ._budget import EXTRA_DELTA_SHARE, split_budget
+from ._checks import is_auto, is_balanced, is_private, is_skip
+from ._report import PipelinePrivacyReport
+
+#: The name of the target's range release in reports.
+TARGET_RANGE = "target range (y_bound='auto')"
+
+#: The name of the class-count release in reports.
+CLASS_COUNTS = "class counts (class_weight='balanced')"
+
+
+def privacy_plan(step, X):
+    """(Gaussian releases, thresholded releases) a private step plans; (1, 1) if unknown."""
+    hook = getattr(step, "_privacy_plan", None)
+    if not callable(hook):
+        return 1, 1
+    if X is not None:  # the schema's problems (public) are refused here, before the charge
+        n_gdp, n_thresholded = hook(X)
+        return int(n_gdp), int(n_thresholded)
+    try:
+        n_gdp, n_thresholded = hook(None)
+    except Exception:  # noqa: BLE001 - cannot plan without data: assume it spends both
+        return 1, 1
+    return int(n_gdp), int(n_thresholded)
+
+
+def planned_releases(pre, final, X):
+    """The private releases in order: (name, step or None, needs an additive delta).
+
+    A private step says from X's structure (``_privacy_plan(X)``: its number of
+    Gaussian releases and of thresholded ones) whether it spends anything; a step
+    that spends nothing gets no share. Only the first step sees X's structure: a
+    step after another one (whose output's columns and dtypes may differ, or depend
+    on a release) and every step when planning without data get ``None``. A step
+    without the hook, or that cannot answer, is assumed to spend both.
+    """
+    releases, structure = [], X
+    for name, step in pre:
+        if is_skip(step):
+            continue
+        if is_private(step):
+            n_gdp, n_thresholded = privacy_plan(step, structure)
+            if n_gdp or n_thresholded:
+                releases.append((name, step, bool(n_thresholded)))
+        # what a step hands on may have other columns and dtypes (a private step's
+        # output may even depend on its release): later steps plan without it
+        structure = None
+    if isinstance(final, DPRidge) and is_auto(final.y_bound):
+        releases.append((TARGET_RANGE, None, False))
+    if is_balanced(final):
+        releases.append((CLASS_COUNTS, None, False))
+    return releases
+
+
+def plan_budget(pipeline, releases, n_samples):
+    """The split of the pipeline's budget for these releases on n rows (public numbers)."""
+    epsilon = check_epsilon(pipeline.epsilon)
+    delta = resolve_delta(pipeline.delta, n_samples)
+    return split_budget(epsilon, delta, [needs for _, _, needs in releases],
+                        preparation_share=float(pipeline.preparation_share),
+                        extra_delta_share=EXTRA_DELTA_SHARE)
+
+
+def planned_report(releases, budget, last_name, n_samples):
+    """The planned report: every allowance as an upper bound (public numbers only)."""
+    steps = [
+        (name, ReleasePrivacyReport(mu=mu, extra_delta=extra,
+                                    mechanism="planned allowance (upper bound)"))
+        for (name, _, _), mu, extra in zip(releases, budget.step_mu,
+                                           budget.step_extra_delta)
+    ]
+    steps.append((last_name, ReleasePrivacyReport(
+        mu=budget.estimator_mu, extra_delta=0.0,
+        mechanism=(f"planned: calibrated to (epsilon={budget.estimator_epsilon:.6g}, "
+                   f"delta={budget.estimator_delta:.3g}), at most this mu"))))
+    return PipelinePrivacyReport.compose(
+        steps, delta=budget.delta, n_samples=n_samples,
+        preparation_share=budget.preparation_share, planned=True,
+        notes=("planned cost: the allowances, upper bounds of what a fit spends",),
+    )
