@@ -20,7 +20,6 @@ label can move many records between folds. Use ``KFold`` / ``ShuffleSplit`` spli
 """
 
 import datetime
-import math
 import os
 import threading
 
@@ -29,48 +28,17 @@ import numpy as np
 from ..accounting import DEFAULT_ORDERS
 from ..accounting._composition import Cap, RecordAccount, check_supported
 from ..accounting._events import RenyiDpEvent
-from ..exceptions import LedgerCopyError, PrivacyBudgetExceeded
+from ..exceptions import LedgerCopyError
+from ._cap import check_cap, over_cap
 from ._chain import load_key
 from ._entries import LedgerEntry, LedgerSpend, check_ids, describe
+from ._memory import MemoryStore, with_seq
 from ._sqlite import FileStore, LedgerFileError
 from ._upgrade import upgrade_v1_file
 
-
-class _MemoryStore:
-    """Entries in a list (the default ledger); the caller holds the ledger's lock."""
-
-    def __init__(self):
-        self.rows = []
-
-    def read(self, since):
-        return self.rows[since:]
-
-    def charge(self, since, decide):
-        new = self.rows[since:]
-        entry = decide(new, None)
-        seq = len(self.rows) + 1
-        self.rows.append(_with_seq(entry, seq))
-        return new, seq
-
-
-def _with_seq(entry, seq):
-    return LedgerEntry(**{**entry.__dict__, "seq": int(seq)})
-
-
-def _check_cap(epsilon, delta):
-    if epsilon is not None and delta is None:
-        raise ValueError(
-            f"A cap needs both epsilon and delta; got epsilon={epsilon!r}, delta={delta!r}."
-        )
-    if delta is not None and not (isinstance(delta, (int, float, np.floating))
-                                  and 0.0 < float(delta) < 1.0):
-        raise ValueError(f"delta must be a number in (0, 1), got {delta!r}.")
-    if epsilon is not None and not (isinstance(epsilon, (int, float, np.floating))
-                                    and float(epsilon) > 0.0
-                                    and not math.isnan(float(epsilon))):
-        raise ValueError(f"epsilon must be a number > 0, got {epsilon!r}.")
-    return (None if epsilon is None else float(epsilon),
-            None if delta is None else float(delta))
+#: The store's name before it had a module of its own (pickles of an in-memory ledger name
+#: their store class by its module and name).
+_MemoryStore = MemoryStore
 
 
 class PrivacyLedger:
@@ -188,7 +156,7 @@ class PrivacyLedger:
     orders = DEFAULT_ORDERS
 
     def __init__(self, epsilon=None, delta=None, *, path=None, key_file=None):
-        epsilon, delta = _check_cap(epsilon, delta)
+        epsilon, delta = check_cap(epsilon, delta)
         if key_file is not None and path is None:
             raise ValueError("key_file= protects a ledger file: give path= as well (an "
                              "in-memory ledger has no file to protect).")
@@ -200,7 +168,7 @@ class PrivacyLedger:
         self._caps = {}
         if path is None:
             self.path = None
-            self._store = _MemoryStore()
+            self._store = MemoryStore()
             self.epsilon, self.delta = epsilon, delta
         else:
             self._store = FileStore(path, key=load_key(self.key_file))
@@ -419,20 +387,14 @@ class PrivacyLedger:
                 spend = account.worst(cap.delta)
                 if not cap.admits(spend):
                     current = self._account.worst(cap.delta).epsilon
-                    raise PrivacyBudgetExceeded(
-                        f"Refused before touching the data: this fit ({entry.source}, "
-                        f"{_cost_text(entry)}) would take the worst-off record to "
-                        f"epsilon={spend.epsilon:.4g} at delta={cap.delta:.3g}, over the cap "
-                        f"epsilon={cap.epsilon:.4g} (spent so far: epsilon={current:.4g} "
-                        f"over {len(self._entries)} fit(s)). Nothing was recorded."
-                    )
+                    raise over_cap(entry, spend, cap, current, len(self._entries))
                 final = LedgerEntry(**{**entry.__dict__, "spent_epsilon": spend.epsilon})
                 staged.update(account=account, entry=final)
                 return final
 
             _, seq = self._store.charge(self._seq, decide)
             self._account = staged["account"]
-            self._entries.append(_with_seq(staged["entry"], seq))
+            self._entries.append(with_seq(staged["entry"], seq))
             self._seq = seq
 
     # -- reporting --------------------------------------------------------------------
@@ -483,7 +445,3 @@ class PrivacyLedger:
         where = "in memory" if self.path is None else repr(self.path)
         copy = ", read-only copy" if self._is_copy else ""
         return f"PrivacyLedger({where}, {cap}, {len(self._entries)} entries{copy})"
-
-
-def _cost_text(entry):
-    return f"mu={entry.mu:.4g}" if entry.mu is not None else f"epsilon={entry.epsilon:.4g}"
