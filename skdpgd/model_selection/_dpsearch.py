@@ -232,16 +232,17 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
             width = None if width is None else features_out(step, width)
         return n_features if width is None else width
 
-    def _check_candidates(self, base, grid, mu, n_train, n_features, X=None):
-        """Plan every candidate (public numbers only) and refuse, before anything is
-        charged, one whose privacy event is not a Gaussian-DP run within the trial mu.
+    def _check_candidates(self, base, grid, mu, sizes, n_features, X=None):
+        """Plan every candidate at each number of rows in ``sizes`` (public numbers only)
+        and refuse, before anything is charged, one whose privacy event is not a
+        Gaussian-DP run within the trial mu.
 
         The parameters of a pipeline's steps are validated here too (scikit-learn's
         ``_validate_params``, parameters only), so that a wrong parameter is refused by
         name before the charge, not withheld among the data's refusals after it."""
         n_classes = len(np.unique(np.asarray(base.classes))) if is_classifier(base) else None
         d = self._estimator_features(n_features)
-        for params in grid:
+        for n_train, params in ((size, params) for size in sizes for params in grid):
             model = self._candidate(params, mu, n_train, 0, None)
             pre, final, _ = split_estimator(model)
             for _, step in pre:
@@ -287,9 +288,8 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         gamma = gamma_for_expected_trials(self.expected_trials, eta)
         refit = bool(self.refit)
         mu = calibrate_trial_mu(epsilon, delta, eta=eta, gamma=gamma, refit=refit)
-        self._check_candidates(base, grid, mu, n - m, n_features, X)
-        if refit:
-            self._check_candidates(base, grid, mu, n, n_features, X)
+        # the trials fit n - m rows, the refit all n: every candidate is planned at both
+        self._check_candidates(base, grid, mu, (n - m, n) if refit else (n - m,), n_features, X)
         orders = DEFAULT_ORDERS
         rdp = selection_rdp(orders, mu, eta=eta, gamma=gamma, refit=refit)
         score, sensitivity = validation_score(base, m)
@@ -303,7 +303,9 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         )
         if self.ledger is not None:  # before any value is read; may refuse
             self.ledger.charge(self, report, n_samples=n, sample_ids=sample_ids)
-        X, y = read_values(self.estimator, X, y, base)  # refusals from here on have been paid for
+        # a bare estimator (no pipeline steps, not a DPPipeline): the search reads X itself
+        bare = split_estimator(self.estimator)[2] is None and not is_dp_pipeline(self.estimator)
+        X, y = read_values(X, y, base, bare=bare)  # refusals from here on have been paid for
         rng = make_generator(self.random_state)
         order = rng.permutation(n)  # the split: from the seed and n only
         val, train = np.sort(order[:m]), np.sort(order[m:])
@@ -314,7 +316,6 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         # rounds down); the guard re-checks each report before the fit touches the data.
         guard = MuGuard(mu)
         best = None
-        bare = split_estimator(self.estimator)[2] is None and not is_dp_pipeline(self.estimator)
         refused = ESTIMATOR_REFUSED if bare else PIPELINE_REFUSED
         for _ in range(n_trials):
             params = grid[int(rng.integers(len(grid)))]

@@ -15,7 +15,6 @@ from sklearn.utils.validation import check_array, column_or_1d
 from ..accounting._events import UnsupportedEventError
 from ..utils._sklearn_compat import _num_features, _num_samples
 from ..utils._validation import validate_private
-from ._pipeline import is_dp_pipeline, split_estimator
 from ._scoring import labels_equal
 
 
@@ -108,7 +107,7 @@ def public_shape(X, y):
     return int(n), int(d)
 
 
-def read_values(estimator, X, y, base):
+def read_values(X, y, base, *, bare):
     """X and y as the trials use them; runs after the ledger charge.
 
     Every refusal here depends on the values, so it comes after the charge (a probe
@@ -119,7 +118,7 @@ def read_values(estimator, X, y, base):
     or finite float64 targets.
     """
     y = read_y(y, base)
-    if split_estimator(estimator)[2] is not None or is_dp_pipeline(estimator):
+    if not bare:  # a pipeline's steps read X (their refusals are withheld by the caller)
         return X, y
     if is_complex(X):
         raise ValueError(COMPLEX.format(name="X"))
