@@ -401,6 +401,33 @@ def test_transformers_quote_no_value(transformer, case, capsys, caplog):
            refused=None)
 
 
+# -- a DPPipeline (private preparation and the estimator in one budget) ----------------------
+
+def _dp_pipeline(model):
+    from skdpgd.pipeline import make_dp_pipeline
+    from skdpgd.preprocessing import DPTableVectorizer
+
+    return make_dp_pipeline(DPTableVectorizer(), model, epsilon=1.0, ledger=PrivacyLedger(),
+                            random_state=0)
+
+
+@pytest.mark.parametrize("case", ["secret cells", "label outside classes", "NaN labels",
+                                  "text targets", "complex"])
+def test_a_dp_pipeline_quotes_no_cell(case, capsys, caplog):
+    X, labels, targets = _clean()
+    frame = _frame(_note_column("object"))  # text, secret numbers, a numeric-text column
+    model, y, refused = _logistic(classes=[0, 1]), labels, False
+    if case == "label outside classes":
+        y, refused = _labels_with(LABEL), True
+    elif case == "NaN labels":
+        y, refused = _labels_with(np.nan, float), True
+    elif case == "text targets":
+        model, y, refused = _ridge(), BAD_TARGETS["string targets"](), True
+    elif case == "complex":
+        frame, refused = X + 1j * NUMBERS[0], None
+    _check(lambda: _dp_pipeline(model).fit(frame, y), capsys, caplog, refused=refused)
+
+
 # -- searches ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("error_score", ["raise", np.nan], ids=["raise", "nan"])
