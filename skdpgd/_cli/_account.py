@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 from .. import accounting
+from ..accounting._inverter import TargetUnreachableError, invert_monotone
 
 #: Step used for Chourasia et al.'s bound, as a fraction of 1/beta (it needs eta < 1/beta).
 CHOURASIA_STEP_FRACTION = 1.0 - 1e-9
@@ -90,20 +91,14 @@ def chourasia_noise(report, epsilon):
         strong_convexity=report.strong_convexity, smoothness=report.smoothness,
     )
 
-    def meets(sigma):  # RDP at noise sigma is unit / sigma^2 (bound (D) is ~ 1/s^2)
-        return accounting.rdp_to_epsilon(orders, unit / sigma**2, report.delta) <= epsilon
+    def epsilon_of(sigma):  # RDP at noise sigma is unit / sigma^2 (bound (D) is ~ 1/s^2)
+        return accounting.rdp_to_epsilon(orders, unit / sigma**2, report.delta)
 
-    low, high = 1e-12, 1.0
-    while not meets(high):
-        low, high = high, high * 10.0
-        if high > 1e300:
-            return math.inf
-    for _ in range(200):  # bisection in log space; `high` always meets the target
-        mid = math.sqrt(low * high)
-        low, high = (low, mid) if meets(mid) else (mid, high)
-        if high / low < 1.0 + 1e-12:
-            break
-    return high
+    try:  # from 1 by factors of 10, then bisection in log space to the smallest that meets
+        return invert_monotone(epsilon_of, epsilon, lower=1e-12, upper=1e300,
+                               increasing=False, start=1.0, growth=10.0, rtol=1e-12)
+    except TargetUnreachableError:
+        return math.inf
 
 
 def account_lines(report, epsilon):

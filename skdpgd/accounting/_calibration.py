@@ -14,6 +14,7 @@ import numpy as np
 
 from ._checks import check_count, check_positive, check_probability
 from ._gdp import epsilon_delta_to_gdp, gdp_to_epsilon
+from ._inverter import nudge_up
 from ._noisy_gd import (
     contraction_factor,
     convergent_cyclic_factor,
@@ -31,15 +32,16 @@ def _check_target(epsilon, delta):
 
 
 def _noise_for(target_mu, sensitivity, size, factor, epsilon, delta, accountant):
-    """sigma = S * factor / (size * mu*), nudged up until the accountant agrees."""
+    """sigma = S * factor / (size * mu*), nudged up until the accountant agrees.
+
+    The closed form is the crossing of the bound; the inverter walks up from it by factors
+    1 + 1e-12 (at most 200) to the first sigma whose epsilon was computed and meets the
+    target (:func:`~skdpgd.accounting._inverter.invert_monotone`).
+    """
     if target_mu == math.inf or sensitivity == 0.0:
         return 0.0
-    sigma = sensitivity * factor / (size * target_mu)
-    for _ in range(200):
-        if gdp_to_epsilon(accountant(sigma), delta) <= epsilon:
-            return sigma
-        sigma *= 1.0 + 1e-12
-    raise RuntimeError("calibration did not converge; please report this as a bug.")
+    return nudge_up(lambda sigma: gdp_to_epsilon(accountant(sigma), delta), epsilon,
+                    sensitivity * factor / (size * target_mu))
 
 
 def calibrate_noisy_gd(

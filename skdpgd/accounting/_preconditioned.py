@@ -50,6 +50,7 @@ import numpy as np
 
 from ._checks import check_count, check_positive, check_probability
 from ._gdp import epsilon_delta_to_gdp, gdp_to_epsilon
+from ._inverter import nudge_up
 from ._report import PrivacyReport, format_near, format_up
 
 __all__ = [
@@ -191,15 +192,15 @@ def calibrate_preconditioned_gd(
         return 0.0, 0.0
     tau = s_g / (n * math.sqrt(share) * target)
     sigma = math.sqrt(k) * s / (n * math.sqrt(1.0 - share) * target)
-    for _ in range(200):
+
+    def excess(scale):  # <= 0 when both mu and epsilon meet the target; falls with scale
         mu = preconditioned_gd_gdp(
-            tau, sigma, k, gram_sensitivity=s_g, sensitivity=s, n_samples=n
+            tau * scale, sigma * scale, k, gram_sensitivity=s_g, sensitivity=s, n_samples=n
         )
-        if mu <= target and gdp_to_epsilon(mu, delta) <= epsilon:
-            return tau, sigma
-        tau *= 1.0 + 1e-12
-        sigma *= 1.0 + 1e-12
-    raise RuntimeError("calibration did not converge; please report this as a bug.")
+        return max(mu - target, gdp_to_epsilon(mu, delta) - epsilon)
+
+    scale = nudge_up(excess, 0.0, 1.0)
+    return tau * scale, sigma * scale
 
 
 #: Points of the log grid of Gram eigenvalues (relative to Rt^2) the proxy maximises over.

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from ..exceptions import BoundNotApplicableError
 from ._gdp import gdp_to_delta, gdp_to_epsilon
+from ._inverter import TargetUnreachableError, invert_monotone
 from ._noisy_gd import (
     composition_gdp,
     contraction_factor,
@@ -419,19 +420,11 @@ class SampledSGDPrivacyReport(PrivacyReport):
         delta : float
             1.0 when no delta below 1 works.
         """
-        epsilon = float(epsilon)
-        lo, hi = 1e-300, 1.0 - 1e-12
-        if self.epsilon_at(hi) > epsilon:
+        try:
+            return invert_monotone(self.epsilon_at, float(epsilon), lower=1e-300,
+                                   upper=1.0 - 1e-12, increasing=False, rtol=1e-3)
+        except TargetUnreachableError:
             return 1.0
-        if self.epsilon_at(lo) <= epsilon:
-            return lo
-        while hi / lo > 1.0 + 1e-3:
-            mid = math.sqrt(lo * hi)
-            if self.epsilon_at(mid) <= epsilon:
-                hi = mid
-            else:
-                lo = mid
-        return hi
 
     def __repr__(self):
         lines = [

@@ -37,6 +37,7 @@ import numpy as np
 
 from ._checks import check_count, check_positive, check_probability
 from ._gdp import epsilon_delta_to_gdp, gdp_to_epsilon
+from ._inverter import TargetUnreachableError, invert_monotone
 
 #: Finest PLD discretisation (privacy-loss grid step). Smaller is tighter and slower;
 #: the discretisation is pessimistic, so any value gives a valid upper bound.
@@ -414,34 +415,19 @@ def calibrate_poisson_sgd(
 def search_noise(eps_of, epsilon, start, *, rtol=2e-3, ceiling=1e12):
     """Smallest x (to rtol) with eps_of(x) <= epsilon, for eps_of non-increasing in x.
 
-    Widens a bracket from ``start`` by factors of 1.5, then bisects on log x until
-    hi / lo < 1 + rtol; returns hi, whose eps_of was computed and is <= epsilon (so the
-    answer is conservative whatever the precision). Raises RuntimeError past ``ceiling``.
+    :func:`~skdpgd.accounting._inverter.invert_monotone` from ``start`` by factors of 1.5,
+    bisecting on log x until hi / lo <= 1 + rtol; returns hi, whose eps_of was computed and
+    is <= epsilon (so the answer is conservative whatever the precision). Raises
+    RuntimeError when no x up to ``ceiling`` meets the target.
     """
-    hi = lo = float(start)
-    if eps_of(hi) <= epsilon:
-        for _ in range(200):
-            lo = lo / 1.5
-            if eps_of(lo) > epsilon:
-                break
-            hi = lo
-        else:
-            return hi
-    else:
-        while eps_of(hi) > epsilon:
-            lo, hi = hi, hi * 1.5
-            if hi > ceiling:
-                raise RuntimeError(
-                    f"no noise level up to {ceiling:g} meets epsilon={epsilon!r}; please "
-                    "report this as a bug."
-                )
-    while hi / lo > 1.0 + rtol:
-        mid = math.sqrt(lo * hi)
-        if eps_of(mid) <= epsilon:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    try:
+        return invert_monotone(eps_of, epsilon, lower=0.0, upper=ceiling, increasing=False,
+                               start=float(start), growth=1.5, rtol=rtol)
+    except TargetUnreachableError:
+        raise RuntimeError(
+            f"no noise level up to {ceiling:g} meets epsilon={epsilon!r}; please "
+            "report this as a bug."
+        ) from None
 
 
 def uniform_sgd_composition_epsilon(
