@@ -6,9 +6,9 @@ more mu-GDP run composed in Renyi DP (Mironov 2017, Proposition 1); the trial mu
 largest whose total converts to at most the requested (epsilon, delta).
 """
 
-import math
 
 from ..accounting import DEFAULT_ORDERS, gdp_to_rdp, rdp_to_epsilon
+from ..accounting._inverter import TargetUnreachableError, invert_monotone
 from ._tuning_privacy import best_of_random_trials_rdp
 
 
@@ -69,13 +69,8 @@ def calibrate_trial_mu(epsilon, delta, *, eta, gamma, refit, orders=DEFAULT_ORDE
             f"trials (log E[K] term: {total_epsilon(0.0):.4g} at delta={delta:.3g}). Ask for "
             "fewer expected trials or a larger epsilon."
         )
-    lo, hi = math.log(1e-8), math.log(1e3)
-    if total_epsilon(math.exp(lo)) > epsilon:
-        raise ValueError(f"epsilon={epsilon!r} is too small for any useful trial.")
-    while hi - lo > 1e-10:
-        mid = 0.5 * (lo + hi)
-        if total_epsilon(math.exp(mid)) <= epsilon:
-            lo = mid
-        else:
-            hi = mid
-    return math.exp(lo)
+    try:  # bisection on log mu over [1e-8, 1e3] to a relative 1e-10, kept on the safe side
+        return invert_monotone(total_epsilon, epsilon, lower=1e-8, upper=1e3, increasing=True,
+                               rtol=1e-10)
+    except TargetUnreachableError:
+        raise ValueError(f"epsilon={epsilon!r} is too small for any useful trial.") from None
