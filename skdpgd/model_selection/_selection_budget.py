@@ -6,7 +6,6 @@ more mu-GDP run composed in Renyi DP (Mironov 2017, Proposition 1); the trial mu
 largest whose total converts to at most the requested (epsilon, delta).
 """
 
-
 from ..accounting import DEFAULT_ORDERS, gdp_to_rdp, rdp_to_epsilon
 from ..accounting._inverter import TargetUnreachableError, invert_monotone
 from ._tuning_privacy import best_of_random_trials_rdp
