@@ -13,7 +13,7 @@ from scipy.stats import norm
 import skdpgd
 from skdpgd import DPLogisticRegression, DPRidge
 from skdpgd._cli import main
-from skdpgd._cli._account import chourasia_noise, composition_noise, planned_report
+from skdpgd._cli._account import chourasia_noise, composition_noise
 
 pd = pytest.importorskip("pandas")
 
@@ -36,7 +36,7 @@ def test_planned_report_equals_the_fit(estimator, n_classes):
     X = RNG.normal(size=(n, d))
     y = RNG.integers(0, n_classes, n) if n_classes else RNG.normal(size=n)
     fitted = estimator.fit(X, y).privacy_
-    planned = planned_report(estimator, n, d, n_classes or 2)
+    planned = estimator.plan_privacy(n, d, n_classes or 2)  # what `skdpgd account` prints
     assert planned.noise_std == fitted.noise_std
     assert planned.n_steps == fitted.n_steps
     assert planned.mu == fitted.mu
@@ -49,7 +49,7 @@ def _gdp_delta(eps, mu):
 
 
 def test_composition_noise_meets_the_target_by_hand():
-    report = planned_report(DPLogisticRegression(epsilon=1.0), 30_000, 10)
+    report = DPLogisticRegression(epsilon=1.0).plan_privacy(30_000, 10, 2)
     sigma = composition_noise(report, 1.0)
     mu = math.sqrt(report.n_steps) * report.sensitivity / (report.n_samples * sigma)  # (E)
     # Composition at that sigma is exactly the GDP target of (1, delta): delta(1; mu) = delta.
@@ -69,7 +69,7 @@ def _chourasia_epsilon(sigma, report, eta):
 
 def test_chourasia_noise_is_the_smallest_that_meets_the_target():
     est = DPLogisticRegression(epsilon=1.0, C=1.0 / (30_000 * 1e-3), max_iter=200, solver="gd")
-    report = planned_report(est, 30_000, 10)
+    report = est.plan_privacy(30_000, 10, 2)
     sigma = chourasia_noise(report, 1.0)
     eta = (1 - 1e-9) / report.smoothness
     # The grid of orders here is finer than the package's: the independent value may be a
@@ -82,13 +82,13 @@ def test_chourasia_noise_is_the_smallest_that_meets_the_target():
 
 def test_chourasia_does_not_apply_to_cyclic_runs():
     est = DPLogisticRegression(epsilon=1.0, solver="cyclic", batch_size=1000, max_iter=5)
-    assert chourasia_noise(planned_report(est, 30_000, 10), 1.0) is None
+    assert chourasia_noise(est.plan_privacy(30_000, 10, 2), 1.0) is None
 
 
 def test_account_default_is_the_estimators_default(capsys):
     assert main(["account", "--epsilon", "1", "--delta", "1e-5", "--n", "30000"]) == 0
     out = capsys.readouterr().out
-    report = planned_report(DPLogisticRegression(epsilon=1.0, delta=1e-5), 30_000, 10)
+    report = DPLogisticRegression(epsilon=1.0, delta=1e-5).plan_privacy(30_000, 10, 2)
     assert report.accountant == "preconditioned_gd"
     assert f"sigma={report.noise_std:.6g}, K={report.n_steps}" in out
     assert f"mu_G={report.gram_mu:.6g}" in out and "composition of the run's releases" in out
@@ -99,7 +99,7 @@ def test_account_command_prints_the_plan(capsys):
     assert main(["account", "--epsilon", "1", "--delta", "1e-5", "--n", "30000",
                  "--data-norm", "1", "--solver", "gd"]) == 0
     out = capsys.readouterr().out
-    report = planned_report(DPLogisticRegression(epsilon=1.0, delta=1e-5, solver="gd"), 30_000, 10)
+    report = DPLogisticRegression(epsilon=1.0, delta=1e-5, solver="gd").plan_privacy(30_000, 10, 2)
     assert f"sigma={report.noise_std:.6g}, K={report.n_steps}" in out
     assert "composition (Thm 4.1)" in out and "Chourasia" in out
 

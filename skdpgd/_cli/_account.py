@@ -28,28 +28,6 @@ from ..accounting._inverter import TargetUnreachableError, invert_monotone
 CHOURASIA_STEP_FRACTION = 1.0 - 1e-9
 
 
-def planned_report(estimator, n_samples, n_features, n_classes=2):
-    """The :class:`~skdpgd.accounting.PrivacyReport` ``estimator.fit`` would produce.
-
-    Parameters
-    ----------
-    estimator : DPLogisticRegression or DPRidge
-        Unfitted; its parameters (epsilon, delta, data_norm, C/alpha, max_iter, ...)
-        are used as ``fit`` uses them.
-    n_samples, n_features : int
-        n and d of the data set (public).
-    n_classes : int, default=2
-        Size of the public label set (logistic regression only).
-
-    Returns
-    -------
-    report : PrivacyReport
-        Identical to ``estimator.fit(X, y).privacy_`` for any X of shape (n, d) (a test
-        checks this), since planning uses public numbers only.
-    """
-    return estimator.plan_privacy(n_samples, n_features, n_classes)
-
-
 def composition_noise(report, epsilon):
     """sigma that composition (Theorem 4.1) needs for the report's K, n, S and (epsilon, delta).
 

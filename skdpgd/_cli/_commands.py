@@ -2,7 +2,7 @@
 
 from .._demo import run_demo
 from ..linear_model import DPLogisticRegression, DPRidge
-from ._account import account_lines, planned_report
+from ._account import account_lines
 from ._config import check_config, load_config, parse_bound, parse_categories
 from ._table import parse_classes
 
@@ -25,7 +25,8 @@ def account_command(args):
         estimator = DPLogisticRegression(C=auto, **common)
     else:
         estimator = DPRidge(alpha=auto, y_bound=args.y_bound, **common)
-    report = planned_report(estimator, args.n, args.n_features, args.n_classes)
+    # the estimator's own planner: exactly the run fit would make on data of that shape
+    report = estimator.plan_privacy(args.n, args.n_features, args.n_classes)
     print(f"skdpgd account: {type(estimator).__name__}, n={args.n}, d={args.n_features}, "
           f"data_norm={args.data_norm:g}" + (f", {args.n_classes} classes"
                                               if args.model == "logistic" else ""))
