@@ -3,18 +3,15 @@
 Which steps are public-bound (their fit reads no value, so they cost no privacy) is
 decided in :mod:`skdpgd.preprocessing._public_steps`; this module splits a search's
 estimator into those steps and the skdpgd estimator (or :class:`skdpgd.DPPipeline`, a
-private unit recognised by a class attribute, without importing it) the search prices.
+private unit recognised by its class attribute ``DP_PIPELINE_ATTRIBUTE``) the search prices.
 """
 
 from sklearn.base import clone
 from sklearn.pipeline import Pipeline
 
 from ..linear_model._base import BaseDPLinearModel
+from ..pipeline._dp_pipeline import DP_PIPELINE_ATTRIBUTE
 from ..preprocessing._public_steps import why_not_public
-
-
-#: The class attribute of :class:`skdpgd.DPPipeline` (recognised without importing it).
-DP_PIPELINE_ATTRIBUTE = "__skdpgd_dp_pipeline__"
 
 
 def is_dp_pipeline(estimator):

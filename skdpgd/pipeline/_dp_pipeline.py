@@ -58,6 +58,10 @@ from ._delegation import FittedPipelineMethods
 from ._fit_steps import fit_charged
 from ._plan import plan_budget, planned_releases, planned_report
 
+#: The class attribute that marks a DP pipeline (one budget, one charge): the searches
+#: above this layer recognise one by it (duck typing, so a subclass or a look-alike counts).
+DP_PIPELINE_ATTRIBUTE = "__skdpgd_dp_pipeline__"
+
 
 class DPPipeline(FittedPipelineMethods, _BaseComposition):
     r"""Private preparation and a DP linear model, with one budget and one privacy report.
@@ -149,7 +153,8 @@ class DPPipeline(FittedPipelineMethods, _BaseComposition):
     True
     """
 
-    #: model_selection recognises a DP pipeline by this class attribute (no import).
+    #: model_selection recognises a DP pipeline by this class attribute
+    #: (``DP_PIPELINE_ATTRIBUTE``).
     __skdpgd_dp_pipeline__ = True
 
     # With scikit-learn's metadata routing on, a search passes sample_ids to the pipeline
