@@ -206,7 +206,7 @@ class ClippedDesign:
             return self.post_scale
         return self.pre_scale * self.post_scale
 
-    def prescaled(self):
+    def prescaled(self, out=None):
         r"""The same design over the pre-scaled rows :math:`P X` (a new array, or CSR values,
         of X's size and dtype; exact).
 
@@ -214,11 +214,22 @@ class ClippedDesign:
         gradient: ``X @ coef``, then ``X.T @ residual``), so that its rows are scaled once
         instead of once per product. Meant for chunk-sized designs: the result holds a
         copy of their values.
+
+        Parameters
+        ----------
+        out : ndarray, optional
+            For a dense X: a C-contiguous array of X's shape and dtype to write
+            :math:`P X` into (X itself when X is a private copy, e.g. rows gathered by an
+            index).
         """
         if self.pre_scale is None:
             return self
-        return ClippedDesign(_prescaled(self.X, self.pre_scale), None, self.post_scale,
-                             self.intercept_scaling)
+        if out is None:
+            X = _prescaled(self.X, self.pre_scale)
+        else:
+            pre = self.pre_scale.astype(self.X.dtype, copy=False)
+            X = np.multiply(self.X, pre[:, None], out=out)
+        return ClippedDesign(X, None, self.post_scale, self.intercept_scaling)
 
     def _scaled_rows(self):
         """:math:`P X` for one product (X itself if already pre-scaled)."""

@@ -125,12 +125,18 @@ def cache_blocks(n_rows, n_features, itemsize=8):
     return [(a, min(a + size, n_rows)) for a in range(0, n_rows, size)]
 
 
-def _prescaled(rows):
+def _prescaled(rows, own=False):
     """A chunk of a :class:`~skdpgd._design.ClippedDesign` with its rows pre-scaled once
     for the products of one call (:meth:`~skdpgd._design.ClippedDesign.prescaled`): the
-    numpy path takes two products of each chunk. Other row containers as they are."""
+    numpy path takes two products of each chunk. A dense chunk that is a private copy
+    (``own``: rows gathered by an index) is scaled in place. Other row containers as they
+    are."""
     prescaled = getattr(rows, "prescaled", None)
-    return rows if prescaled is None else prescaled()
+    if prescaled is None:
+        return rows
+    if own and isinstance(rows.X, np.ndarray) and rows.X.flags.c_contiguous:
+        return prescaled(out=rows.X)
+    return prescaled()
 
 
 def _partial_sum(method, coef, X, y, start, stop, rows):
@@ -154,7 +160,7 @@ def _partial_sum(method, coef, X, y, start, stop, rows):
             part = method(coef, _prescaled(X[start + a:start + b]), y[start + a:start + b])
         else:
             index = rows[start + a:start + b]
-            part = method(coef, _prescaled(X[index]), y[index])
+            part = method(coef, _prescaled(X[index], own=True), y[index])
         if total is None:
             total = np.array(part, dtype=np.float64, copy=True)
         else:
