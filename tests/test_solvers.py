@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from skdpgd import DPLogisticRegression, DPRidge, accounting
-from skdpgd.linear_model._solvers import CyclicSolver, PublicProblem, SampledSolver, make_solver
+from skdpgd.solvers import CyclicSolver, PublicProblem, SampledSolver, make_solver
 
 PROBLEM = PublicProblem(
     epsilon=1.0, delta=1e-5, n_samples=5000, n_params=11, sensitivity=1.2,
@@ -103,7 +103,7 @@ def test_n_iter_counts_the_steps_that_ran():
 
 
 def test_gram_pass_memory_is_bounded_and_the_same_for_every_n_jobs():
-    from skdpgd.linear_model._solvers import (
+    from skdpgd.solvers._data_access import (
         GRAM_MAX_CHUNKS, GRAM_PARTIALS_BYTES, FitData, _chunk_gram, gram_chunk_rows,
     )
 

@@ -10,6 +10,7 @@ import math
 import sys
 
 from .._version import __version__
+from ..solvers import get as get_solver, names as solver_names
 from ._commands import account_command, demo_command, fit_command
 from ._ledger import add_ledger_parser
 from ._predict import predict_command
@@ -68,7 +69,7 @@ def build_parser():
                       default=[0.1, 0.5, 1.0, 4.0, math.inf])
     demo.add_argument("--seeds", type=int, nargs="+", default=[0],
                       help="noise seeds; the table shows the median accuracy")
-    demo.add_argument("--solver", choices=["auto", "preconditioned", "cyclic", "gd", "sgd"],
+    demo.add_argument("--solver", choices=solver_names(),
                       default="auto", help="the estimator's solver (default 'auto')")
     demo.set_defaults(run=demo_command)
 
@@ -91,7 +92,7 @@ def build_parser():
                      help="C (logistic) or alpha (ridge); default 'auto'")
     acc.add_argument("--max-iter", type=_auto_or_positive_int, default="auto",
                      help="K (gd) or epochs (cyclic); an integer >= 1 or 'auto' (default)")
-    acc.add_argument("--solver", choices=["auto", "preconditioned", "gd", "cyclic"],
+    acc.add_argument("--solver", choices=[n for n in solver_names() if get_solver(n).reports_mu],
                      default="auto", help="the estimator's solver (default 'auto'); 'gd' "
                      "and 'cyclic' show what the convergent bound saves against composition")
     acc.add_argument("--batch-size", type=_auto_or_positive_int, default="auto",
@@ -131,7 +132,7 @@ def build_parser():
                      "(0,1 are ints, yes,no strings: predictions keep that type)")
     fit.add_argument("--y-bound", type=float, default=None,
                      help="ridge: public bound on |y| (default: found privately)")
-    fit.add_argument("--solver", choices=["auto", "preconditioned", "gd", "cyclic", "sgd"],
+    fit.add_argument("--solver", choices=solver_names(),
                      default=None,
                      help="optimiser (default: the estimator's, auto; sgd needs the sgd extra)")
     fit.add_argument("--C", type=float, default=None, dest="C",

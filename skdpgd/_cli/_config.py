@@ -35,13 +35,13 @@ import math
 import numbers
 from pathlib import Path
 
+from ..solvers import DEFAULT as DEFAULT_SOLVER, names as solver_names
+
 CONFIG_KEYS = {
     "target", "model", "classes", "y_bound", "drop", "bounds", "categories", "epsilon",
     "delta", "random_state", "unknown_values", "handle_unknown", "log1p", "solver", "C",
     "alpha", "n_jobs", "verbose", "numeric", "categorical",
 }
-
-SOLVERS = ("auto", "preconditioned", "gd", "cyclic", "sgd")
 
 
 def _is_number(value):
@@ -110,8 +110,8 @@ def check_config(config):
             raise ValueError(f"{key} must be a string, got {config[key]!r}.")
     if config.get("model", "logistic") not in ("logistic", "ridge"):
         raise ValueError(f"model must be 'logistic' or 'ridge', got {config['model']!r}.")
-    if config.get("solver", "auto") not in SOLVERS:
-        raise ValueError(f"solver must be one of {SOLVERS}, got {config['solver']!r}.")
+    if config.get("solver", DEFAULT_SOLVER) not in solver_names():  # the registry's
+        raise ValueError(f"solver must be one of {solver_names()}, got {config['solver']!r}.")
     if config.get("handle_unknown", "error") not in ("error", "ignore"):
         raise ValueError("handle_unknown must be 'error' or 'ignore', got "
                          f"{config['handle_unknown']!r}.")

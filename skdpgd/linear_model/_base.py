@@ -10,20 +10,21 @@ import functools
 import math
 import numbers
 import time
+import typing
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import _num_features, _num_samples
 
 from .._dask import is_dask_array, validate_dask_X_y
 from ..accounting._preconditioned import concentrated_initial_distance
 from ._defaults import auto_intercept_scaling
 from ..losses import WeightedLoss
-from ._solvers import FitData, PublicProblem, make_solver
+from ..solvers import NAMES as SOLVER_NAMES, FitData, PublicProblem, make_solver
 from ._weights import check_sample_weight_shape, row_weights
 from ..utils._sklearn_compat import (
-    HasMethods, Interval, Options, StrOptions, _check_y, check_consistent_length, validate_data,
+    HasMethods, Interval, Options, StrOptions, _check_y, _num_features, _num_samples,
+    check_consistent_length, validate_data,
 )
 from ..utils._validation import check_epsilon, make_generator, resolve_delta, validate_private
 
@@ -31,6 +32,16 @@ from ..utils._validation import check_epsilon, make_generator, resolve_delta, va
 #: products of the fit (theta ~ 1/data_norm, float32 weights, squared bounds in the
 #: planner) would underflow or overflow for some data; rescale the data instead.
 PUBLIC_SCALE_RANGE = (1e-12, 1e12)
+
+class Charged(typing.NamedTuple):
+    """What a charged fit planned from public numbers (computed once, passed down)."""
+
+    loss: object
+    coef_shape: tuple
+    problem: PublicProblem
+    plan: object
+    report: object
+
 
 def fit_or_forget(fit):
     """Decorate ``fit`` so that the estimator is either wholly fitted or unfitted.
@@ -64,7 +75,7 @@ class BaseDPLinearModel(BaseEstimator):
         "intercept_scaling": [
             Interval(numbers.Real, *PUBLIC_SCALE_RANGE, closed="both"), StrOptions({"auto"})
         ],
-        "solver": [StrOptions({"auto", "gd", "cyclic", "sgd", "preconditioned"})],
+        "solver": [StrOptions(SOLVER_NAMES)],  # the registry's live set of names
         "batch_size": [Interval(numbers.Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "learning_rate": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
@@ -179,14 +190,14 @@ class BaseDPLinearModel(BaseEstimator):
             return auto_intercept_scaling(self.data_norm, n_features, n_outputs)
         return float(self.intercept_scaling)
 
-    def _row_norm_bound(self, n_features, n_outputs):
-        """Rt = sqrt(R^2 + b^2), the public bound on augmented rows."""
-        return math.hypot(self.data_norm, self._intercept_scaling(n_features, n_outputs) or 0.0)
-
     def _problem(self, loss, n_samples, n_features, n_params, epsilon, delta):
-        """The :class:`~skdpgd.linear_model._solvers.PublicProblem` of a fit: public only."""
-        row_norm = self._row_norm_bound(n_features, loss.n_outputs)
+        """The :class:`~skdpgd.solvers.PublicProblem` of a fit: public only.
+
+        The intercept scaling b is computed here once and read from the problem by the
+        run and by the split of theta; Rt = sqrt(R^2 + b^2) bounds augmented rows.
+        """
         scaling = self._intercept_scaling(n_features, loss.n_outputs)
+        row_norm = math.hypot(self.data_norm, scaling or 0.0)
         return PublicProblem(
             epsilon=float(epsilon), delta=float(delta), n_samples=int(n_samples),
             n_params=int(n_params), sensitivity=float(loss.sensitivity(row_norm)),
@@ -201,6 +212,7 @@ class BaseDPLinearModel(BaseEstimator):
             max_iter=None if self.max_iter == "auto" else int(self.max_iter),
             batch_size=None if self.batch_size == "auto" else int(self.batch_size),
             row_norm=float(row_norm), n_outputs=int(loss.n_outputs),
+            intercept_scaling=scaling,
         )
 
     def _plan_and_report(self, n_samples, n_features, n_classes, notes=()):
@@ -387,17 +399,16 @@ class BaseDPLinearModel(BaseEstimator):
 
         Returns
         -------
-        loss, coef_shape, plan, report
+        Charged
+            (loss, coef_shape, problem, plan, report), each computed once and passed down.
         """
         sample_ids = self._check_sample_ids(sample_ids, n_samples)
-        loss, coef_shape, _, plan, report = self._plan_and_report(
-            n_samples, n_features, n_classes, notes
-        )
+        charged = Charged(*self._plan_and_report(n_samples, n_features, n_classes, notes))
         if self.ledger is not None:  # may refuse (PrivacyBudgetExceeded)
-            self.ledger.charge(self, report, n_samples=n_samples, sample_ids=sample_ids)
-        return loss, coef_shape, plan, report
+            self.ledger.charge(self, charged.report, n_samples=n_samples, sample_ids=sample_ids)
+        return charged
 
-    def _run(self, X, y, loss, plan):
+    def _run(self, X, y, charged):
         """Run the planned solver on the validated data; only the last iterate leaves it.
 
         Everything before (plan, report, ledger) used public numbers only; the data are
@@ -411,10 +422,10 @@ class BaseDPLinearModel(BaseEstimator):
             The steps that ran: the plan's, except a noiseless run that stopped on
             convergence (``epsilon=np.inf``), which is fewer.
         """
+        loss, plan = charged.loss, charged.plan
         data = FitData(
-            X, y, data_norm=self.data_norm,
-            intercept_scaling=self._intercept_scaling(X.shape[1], loss.n_outputs),
-            n_jobs=self.n_jobs,
+            X, y, data_norm=self.data_norm, intercept_scaling=charged.problem.intercept_scaling,
+            coef_shape=charged.coef_shape, n_jobs=self.n_jobs,
         )
         rng = make_generator(self.random_state)
         progress, done = self._progress(plan.n_steps), [0]
@@ -456,14 +467,13 @@ class BaseDPLinearModel(BaseEstimator):
         self.data_norm_ = float(self.data_norm)  # the clip the predictions apply
         self.privacy_ = report
 
-    def _split_coef(self, coef):
+    def _split_coef(self, coef, scaling):
         """Separate the appended intercept column; intercept_ = theta_b * b.
 
-        Also sets ``intercept_scaling_``, the b the fit used (0.0 without an intercept).
+        ``scaling`` is the fit's b (``problem.intercept_scaling``, None without an
+        intercept); also sets ``intercept_scaling_``, the b the fit used (0.0 without).
         """
         coef = np.atleast_2d(coef)
-        n_outputs, n_features = coef.shape[0], coef.shape[1] - int(self.fit_intercept)
-        scaling = self._intercept_scaling(n_features, n_outputs)
         self.intercept_scaling_ = 0.0 if scaling is None else scaling
         if self.fit_intercept:
             return coef[:, :-1].copy(), coef[:, -1] * scaling

@@ -394,25 +394,21 @@ class DPLogisticRegression(
                 )
             X, y = self._validate_X_y(X, y)  # no budget to protect: read the labels first
             classes, codes, notes = self._encode_labels(y, None)
-            loss, shape, plan, report = self._charge(
-                n_samples, n_features, classes.size, notes, sample_ids
-            )
+            charged = self._charge(n_samples, n_features, classes.size, notes, sample_ids)
         else:  # charge before reading any value of X or y
-            loss, shape, plan, report = self._charge(
-                n_samples, n_features, classes.size, (), sample_ids
-            )
+            charged = self._charge(n_samples, n_features, classes.size, (), sample_ids)
             X, y = self._validate_X_y(X, y)
             classes, codes, _ = self._encode_labels(y, classes)
         targets = codes.astype(float) if classes.size == 2 else codes
         targets = self._weighted_targets(
             targets, sample_weight, codes=codes, classes=classes, class_weight=class_weight
         )
-        coef, n_steps = self._run(X, targets, loss, plan)
-        lam = plan.strong_convexity
-        self.coef_, self.intercept_ = self._split_coef(coef)
-        self.residual_clip_ = getattr(loss, "residual_clip", 1.0)
+        coef, n_steps = self._run(X, targets, charged)
+        lam = charged.plan.strong_convexity
+        self.coef_, self.intercept_ = self._split_coef(coef, charged.problem.intercept_scaling)
+        self.residual_clip_ = getattr(charged.loss, "residual_clip", 1.0)
         self.classes_ = classes
-        self._store_run(report, plan, n_steps)
+        self._store_run(charged.report, charged.plan, n_steps)
         self.C_ = 1.0 / (lam * X.shape[0])
         return self
 

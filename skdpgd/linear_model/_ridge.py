@@ -235,18 +235,18 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
         if len(y_shape) > 2 or len(y_shape) == 2 and y_shape[1] != 1:
             raise ValueError(f"DPRidge supports a single target; y has shape {y_shape}.")
         self._check_weights(sample_weight, n_samples)
-        loss, shape, plan, report = self._charge(n_samples, n_features, None, (), sample_ids)
+        charged = self._charge(n_samples, n_features, None, (), sample_ids)
         X, y = self._validate_X_y(X, y, y_numeric=True)
         if y.ndim != 1:
             raise ValueError(f"DPRidge supports a single target; y has shape {y.shape}.")
         targets = self._weighted_targets(clip_targets(y, self.y_bound), sample_weight)
-        coef, n_steps = self._run(X, targets, loss, plan)
-        lam = plan.strong_convexity
-        coef_, intercept_ = self._split_coef(coef)
+        coef, n_steps = self._run(X, targets, charged)
+        lam = charged.plan.strong_convexity
+        coef_, intercept_ = self._split_coef(coef, charged.problem.intercept_scaling)
         self.coef_, self.intercept_ = coef_[0], float(intercept_[0])
-        self._store_run(report, plan, n_steps)
+        self._store_run(charged.report, charged.plan, n_steps)
         self.alpha_ = lam * X.shape[0]
-        self.residual_clip_ = loss.residual_clip
+        self.residual_clip_ = charged.loss.residual_clip
         return self
 
     def predict(self, X):

@@ -1,0 +1,41 @@
+"""Solvers of the DP linear models: one module per solver, and a registry.
+
+A solver (:class:`Solver`) plans a run from public numbers (:class:`PublicProblem`),
+reports its guarantee with the accountant that applies (:mod:`skdpgd.accounting`) and
+runs it on the row sums of the data (:mod:`skdpgd.optim` holds the loops). Every list
+of solver names (the estimators' ``solver=`` constraint, the command line's choices, the
+docs table) comes from the registry below: adding a solver is one module plus one line
+here (docs/architecture.md).
+
+The solvers (see the user guide, "Solvers"):
+
+* ``"auto"`` (:mod:`._auto`, the default): chooses among the others from public numbers.
+* ``"gd"`` (:mod:`._gd`) and ``"cyclic"`` (:mod:`._cyclic`): noisy GD on a fixed partition
+  into l batches visited in order; Bok, Su and Altschuler (ICML 2024), Theorem 4.5 / 4.4,
+  with Theorem 4.2 for one batch.
+* ``"sgd"`` (:mod:`._sgd`): Poisson-sampled noisy SGD, the minimum of the bounds that apply.
+* ``"preconditioned"`` (:mod:`._preconditioned`): one noisy Gram release, then K noisy
+  gradient steps preconditioned by it; GDP composition (Dong, Roth, Su 2022).
+"""
+
+from ._auto import AutoSolver
+from ._base import PublicProblem, Solver
+from ._cyclic import CyclicSolver
+from ._data_access import FitData
+from ._gd import gd_solver
+from ._preconditioned import PreconditionedSolver
+from ._registry import DEFAULT, NAMES, get, make_solver, names, register, unregister
+from ._sgd import SampledSolver
+
+# The registry: one line per solver.
+register("auto", AutoSolver)
+register("gd", gd_solver)
+register("cyclic", CyclicSolver)
+register("sgd", SampledSolver)
+register("preconditioned", PreconditionedSolver)
+
+__all__ = [
+    "AutoSolver", "CyclicSolver", "DEFAULT", "FitData", "NAMES", "PreconditionedSolver",
+    "PublicProblem", "SampledSolver", "Solver", "get", "make_solver", "names", "register",
+    "unregister",
+]

@@ -1,0 +1,142 @@
+r"""The solver interface and the public numbers a solver plans from.
+
+Every solver has the same three methods, so that a new optimizer is one module:
+
+* ``plan(problem) -> plan``: a pure, cached function of the public numbers of a fit
+  (:class:`PublicProblem`: n, d, the loss's public constants, the privacy target and the
+  user's hyperparameters) choosing every run parameter (regularisation, steps, batch
+  size, noise). Nothing here sees data.
+* ``report(plan, problem, notes) -> PrivacyReport``: the guarantee of that run, from the
+  accountant that applies to it (:mod:`skdpgd.accounting`).
+* ``run(data, loss, plan, rng, callback) -> theta``: the run itself, on the row sums of
+  :class:`~skdpgd.solvers._data_access.FitData`; only the last iterate is returned.
+
+``max_iter`` has one unit for all solvers: **passes over the data** (epochs). A full-batch
+step is one pass; one epoch of cyclic or sampled mini-batches is about one pass.
+"""
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+__all__ = ["AUTO_MAX_PASSES", "PublicProblem", "Solver", "check_learning_rate"]
+
+#: Passes "auto" plans for with mini-batches: the point of mini-batches is to need fewer
+#: passes than full batch.
+AUTO_MAX_PASSES = 50
+
+
+@dataclass(frozen=True)
+class PublicProblem:
+    """The public numbers a solver plans from (hashable: plans are cached on it).
+
+    Attributes
+    ----------
+    epsilon, delta : float
+        The privacy target.
+    n_samples, n_params : int
+        n and the number p of coordinates of theta.
+    sensitivity, gradient_bound, data_smoothness : float
+        S (replace-one sensitivity of a per-example gradient), G (bound on its norm) and
+        beta_l (smoothness of the data term), from the loss and the row-norm bound Rt.
+    initial_distance : float
+        r0, the public guess of the optimum's norm (the geometric mean of its public range,
+        :func:`~skdpgd.linear_model._defaults.initial_distance`).
+    largest_distance : float
+        The upper end of that range
+        (:func:`~skdpgd.accounting._preconditioned.concentrated_initial_distance`), which the
+        preconditioned planner uses: too few steps there cost far more than too many.
+    strong_convexity, learning_rate : float or None
+        lam and eta if the user fixed them, else None ("auto").
+    max_iter, batch_size : int or None
+        Passes over the data and batch size if fixed, else None.
+    row_norm : float
+        Rt, the public bound on the norm of an augmented row.
+    n_outputs : int
+        1 for a scalar model, k for softmax (theta is k x p/k).
+    intercept_scaling : float or None
+        b, the public constant of the intercept column (None without an intercept).
+    """
+
+    epsilon: float
+    delta: float
+    n_samples: int
+    n_params: int
+    sensitivity: float
+    gradient_bound: float
+    data_smoothness: float
+    initial_distance: float
+    largest_distance: float = math.nan
+    strong_convexity: float | None = None
+    learning_rate: float | None = None
+    max_iter: int | None = None
+    batch_size: int | None = None
+    row_norm: float = math.nan
+    n_outputs: int = 1
+    intercept_scaling: float | None = None
+
+    @property
+    def gram_dim(self):
+        """Columns of the augmented design (features + intercept column)."""
+        return self.n_params // self.n_outputs
+
+    @property
+    def curvature(self):
+        r"""c = beta_l / Rt^2: the loss's bound on l'' (1/4, 1/2 or 1)."""
+        return self.data_smoothness / self.row_norm**2
+
+
+def check_learning_rate(eta, smoothness):
+    """Refuse a fixed step at or above 2/beta (GD would not contract)."""
+    if not eta < 2.0 / smoothness:
+        raise ValueError(
+            f"learning_rate={eta!r} is >= 2/smoothness = {2.0 / smoothness:.6g}: gradient "
+            "descent would not contract (and the convergent privacy bound would not "
+            "apply). Use learning_rate='auto' or a smaller value."
+        )
+
+
+class Solver:
+    """Base class: ``plan`` / ``report`` / ``run`` (see the module docstring).
+
+    A subclass sets :attr:`name` and defines ``_plan(problem)``, ``report(plan, problem,
+    notes)`` and ``run(data, loss, plan, rng, callback)``; registering it
+    (:func:`skdpgd.solvers.register`) makes it a ``solver=`` of every estimator.
+    """
+
+    #: The ``solver=`` string of this solver.
+    name = None
+
+    #: Whether every report of this solver is Gaussian DP (has a ``mu``): what
+    #: ``skdpgd account`` compares against composition (False for sampled SGD).
+    reports_mu = True
+
+    def __eq__(self, other):
+        return type(self) is type(other) and vars(self) == vars(other)
+
+    def __hash__(self):
+        return hash((type(self), tuple(sorted(vars(self).items()))))
+
+    def __repr__(self):
+        return f"{type(self).__name__}()"
+
+    def plan(self, problem):
+        """The run plan for ``problem`` (cached: a pure function of public numbers)."""
+        return _cached_plan(self, problem)
+
+    def _plan(self, problem):
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def report(self, plan, problem, notes=()):
+        """The privacy report of ``plan`` (abstract)."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def run(self, data, loss, plan, rng, callback=None):
+        """Run ``plan`` on ``data``; return the last iterate (abstract)."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+
+@lru_cache(maxsize=512)
+def _cached_plan(solver, problem):
+    """A grid search or an audit that fits one public configuration many times plans once."""
+    return solver._plan(problem)

@@ -1,0 +1,149 @@
+r"""``solver="cyclic"``: noisy GD on a fixed partition into l batches visited in order.
+
+.. math::
+
+    \theta_{k+1} = \theta_k - \eta\,\big(\nabla F_{B_{k \bmod l}}(\theta_k) + \sigma Z_k\big)
+
+Accounted by Bok, Su and Altschuler (ICML 2024), Theorem 4.5 (convergent) / 4.4
+(composition); with one batch (``solver="gd"``, :mod:`skdpgd.solvers._gd`) by Theorem 4.2.
+Planned by :func:`skdpgd.accounting.plan_noisy_cyclic_gd` (one planner for all l).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import accounting
+from .._gradients import _single_threaded_blas
+from ..optim import cyclic_partition, noisy_cyclic_gradient_descent
+from ._base import AUTO_MAX_PASSES, Solver, check_learning_rate
+
+__all__ = ["AUTO_N_BATCHES", "CyclicSolver", "GradientDescentPlan"]
+
+#: Numbers of batches l that batch_size="auto" tries with solver="cyclic" (b = ceil(n/l)).
+AUTO_N_BATCHES = (1, 2, 4, 8, 16, 32, 64)
+
+#: Passes over the data "auto" plans for with one batch (full-batch noisy GD). A compute
+#: budget, not a privacy one: bound (A) saturates in the number of steps.
+AUTO_MAX_PASSES_FULL_BATCH = 1000
+
+
+@dataclass(frozen=True)
+class GradientDescentPlan:
+    """A cyclic (or full-batch, l = 1) noisy GD run: all public, chosen before any data pass."""
+
+    solver: Solver
+    strong_convexity: float
+    smoothness: float
+    learning_rate: float
+    noise_std: float
+    batch_size: int
+    n_batches: int
+    n_epochs: int
+    notes: tuple = ()
+
+    @property
+    def n_steps(self):
+        """K = l E."""
+        return self.n_batches * self.n_epochs
+
+
+class CyclicSolver(Solver):
+    r"""Noisy GD on a fixed partition into l batches, visited in order every epoch.
+
+    One planner for all l: full-batch noisy GD (``solver="gd"``) is the case l = 1,
+    accounted by Bok-Su-Altschuler Theorem 4.2 (exact); l > 1 by Theorem 4.5. The
+    partition is drawn from the seed and n only.
+
+    Parameters
+    ----------
+    full_batch : bool
+        True for ``solver="gd"`` (l = 1 and up to
+        :data:`AUTO_MAX_PASSES_FULL_BATCH` passes), False for ``"cyclic"`` (l from
+        :data:`AUTO_N_BATCHES`, up to ``AUTO_MAX_PASSES`` passes).
+    """
+
+    def __init__(self, full_batch=False):
+        self.full_batch = bool(full_batch)
+        self.name = "gd" if self.full_batch else "cyclic"
+
+    def __repr__(self):
+        return f"CyclicSolver(full_batch={self.full_batch})"
+
+    def _batch_sizes(self, problem):
+        n = problem.n_samples
+        if self.full_batch:
+            return (n,)
+        if problem.batch_size is not None:
+            return (min(problem.batch_size, n),)
+        return tuple(sorted({-(-n // l) for l in AUTO_N_BATCHES if l <= n}))
+
+    def _plan(self, problem):
+        auto_passes = AUTO_MAX_PASSES_FULL_BATCH if self.full_batch else AUTO_MAX_PASSES
+        max_epochs = auto_passes if problem.max_iter is None else problem.max_iter
+        lam, eta = problem.strong_convexity, problem.learning_rate
+        if eta is not None:
+            check_learning_rate(eta, problem.data_smoothness + (lam or 0.0))
+        common = dict(
+            sensitivity=problem.sensitivity, gradient_bound=problem.gradient_bound,
+            n_samples=problem.n_samples, n_params=problem.n_params,
+            data_smoothness=problem.data_smoothness,
+            initial_distance=problem.initial_distance, learning_rate=eta,
+            max_epochs=max_epochs, batch_sizes=self._batch_sizes(problem),
+        )
+        target = (problem.epsilon, problem.delta)
+        if lam is None:
+            plan = accounting.plan_noisy_cyclic_gd_regularization(*target, **common)
+        else:
+            plan = accounting.plan_noisy_cyclic_gd(*target, strong_convexity=lam, **common)
+        n_epochs, sigma = plan.n_epochs, plan.noise_std
+        if problem.max_iter is not None and n_epochs != problem.max_iter:
+            n_epochs = problem.max_iter  # a fixed number of passes is that number
+            sigma = accounting.calibrate_noisy_cyclic_gd(
+                *target, batch_size=plan.batch_size, sensitivity=problem.sensitivity,
+                n_samples=problem.n_samples, learning_rate=plan.learning_rate,
+                strong_convexity=plan.strong_convexity, smoothness=plan.smoothness,
+                n_epochs=n_epochs,
+            )
+        if eta is not None:
+            check_learning_rate(eta, plan.smoothness)
+        return GradientDescentPlan(
+            self, plan.strong_convexity, plan.smoothness, plan.learning_rate, sigma,
+            plan.batch_size, plan.n_batches, n_epochs,
+        )
+
+    def report(self, plan, problem, notes=()):
+        """Bound (A) for one batch (and Chourasia et al. to compare), else bound (C)."""
+        common = dict(
+            delta=problem.delta, sensitivity=problem.sensitivity,
+            n_samples=problem.n_samples, learning_rate=plan.learning_rate,
+            strong_convexity=plan.strong_convexity, smoothness=plan.smoothness,
+            notes=tuple(notes) + plan.notes,
+        )
+        if plan.n_batches == 1:
+            return accounting.noisy_gd_report(plan.noise_std, plan.n_steps, **common)
+        return accounting.noisy_cyclic_gd_report(
+            plan.noise_std, plan.n_epochs, batch_size=plan.batch_size, **common
+        )
+
+    def run(self, data, loss, plan, rng, callback=None):
+        """K = l E noisy steps, batch k mod l at step k; the last iterate."""
+        n_samples = data.n_samples
+        lam = plan.strong_convexity
+        if plan.n_batches == 1:
+            batches, sizes = (), [n_samples]
+        else:  # the partition: from the seed and n only (bound (C))
+            batches = cyclic_partition(n_samples, plan.batch_size, rng)
+            sizes = [len(batch) for batch in batches]
+        row_sums = data.row_sums(loss.gradient_sum, batches)
+        with _single_threaded_blas(), row_sums:
+
+            def batch_gradient(coef, j):
+                total = row_sums.sum(coef, j if batches else None)
+                return total / sizes[j] + lam * coef
+
+            return noisy_cyclic_gradient_descent(
+                batch_gradient, np.zeros(data.coef_shape), n_batches=plan.n_batches,
+                learning_rate=plan.learning_rate, noise_std=plan.noise_std,
+                n_epochs=plan.n_epochs, rng=rng, callback=callback,
+            )

@@ -1,0 +1,152 @@
+r"""``solver="preconditioned"``: Gram-preconditioned noisy gradient descent.
+
+1. Release :math:`\tilde G = \frac1n \sum_i \tilde x_i \tilde x_i^\top + E` once
+   (Gaussian noise on the upper triangle; replace-one sensitivity
+   :math:`\sqrt 2\,\tilde R^2/n`).
+2. Build :math:`P = c\,(\tilde G + mI)_+ + \lambda I` with c the loss's curvature bound
+   (1/4 logistic, 1/2 softmax, 1 Huber) and m a public bound on the noise's norm: with
+   high probability P majorises the Hessian of the objective (Bohning and Lindsay
+   1988; Bohning 1992 for softmax), so the step :math:`\eta = 1` is safe.
+3. Run :math:`\theta_{k+1} = y_k - \eta P^{-1}(\nabla F(y_k) + \sigma Z_k)` with
+   Nesterov momentum on :math:`y_k`, K steps.
+
+Privacy is the adaptive composition of the K + 1 Gaussian releases,
+:math:`\mu^2 = \mu_G^2 + K (S/(n\sigma))^2` (Dong, Roth, Su 2022, Cor. 3.3): it holds
+for any step rule, so the step need not be below 2/beta; the convergent bounds of Bok
+et al. do not apply to a preconditioned step and are not claimed. Planned by
+:func:`skdpgd.accounting._preconditioned.plan_preconditioned_gd`. Refused for more than
+``MAX_DENSE_DIM`` columns (the Gram and its eigendecomposition would cost more than
+they save).
+"""
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .._gradients import _single_threaded_blas
+from .._gram import gram_sensitivity, release_gram
+from .._preconditioned import (
+    MAX_DENSE_DIM,
+    GramPreconditioner,
+    preconditioned_noisy_gradient_descent,
+)
+from ..accounting._preconditioned import (
+    calibrate_preconditioned_gd,
+    gram_noise_margin,
+    plan_preconditioned_gd,
+    preconditioned_gd_report,
+)
+from ._base import Solver
+from ._data_access import _chunk_gram, gram_chunk_rows
+
+__all__ = ["PreconditionedPlan", "PreconditionedSolver"]
+
+
+@dataclass(frozen=True)
+class PreconditionedPlan:
+    """A Gram-preconditioned run (all public): the Gram noise, then K noisy steps."""
+
+    solver: Solver
+    strong_convexity: float
+    smoothness: float
+    learning_rate: float
+    noise_std: float
+    n_steps: int
+    gram_noise_std: float
+    margin: float
+    curvature: float
+    momentum: float
+    tolerance: float | None = None
+    notes: tuple = ()
+    gram_sensitivity: float = float("nan")
+
+    @property
+    def batch_size(self):
+        return None
+
+    @property
+    def n_epochs(self):
+        return None
+
+
+class PreconditionedSolver(Solver):
+    """Gram-preconditioned noisy gradient descent (module docstring)."""
+
+    name = "preconditioned"
+
+    def _plan(self, problem):
+        if problem.learning_rate is not None or problem.batch_size is not None:
+            raise ValueError(
+                "solver='preconditioned' chooses its own step (the majoriser step 1) and uses "
+                "full batches; leave learning_rate and batch_size at 'auto'."
+            )
+        if problem.gram_dim > MAX_DENSE_DIM:
+            raise ValueError(
+                f"solver='preconditioned' needs a {problem.gram_dim} x {problem.gram_dim} Gram "
+                f"matrix, above its limit of {MAX_DENSE_DIM} columns; use solver='cyclic' "
+                "(or 'auto', which does so)."
+            )
+        s_g = gram_sensitivity(problem.row_norm)  # once per plan: the run's report reuses it
+        kwargs = {} if problem.max_iter is None else {"max_steps": problem.max_iter}
+        plan = plan_preconditioned_gd(
+            problem.epsilon, problem.delta, sensitivity=problem.sensitivity,
+            gram_sensitivity=s_g, curvature=problem.curvature,
+            n_samples=problem.n_samples, gram_dim=problem.gram_dim, n_params=problem.n_params,
+            initial_distance=problem.largest_distance,
+            strong_convexity=problem.strong_convexity, **kwargs,
+        )
+        if problem.max_iter is not None and plan.n_steps != problem.max_iter:
+            # a fixed number of passes is that number: recalibrate the noise for it
+            tau, sigma = calibrate_preconditioned_gd(
+                problem.epsilon, problem.delta, gram_share=plan.gram_share,
+                n_steps=problem.max_iter, sensitivity=problem.sensitivity,
+                gram_sensitivity=s_g, n_samples=problem.n_samples,
+            )
+            plan = replace(
+                plan, n_steps=problem.max_iter, noise_std=sigma, gram_noise_std=tau,
+                margin=gram_noise_margin(tau, problem.gram_dim),
+            )
+        return PreconditionedPlan(
+            self, plan.strong_convexity, problem.data_smoothness + plan.strong_convexity,
+            plan.learning_rate, plan.noise_std, plan.n_steps, plan.gram_noise_std,
+            plan.margin, plan.curvature, plan.momentum,
+            # no noise (epsilon=inf): K is a cap and the run may stop on convergence
+            plan.tolerance if problem.max_iter is None else None,
+            gram_sensitivity=s_g,
+        )
+
+    def report(self, plan, problem, notes=()):
+        """Composition of the Gram release and the K noisy gradients."""
+        return preconditioned_gd_report(
+            plan.gram_noise_std, plan.noise_std, plan.n_steps, delta=problem.delta,
+            sensitivity=problem.sensitivity, gram_sensitivity=plan.gram_sensitivity,
+            n_samples=problem.n_samples, learning_rate=plan.learning_rate,
+            strong_convexity=plan.strong_convexity, curvature=plan.curvature,
+            margin=plan.margin, row_norm=problem.row_norm, momentum=plan.momentum,
+            notes=tuple(notes) + plan.notes,
+        )
+
+    def run(self, data, loss, plan, rng, callback=None):
+        """The Gram release, the preconditioner, then K noisy steps; the last iterate."""
+        shape = data.coef_shape
+        n_samples, lam = data.n_samples, plan.strong_convexity
+        row_sums = data.row_sums(loss.gradient_sum)
+        with _single_threaded_blas(), row_sums:  # the data are placed once for both passes
+            gram = row_sums.sum(
+                np.zeros(shape[-1]), method=_chunk_gram,
+                chunk_size=gram_chunk_rows(n_samples, shape[-1]),
+            )
+            released = release_gram(0.5 * (gram + gram.T), n_samples, plan.gram_noise_std, rng)
+            preconditioner = GramPreconditioner(
+                released, curvature=plan.curvature, margin=plan.margin, strong_convexity=lam
+            )
+
+            def gradient(coef):
+                return row_sums.sum(coef) / n_samples + lam * coef
+
+            return preconditioned_noisy_gradient_descent(
+                gradient, np.zeros(shape), preconditioner=preconditioner,
+                learning_rate=plan.learning_rate, noise_std=plan.noise_std,
+                n_steps=plan.n_steps, rng=rng, momentum=plan.momentum,
+                tolerance=plan.tolerance, callback=callback,
+            )

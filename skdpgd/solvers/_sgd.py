@@ -1,0 +1,90 @@
+r"""``solver="sgd"``: Poisson-sampled noisy SGD.
+
+Planned by :func:`skdpgd.accounting.plan_sampled_sgd`; its privacy is the minimum of the
+bounds that apply (composition with amplification by sampling, computed with
+dp-accounting's PLD accountant; Altschuler and Talwar (NeurIPS 2022), eq. (3.3), on a
+bounded domain). See the theory page, "Sampled SGD".
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import accounting
+from .._gradients import _single_threaded_blas
+from ..accounting._sgd_planning import SGD_SAMPLING_RATES
+from ..optim import noisy_sampled_gradient_descent
+from ._base import AUTO_MAX_PASSES, Solver
+
+__all__ = ["SampledPlan", "SampledSolver"]
+
+
+@dataclass(frozen=True)
+class SampledPlan:
+    """A Poisson-sampled noisy SGD run (all public)."""
+
+    solver: Solver
+    strong_convexity: float
+    smoothness: float
+    learning_rate: float
+    noise_std: float
+    n_steps: int
+    batch_size: int
+    gradient_bound: float
+    notes: tuple = ()
+
+    @property
+    def n_epochs(self):
+        return None
+
+
+class SampledSolver(Solver):
+    """Poisson-sampled noisy SGD (``solver="sgd"``; module docstring)."""
+
+    name = "sgd"
+    reports_mu = False
+
+    def _plan(self, problem):
+        if problem.learning_rate is not None:
+            raise ValueError(
+                "solver='sgd' chooses its step with its batch size; use learning_rate='auto'."
+            )
+        n = problem.n_samples
+        if problem.batch_size is None:
+            rates = SGD_SAMPLING_RATES
+        else:
+            rates = (min(problem.batch_size, n) / n,)
+        plan = accounting.plan_sampled_sgd(
+            problem.epsilon, problem.delta, gradient_bound=problem.gradient_bound,
+            data_smoothness=problem.data_smoothness, n_samples=n, n_params=problem.n_params,
+            initial_distance=problem.initial_distance,
+            max_passes=AUTO_MAX_PASSES if problem.max_iter is None else problem.max_iter,
+            strong_convexity=problem.strong_convexity, sampling_rates=tuple(rates),
+            sampling="poisson", domain_radius=None, exact_passes=problem.max_iter is not None,
+        )
+        return SampledPlan(
+            self, plan.strong_convexity, plan.smoothness, plan.learning_rate, plan.noise_std,
+            plan.n_steps, plan.batch_size, problem.gradient_bound,
+        )
+
+    def report(self, plan, problem, notes=()):
+        """The minimum over the sampled-SGD bounds (:func:`~skdpgd.accounting.sampled_sgd_report`)."""
+        return accounting.sampled_sgd_report(
+            plan.noise_std, plan.n_steps, delta=problem.delta, sampling="poisson",
+            batch_size=plan.batch_size, n_samples=problem.n_samples,
+            gradient_bound=plan.gradient_bound, learning_rate=plan.learning_rate,
+            strong_convexity=plan.strong_convexity, smoothness=plan.smoothness,
+            domain_radius=None, notes=tuple(notes) + plan.notes,
+        )
+
+    def run(self, data, loss, plan, rng, callback=None):
+        """K Poisson-sampled noisy steps; the last iterate."""
+        row_sums = data.row_sums(loss.gradient_sum)
+        with _single_threaded_blas(), row_sums:
+            return noisy_sampled_gradient_descent(
+                row_sums.sum_rows, np.zeros(data.coef_shape),
+                n_samples=data.n_samples, batch_size=plan.batch_size,
+                learning_rate=plan.learning_rate, noise_std=plan.noise_std,
+                n_steps=plan.n_steps, rng=rng, sampling="poisson",
+                regularization=plan.strong_convexity, callback=callback,
+            )
