@@ -66,6 +66,10 @@ from ._selection_rule import better, validation_score
 from ._trial_guard import MuGuard, check_trial_event
 from ._tuning_privacy import THEOREM, gamma_for_expected_trials, sample_trials
 
+#: The guard's name before it had a module of its own: a fitted search keeps it as its
+#: best estimator's ledger, and pickles name a class by its module and name.
+_MuGuard = MuGuard
+
 #: Parameters DPSearchCV sets itself on every candidate.
 _RESERVED = ("epsilon", "delta", "ledger", "random_state")
 
