@@ -12,6 +12,15 @@ Usage::
 
     python benchmarks/default_fit_time.py [--numba on|off] [--repeats 3] [--synthetic-n 1e6]
         [--no-lbfgs] [--output benchmarks/results/default_fit_time.jsonl]
+
+Before and after of the change that clips every row by the same steps (the README's
+"Fit time with and without a far row")::
+
+    git archive 1dd830c skdpgd | tar -x -C /tmp/old
+    for numba in on off; do
+        PYTHONPATH=/tmp/old python benchmarks/default_fit_time.py --numba $numba --label before
+        python benchmarks/default_fit_time.py --numba $numba --label after
+    done
 """
 
 import argparse
@@ -29,6 +38,8 @@ import skdpgd
 from skdpgd import DPLogisticRegression, _fused
 from skdpgd.linear_model._solvers import _cached_plan
 
+RESULTS = Path(__file__).resolve().parent / "results"
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -37,7 +48,7 @@ def main():
     parser.add_argument("--synthetic-n", type=float, default=1e6)
     parser.add_argument("--no-lbfgs", action="store_true")
     parser.add_argument("--label", default="")
-    parser.add_argument("--output", default="benchmarks/results/default_fit_time.jsonl")
+    parser.add_argument("--output", default=str(RESULTS / "default_fit_time.jsonl"))
     args = parser.parse_args()
     _fused.ENABLED = args.numba == "on"
     X, y, _, _ = load_adult()
