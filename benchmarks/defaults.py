@@ -259,8 +259,9 @@ def wide_plans(epsilons):
                 rows.append(dict(shape=label, n=n, d=d, method=method, epsilon=eps,
                                  solver_=chose[0] if chose else METHODS[method],
                                  binding_bound=p.binding_bound, mu=float(p.mu),
-                                 composition_mu=float(p.composition_mu), n_iter=int(p.n_steps),
-                                 delta=float(p.delta), batch_size=p.batch_size))
+                                 composition_mu=float(getattr(p, "composition_mu", "nan")),
+                                 n_iter=int(p.n_steps), delta=float(p.delta),
+                                 batch_size=getattr(p, "batch_size", None)))
     return rows
 
 

@@ -39,7 +39,8 @@ def composition_noise(report, epsilon):
     target = accounting.epsilon_delta_to_gdp(epsilon, report.delta)
     if target == math.inf:
         return 0.0
-    if report.batch_size:  # cyclic: a record is in one batch per epoch, E steps touch it
+    if isinstance(report, accounting.NoisyCyclicGDPrivacyReport):
+        # a record is in one batch per epoch, E steps touch it
         steps, size = report.n_epochs, report.batch_size
     else:
         steps, size = report.n_steps, report.n_samples
@@ -90,7 +91,8 @@ def account_lines(report, epsilon):
         f"({report.neighbouring_relation} neighbours, n={report.n_samples} public)",
         f"calibrated run ({report.accountant}): sigma={sigma:.6g}, K={report.n_steps}, "
         f"eta={report.learning_rate:.6g}, lam={report.strong_convexity:.6g}"
-        + (f", batch={report.batch_size}, epochs={report.n_epochs}" if report.batch_size else ""),
+        + (f", batch={report.batch_size}, epochs={report.n_epochs}"
+           if isinstance(report, accounting.NoisyCyclicGDPrivacyReport) else ""),
         f"guarantee: mu={report.mu:.6g}-GDP, epsilon={report.epsilon:.6g} at delta="
         f"{report.delta:.3g}; bound: {report.theorem} ({report.binding_bound} term binds)",
     ]

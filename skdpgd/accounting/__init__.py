@@ -41,9 +41,16 @@ from ._noisy_gd import (
     noisy_gd_gdp,
 )
 from ._rdp import DEFAULT_ORDERS, chourasia_rdp, composition_rdp, gdp_to_rdp, rdp_to_epsilon
-from ._report import PrivacyReport, noisy_cyclic_gd_report, noisy_gd_report
+from ._report import GaussianRunPrivacyReport, PrivacyReport, RunPrivacyReport
+from ._gd_report import (
+    NoisyCyclicGDPrivacyReport,
+    NoisyGDPrivacyReport,
+    noisy_cyclic_gd_report,
+    noisy_gd_report,
+)
+from ._preconditioned import PreconditionedPrivacyReport
 from ._altschuler_talwar import SGD_ORDERS, altschuler_talwar_rdp, sampled_gaussian_rdp
-from ._report import SampledSGDPrivacyReport, sampled_sgd_report
+from ._sgd_report import SampledSGDPrivacyReport, sampled_sgd_report
 from ._sampled_sgd import (
     calibrate_poisson_sgd,
     composed_replace_one_epsilon,
@@ -74,6 +81,11 @@ __all__ = [
     "NoisyGDPlan",
     "batch_heterogeneity",
     "PrivacyReport",
+    "RunPrivacyReport",
+    "GaussianRunPrivacyReport",
+    "NoisyGDPrivacyReport",
+    "NoisyCyclicGDPrivacyReport",
+    "PreconditionedPrivacyReport",
     "calibrate_noisy_cyclic_gd",
     "calibrate_noisy_gd",
     "chourasia_rdp",

@@ -51,7 +51,8 @@ import numpy as np
 from ._checks import check_count, check_positive, check_probability
 from ._gdp import epsilon_delta_to_gdp, gdp_to_epsilon
 from ._inverter import nudge_up
-from ._report import PrivacyReport, format_near, format_up
+from ._format import format_near, format_up
+from ._report import GaussianRunPrivacyReport, epsilon_of
 
 __all__ = [
     "GRAM_SHARE",
@@ -503,16 +504,15 @@ def plan_preconditioned_gd(
     )
 
 
-@dataclass(frozen=True, repr=False)
-class PreconditionedPrivacyReport(PrivacyReport):
-    """:class:`PrivacyReport` of a Gram-preconditioned run (composition of K + 1 releases).
+@dataclass(frozen=True, repr=False, kw_only=True)
+class PreconditionedPrivacyReport(GaussianRunPrivacyReport):
+    """The report of a Gram-preconditioned run (composition of K + 1 releases).
 
-    ``mu`` is exact: sqrt(gram_mu^2 + K (S/(n sigma))^2). ``composition_mu`` equals it
-    (composition is the bound), ``contraction`` is nan (no contraction is used) and the
-    Chourasia et al. bound does not apply.
+    ``mu`` is exact: sqrt(gram_mu^2 + K (S/(n sigma))^2); composition is the bound
+    (``binding_bound`` is ``"composition"``). ``smoothness`` is c Rt^2 + lam.
 
-    Extra attributes
-    ----------------
+    Attributes
+    ----------
     gram_noise_std : float
         tau, the noise std of each released upper-triangle entry of the averaged Gram.
     gram_sensitivity : float
@@ -525,20 +525,19 @@ class PreconditionedPrivacyReport(PrivacyReport):
         beta of the Nesterov step (0: none).
     """
 
-    gram_noise_std: float = math.nan
-    gram_sensitivity: float = math.nan
-    gram_mu: float = math.nan
-    steps_mu: float = math.nan
-    margin: float = math.nan
-    curvature: float = math.nan
+    accountant: str = "preconditioned_gd"
+    theorem: str = THEOREM
+    binding_bound: str = "composition"
+    gram_noise_std: float
+    gram_sensitivity: float
+    gram_mu: float
+    steps_mu: float
+    margin: float
+    curvature: float
     momentum: float = 0.0
 
-    def __repr__(self):
-        lines = [
-            f"PrivacyReport(({format_up(self.epsilon)}, {format_up(self.delta)})-DP, "
-            f"mu={format_up(self.mu)}-GDP, {self.neighbouring_relation} neighbours, "
-            "last iterate only)",
-            f"  bound: {self.theorem}; binding: {self.binding_bound}",
+    def _lines(self):
+        return super()._lines() + [
             f"  Gram release: tau={format_near(self.gram_noise_std)}, "
             f"S_G={format_near(self.gram_sensitivity)}, mu_G={format_up(self.gram_mu)}",
             f"  run: sigma={format_near(self.noise_std)}, K={self.n_steps}, "
@@ -548,8 +547,6 @@ class PreconditionedPrivacyReport(PrivacyReport):
             f"lam={format_near(self.strong_convexity)}, c={format_near(self.curvature)}, "
             f"margin={format_near(self.margin)}",
         ]
-        lines += [f"  note: {note}" for note in self.notes]
-        return "\n".join(lines)
 
 
 def preconditioned_gd_report(
@@ -564,16 +561,12 @@ def preconditioned_gd_report(
     steps_mu = 0.0 if int(n_steps) == 0 else math.sqrt(n_steps) * _gaussian_mu(
         float(sensitivity), int(n_samples), float(noise_std)
     )
-    epsilon = math.inf if mu == math.inf else gdp_to_epsilon(mu, delta)
     return PreconditionedPrivacyReport(
-        epsilon=epsilon, delta=float(delta), mu=mu, accountant="preconditioned_gd",
-        theorem=THEOREM, binding_bound="composition", noise_std=float(noise_std),
-        n_steps=int(n_steps), learning_rate=float(learning_rate),
+        epsilon=epsilon_of(mu, delta), delta=float(delta), mu=mu,
+        noise_std=float(noise_std), n_steps=int(n_steps), learning_rate=float(learning_rate),
         strong_convexity=float(strong_convexity),
         smoothness=float(curvature) * float(row_norm) ** 2 + float(strong_convexity),
-        sensitivity=float(sensitivity), contraction=math.nan, n_samples=int(n_samples),
-        composition_mu=mu, composition_epsilon=epsilon, chourasia_epsilon=None,
-        chourasia_note="does not apply: Corollary 1 is stated for plain noisy GD",
+        sensitivity=float(sensitivity), n_samples=int(n_samples),
         notes=tuple(notes), gram_noise_std=float(gram_noise_std),
         gram_sensitivity=float(gram_sensitivity), gram_mu=gram_mu, steps_mu=steps_mu,
         margin=float(margin), curvature=float(curvature), momentum=float(momentum),

@@ -463,7 +463,7 @@ class BaseDPLinearModel(BaseEstimator):
         self.noise_std_ = report.noise_std
         self.learning_rate_ = report.learning_rate
         self.strong_convexity_ = plan.strong_convexity
-        self.batch_size_ = report.batch_size
+        self.batch_size_ = getattr(report, "batch_size", None)  # mini-batch reports only
         self.data_norm_ = float(self.data_norm)  # the clip the predictions apply
         self.privacy_ = report
 

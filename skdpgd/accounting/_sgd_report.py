@@ -1,0 +1,183 @@
+"""The report of sampled noisy SGD (docs/theory.md#sampled-sgd): the minimum over its bounds."""
+
+from dataclasses import dataclass
+
+from ._events import NeighbouringRelation, PoissonSampledGaussianEvent, UnsupportedEvent
+from ._format import format_near, format_up
+from ._report import RunPrivacyReport
+from ._sampled_sgd import poisson_noise_multiplier, poisson_run_discretization
+from ._sgd_bounds import THEOREMS, sampled_sgd_bounds
+
+__all__ = ["SampledSGDPrivacyReport", "sampled_sgd_report"]
+
+
+@dataclass(frozen=True, repr=False, kw_only=True)
+class SampledSGDPrivacyReport(RunPrivacyReport):
+    """The report of a sampled noisy SGD run (min over the bounds that cover it).
+
+    A sampled run is not Gaussian-DP in closed form: it has no ``mu``, and
+    :meth:`epsilon_at` / :meth:`delta_at` recompute the bounds of
+    :func:`skdpgd.accounting.sampled_sgd_bounds` instead.
+
+    Attributes
+    ----------
+    sampling : str
+        ``"poisson"`` (rate q = b/n, sum normalised by the expected size b) or
+        ``"uniform"`` (b rows without replacement).
+    batch_size : int
+        b (the expected size for Poisson sampling).
+    sampling_rate : float
+        q = b / n.
+    gradient_bound : float
+        L (``sensitivity`` = 2L is the replace-one sensitivity of the batch sum).
+    domain_radius : float or None
+        Radius of the projection ball, None without projection.
+    composition_epsilon : float
+        The composition bound's epsilon at ``delta``.
+    bound_epsilons : tuple of (str, float)
+        epsilon at ``delta`` of every bound that applies; ``binding_bound`` is the smallest.
+    not_applicable : tuple of (str, str)
+        Bounds that do not cover the run, and why.
+    discretization : float
+        PLD grid used for the Poisson composition bound.
+    """
+
+    accountant: str = "sampled_sgd"
+    sampling: str = "poisson"
+    batch_size: int
+    sampling_rate: float
+    gradient_bound: float
+    domain_radius: float | None = None
+    composition_epsilon: float
+    bound_epsilons: tuple = ()
+    not_applicable: tuple = ()
+    discretization: float
+
+    def _bounds(self, delta):
+        return sampled_sgd_bounds(
+            self.noise_std, self.n_steps, delta=delta, sampling=self.sampling,
+            batch_size=self.batch_size, n_samples=self.n_samples,
+            gradient_bound=self.gradient_bound, learning_rate=self.learning_rate,
+            smoothness=self.smoothness, domain_radius=self.domain_radius,
+            discretization=self.discretization,
+        )
+
+    @property
+    def event(self):
+        r"""What this run released, as a privacy event.
+
+        Poisson sampling: ``PoissonSampledGaussianEvent(q, z, K)`` with the noise
+        multiplier :math:`z = \sigma b / L` (``poisson_noise_multiplier`` in
+        ``skdpgd.accounting._sampled_sgd``). This is the composition-with-amplification view of the
+        run: when another bound binds in this report, an accountant composing the event
+        charges more than the report says, never less. Uniform fixed-size batches: an
+        ``UnsupportedEvent`` (no composition with other fits is implemented).
+        """
+        relation = NeighbouringRelation.parse(self.neighbouring_relation)
+        if self.sampling != "poisson":
+            return UnsupportedEvent(
+                f"sampled SGD with {self.sampling!r} sampling: only Poisson-sampled runs can "
+                "be composed with other fits", relation)
+        z = poisson_noise_multiplier(self.noise_std, batch_size=self.batch_size,
+                                     gradient_bound=self.gradient_bound)
+        return PoissonSampledGaussianEvent(self.sampling_rate, z, self.n_steps, relation)
+
+    def epsilon_at(self, delta):
+        """Smallest epsilon the bounds give for this run at ``delta``.
+
+        Parameters
+        ----------
+        delta : float
+            In (0, 1).
+
+        Returns
+        -------
+        epsilon : float
+            The minimum over the bounds that apply (:func:`sampled_sgd_bounds`).
+        """
+        return self._bounds(delta).epsilon
+
+    def _lines(self):
+        lines = super()._lines() + [
+            f"  run: {self.sampling} sampling q={format_near(self.sampling_rate)} "
+            f"(b={self.batch_size}), sigma={format_near(self.noise_std)}, K={self.n_steps}, "
+            f"eta={format_near(self.learning_rate)}, "
+            f"n={self.n_samples}, projection radius={self.domain_radius}",
+            f"  constants: L={format_near(self.gradient_bound)}, "
+            f"S={format_near(self.sensitivity)}, lam={format_near(self.strong_convexity)}, "
+            f"beta={format_near(self.smoothness)}",
+        ]
+        lines += [f"  {name}: epsilon={format_up(eps)}" for name, eps in self.bound_epsilons]
+        lines += [f"  {name}: does not apply ({why})" for name, why in self.not_applicable]
+        return lines
+
+
+def sampled_sgd_report(
+    noise_std, n_steps, *, delta, sampling, batch_size, n_samples, gradient_bound,
+    learning_rate, strong_convexity, smoothness, domain_radius=None, notes=(),
+    discretization=None,
+):
+    """Build the :class:`SampledSGDPrivacyReport` of a sampled noisy SGD run.
+
+    The guarantee is :func:`skdpgd.accounting.sampled_sgd_bounds` (min over composition
+    with amplification and, for uniform fixed-size batches with a projection,
+    Altschuler-Talwar eq. (3.3)). Needs the ``sgd`` extra (dp-accounting).
+
+    Parameters
+    ----------
+    noise_std : float
+        sigma, the noise standard deviation on the averaged batch gradient.
+    n_steps : int
+        K, the number of noisy steps.
+    delta : float
+        The delta at which ``epsilon`` is reported.
+    sampling : {"poisson", "uniform"}
+        How each step's batch is drawn.
+    batch_size : int
+        b (expected size for Poisson sampling).
+    n_samples : int
+        n (public).
+    gradient_bound : float
+        L, the bound on a per-example gradient norm (S = 2L).
+    learning_rate, strong_convexity, smoothness : float
+        eta, lam and beta of the objective.
+    domain_radius : float or None, default=None
+        Radius of the projection ball; None without projection.
+    notes : tuple of str, default=()
+        Lines copied into the report's ``notes``.
+    discretization : float or None, default=None
+        PLD grid of the Poisson composition bound (None: the run's default).
+
+    Returns
+    -------
+    report : SampledSGDPrivacyReport
+        The minimum over the bounds that apply, each bound's epsilon and why the others
+        do not apply.
+    """
+    if discretization is None:  # the grid poisson_sgd_epsilon picks for this run
+        discretization = poisson_run_discretization(
+            noise_std, n_steps, batch_size=batch_size, n_samples=n_samples,
+            gradient_bound=gradient_bound)
+    discretization = float(discretization)
+    bounds = sampled_sgd_bounds(
+        noise_std, n_steps, delta=delta, sampling=sampling, batch_size=batch_size,
+        n_samples=n_samples, gradient_bound=gradient_bound, learning_rate=learning_rate,
+        smoothness=smoothness, domain_radius=domain_radius, discretization=discretization,
+    )
+    theorem = THEOREMS[bounds.binding_bound]
+    if isinstance(theorem, dict):
+        theorem = theorem[sampling]
+    return SampledSGDPrivacyReport(
+        epsilon=bounds.epsilon, delta=float(delta),
+        theorem=theorem, binding_bound=bounds.binding_bound, noise_std=float(noise_std),
+        n_steps=int(n_steps), learning_rate=float(learning_rate),
+        strong_convexity=float(strong_convexity), smoothness=float(smoothness),
+        sensitivity=2.0 * float(gradient_bound), n_samples=int(n_samples),
+        composition_epsilon=bounds.epsilons["composition"],
+        batch_size=int(batch_size), notes=tuple(notes), sampling=sampling,
+        sampling_rate=int(batch_size) / int(n_samples), gradient_bound=float(gradient_bound),
+        domain_radius=None if domain_radius is None else float(domain_radius),
+        bound_epsilons=tuple(sorted(bounds.epsilons.items())),
+        not_applicable=tuple(sorted(bounds.not_applicable.items())),
+        discretization=discretization,
+    )
