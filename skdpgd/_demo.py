@@ -15,7 +15,7 @@ import time
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-from .accounting._report import format_up
+from .accounting._format import format_up
 from .datasets import load_adult, make_adult_preprocessor
 from .linear_model import DPLogisticRegression
 

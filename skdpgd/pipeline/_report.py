@@ -16,8 +16,8 @@ import math
 from dataclasses import dataclass, field
 
 from ..accounting._events import GaussianDpEvent, GaussianDpWithDeltaEvent
+from ..accounting._format import format_up
 from ..accounting._gdp import gdp_to_delta, gdp_to_epsilon
-from ..accounting._report import format_up
 
 SOURCE = ("Dong, Roth, Su (2022), Corollary 3.3 (exact GDP composition) and Corollary 2.13; "
           "additive deltas of thresholded releases added (skdpgd.accounting._composition)")
