@@ -14,7 +14,7 @@ split and scored on the test split (accuracy / R^2), every fit timed end to end:
   y_bound=1), everything else at its default (the installed package's default solver).
 * ``cyclic``: the same with ``solver="cyclic"``.
 * ``precond``: the Gram-preconditioned run planned by
-  :func:`skdpgd.accounting._preconditioned.plan_preconditioned_gd` from public numbers only
+  :func:`skdpgd.solvers._preconditioned_planning.plan_preconditioned_gd` from public numbers only
   (the estimators' default loss, clip and intercept column b; Gram share 1/4; r0 from
   ``concentrated_initial_distance``, the upper end of the public range), i.e. the proposed
   default; timed end to end (planning, clipping, Gram, eigendecomposition, K passes).
@@ -53,12 +53,11 @@ from skdpgd._gradients import ChunkedRowSums, _single_threaded_blas
 from skdpgd._gram import gram_sensitivity, gram_sum, release_gram
 from skdpgd._preconditioned import GramPreconditioner, preconditioned_noisy_gradient_descent
 from skdpgd.accounting import epsilon_delta_to_gdp
-from skdpgd.accounting._preconditioned import (
-    calibrate_preconditioned_gd,
+from skdpgd.accounting._preconditioned import calibrate_preconditioned_gd, preconditioned_gd_gdp
+from skdpgd.solvers._preconditioned_planning import (
     concentrated_initial_distance,
     gram_noise_margin,
     plan_preconditioned_gd,
-    preconditioned_gd_gdp,
 )
 from skdpgd.linear_model._defaults import (
     BINARY_RESIDUAL_CLIP,

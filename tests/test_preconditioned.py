@@ -15,11 +15,10 @@ from skdpgd._preconditioned import GramPreconditioner, preconditioned_noisy_grad
 from skdpgd.accounting import epsilon_delta_to_gdp, gdp_to_epsilon
 from skdpgd.accounting._preconditioned import (
     calibrate_preconditioned_gd,
-    gram_noise_margin,
-    plan_preconditioned_gd,
     preconditioned_gd_gdp,
     preconditioned_gd_report,
 )
+from skdpgd.solvers._preconditioned_planning import gram_noise_margin, plan_preconditioned_gd
 from skdpgd.losses import BinaryLogisticLoss, HuberLoss, MultinomialLogisticLoss, SquaredLoss
 
 
@@ -394,7 +393,7 @@ def test_planner_is_public_and_calibrated():
 
 
 def test_proxy_recursion_matches_closed_form_and_the_loop():
-    from skdpgd.accounting._preconditioned import _unit_errors
+    from skdpgd.solvers._preconditioned_planning import _unit_errors
 
     g = np.array([1e-4, 0.01, 0.3])
     kw = dict(margin=0.05, curvature=0.5, strong_convexity=1e-3, learning_rate=0.9)
@@ -450,7 +449,7 @@ def test_tolerance_stops_noiseless_runs_only():
 
 
 def test_concentrated_initial_distance_is_the_upper_end_of_the_range():
-    from skdpgd.accounting._preconditioned import concentrated_initial_distance
+    from skdpgd.solvers._preconditioned_planning import concentrated_initial_distance
     from skdpgd.linear_model._defaults import initial_distance
 
     assert concentrated_initial_distance(2.0, 0.5, 16, 3) == pytest.approx(2.0 * math.sqrt(48) / 0.5)

@@ -45,7 +45,7 @@ class ToySolver(solvers.Solver):
         sigma = math.sqrt(k) * problem.sensitivity / (problem.n_samples * target)
         return ToyPlan(self, lam, beta, 1.0 / beta, sigma * (1.0 + 1e-9), k)
 
-    def report(self, plan, problem, notes=()):
+    def _report(self, plan, problem, notes):
         mu = accounting.composition_gdp(plan.noise_std, plan.n_steps,
                                         sensitivity=problem.sensitivity,
                                         n_samples=problem.n_samples)
@@ -58,7 +58,7 @@ class ToySolver(solvers.Solver):
             n_samples=problem.n_samples, notes=tuple(notes),
         )
 
-    def run(self, data, loss, plan, rng, callback=None):
+    def _run(self, data, loss, plan, rng, callback):
         lam, eta, sigma = plan.strong_convexity, plan.learning_rate, plan.noise_std
         theta = np.zeros(data.coef_shape)
         with data.row_sums(loss.gradient_sum) as row_sums:

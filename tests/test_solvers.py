@@ -8,7 +8,7 @@ full-batch report. ``max_iter`` counts passes over the data for every solver.
 import numpy as np
 import pytest
 
-from skdpgd import DPLogisticRegression, DPRidge, accounting
+from skdpgd import DPLogisticRegression, DPRidge, accounting, solvers
 from skdpgd.solvers import CyclicSolver, PublicProblem, SampledSolver, make_solver
 
 PROBLEM = PublicProblem(
@@ -21,7 +21,7 @@ def test_gd_is_cyclic_with_one_batch_and_loses_nothing():
     plan = make_solver("gd").plan(PROBLEM)
     assert plan.n_batches == 1 and plan.batch_size == PROBLEM.n_samples
     # the dedicated full-batch planner (bound (A) only), same compute budget
-    reference = accounting.plan_noisy_gd(
+    reference = solvers.plan_noisy_gd(
         1.0, 1e-5, sensitivity=1.2, n_samples=5000, n_params=11, data_smoothness=0.36,
         strong_convexity=1e-3, initial_distance=2.0, max_steps=1000,
     )

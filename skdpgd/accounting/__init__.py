@@ -13,21 +13,14 @@ Bounds
 - (E) :func:`composition_gdp`, :func:`composition_rdp`: composition baselines.
 - (SGD) :func:`sampled_sgd_bounds`: sampled noisy SGD, the minimum of composition with
   amplification (dp-accounting, extra ``sgd``) and Altschuler-Talwar eq. (3.3).
+
+Privacy only: bounds, events, composition, calibration by inversion
+(:mod:`skdpgd.accounting._inverter`) and one report class per accountant. Planning (the
+utility proxies and the planners that choose run parameters) lives in
+:mod:`skdpgd.solvers`.
 """
 
-from ._calibration import (
-    NoisyCyclicGDPlan,
-    NoisyGDPlan,
-    batch_heterogeneity,
-    calibrate_noisy_cyclic_gd,
-    calibrate_noisy_gd,
-    optimisation_error,
-    plan_noisy_cyclic_gd,
-    plan_noisy_cyclic_gd_regularization,
-    plan_noisy_gd,
-    plan_noisy_gd_regularization,
-    utility_proxy,
-)
+from ._calibration import calibrate_noisy_cyclic_gd, calibrate_noisy_gd
 from ._gdp import epsilon_delta_to_gdp, gdp_to_delta, gdp_to_epsilon
 from ._noisy_gd import (
     composition_gdp,
@@ -68,18 +61,8 @@ from ._events import (
     UnsupportedEventError,
 )
 from ._composition import Cap, Composition, RecordAccount, check_supported, compose, supports
-from ._sgd_planning import (
-    SampledSGDPlan,
-    plan_sampled_sgd,
-    sgd_sampling_variance,
-    sgd_utility_proxy,
-)
-
 __all__ = [
     "DEFAULT_ORDERS",
-    "NoisyCyclicGDPlan",
-    "NoisyGDPlan",
-    "batch_heterogeneity",
     "PrivacyReport",
     "RunPrivacyReport",
     "GaussianRunPrivacyReport",
@@ -105,29 +88,19 @@ __all__ = [
     "noisy_gd_convex_gdp",
     "noisy_gd_gdp",
     "noisy_gd_report",
-    "optimisation_error",
-    "plan_noisy_cyclic_gd",
-    "plan_noisy_cyclic_gd_regularization",
-    "plan_noisy_gd",
-    "plan_noisy_gd_regularization",
     "rdp_to_epsilon",
-    "utility_proxy",
     # sampled noisy SGD (docs/theory.md#sampled-sgd)
     "SGD_ORDERS",
     "SampledSGDBounds",
-    "SampledSGDPlan",
     "SampledSGDPrivacyReport",
     "altschuler_talwar_rdp",
     "calibrate_poisson_sgd",
     "calibrate_sampled_sgd",
     "composed_replace_one_epsilon",
-    "plan_sampled_sgd",
     "poisson_sgd_epsilon",
     "sampled_gaussian_rdp",
     "sampled_sgd_bounds",
     "sampled_sgd_report",
-    "sgd_sampling_variance",
-    "sgd_utility_proxy",
     "uniform_sgd_composition_epsilon",
     # privacy events and their composition
     "Cap",
@@ -144,3 +117,21 @@ __all__ = [
     "compose",
     "supports",
 ]
+
+#: Planning (utility proxies, planners and their plans) moved to :mod:`skdpgd.solvers`:
+#: not privacy maths. The old names still resolve here, with a DeprecationWarning.
+_MOVED_TO_SOLVERS = frozenset(('NoisyCyclicGDPlan', 'NoisyGDPlan', 'SampledSGDPlan', 'batch_heterogeneity', 'optimisation_error', 'plan_noisy_cyclic_gd', 'plan_noisy_cyclic_gd_regularization', 'plan_noisy_gd', 'plan_noisy_gd_regularization', 'plan_sampled_sgd', 'sgd_sampling_variance', 'sgd_utility_proxy', 'utility_proxy'))
+
+
+def __getattr__(name):
+    if name in _MOVED_TO_SOLVERS:
+        import warnings
+
+        # lazy: a deprecated alias of a name that moved up to skdpgd.solvers (the one upward
+        # import of this package, for old user code; remove with the alias)
+        from .. import solvers
+
+        warnings.warn(f"skdpgd.accounting.{name} moved to skdpgd.solvers.{name}; import it "
+                      "from there.", DeprecationWarning, stacklevel=2)
+        return getattr(solvers, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -28,8 +28,8 @@ Altschuler (2024) do not apply to a preconditioned step and are not claimed.
 
 Calibration splits a target :math:`\mu^*` (= ``epsilon_delta_to_gdp(epsilon, delta)``) as
 :math:`\mu_G^2 = s\,\mu^{*2}` and :math:`K (S/(n\sigma))^2 = (1-s)\,\mu^{*2}` for a public share
-s in (0, 1). :func:`plan_preconditioned_gd` chooses K, the momentum and lam from public
-numbers only by minimising :func:`preconditioned_utility_proxy`.
+s in (0, 1). The solver's planner (``skdpgd.solvers._preconditioned_planning``) chooses K,
+the momentum and lam from public numbers only by minimising a utility proxy.
 
 References
 ----------
@@ -46,8 +46,6 @@ References
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
 from ._checks import check_count, check_positive, check_probability
 from ._gdp import epsilon_delta_to_gdp, gdp_to_epsilon
 from ._inverter import nudge_up
@@ -55,58 +53,16 @@ from ._format import format_near, format_up
 from ._report import GaussianRunPrivacyReport, epsilon_of
 
 __all__ = [
-    "GRAM_SHARE",
-    "PreconditionedGDPlan",
     "PreconditionedPrivacyReport",
     "calibrate_preconditioned_gd",
-    "concentrated_initial_distance",
-    "gram_noise_margin",
-    "plan_preconditioned_gd",
     "preconditioned_gd_gdp",
     "preconditioned_gd_report",
-    "preconditioned_utility_proxy",
 ]
-
-#: Default compute budget: the largest number of noisy steps (full passes) planned.
-MAX_STEPS = 100
-
-#: Probability that the Gram noise exceeds the margin (the preconditioner then may fail to
-#: majorise the Hessian: convergence, not privacy, is at stake).
-MARGIN_FAILURE_PROBABILITY = 0.01
 
 THEOREM = (
     "Dong, Roth, Su (JRSS B 2022), Theorem 2.7 (Gaussian mechanism) and Corollary 3.3 "
     "(adaptive composition of the Gram release and the K noisy gradients)"
 )
-
-
-def gram_noise_margin(gram_noise_std, dim, failure_probability=MARGIN_FAILURE_PROBABILITY):
-    r"""A public m with :math:`P(\|E\|_{op} > m) \le` ``failure_probability``.
-
-    E is the (dim x dim) symmetric noise of the Gram release: i.i.d.
-    :math:`\mathcal N(0,\tau^2)` on and above the diagonal. Then
-
-    .. math::
-
-        m = \tau\,\big(2\sqrt{d} + 2\sqrt{\log(2/p)}\big).
-
-    Proof. For the GOE (off-diagonal variance 1, diagonal variance 2)
-    :math:`E\lambda_{\max} \le 2\sqrt d` (Davidson and Szarek 2001, Theorem 2.11, by
-    Slepian's lemma). :math:`W = E/\tau` has diagonal variance 1 <= 2, so its increments
-    :math:`E(u^\top W u - v^\top W v)^2 = \sum_i (u_i^2 - v_i^2)^2 \mathrm{Var}W_{ii}
-    + 4\sum_{i<j}(u_iu_j - v_iv_j)^2` are at most the GOE's, and by the Sudakov-Fernique
-    inequality :math:`E\lambda_{\max}(W) \le 2\sqrt d`; likewise for :math:`-\lambda_{\min}`.
-    :math:`\lambda_{\max}` is :math:`\sqrt2`-Lipschitz in the upper-triangle vector g
-    (:math:`|\lambda_{\max}(W) - \lambda_{\max}(W')| \le \|W - W'\|_F \le \sqrt2\|g - g'\|`),
-    so Gaussian concentration gives :math:`P(\lambda_{\max} \ge 2\sqrt d + t) \le e^{-t^2/4}`;
-    a union bound over :math:`\pm` and :math:`t = 2\sqrt{\log(2/p)}` finish it.
-    """
-    tau = check_positive("gram_noise_std", gram_noise_std, allow_zero=True, allow_inf=True)
-    dim = check_count("dim", dim)
-    p = check_probability("failure_probability", failure_probability)
-    if tau == 0.0:
-        return 0.0
-    return tau * (2.0 * math.sqrt(dim) + 2.0 * math.sqrt(math.log(2.0 / p)))
 
 
 def _gaussian_mu(sensitivity, size, noise_std):
@@ -167,7 +123,8 @@ def _check_share(gram_share):
 
 
 def calibrate_preconditioned_gd(
-    epsilon, delta, *, gram_share, n_steps, sensitivity, gram_sensitivity, n_samples
+    epsilon, delta, *, gram_share, n_steps, sensitivity, gram_sensitivity, n_samples,
+    target_mu=None,
 ):
     r"""(tau, sigma) spending the share s of :math:`\mu^{*2}` on the Gram, the rest on K steps.
 
@@ -175,6 +132,7 @@ def calibrate_preconditioned_gd(
     with :math:`\mu^*` = ``epsilon_delta_to_gdp(epsilon, delta)``; both are then scaled
     up by the same factor :math:`1 + 10^{-12}` until :func:`preconditioned_gd_gdp` is at
     most :math:`\mu^*` and its epsilon at delta at most the target (conservative rounding).
+    ``target_mu`` is :math:`\mu^*` when the caller (a planner) computed it already.
 
     Returns
     -------
@@ -188,7 +146,7 @@ def calibrate_preconditioned_gd(
     s = check_positive("sensitivity", sensitivity)
     s_g = check_positive("gram_sensitivity", gram_sensitivity)
     n = check_count("n_samples", n_samples)
-    target = epsilon_delta_to_gdp(epsilon, delta)
+    target = epsilon_delta_to_gdp(epsilon, delta) if target_mu is None else float(target_mu)
     if target == math.inf:
         return 0.0, 0.0
     tau = s_g / (n * math.sqrt(share) * target)
@@ -202,306 +160,6 @@ def calibrate_preconditioned_gd(
 
     scale = nudge_up(excess, 0.0, 1.0)
     return tau * scale, sigma * scale
-
-
-#: Points of the log grid of Gram eigenvalues (relative to Rt^2) the proxy maximises over.
-SPECTRUM_GRID = np.logspace(-8.0, 0.0, 121)
-
-
-def _unit_errors(max_steps, eigenvalues, *, margin, curvature, strong_convexity, learning_rate,
-                 momentum):
-    r"""Per-direction errors of K = 1..max_steps steps, arrays of shape (max_steps, grid).
-
-    ``eigenvalues``, ``strong_convexity`` and ``momentum`` broadcast together (the planner
-    passes columns of lam and beta against a row of eigenvalues). Returns (O, N):
-    O[K-1] = :math:`\frac h2 e_K^2` for :math:`e_0 = e_{-1} = 1`
-    (:math:`\theta_* = 1`, the run starts at 0) and N[K-1] = :math:`\frac h2 \mathrm{Var}(e_K)`
-    for unit noise std, from the exact recursion of :func:`preconditioned_utility_proxy`.
-    """
-    g = np.asarray(eigenvalues, dtype=float)
-    lam, beta = np.asarray(strong_convexity, dtype=float), np.asarray(momentum, dtype=float)
-    h = curvature * g + lam
-    p = curvature * (g + margin) + lam
-    r = np.minimum(learning_rate * h / p, 1.0)
-    a, b = (1.0 - r) * (1.0 + beta), -(1.0 - r) * beta
-    q = (learning_rate / p) ** 2
-    shape = np.broadcast(a, h).shape
-    a, b, h, q = (np.broadcast_to(x, shape) for x in (a, b, h, q))
-    e, e_prev = np.ones(shape), np.ones(shape)
-    c00, c01, c11 = np.zeros(shape), np.zeros(shape), np.zeros(shape)
-    opt, noise = np.empty((max_steps,) + shape), np.empty((max_steps,) + shape)
-    for k in range(max_steps):
-        e, e_prev = a * e + b * e_prev, e
-        c00, c01, c11 = a * a * c00 + 2.0 * a * b * c01 + b * b * c11 + q, a * c00 + b * c01, c00
-        opt[k] = 0.5 * h * e * e
-        noise[k] = 0.5 * h * c00
-    return opt, noise
-
-
-def preconditioned_utility_proxy(
-    max_steps, unit_noise_std, *, margin, curvature, strong_convexity, learning_rate, momentum,
-    n_params, initial_distance, row_norm, n_outputs=1,
-):
-    r"""Public proxy for the excess loss after K = 1..max_steps preconditioned noisy steps.
-
-    The preconditioner is :math:`P = c\,(\tilde G + mI)_+ + \lambda I`
-    (:class:`skdpgd._preconditioned.GramPreconditioner`; c the loss's curvature bound, m
-    the margin of :func:`gram_noise_margin`) and the noise std of a K-step run is
-    :math:`\sigma_K = \sqrt K\,\sigma_1` (``unit_noise_std`` is :math:`\sigma_1`, composition).
-    The proxy takes the quadratic model in which P is exact up to the margin: in an
-    eigendirection of G with eigenvalue g the curvature is :math:`h = c g + \lambda` and P's
-    eigenvalue :math:`p = c(g + m) + \lambda`. With :math:`r = \eta h/p \le 1` and momentum
-    beta, the error :math:`e_k = \theta_k - \theta_*` of the step of
-    :func:`skdpgd._preconditioned.preconditioned_noisy_gradient_descent` follows
-
-    .. math::
-
-        e_{k+1} = (1 - r)\big((1+\beta) e_k - \beta e_{k-1}\big) - \frac{\eta\sigma_K}{p} Z_k,
-
-    a 2x2 linear recursion whose mean and variance are propagated exactly: the excess loss
-    in that direction after K steps is :math:`\theta_*^2 O_g(K) + \sigma_K^2 N_g(K)`, with
-    :math:`O_g = \frac h2 e_K^2` (from :math:`e_0 = e_{-1} = 1`) and
-    :math:`N_g = \frac h2 \mathrm{Var}(e_K)` per unit noise (:func:`_unit_errors`). For
-    beta = 0 these are :math:`\frac h2(1-r)^{2K}` and
-    :math:`\frac{\eta}{2p}\,\frac{1-(1-r)^{2K}}{2-r}`.
-
-    The spectrum of G is private; the proxy takes the worst case over what is public.
-    Every row has :math:`\|\tilde x\| \le \tilde R`, so :math:`\mathrm{tr}\,G \le \tilde R^2`
-    and at most :math:`t_g = \min(p_{\mathrm{params}}, k\tilde R^2/g)` parameter directions
-    (k outputs) have eigenvalue g; the optimum has norm r0, spread evenly over the
-    directions (the assumption of :func:`skdpgd.linear_model._defaults.initial_distance`):
-
-    .. math::
-
-        U(K) = \frac\lambda2 r_0^2
-          + \frac{r_0^2}{p_{\mathrm{params}}} \max_g t_g O_g(K)
-          + \sigma_K^2 \max_g \big[t_g N_g(K) + (p_{\mathrm{params}} - t_g) N_0(K)\big],
-
-    the maxima over a log grid of g in :math:`[10^{-8}, 1]\,\tilde R^2`. It is a planning
-    heuristic from public numbers only and plays no part in any privacy claim. Its weak
-    point is r0: the optimal K grows like r0 (noise ~ K, optimisation ~ r0^2/K), so a
-    guess below the optimum's true norm plans too few steps (measured in
-    ``benchmarks/optimizer_study.py``). It is also invariant under
-    :math:`(m, \sigma_1) \to (a m, a \sigma_1)` once t_g saturates nowhere, so it does not
-    pin down the Gram share: the planner takes the share as given.
-
-    Returns
-    -------
-    proxy : ndarray of shape (max_steps,)
-        U(K) for K = 1..max_steps.
-    """
-    max_steps = check_count("max_steps", max_steps)
-    table = _proxy_table(
-        max_steps, float(unit_noise_std), margin=float(margin), curvature=float(curvature),
-        lams=np.array([float(strong_convexity)]), momenta=np.array([float(momentum)]),
-        learning_rate=float(learning_rate), n_params=int(n_params),
-        initial_distance=float(initial_distance), row_norm=float(row_norm),
-        n_outputs=int(n_outputs),
-    )
-    return table[:, 0]
-
-
-def _proxy_table(max_steps, sigma1, *, margin, curvature, lams, momenta, learning_rate,
-                 n_params, initial_distance, row_norm, n_outputs):
-    """U(K) of :func:`preconditioned_utility_proxy` for every pair (lams[i], momenta[i]):
-    an array of shape (max_steps, len(lams)), one recursion for all of them."""
-    rt2 = row_norm**2
-    g = np.concatenate([[0.0], rt2 * SPECTRUM_GRID])[None, :]  # column 0: g = 0
-    opt, noise = _unit_errors(
-        max_steps, g, margin=margin, curvature=curvature, strong_convexity=lams[:, None],
-        learning_rate=learning_rate, momentum=momenta[:, None],
-    )
-    count = np.minimum(float(n_params), n_outputs * rt2 / g[:, 1:])
-    sigma2 = np.arange(1, max_steps + 1)[:, None] * sigma1**2
-    r0 = initial_distance
-    worst_opt = r0 * r0 / n_params * np.max(count * opt[:, :, 1:], axis=2)
-    worst_noise = np.max(count * noise[:, :, 1:] + (n_params - count) * noise[:, :, :1], axis=2)
-    return 0.5 * lams[None, :] * r0 * r0 + worst_opt + sigma2 * worst_noise
-
-
-def concentrated_initial_distance(output_scale, data_norm, n_features, n_outputs=1,
-                                  intercept_scaling=None):
-    r"""The r0 to plan this solver with: the upper end of the public range of
-    :math:`\|\theta_*\|`.
-
-    A linear model must output about m = ``output_scale`` on rows of norm up to R; spread
-    over the :math:`kd` weights that takes a norm :math:`m/R`, carried by one coordinate
-    :math:`m\sqrt{kd}/R` (the range of
-    :func:`skdpgd.linear_model._defaults.minimax_norm_guess`, which takes its geometric
-    mean), plus :math:`m\sqrt k/b` on the intercept column b:
-
-    .. math::
-
-        r_0 = \sqrt{\frac{m^2 k d}{R^2} + \frac{k m^2}{b^2}}.
-
-    Why the upper end here: the proxy's best K grows like r0 (noise ~ K, optimisation
-    ~ r0^2 / K) and the errors are lopsided: too few steps leave the run far from the
-    optimum (diamonds with linear columns: R^2 0.77 instead of 0.93 at epsilon 0.1), too
-    many cost a little noise (Adult: accuracy within 0.002). Measured in
-    ``benchmarks/optimizer_study.py``; the optimum's norm there is 2.2x (Adult) and 6.5x
-    (diamonds, linear columns) the geometric-mean guess.
-    """
-    m = check_positive("output_scale", output_scale)
-    R = check_positive("data_norm", data_norm)
-    d = check_count("n_features", n_features)
-    k = check_count("n_outputs", n_outputs)
-    r0 = m * math.sqrt(k * d) / R
-    if intercept_scaling is None:
-        return r0
-    return math.hypot(r0, m * math.sqrt(k) / check_positive("intercept_scaling", intercept_scaling))
-
-
-#: Without noise the run may stop early, when a step moves theta by less than this fraction
-#: of its norm (nothing is private then; the cap is still ``max_steps``).
-NOISELESS_TOLERANCE = 1e-7
-
-
-#: Default share s of mu*^2 spent on the Gram release (mu_G = mu*/2). Not derived from the
-#: proxy (which is flat in s along (m, K) ridges); measured flat between 0.15 and 0.4 in
-#: benchmarks/optimizer_study.py.
-GRAM_SHARE = 0.25
-
-#: Momentum values the planner tries.
-MOMENTA = (0.0, 0.5, 0.7, 0.8)
-
-
-@dataclass(frozen=True)
-class PreconditionedGDPlan:
-    """Run parameters chosen by :func:`plan_preconditioned_gd` (all public)."""
-
-    n_steps: int
-    noise_std: float
-    gram_noise_std: float
-    gram_share: float
-    margin: float
-    curvature: float
-    strong_convexity: float
-    learning_rate: float
-    momentum: float
-    utility_proxy: float
-    tolerance: float | None = None
-
-
-def plan_preconditioned_gd(
-    epsilon,
-    delta,
-    *,
-    sensitivity,
-    gram_sensitivity,
-    curvature,
-    n_samples,
-    gram_dim,
-    n_params,
-    initial_distance,
-    strong_convexity=None,
-    max_steps=MAX_STEPS,
-    gram_share=GRAM_SHARE,
-    momenta=MOMENTA,
-    learning_rate=1.0,
-    strong_convexity_grid=None,
-    failure_probability=MARGIN_FAILURE_PROBABILITY,
-):
-    r"""Choose K, the momentum (and lam) by :func:`preconditioned_utility_proxy`, then calibrate.
-
-    The Gram gets the share s = ``gram_share`` of :math:`\mu^{*2}`; for every momentum beta,
-    lam (``strong_convexity``, or each point of ``strong_convexity_grid``, default
-    :math:`c\tilde R^2\cdot 10^{-8..0}` on 9 points) and K = 1..``max_steps`` the proxy is
-    evaluated with :math:`\sigma_K = \sqrt K S/(n\sqrt{1-s}\mu^*)`; the smallest wins and its
-    noises are calibrated exactly (:func:`calibrate_preconditioned_gd`). With
-    ``epsilon=inf`` there is no noise: K is the fewest steps that bring the proxy's
-    run may stop as soon as a step moves theta by less than :data:`NOISELESS_TOLERANCE` of its
-    norm (``plan.tolerance``; None for a private run, whose K is fixed), K = ``max_steps``
-    being the cap, and (momentum, lam) minimise the proxy summed over K (fastest decrease).
-    Everything is public: the answer depends on (epsilon, delta, S, S_G, c, n, p, r0, eta).
-
-    Parameters
-    ----------
-    epsilon, delta : float
-        Privacy target.
-    sensitivity, gram_sensitivity : float
-        S (per-example gradient) and :math:`S_G = \sqrt2\,\tilde R^2` (per-example Gram term;
-        :math:`\tilde R` is recovered from it).
-    curvature : float
-        c, the loss's curvature bound relative to :math:`\tilde x\tilde x^\top` (1/4 binary
-        logistic, 1/2 softmax, 1 Huber / squared).
-    n_samples : int
-        n.
-    gram_dim : int
-        Size of the Gram matrix (features + intercept column).
-    n_params : int
-        Number of parameters (gram_dim times the number of outputs).
-    initial_distance : float
-        r0, public guess of the optimum's norm.
-    strong_convexity : float, optional
-        lam; None chooses it.
-    max_steps : int
-        Compute budget (full passes).
-    gram_share : float
-        s in (0, 1).
-    momenta : sequence of float
-        Candidate momenta in [0, 1).
-    learning_rate : float
-        eta (1 is the majoriser step).
-
-    Returns
-    -------
-    PreconditionedGDPlan
-    """
-    epsilon = check_positive("epsilon", epsilon, allow_inf=True)
-    delta = check_probability("delta", delta)
-    s = check_positive("sensitivity", sensitivity)
-    s_g = check_positive("gram_sensitivity", gram_sensitivity)
-    c = check_positive("curvature", curvature)
-    n = check_count("n_samples", n_samples)
-    dim = check_count("gram_dim", gram_dim)
-    p = check_count("n_params", n_params)
-    r0 = check_positive("initial_distance", initial_distance)
-    max_steps = check_count("max_steps", max_steps)
-    eta = check_positive("learning_rate", learning_rate)
-    share = _check_share(gram_share)
-    momenta = sorted({float(beta) for beta in momenta})
-    if not momenta or not all(0.0 <= beta < 1.0 for beta in momenta):
-        raise ValueError(f"momenta must be a non-empty set of values in [0, 1), got {momenta!r}.")
-    if p % dim:
-        raise ValueError(f"n_params={p} must be a multiple of gram_dim={dim} (k outputs x p).")
-    row_norm = math.sqrt(s_g / math.sqrt(2.0))  # S_G = sqrt(2) Rt^2
-    if strong_convexity is not None:
-        lams = [check_positive("strong_convexity", strong_convexity)]
-    elif strong_convexity_grid is not None:
-        lams = [check_positive("strong_convexity", lam) for lam in strong_convexity_grid]
-    else:
-        lams = list(c * row_norm**2 * np.logspace(-8, 0, 9))
-    target = epsilon_delta_to_gdp(epsilon, delta)
-    if target == math.inf:
-        tau, sigma1 = 0.0, 0.0
-    else:
-        tau = s_g / (n * math.sqrt(share) * target)
-        sigma1 = s / (n * math.sqrt(1.0 - share) * target)
-    margin = gram_noise_margin(tau, dim, failure_probability)
-    pairs = [(beta, lam) for beta in momenta for lam in lams]
-    table = _proxy_table(
-        max_steps, sigma1, margin=margin, curvature=c,
-        lams=np.array([lam for _, lam in pairs]), momenta=np.array([beta for beta, _ in pairs]),
-        learning_rate=eta, n_params=p, initial_distance=r0, row_norm=row_norm,
-        n_outputs=p // dim,
-    )
-    if target == math.inf:  # no noise: the cap; the run stops on convergence (tolerance)
-        pair = int(np.argmin(table.sum(axis=0)))  # the fastest decrease over all K
-        proxy, k = float(table[-1, pair]), max_steps
-    else:
-        k_index, pair = np.unravel_index(int(np.argmin(table)), table.shape)
-        proxy, k = float(table[k_index, pair]), int(k_index) + 1
-    beta, lam = pairs[pair]
-    tau, sigma = calibrate_preconditioned_gd(
-        epsilon, delta, gram_share=share, n_steps=k, sensitivity=s, gram_sensitivity=s_g,
-        n_samples=n,
-    )
-    return PreconditionedGDPlan(
-        n_steps=k, noise_std=sigma, gram_noise_std=tau, gram_share=share,
-        margin=gram_noise_margin(tau, dim, failure_probability), curvature=c,
-        strong_convexity=float(lam), learning_rate=eta, momentum=beta, utility_proxy=proxy,
-        tolerance=NOISELESS_TOLERANCE if target == math.inf else None,
-    )
 
 
 @dataclass(frozen=True, repr=False, kw_only=True)

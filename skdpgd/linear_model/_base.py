@@ -17,10 +17,10 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from .._dask import is_dask_array, validate_dask_X_y
-from ..accounting._preconditioned import concentrated_initial_distance
 from ._defaults import auto_intercept_scaling
 from ..losses import WeightedLoss
 from ..solvers import NAMES as SOLVER_NAMES, FitData, PublicProblem, make_solver
+from ..solvers._preconditioned_planning import concentrated_initial_distance
 from ._weights import check_sample_weight_shape, row_weights
 from ..utils._sklearn_compat import (
     HasMethods, Interval, Options, StrOptions, _check_y, _num_features, _num_samples,

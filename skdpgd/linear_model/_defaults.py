@@ -1,6 +1,6 @@
 r"""Public guesses used by the "auto" hyperparameters (no data involved).
 
-The utility proxy that picks lam and K (:func:`skdpgd.accounting.utility_proxy`)
+The utility proxy that picks lam and K (:func:`skdpgd.solvers.utility_proxy`)
 needs r0, a guess of the norm of the comparator theta*. It may depend only on public
 quantities; these rules derive it from the scale of the output the model must produce.
 """
@@ -54,7 +54,7 @@ def auto_intercept_scaling(data_norm, n_features, n_outputs=1):
     :math:`R_t`); the weight m/b that produces an offset m shrinks with b, and so does
     the guess :math:`r_0(b)` of :func:`initial_distance`. Rescaling the rows by s and
     theta by 1/s changes no prediction, so after the planner has chosen lam, eta and K
-    the utility proxy (:func:`skdpgd.accounting.utility_proxy`, and its cyclic and
+    the utility proxy (:func:`skdpgd.solvers.utility_proxy`, and its cyclic and
     sampled versions) depends on b only through the scale-free product
     :math:`r_0(b)\,R_t(b)`: its noise term :math:`\eta p\sigma^2/4` is invariant
     (:math:`\eta \propto 1/R_t^2`, :math:`\sigma^2 \propto R_t^2`) and the other

@@ -50,7 +50,7 @@ class DPLogisticRegression(
         Inverse regularisation strength with scikit-learn's meaning (lam = 1/(C n)).
         ``"auto"`` picks lam from public quantities only (n, number of parameters,
         epsilon, delta, data_norm) by minimising the utility proxy of
-        :func:`skdpgd.accounting.utility_proxy`; the chosen value is ``C_``.
+        :func:`skdpgd.solvers.utility_proxy`; the chosen value is ``C_``.
     data_norm : float, default=1.0
         Public bound R on the Euclidean norm of a row of X; longer rows are scaled down
         to it before training (a per-row map, no privacy cost). Choose it from the
@@ -107,7 +107,7 @@ class DPLogisticRegression(
         (ignored by ``"gd"``; for ``"sgd"``, ``"auto"`` tries sampling rates from 0.001
         to 0.5). ``"auto"`` tries
         l in {1, 2, 4, ..., 64} batches and keeps the best by the public proxy
-        (:func:`skdpgd.accounting.plan_noisy_cyclic_gd`); the value used is
+        (:func:`skdpgd.solvers.plan_noisy_cyclic_gd`); the value used is
         ``batch_size_`` (the smallest batch, which the bound uses).
     max_iter : int or "auto", default="auto"
         The number of passes over the data, for every solver: full-batch steps for

@@ -23,9 +23,21 @@ from ._base import PublicProblem, Solver
 from ._cyclic import CyclicSolver
 from ._data_access import FitData
 from ._gd import gd_solver
+from ._gd_planning import (
+    NoisyCyclicGDPlan,
+    NoisyGDPlan,
+    batch_heterogeneity,
+    optimisation_error,
+    plan_noisy_cyclic_gd,
+    plan_noisy_cyclic_gd_regularization,
+    plan_noisy_gd,
+    plan_noisy_gd_regularization,
+    utility_proxy,
+)
 from ._preconditioned import PreconditionedSolver
 from ._registry import DEFAULT, NAMES, get, make_solver, names, register, unregister
 from ._sgd import SampledSolver
+from ._sgd_planning import SampledSGDPlan, plan_sampled_sgd, sgd_sampling_variance, sgd_utility_proxy
 
 # The registry: one line per solver.
 register("auto", AutoSolver)
@@ -35,7 +47,11 @@ register("sgd", SampledSolver)
 register("preconditioned", PreconditionedSolver)
 
 __all__ = [
-    "AutoSolver", "CyclicSolver", "DEFAULT", "FitData", "NAMES", "PreconditionedSolver",
-    "PublicProblem", "SampledSolver", "Solver", "get", "make_solver", "names", "register",
-    "unregister",
+    "AutoSolver", "CyclicSolver", "FitData", "PreconditionedSolver", "PublicProblem",
+    "SampledSolver", "Solver", "get", "names", "register", "unregister",
+    # planning: utility proxies and planners (public numbers only)
+    "NoisyCyclicGDPlan", "NoisyGDPlan", "SampledSGDPlan", "batch_heterogeneity",
+    "optimisation_error", "plan_noisy_cyclic_gd", "plan_noisy_cyclic_gd_regularization",
+    "plan_noisy_gd", "plan_noisy_gd_regularization", "plan_sampled_sgd",
+    "sgd_sampling_variance", "sgd_utility_proxy", "utility_proxy",
 ]

@@ -44,7 +44,7 @@ class PublicProblem:
         :func:`~skdpgd.linear_model._defaults.initial_distance`).
     largest_distance : float
         The upper end of that range
-        (:func:`~skdpgd.accounting._preconditioned.concentrated_initial_distance`), which the
+        (:func:`~skdpgd.solvers._preconditioned_planning.concentrated_initial_distance`), which the
         preconditioned planner uses: too few steps there cost far more than too many.
     strong_convexity, learning_rate : float or None
         lam and eta if the user fixed them, else None ("auto").
@@ -99,8 +99,8 @@ def check_learning_rate(eta, smoothness):
 class Solver:
     """Base class: ``plan`` / ``report`` / ``run`` (see the module docstring).
 
-    A subclass sets :attr:`name` and defines ``_plan(problem)``, ``report(plan, problem,
-    notes)`` and ``run(data, loss, plan, rng, callback)``; registering it
+    A subclass sets :attr:`name` and defines ``_plan(problem)``, ``_report(plan, problem,
+    notes)`` and ``_run(data, loss, plan, rng, callback)``; registering it
     (:func:`skdpgd.solvers.register`) makes it a ``solver=`` of every estimator.
     """
 
@@ -121,18 +121,70 @@ class Solver:
         return f"{type(self).__name__}()"
 
     def plan(self, problem):
-        """The run plan for ``problem`` (cached: a pure function of public numbers)."""
+        """The run plan for ``problem`` (cached: a pure function of public numbers).
+
+        Parameters
+        ----------
+        problem : PublicProblem
+            The public numbers of the fit.
+
+        Returns
+        -------
+        plan
+            A frozen dataclass of run parameters with at least ``solver``,
+            ``strong_convexity``, ``n_steps`` and ``notes``.
+        """
         return _cached_plan(self, problem)
 
     def _plan(self, problem):
         raise NotImplementedError  # pragma: no cover - abstract
 
     def report(self, plan, problem, notes=()):
-        """The privacy report of ``plan`` (abstract)."""
+        """The privacy report of ``plan``, from the accountant that covers the run.
+
+        Parameters
+        ----------
+        plan : dataclass
+            What :meth:`plan` returned for ``problem``.
+        problem : PublicProblem
+            The public numbers of the fit.
+        notes : tuple of str, default=()
+            Lines for the report's ``notes`` (the plan's own notes are appended).
+
+        Returns
+        -------
+        report : skdpgd.PrivacyReport
+            The accountant's report class for this run.
+        """
+        return self._report(plan, problem, tuple(notes))
+
+    def _report(self, plan, problem, notes):
         raise NotImplementedError  # pragma: no cover - abstract
 
     def run(self, data, loss, plan, rng, callback=None):
-        """Run ``plan`` on ``data``; return the last iterate (abstract)."""
+        """Run ``plan`` on ``data``; only the last iterate leaves.
+
+        Parameters
+        ----------
+        data : FitData
+            The fit's data, reachable as row sums only.
+        loss : skdpgd.losses loss
+            The loss whose ``gradient_sum`` the row sums evaluate.
+        plan : dataclass
+            What :meth:`plan` returned.
+        rng : numpy.random.Generator
+            The fit's only source of randomness (noise, partitions, samples).
+        callback : callable, optional
+            Called with the step index after each step (never sees an iterate).
+
+        Returns
+        -------
+        coef : ndarray of shape ``data.coef_shape``
+            The last iterate.
+        """
+        return self._run(data, loss, plan, rng, callback)
+
+    def _run(self, data, loss, plan, rng, callback):
         raise NotImplementedError  # pragma: no cover - abstract
 
 

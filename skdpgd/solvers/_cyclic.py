@@ -6,7 +6,7 @@ r"""``solver="cyclic"``: noisy GD on a fixed partition into l batches visited in
 
 Accounted by Bok, Su and Altschuler (ICML 2024), Theorem 4.5 (convergent) / 4.4
 (composition); with one batch (``solver="gd"``, :mod:`skdpgd.solvers._gd`) by Theorem 4.2.
-Planned by :func:`skdpgd.accounting.plan_noisy_cyclic_gd` (one planner for all l).
+Planned by :func:`skdpgd.solvers.plan_noisy_cyclic_gd` (one planner for all l).
 """
 
 from dataclasses import dataclass
@@ -17,6 +17,7 @@ from .. import accounting
 from .._gradients import _single_threaded_blas
 from ..optim import cyclic_partition, noisy_cyclic_gradient_descent
 from ._base import AUTO_MAX_PASSES, Solver, check_learning_rate
+from ._gd_planning import plan_noisy_cyclic_gd, plan_noisy_cyclic_gd_regularization
 
 __all__ = ["AUTO_N_BATCHES", "CyclicSolver", "GradientDescentPlan"]
 
@@ -91,29 +92,21 @@ class CyclicSolver(Solver):
             initial_distance=problem.initial_distance, learning_rate=eta,
             max_epochs=max_epochs, batch_sizes=self._batch_sizes(problem),
         )
+        # a fixed number of passes is that number: the noise is calibrated for it, once
+        common["n_epochs"] = problem.max_iter
         target = (problem.epsilon, problem.delta)
         if lam is None:
-            plan = accounting.plan_noisy_cyclic_gd_regularization(*target, **common)
+            plan = plan_noisy_cyclic_gd_regularization(*target, **common)
         else:
-            plan = accounting.plan_noisy_cyclic_gd(*target, strong_convexity=lam, **common)
-        n_epochs, sigma = plan.n_epochs, plan.noise_std
-        if problem.max_iter is not None and n_epochs != problem.max_iter:
-            n_epochs = problem.max_iter  # a fixed number of passes is that number
-            sigma = accounting.calibrate_noisy_cyclic_gd(
-                *target, batch_size=plan.batch_size, sensitivity=problem.sensitivity,
-                n_samples=problem.n_samples, learning_rate=plan.learning_rate,
-                strong_convexity=plan.strong_convexity, smoothness=plan.smoothness,
-                n_epochs=n_epochs,
-            )
+            plan = plan_noisy_cyclic_gd(*target, strong_convexity=lam, **common)
         if eta is not None:
             check_learning_rate(eta, plan.smoothness)
         return GradientDescentPlan(
-            self, plan.strong_convexity, plan.smoothness, plan.learning_rate, sigma,
-            plan.batch_size, plan.n_batches, n_epochs,
+            self, plan.strong_convexity, plan.smoothness, plan.learning_rate, plan.noise_std,
+            plan.batch_size, plan.n_batches, plan.n_epochs,
         )
 
-    def report(self, plan, problem, notes=()):
-        """Bound (A) for one batch (and Chourasia et al. to compare), else bound (C)."""
+    def _report(self, plan, problem, notes):
         common = dict(
             delta=problem.delta, sensitivity=problem.sensitivity,
             n_samples=problem.n_samples, learning_rate=plan.learning_rate,
@@ -126,8 +119,7 @@ class CyclicSolver(Solver):
             plan.noise_std, plan.n_epochs, batch_size=plan.batch_size, **common
         )
 
-    def run(self, data, loss, plan, rng, callback=None):
-        """K = l E noisy steps, batch k mod l at step k; the last iterate."""
+    def _run(self, data, loss, plan, rng, callback):
         n_samples = data.n_samples
         lam = plan.strong_convexity
         if plan.n_batches == 1:

@@ -43,8 +43,23 @@ class FitData:
 
     Rows are clipped to ``data_norm`` and the intercept column is appended lazily
     (:class:`~skdpgd._design.ClippedDesign`); a dask array is summed block by block
-    where it lives (:class:`~skdpgd._dask.DaskRowSums`). ``coef_shape`` is theta's shape
-    (computed once, by the estimator, from public numbers).
+    where it lives (:class:`~skdpgd._dask.DaskRowSums`).
+
+    Parameters
+    ----------
+    X : ndarray, sparse matrix or dask array of shape (n_samples, n_features)
+        The validated design.
+    y : ndarray of shape (n_samples,)
+        The validated targets (packed with weights for a weighted loss).
+    data_norm : float
+        R, the public clip of the rows.
+    intercept_scaling : float or None
+        b, the public intercept column (None: no intercept).
+    coef_shape : tuple of int, optional
+        theta's shape, computed once by the estimator from public numbers (default: one
+        output on the augmented design).
+    n_jobs : int or None, default=None
+        Threads of the row-sum passes.
     """
 
     def __init__(self, X, y, *, data_norm, intercept_scaling, coef_shape=None, n_jobs=None):
@@ -66,7 +81,20 @@ class FitData:
         return self._design
 
     def row_sums(self, method, row_sets=()):
-        """Sums of ``method(coef, rows, y_rows)`` over all rows or over ``row_sets``."""
+        """Sums of ``method(coef, rows, y_rows)`` over all rows or over ``row_sets``.
+
+        Parameters
+        ----------
+        method : callable
+            ``method(coef, design_chunk, y_chunk)``, e.g. a loss's ``gradient_sum``.
+        row_sets : sequence of index arrays, default=()
+            Batches to sum over (empty: all rows).
+
+        Returns
+        -------
+        row_sums : context manager
+            Its ``sum(coef, j)`` is the sum over row set j (or all rows).
+        """
         if is_dask_array(self.X):
             return DaskRowSums(
                 method, self.X, self.y, max_norm=self.data_norm,

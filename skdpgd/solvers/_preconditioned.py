@@ -14,7 +14,7 @@ Privacy is the adaptive composition of the K + 1 Gaussian releases,
 :math:`\mu^2 = \mu_G^2 + K (S/(n\sigma))^2` (Dong, Roth, Su 2022, Cor. 3.3): it holds
 for any step rule, so the step need not be below 2/beta; the convergent bounds of Bok
 et al. do not apply to a preconditioned step and are not claimed. Planned by
-:func:`skdpgd.accounting._preconditioned.plan_preconditioned_gd`. Refused for more than
+:func:`skdpgd.solvers._preconditioned_planning.plan_preconditioned_gd`. Refused for more than
 ``MAX_DENSE_DIM`` columns (the Gram and its eigendecomposition would cost more than
 they save).
 """
@@ -30,14 +30,10 @@ from .._preconditioned import (
     GramPreconditioner,
     preconditioned_noisy_gradient_descent,
 )
-from ..accounting._preconditioned import (
-    calibrate_preconditioned_gd,
-    gram_noise_margin,
-    plan_preconditioned_gd,
-    preconditioned_gd_report,
-)
+from ..accounting._preconditioned import calibrate_preconditioned_gd, preconditioned_gd_report
 from ._base import Solver
 from ._data_access import _chunk_gram, gram_chunk_rows
+from ._preconditioned_planning import gram_noise_margin, plan_preconditioned_gd
 
 __all__ = ["PreconditionedPlan", "PreconditionedSolver"]
 
@@ -115,8 +111,7 @@ class PreconditionedSolver(Solver):
             gram_sensitivity=s_g,
         )
 
-    def report(self, plan, problem, notes=()):
-        """Composition of the Gram release and the K noisy gradients."""
+    def _report(self, plan, problem, notes):
         return preconditioned_gd_report(
             plan.gram_noise_std, plan.noise_std, plan.n_steps, delta=problem.delta,
             sensitivity=problem.sensitivity, gram_sensitivity=plan.gram_sensitivity,
@@ -126,8 +121,7 @@ class PreconditionedSolver(Solver):
             notes=tuple(notes) + plan.notes,
         )
 
-    def run(self, data, loss, plan, rng, callback=None):
-        """The Gram release, the preconditioner, then K noisy steps; the last iterate."""
+    def _run(self, data, loss, plan, rng, callback):
         shape = data.coef_shape
         n_samples, lam = data.n_samples, plan.strong_convexity
         row_sums = data.row_sums(loss.gradient_sum)

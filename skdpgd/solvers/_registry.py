@@ -63,6 +63,7 @@ def names():
     Returns
     -------
     tuple of str
+        The ``solver=`` strings the estimators accept.
     """
     return tuple(sorted(_FACTORIES))
 
@@ -78,6 +79,7 @@ def get(name):
     Returns
     -------
     Solver
+        A new solver object (solvers compare equal by type and parameters).
     """
     try:
         factory = _FACTORIES[name]

@@ -1,6 +1,6 @@
 r"""``solver="sgd"``: Poisson-sampled noisy SGD.
 
-Planned by :func:`skdpgd.accounting.plan_sampled_sgd`; its privacy is the minimum of the
+Planned by :func:`skdpgd.solvers.plan_sampled_sgd`; its privacy is the minimum of the
 bounds that apply (composition with amplification by sampling, computed with
 dp-accounting's PLD accountant; Altschuler and Talwar (NeurIPS 2022), eq. (3.3), on a
 bounded domain). See the theory page, "Sampled SGD".
@@ -12,9 +12,9 @@ import numpy as np
 
 from .. import accounting
 from .._gradients import _single_threaded_blas
-from ..accounting._sgd_planning import SGD_SAMPLING_RATES
 from ..optim import noisy_sampled_gradient_descent
 from ._base import AUTO_MAX_PASSES, Solver
+from ._sgd_planning import SGD_SAMPLING_RATES, plan_sampled_sgd
 
 __all__ = ["SampledPlan", "SampledSolver"]
 
@@ -54,7 +54,7 @@ class SampledSolver(Solver):
             rates = SGD_SAMPLING_RATES
         else:
             rates = (min(problem.batch_size, n) / n,)
-        plan = accounting.plan_sampled_sgd(
+        plan = plan_sampled_sgd(
             problem.epsilon, problem.delta, gradient_bound=problem.gradient_bound,
             data_smoothness=problem.data_smoothness, n_samples=n, n_params=problem.n_params,
             initial_distance=problem.initial_distance,
@@ -67,8 +67,7 @@ class SampledSolver(Solver):
             plan.n_steps, plan.batch_size, problem.gradient_bound,
         )
 
-    def report(self, plan, problem, notes=()):
-        """The minimum over the sampled-SGD bounds (:func:`~skdpgd.accounting.sampled_sgd_report`)."""
+    def _report(self, plan, problem, notes):
         return accounting.sampled_sgd_report(
             plan.noise_std, plan.n_steps, delta=problem.delta, sampling="poisson",
             batch_size=plan.batch_size, n_samples=problem.n_samples,
@@ -77,8 +76,7 @@ class SampledSolver(Solver):
             domain_radius=None, notes=tuple(notes) + plan.notes,
         )
 
-    def run(self, data, loss, plan, rng, callback=None):
-        """K Poisson-sampled noisy steps; the last iterate."""
+    def _run(self, data, loss, plan, rng, callback):
         row_sums = data.row_sums(loss.gradient_sum)
         with _single_threaded_blas(), row_sums:
             return noisy_sampled_gradient_descent(

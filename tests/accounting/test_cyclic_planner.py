@@ -6,12 +6,14 @@ import numpy as np
 import pytest
 
 from skdpgd.accounting import (
-    batch_heterogeneity,
     convergent_cyclic_factor,
     cyclic_batch_sizes,
     epsilon_delta_to_gdp,
     gdp_to_epsilon,
     noisy_cyclic_gd_gdp,
+)
+from skdpgd.solvers import (
+    batch_heterogeneity,
     plan_noisy_cyclic_gd,
     plan_noisy_cyclic_gd_regularization,
     plan_noisy_gd,

@@ -9,14 +9,12 @@ pytest.importorskip("dp_accounting")
 
 from skdpgd.accounting import (  # noqa: E402
     calibrate_sampled_sgd,
-    plan_sampled_sgd,
     poisson_sgd_epsilon,
     sampled_sgd_bounds,
     sampled_sgd_report,
-    sgd_sampling_variance,
-    sgd_utility_proxy,
     uniform_sgd_composition_epsilon,
 )
+from skdpgd.solvers import plan_sampled_sgd, sgd_sampling_variance, sgd_utility_proxy  # noqa: E402
 
 RUN = dict(batch_size=20, n_samples=1000, gradient_bound=1.0, learning_rate=1.0, smoothness=1.0)
 

@@ -19,9 +19,9 @@ from skdpgd.accounting import (  # noqa: E402
     calibrate_poisson_sgd,
     calibrate_sampled_sgd,
     composed_replace_one_epsilon,
-    plan_sampled_sgd,
     poisson_sgd_epsilon,
 )
+from skdpgd.solvers import plan_sampled_sgd  # noqa: E402
 from skdpgd.accounting import _sampled_sgd  # noqa: E402
 
 DELTA = 1e-5

@@ -1,10 +1,10 @@
 r"""From a privacy target to a sampled noisy SGD run: batch size, steps, step size, noise, lam.
 
-Same recipe as the full-batch planner (:mod:`._calibration`, docs/theory.md#calibration): every
+Same recipe as the full-batch planner (:mod:`._gd_planning`, docs/theory.md#calibration): every
 candidate run is scored by a utility proxy built from public numbers only, the best is
 kept, and its noise is calibrated exactly and conservatively
 (:func:`calibrate_sampled_sgd`). Within one sampling rate, candidates are ranked with a
-closed-form CLT estimate of the noise (:func:`._sampled_sgd._clt_noise_multiplier`); the
+closed-form CLT estimate of the noise (``skdpgd.accounting._sampled_sgd._clt_noise_multiplier``); the
 best candidate of each rate is calibrated exactly and the rates are compared at their
 exact noise, so the search costs one exact calibration per rate (a handful of PLD
 evaluations each, cached).
@@ -16,11 +16,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from ._calibration import optimisation_error
-from ._checks import check_count, check_positive, check_probability
-from ._gdp import epsilon_delta_to_gdp
-from ._sampled_sgd import _clt_noise_multiplier, check_sgd_epsilon
-from ._sgd_bounds import _check_sampling, calibrate_sampled_sgd, sampled_sgd_bounds
+from ..accounting import calibrate_sampled_sgd, epsilon_delta_to_gdp, sampled_sgd_bounds
+from ..accounting._checks import check_count, check_positive, check_probability
+from ..accounting._sampled_sgd import _clt_noise_multiplier, check_sgd_epsilon
+from ..accounting._sgd_bounds import _check_sampling
+from ._gd_planning import optimisation_error
 
 #: Sampling rates q = b/n the planner tries by default.
 SGD_SAMPLING_RATES = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5)
