@@ -24,7 +24,8 @@ from skdpgd import (
     make_dp_pipeline,
 )
 from skdpgd.accounting import epsilon_delta_to_gdp, gdp_to_epsilon
-from skdpgd.accounting._composition import Cap, RecordAccount, compose
+from skdpgd.accounting._composition import Cap, compose
+from skdpgd.accounting._record_account import RecordAccount
 from skdpgd.accounting._events import (
     GaussianDpEvent,
     GaussianDpWithDeltaEvent,

@@ -26,7 +26,8 @@ import threading
 import numpy as np
 
 from ..accounting import DEFAULT_ORDERS
-from ..accounting._composition import Cap, RecordAccount, check_supported
+from ..accounting._composition import Cap, check_supported
+from ..accounting._record_account import RecordAccount
 from ..accounting._events import RenyiDpEvent
 from ..exceptions import LedgerCopyError
 from ._cap import check_cap, over_cap

@@ -48,8 +48,8 @@ from ._sampled_sgd import (
     calibrate_poisson_sgd,
     composed_replace_one_epsilon,
     poisson_sgd_epsilon,
-    uniform_sgd_composition_epsilon,
 )
+from ._uniform_sgd import uniform_sgd_composition_epsilon
 from ._sgd_bounds import SampledSGDBounds, calibrate_sampled_sgd, sampled_sgd_bounds
 from ._events import (
     GaussianDpEvent,
@@ -60,7 +60,8 @@ from ._events import (
     UnsupportedEvent,
     UnsupportedEventError,
 )
-from ._composition import Cap, Composition, RecordAccount, check_supported, compose, supports
+from ._composition import Cap, Composition, check_supported, compose, supports
+from ._record_account import RecordAccount
 __all__ = [
     "DEFAULT_ORDERS",
     "PrivacyReport",

@@ -38,8 +38,8 @@ from ._sampled_sgd import (
     check_sgd_epsilon,
     poisson_sgd_epsilon,
     search_noise,
-    uniform_sgd_composition_epsilon,
 )
+from ._uniform_sgd import uniform_sgd_composition_epsilon
 
 SAMPLINGS = ("poisson", "uniform")
 

@@ -54,7 +54,7 @@ def choose(problem):
 
 
 class AutoSolver(Solver):
-    """``solver="auto"``: plans with the solver :func:`choose` picks (module docstring)."""
+    """``solver="auto"``: plans with the solver ``choose`` picks (module docstring)."""
 
     name = "auto"
 

@@ -60,8 +60,8 @@ class CyclicSolver(Solver):
     ----------
     full_batch : bool
         True for ``solver="gd"`` (l = 1 and up to
-        :data:`AUTO_MAX_PASSES_FULL_BATCH` passes), False for ``"cyclic"`` (l from
-        :data:`AUTO_N_BATCHES`, up to ``AUTO_MAX_PASSES`` passes).
+        ``AUTO_MAX_PASSES_FULL_BATCH`` passes), False for ``"cyclic"`` (l from
+        ``AUTO_N_BATCHES``, up to ``AUTO_MAX_PASSES`` passes).
     """
 
     def __init__(self, full_batch=False):

@@ -198,7 +198,7 @@ def test_uniform_full_batch_lies_between_exact_and_our_conversion():
         sigma, k, delta=DELTA, batch_size=n, n_samples=n, gradient_bound=lip
     )
     exact = gdp_to_epsilon(composition_gdp(sigma, k, sensitivity=2 * lip, n_samples=n), DELTA)
-    from skdpgd.accounting._sampled_sgd import WOR_ORDERS
+    from skdpgd.accounting._uniform_sgd import WOR_ORDERS
 
     orders = np.array(WOR_ORDERS)  # the orders the library is given
     rdp = composition_rdp(orders, sigma, k, sensitivity=2 * lip, n_samples=n)
