@@ -9,7 +9,7 @@ Accounted by Bok, Su and Altschuler (ICML 2024), Theorem 4.5 (convergent) / 4.4
 Planned by :func:`skdpgd.solvers.plan_noisy_cyclic_gd` (one planner for all l).
 """
 
-from dataclasses import dataclass
+from dataclasses import replace
 
 import numpy as np
 
@@ -17,7 +17,11 @@ from .. import accounting
 from .._gradients import _single_threaded_blas
 from ..optim import cyclic_partition, noisy_cyclic_gradient_descent
 from ._base import AUTO_MAX_PASSES, Solver, check_learning_rate
-from ._gd_planning import plan_noisy_cyclic_gd, plan_noisy_cyclic_gd_regularization
+from ._gd_planning import (
+    NoisyCyclicGDPlan,
+    plan_noisy_cyclic_gd,
+    plan_noisy_cyclic_gd_regularization,
+)
 
 __all__ = ["AUTO_N_BATCHES", "CyclicSolver", "GradientDescentPlan"]
 
@@ -29,24 +33,8 @@ AUTO_N_BATCHES = (1, 2, 4, 8, 16, 32, 64)
 AUTO_MAX_PASSES_FULL_BATCH = 1000
 
 
-@dataclass(frozen=True)
-class GradientDescentPlan:
-    """A cyclic (or full-batch, l = 1) noisy GD run: all public, chosen before any data pass."""
-
-    solver: Solver
-    strong_convexity: float
-    smoothness: float
-    learning_rate: float
-    noise_std: float
-    batch_size: int
-    n_batches: int
-    n_epochs: int
-    notes: tuple = ()
-
-    @property
-    def n_steps(self):
-        """K = l E."""
-        return self.n_batches * self.n_epochs
+#: A cyclic (or full-batch, l = 1) noisy GD run: the planner's plan itself, with its solver.
+GradientDescentPlan = NoisyCyclicGDPlan
 
 
 class CyclicSolver(Solver):
@@ -101,10 +89,7 @@ class CyclicSolver(Solver):
             plan = plan_noisy_cyclic_gd(*target, strong_convexity=lam, **common)
         if eta is not None:
             check_learning_rate(eta, plan.smoothness)
-        return GradientDescentPlan(
-            self, plan.strong_convexity, plan.smoothness, plan.learning_rate, plan.noise_std,
-            plan.batch_size, plan.n_batches, plan.n_epochs,
-        )
+        return replace(plan, solver=self)
 
     def _report(self, plan, problem, notes):
         common = dict(

@@ -246,7 +246,11 @@ def plan_noisy_gd_regularization(
 
 @dataclass(frozen=True)
 class NoisyCyclicGDPlan:
-    """Run parameters chosen by :func:`plan_noisy_cyclic_gd` (all public), and the proxy value."""
+    """Run parameters chosen by :func:`plan_noisy_cyclic_gd` (all public), and the proxy value.
+
+    It is also the plan the ``"gd"`` and ``"cyclic"`` solvers run (``solver`` and ``notes``
+    set by the solver): the planner's answer is passed down whole, not copied.
+    """
 
     batch_size: int
     n_batches: int
@@ -257,6 +261,8 @@ class NoisyCyclicGDPlan:
     smoothness: float
     contraction: float
     utility_proxy: float
+    solver: object = None
+    notes: tuple = ()
 
     @property
     def n_steps(self):
