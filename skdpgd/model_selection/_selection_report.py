@@ -4,18 +4,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..accounting import rdp_to_epsilon
+from ..accounting import PrivacyReport, rdp_to_epsilon
 from ..accounting._events import RenyiDpEvent
 
 
-@dataclass(frozen=True)
-class SelectionPrivacyReport:
+@dataclass(frozen=True, repr=False, kw_only=True)
+class SelectionPrivacyReport(PrivacyReport):
     """The end-to-end guarantee of a :class:`DPSearchCV` fit.
 
     Parameters
     ----------
-    epsilon, delta, trial_mu, score_sensitivity, score_noise_std : float
+    epsilon, delta : float
         As the attributes (the search builds the report).
+    notes : tuple of str, default=()
+        As the attribute.
+    neighbouring_relation : str, default="replace-one"
+        As the attribute.
+    trial_mu, score_sensitivity, score_noise_std : float
+        As the attributes.
     n_validation : int
         As the attribute.
     eta, gamma, expected_trials : float
@@ -26,8 +32,6 @@ class SelectionPrivacyReport:
         As the attribute.
     orders, rdp : tuple of float
         As the attributes.
-    neighbouring_relation : str, default="replace-one"
-        As the attribute.
 
     Attributes
     ----------
@@ -48,10 +52,10 @@ class SelectionPrivacyReport:
         The total Renyi-DP curve the epsilon comes from.
     neighbouring_relation : str
         ``"replace-one"``.
+    notes : tuple of str
+        Anything else the user should know.
     """
 
-    epsilon: float
-    delta: float
     trial_mu: float
     score_sensitivity: float
     score_noise_std: float
@@ -63,8 +67,6 @@ class SelectionPrivacyReport:
     theorem: str
     orders: tuple
     rdp: tuple
-
-    neighbouring_relation: str = "replace-one"
 
     def epsilon_at(self, delta):
         """The same release at another delta (RDP conversion).
@@ -86,11 +88,12 @@ class SelectionPrivacyReport:
         """What the search released, as a privacy event: its total Renyi-DP curve."""
         return RenyiDpEvent(self.orders, self.rdp, self.neighbouring_relation)
 
-    def __repr__(self):
+    title = "SelectionPrivacyReport"
+    released = "the best trial only is released"
+
+    def _lines(self):  # under the header every report shares (PrivacyReport.__repr__)
         ek = f"{self.expected_trials:.3g}"
-        return "\n".join([
-            f"SelectionPrivacyReport(({self.epsilon:.4g}, {self.delta:.3g})-DP, "
-            f"{self.neighbouring_relation} neighbours; the best trial only is released)",
+        return [
             f"  trials: K random (eta={self.eta:.3g}, gamma={self.gamma:.4g}, E[K]={ek}), never "
             f"released; each trial mu={self.trial_mu:.4g}-GDP",
             f"  noisy score: sensitivity {self.score_sensitivity:.4g} on "
@@ -98,6 +101,4 @@ class SelectionPrivacyReport:
             f"  refit on all rows: {'yes (one more trial-sized run)' if self.refit else 'no'}",
             f"  bound: {self.theorem}; Renyi curve on {len(self.orders)} orders "
             f"({self.orders[0]:g} to {self.orders[-1]:g}) converted by rdp_to_epsilon",
-        ])
-
-    __str__ = __repr__
+        ]
