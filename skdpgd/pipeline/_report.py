@@ -13,8 +13,9 @@ and :math:`\delta_\mu` the exact GDP curve (Dong, Roth and Su 2022, Corollary 2.
 """
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from ..accounting import PrivacyReport
 from ..accounting._events import GaussianDpEvent, GaussianDpWithDeltaEvent
 from ..accounting._format import format_up
 from ..accounting._gdp import gdp_to_delta, gdp_to_epsilon
@@ -31,8 +32,8 @@ def _epsilon(mu, delta, extra_delta):
     return float(gdp_to_epsilon(mu, delta - extra_delta))
 
 
-@dataclass(frozen=True, repr=False)
-class PipelinePrivacyReport:
+@dataclass(frozen=True, repr=False, kw_only=True)
+class PipelinePrivacyReport(PrivacyReport):
     r"""What a :class:`~skdpgd.DPPipeline` released and what it cost, composed.
 
     Attributes
@@ -62,16 +63,14 @@ class PipelinePrivacyReport:
         ``"replace-one"`` (n is public).
     """
 
-    epsilon: float
-    delta: float
     mu: float
     extra_delta: float
     steps: tuple
     n_samples: int
     preparation_share: float
     planned: bool = False
-    notes: tuple = field(default_factory=tuple)
-    neighbouring_relation: str = "replace-one"
+
+    title = "PipelinePrivacyReport"
 
     @classmethod
     def compose(cls, steps, *, delta, n_samples, preparation_share, planned, notes=()):
@@ -167,13 +166,17 @@ class PipelinePrivacyReport:
             "source": SOURCE,
         }
 
-    def __repr__(self):
-        kind = "planned (upper bound)" if self.planned else "spent"
-        head = (f"PipelinePrivacyReport(({format_up(self.epsilon)}, {format_up(self.delta)})-DP"
-                f", mu={format_up(self.mu)}-GDP"
-                + (f" + additive delta {format_up(self.extra_delta)}" if self.extra_delta else "")
-                + f", {self.neighbouring_relation} neighbours, {kind})")
-        lines = [head, f"  composition: {SOURCE}"]
+    @property
+    def released(self):
+        """What the header says was released: the plan's upper bound, or what was spent."""
+        return "planned (upper bound)" if self.planned else "spent"
+
+    def _guarantee(self):
+        extra = f" + additive delta {format_up(self.extra_delta)}" if self.extra_delta else ""
+        return f"mu={format_up(self.mu)}-GDP{extra}, "
+
+    def _lines(self):  # under the header every report shares (PrivacyReport.__repr__)
+        lines = [f"  composition: {SOURCE}"]
         for name, report in self.steps:
             extra = float(getattr(report, "extra_delta", 0.0))
             share = (float(report.mu) ** 2 / self.mu ** 2
@@ -184,10 +187,7 @@ class PipelinePrivacyReport:
                 + (f", additive delta {format_up(extra)}" if extra else "")
                 + (f"; {what}" if what else "")
             )
-        lines += [f"  note: {note}" for note in self.notes]
-        return "\n".join(lines)
-
-    __str__ = __repr__
+        return lines
 
 
 def _step_dict(report):
