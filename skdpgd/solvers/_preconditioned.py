@@ -19,7 +19,7 @@ et al. do not apply to a preconditioned step and are not claimed. Planned by
 they save).
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -30,10 +30,10 @@ from .._preconditioned import (
     GramPreconditioner,
     preconditioned_noisy_gradient_descent,
 )
-from ..accounting._preconditioned import calibrate_preconditioned_gd, preconditioned_gd_report
+from ..accounting._preconditioned import preconditioned_gd_report
 from ._base import Solver
 from ._data_access import _chunk_gram, gram_chunk_rows
-from ._preconditioned_planning import gram_noise_margin, plan_preconditioned_gd
+from ._preconditioned_planning import plan_preconditioned_gd
 
 __all__ = ["PreconditionedPlan", "PreconditionedSolver"]
 
@@ -83,7 +83,9 @@ class PreconditionedSolver(Solver):
                 "(or 'auto', which does so)."
             )
         s_g = gram_sensitivity(problem.row_norm)  # once per plan: the run's report reuses it
-        kwargs = {} if problem.max_iter is None else {"max_steps": problem.max_iter}
+        # a fixed number of passes is that number: the planner calibrates for it, once
+        kwargs = ({} if problem.max_iter is None
+                  else {"max_steps": problem.max_iter, "n_steps": problem.max_iter})
         plan = plan_preconditioned_gd(
             problem.epsilon, problem.delta, sensitivity=problem.sensitivity,
             gram_sensitivity=s_g, curvature=problem.curvature,
@@ -91,17 +93,6 @@ class PreconditionedSolver(Solver):
             initial_distance=problem.largest_distance,
             strong_convexity=problem.strong_convexity, **kwargs,
         )
-        if problem.max_iter is not None and plan.n_steps != problem.max_iter:
-            # a fixed number of passes is that number: recalibrate the noise for it
-            tau, sigma = calibrate_preconditioned_gd(
-                problem.epsilon, problem.delta, gram_share=plan.gram_share,
-                n_steps=problem.max_iter, sensitivity=problem.sensitivity,
-                gram_sensitivity=s_g, n_samples=problem.n_samples,
-            )
-            plan = replace(
-                plan, n_steps=problem.max_iter, noise_std=sigma, gram_noise_std=tau,
-                margin=gram_noise_margin(tau, problem.gram_dim),
-            )
         return PreconditionedPlan(
             self, plan.strong_convexity, problem.data_smoothness + plan.strong_convexity,
             plan.learning_rate, plan.noise_std, plan.n_steps, plan.gram_noise_std,

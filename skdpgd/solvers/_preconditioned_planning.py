@@ -264,6 +264,7 @@ def plan_preconditioned_gd(
     learning_rate=1.0,
     strong_convexity_grid=None,
     failure_probability=MARGIN_FAILURE_PROBABILITY,
+    n_steps=None,
 ):
     r"""Choose K, the momentum (and lam) by :func:`preconditioned_utility_proxy`, then calibrate.
 
@@ -300,6 +301,9 @@ def plan_preconditioned_gd(
         lam; None chooses it.
     max_steps : int
         Compute budget (full passes).
+    n_steps : int, optional
+        A fixed K (``max_iter``): the momentum and lam are chosen as above (over
+        K <= ``max_steps``) and the noises are calibrated once, for K = ``n_steps``.
     gram_share : float
         s in (0, 1).
     momenta : sequence of float
@@ -356,6 +360,8 @@ def plan_preconditioned_gd(
         k_index, pair = np.unravel_index(int(np.argmin(table)), table.shape)
         proxy, k = float(table[k_index, pair]), int(k_index) + 1
     beta, lam = pairs[pair]
+    if n_steps is not None:  # a fixed number of steps is that number
+        k = check_count("n_steps", n_steps)
     tau, sigma = calibrate_preconditioned_gd(
         epsilon, delta, gram_share=share, n_steps=k, sensitivity=s, gram_sensitivity=s_g,
         n_samples=n, target_mu=target,  # mu*, computed once above
