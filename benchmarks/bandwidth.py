@@ -18,8 +18,8 @@ seconds apart is far less noisy than a ratio of medians taken minutes apart. Byt
 second are medians too.
 
 Variants of the pass, compared in the same run: ``--cache-blocks`` (KiB of X per block
-inside a chunk, :data:`skdpgd._gradients.CACHE_BLOCK_BYTES`; 0 = a whole chunk in one call)
-and ``--products`` (:data:`skdpgd._design.DENSE_PRODUCT`: ``blas`` gemv or numpy
+inside a chunk, :data:`skdpgd._data._gradients.CACHE_BLOCK_BYTES`; 0 = a whole chunk in one call)
+and ``--products`` (:data:`skdpgd._data._design.DENSE_PRODUCT`: ``blas`` gemv or numpy
 ``einsum``). Before the blocks, a gradient read X twice (``X w``, then ``X^T r``), so 0.5
 meant both passes at the floor; with blocks the second product reads the block from cache.
 
@@ -41,9 +41,9 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
-from skdpgd import _design, _fused, _gradients
-from skdpgd._design import ClippedDesign
-from skdpgd._gradients import ChunkedRowSums
+from skdpgd._data import _design, _fused, _gradients
+from skdpgd._data._design import ClippedDesign
+from skdpgd._data._gradients import ChunkedRowSums
 from skdpgd.losses import BinaryLogisticLoss
 
 DEFAULT_SHAPES = [
@@ -181,7 +181,7 @@ def main():
     parser.add_argument("--products", nargs="+", default=[None], choices=[None, "blas", "einsum"],
                         help="dense product; default: the library's")
     parser.add_argument("--fused", nargs="+", default=[None], choices=[None, "on", "off"],
-                        help="the numba kernel of skdpgd._fused (on: if numba is installed)")
+                        help="the numba kernel of skdpgd._data._fused (on: if numba is installed)")
     parser.add_argument("--profile", action="store_true",
                         help="print where one pass's time goes (cProfile, first shape, 1 thread)")
     parser.add_argument("--out", default=None, help="write the rows as JSON here")

@@ -4,7 +4,7 @@
 (32,561 x 104, dense float64) and on a synthetic dense 1e6 x 100 problem
 (``fit_time.synthetic``), cold plan cache, medians of ``--repeats`` fits; lbfgs
 (``LogisticRegression(max_iter=1000)``) on the same arrays. The numba switch is
-:data:`skdpgd._fused.ENABLED` (``--numba off`` runs the numpy path). One JSON line per run
+:data:`skdpgd._data._fused.ENABLED` (``--numba off`` runs the numpy path). One JSON line per run
 is appended to ``--output`` with the skdpgd module path, so runs of two versions
 (``PYTHONPATH=/tmp/old``) can be compared.
 

@@ -33,7 +33,7 @@ Usage::
         [--layouts dense64 dense32 csr dask] [--estimators logistic ridge]
         [--output benchmarks/results/far_row_timing.json]
 
-The numba switch is :data:`skdpgd._fused.ENABLED` (dense layouts run with it on and off).
+The numba switch is :data:`skdpgd._data._fused.ENABLED` (dense layouts run with it on and off).
 """
 
 import argparse
@@ -47,7 +47,8 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from skdpgd import DPLogisticRegression, DPRidge, _fused
+from skdpgd import DPLogisticRegression, DPRidge
+from skdpgd._data import _fused
 
 FAR_VALUE = {"dense64": 1e200, "dense32": 1e30, "csr": 1e200, "dask": 1e200}
 

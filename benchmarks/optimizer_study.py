@@ -48,9 +48,9 @@ from sklearn.metrics import r2_score
 from threadpoolctl import threadpool_limits
 
 from skdpgd import DPLogisticRegression, DPRidge
-from skdpgd._design import ClippedDesign
-from skdpgd._gradients import ChunkedRowSums, _single_threaded_blas
-from skdpgd._gram import gram_sensitivity, gram_sum, release_gram
+from skdpgd._data._design import ClippedDesign
+from skdpgd._data._gradients import ChunkedRowSums, _single_threaded_blas
+from skdpgd._data._gram import gram_sensitivity, gram_sum, release_gram
 from skdpgd._preconditioned import GramPreconditioner, preconditioned_noisy_gradient_descent
 from skdpgd.accounting import epsilon_delta_to_gdp
 from skdpgd.accounting._preconditioned import calibrate_preconditioned_gd, preconditioned_gd_gdp

@@ -103,7 +103,7 @@ def weighted_fit_time(n=200_000, d=50, repeats=3):
         DPLogisticRegression(max_sample_weight=1.0, **common).fit(X, y, sample_weight=np.ones(n))
         times["weighted"].append(time.perf_counter() - t)
     out = {k: float(np.median(v)) for k, v in times.items()}
-    out.update(n=n, d=d, passes=20, fused_kernel=skdpgd._fused.available())
+    out.update(n=n, d=d, passes=20, fused_kernel=skdpgd._data._fused.available())
     print(out, flush=True)
     return out
 

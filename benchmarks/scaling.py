@@ -10,8 +10,8 @@ fixed linear model. For each n_jobs it reports, in one run,
   classes=[0, 1], n_jobs=k).fit`` (median of ``--fit-repeats``) and its speedup. The fitted
   coefficients are checked to be bit-identical across n_jobs;
 * where a fit's time goes: its once-per-fit passes timed alone with the same n_jobs
-  (the label scan :func:`skdpgd._passes.scan_labels`; the row norms, which are also the
-  finiteness check, :meth:`skdpgd._design.ClippedDesign.from_data`), the fit's
+  (the label scan :func:`skdpgd._data._passes.scan_labels`; the row norms, which are also the
+  finiteness check, :meth:`skdpgd._data._design.ClippedDesign.from_data`), the fit's
   ``--fit-steps`` gradient passes (steps x the pass above), and the rest (planning,
   scikit-learn's shape checks, noise).
 
@@ -32,9 +32,9 @@ from bandwidth import floor_read, median_seconds
 from threadpoolctl import threadpool_limits
 
 from skdpgd import DPLogisticRegression
-from skdpgd._design import ClippedDesign
-from skdpgd._gradients import ChunkedRowSums
-from skdpgd._passes import scan_labels
+from skdpgd._data._design import ClippedDesign
+from skdpgd._data._gradients import ChunkedRowSums
+from skdpgd._data._passes import scan_labels
 from skdpgd.losses import BinaryLogisticLoss
 
 

@@ -16,7 +16,7 @@ c = 1 for the squared and Huber losses, and for the softmax loss over k classes
 :math:`\nabla^2 \preceq \frac12 (I_k - \frac1k 11^\top)\otimes G \preceq \frac12 I_k \otimes G`
 (Böhning 1992), so c = 1/2 with the same d x d matrix for every class.
 
-Only a noisy Gram :math:`\tilde G = G + E` can be used privately (:mod:`skdpgd._gram`).
+Only a noisy Gram :math:`\tilde G = G + E` can be used privately (:mod:`skdpgd._data._gram`).
 :class:`GramPreconditioner` builds
 
 .. math::

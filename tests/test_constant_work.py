@@ -11,7 +11,7 @@ depends on a row's norm, no row is redone or stored apart, no helper runs more o
 
 What this does not see: the work inside one C call or compiled kernel (a numpy loop over
 an array of a given shape, the numba kernel's loops, whose bounds are the shape; the
-kernel has no data-dependent branch, see skdpgd._fused) and the processor's own
+kernel has no data-dependent branch, see skdpgd._data._fused) and the processor's own
 data-dependent latencies. Their size is measured in benchmarks/far_row_timing.py.
 
 Threads are not used (``n_jobs=1``) and the garbage collector is paused while recording
@@ -27,7 +27,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from skdpgd import DPLogisticRegression, DPRidge, _fused
+from skdpgd import DPLogisticRegression, DPRidge
+from skdpgd._data import _fused
 
 MAX64 = np.finfo(np.float64).max
 
@@ -158,7 +159,7 @@ def test_csr_fit_does_the_same_work_with_the_same_sparsity_pattern():
 def test_non_finite_check_reads_every_row_the_same_way():
     # The finiteness check is a reduction over every row: the same events whether the bad
     # row is first or last (and the refusal names neither).
-    from skdpgd._design import ClippedDesign
+    from skdpgd._data._design import ClippedDesign
 
     X, _, _ = _data(n=2000)
     first, last = X.copy(), X.copy()

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 from joblib import parallel_config
 
-from skdpgd import DPLogisticRegression, DPRidge, _gradients
-from skdpgd._design import ClippedDesign
+from skdpgd import DPLogisticRegression, DPRidge
+from skdpgd._data import _gradients
+from skdpgd._data._design import ClippedDesign
 
 distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
@@ -160,7 +161,7 @@ def test_ridge_cyclic_on_a_dask_array_without_a_client():
 
 
 def test_row_sets_are_split_by_block_where_they_live():
-    from skdpgd._dask import _split_by_block
+    from skdpgd._data._dask import _split_by_block
 
     edges = np.array([0, 3, 3, 7, 10])  # an empty block too
     rows = np.array([8, 1, 4, 0, 9, 6])

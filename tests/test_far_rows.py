@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from skdpgd._design import ClippedDesign
+from skdpgd._data._design import ClippedDesign
 from skdpgd.utils._clipping import clip_rows
 
 MAX64 = np.finfo(np.float64).max

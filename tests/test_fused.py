@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from skdpgd import DPLogisticRegression, DPRidge, _fused
-from skdpgd._design import ClippedDesign
+from skdpgd import DPLogisticRegression, DPRidge
+from skdpgd._data import _fused
+from skdpgd._data._design import ClippedDesign
 from skdpgd.losses import BinaryLogisticLoss, HuberLoss, MultinomialLogisticLoss, SquaredLoss
 
 pytest.importorskip("numba")
@@ -88,7 +89,7 @@ def test_numpy_path_when_disabled(monkeypatch):
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_row_factor_pass_with_the_kernel_is_the_numpy_one(dtype, monkeypatch):
-    from skdpgd._design import _chunk_factors
+    from skdpgd._data._design import _chunk_factors
 
     rng = np.random.default_rng(4)
     X = rng.standard_normal((500, 7)).astype(dtype)

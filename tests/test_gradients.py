@@ -5,8 +5,8 @@ import pytest
 import scipy.sparse as sp
 from threadpoolctl import threadpool_info
 
-from skdpgd import _design, _gradients
-from skdpgd._gradients import chunk_bounds, gradient_sum, value_sum
+from skdpgd._data import _design, _gradients
+from skdpgd._data._gradients import chunk_bounds, gradient_sum, value_sum
 from skdpgd.losses import BinaryLogisticLoss, HuberLoss, MultinomialLogisticLoss, SquaredLoss
 
 
@@ -161,7 +161,7 @@ def test_both_dense_products_keep_huge_finite_rows_clipped(product, monkeypatch)
 def test_one_chunk_numpy_path_scales_the_rows_once_per_fit(sparse, monkeypatch):
     # X of one chunk: the numpy path keeps its pre-scaled rows for the engine's life
     # (one chunk of memory) instead of scaling them at every step, with the same sums.
-    from skdpgd import _fused
+    from skdpgd._data import _fused
 
     monkeypatch.setattr(_fused, "ENABLED", False)
     rng = np.random.default_rng(7)

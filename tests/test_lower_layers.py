@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from skdpgd._gradients import chunk_bounds, gradient_sum
+from skdpgd._data._gradients import chunk_bounds, gradient_sum
 from skdpgd.losses import BinaryLogisticLoss, MultinomialLogisticLoss
 from skdpgd.optim import (
     ball_projection,

@@ -8,9 +8,9 @@ import pytest
 import scipy.sparse as sp
 from scipy.optimize import minimize
 
-from skdpgd._design import ClippedDesign
-from skdpgd._gradients import ChunkedRowSums
-from skdpgd._gram import gram_sensitivity, gram_sum, release_gram, symmetric_gaussian
+from skdpgd._data._design import ClippedDesign
+from skdpgd._data._gradients import ChunkedRowSums
+from skdpgd._data._gram import gram_sensitivity, gram_sum, release_gram, symmetric_gaussian
 from skdpgd._preconditioned import GramPreconditioner, preconditioned_noisy_gradient_descent
 from skdpgd.accounting import epsilon_delta_to_gdp, gdp_to_epsilon
 from skdpgd.accounting._preconditioned import (

@@ -14,7 +14,8 @@ import scipy.sparse as sp
 from joblib import parallel_config
 from sklearn.base import clone
 
-from skdpgd import DPLogisticRegression, DPRidge, _gradients
+from skdpgd import DPLogisticRegression, DPRidge
+from skdpgd._data import _gradients
 from skdpgd.accounting import noisy_cyclic_gd_gdp
 from skdpgd.losses import BinaryLogisticLoss
 from skdpgd.optim import cyclic_partition, noisy_cyclic_gradient_descent
@@ -223,7 +224,7 @@ def test_clone_keeps_scale_parameters():
 
 
 def test_clipping_scales_do_not_depend_on_n_jobs(small_chunks):
-    from skdpgd._design import clipping_scales
+    from skdpgd._data._design import clipping_scales
 
     X, _, _ = _sparse_problem(n=3000, d=40)
     expected = np.minimum(1.0, 1.0 / np.maximum(np.linalg.norm(X, axis=1), 1e-300))
@@ -241,7 +242,7 @@ def test_clipping_scales_do_not_depend_on_n_jobs(small_chunks):
 @pytest.mark.parametrize("n_jobs", [1, 2])
 @pytest.mark.parametrize("kind", ["int", "str"])
 def test_label_scan_is_chunked_and_gives_numpys_answer(kind, n_jobs, small_chunks):
-    from skdpgd._passes import scan_labels
+    from skdpgd._data._passes import scan_labels
 
     rng = np.random.default_rng(0)
     y = rng.integers(0, 5, size=1000)  # 16 chunks of 64 labels
@@ -271,7 +272,7 @@ def test_label_scan_refuses_a_continuous_target_whatever_n_jobs(n_jobs, small_ch
 def test_first_error_in_chunk_order_is_raised_whatever_the_timing():
     import time
 
-    from skdpgd._passes import map_chunks
+    from skdpgd._data._passes import map_chunks
 
     def chunk(start, stop):
         if start == 0:

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from skdpgd import DPLogisticRegression, DPRidge, PrivacyLedger, _gradients
+from skdpgd import DPLogisticRegression, DPRidge, PrivacyLedger
+from skdpgd._data import _gradients
 from skdpgd.accounting import sampled_sgd_bounds
 from skdpgd.losses import BinaryLogisticLoss
 from skdpgd.optim import noisy_sampled_gradient_descent

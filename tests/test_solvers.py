@@ -103,7 +103,7 @@ def test_n_iter_counts_the_steps_that_ran():
 
 
 def test_gram_pass_memory_is_bounded_and_the_same_for_every_n_jobs():
-    from skdpgd.solvers._data_access import (
+    from skdpgd._data._fit_data import (
         GRAM_MAX_CHUNKS, GRAM_PARTIALS_BYTES, FitData, _chunk_gram, gram_chunk_rows,
     )
 

@@ -5,8 +5,8 @@ things about the data, in this order:
 
 1. once, the Gram matrix :math:`\tilde G = \frac1n\sum_i \tilde x_i\tilde x_i^\top + E` with
    i.i.d. :math:`\mathcal N(0, \tau^2)` noise on its upper triangle
-   (:func:`skdpgd._gram.release_gram`): a Gaussian mechanism with replace-one sensitivity
-   :math:`S_G/n`, :math:`S_G = \sqrt2\,\tilde R^2` (:func:`skdpgd._gram.gram_sensitivity`,
+   (:func:`skdpgd._data._gram.release_gram`): a Gaussian mechanism with replace-one sensitivity
+   :math:`S_G/n`, :math:`S_G = \sqrt2\,\tilde R^2` (:func:`skdpgd._data._gram.gram_sensitivity`,
    proof there), hence :math:`\mu_G = S_G/(n\tau)`-GDP;
 2. K noisy averaged gradients :math:`g_k + \sigma Z_k`, each a Gaussian mechanism with
    replace-one sensitivity S/n (S the loss's per-example sensitivity), hence
@@ -88,7 +88,7 @@ def preconditioned_gd_gdp(
     n_steps : int
         K, the number of noisy gradients (K = 0: only the Gram is released).
     gram_sensitivity : float
-        :math:`S_G = \sqrt2\,\tilde R^2` (:func:`skdpgd._gram.gram_sensitivity`).
+        :math:`S_G = \sqrt2\,\tilde R^2` (:func:`skdpgd._data._gram.gram_sensitivity`).
     sensitivity : float
         S, replace-one sensitivity of a per-example gradient.
     n_samples : int

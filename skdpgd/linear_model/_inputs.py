@@ -12,7 +12,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from .._dask import is_dask_array, validate_dask_X_y
+from .._data._dask import is_dask_array, validate_dask_X_y
 from ..utils._sklearn_compat import (
     _check_y, _num_features, _num_samples, check_consistent_length, validate_data,
 )
@@ -29,7 +29,7 @@ class InputChecks:
         need the summed entries); any other accepted X is used as given.
 
         The finiteness of X is not checked here but by the fit's row-norm pass
-        (:meth:`~skdpgd._design.ClippedDesign.from_data`), chunked on the fit's
+        (:meth:`~skdpgd._data._design.ClippedDesign.from_data`), chunked on the fit's
         ``n_jobs`` threads: one read of X for both, refused with a "non-finite" error.
 
         X and y are validated one after the other, each through

@@ -7,7 +7,7 @@ from scipy.special import log_softmax
 from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._passes import scan_labels
+from .._data._passes import scan_labels
 from ..losses import BinaryLogisticLoss, MultinomialLogisticLoss
 from ..utils._sklearn_compat import Interval, LinearClassifierMixin, StrOptions, _fit_context
 from ..utils._validation import validate_private
@@ -308,7 +308,7 @@ class DPLogisticRegression(
         """Codes of y in ``classes`` (public), or in the labels of y when classes is None.
 
         One chunked pass over y on the fit's ``n_jobs`` threads (two without classes):
-        :func:`skdpgd._passes.scan_labels`; the result does not depend on ``n_jobs``.
+        :func:`skdpgd._data._passes.scan_labels`; the result does not depend on ``n_jobs``.
         """
         notes = []
         found, codes, unknown = validate_private(

@@ -11,7 +11,7 @@ from ..solvers import (  # noqa: F401
     make_solver,
 )
 from ..solvers._base import _cached_plan  # noqa: F401  (benchmarks clear the plan cache)
-from ..solvers._data_access import (  # noqa: F401
+from .._data._fit_data import (  # noqa: F401
     GRAM_MAX_CHUNKS,
     GRAM_PARTIALS_BYTES,
     _chunk_gram,

@@ -21,7 +21,7 @@ The solvers (see the user guide, "Solvers"):
 from ._auto import AutoSolver
 from ._base import PublicProblem, Solver
 from ._cyclic import CyclicSolver
-from ._data_access import FitData
+from .._data._fit_data import FitData
 from ._gd import gd_solver
 from ._gd_planning import (
     NoisyCyclicGDPlan,

@@ -9,7 +9,7 @@ Every solver has the same three methods, so that a new optimizer is one module:
 * ``report(plan, problem, notes) -> PrivacyReport``: the guarantee of that run, from the
   accountant that applies to it (:mod:`skdpgd.accounting`).
 * ``run(data, loss, plan, rng, callback) -> theta``: the run itself, on the row sums of
-  :class:`~skdpgd.solvers._data_access.FitData`; only the last iterate is returned.
+  :class:`~skdpgd._data._fit_data.FitData`; only the last iterate is returned.
 
 ``max_iter`` has one unit for all solvers: **passes over the data** (epochs). A full-batch
 step is one pass; one epoch of cyclic or sampled mini-batches is about one pass.

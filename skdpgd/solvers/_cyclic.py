@@ -14,7 +14,7 @@ from dataclasses import replace
 import numpy as np
 
 from .. import accounting
-from .._gradients import _single_threaded_blas
+from .._data._gradients import _single_threaded_blas
 from ..optim import cyclic_partition, noisy_cyclic_gradient_descent
 from ._base import AUTO_MAX_PASSES, Solver, check_learning_rate
 from ._gd_planning import (

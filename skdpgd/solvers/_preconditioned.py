@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._gradients import _single_threaded_blas
-from .._gram import gram_sensitivity, release_gram
+from .._data._gradients import _single_threaded_blas
+from .._data._gram import gram_sensitivity, release_gram
 from .._preconditioned import (
     MAX_DENSE_DIM,
     GramPreconditioner,
@@ -32,7 +32,7 @@ from .._preconditioned import (
 )
 from ..accounting._preconditioned import preconditioned_gd_report
 from ._base import Solver
-from ._data_access import _chunk_gram, gram_chunk_rows
+from .._data._fit_data import _chunk_gram, gram_chunk_rows
 from ._preconditioned_planning import plan_preconditioned_gd
 
 __all__ = ["PreconditionedPlan", "PreconditionedSolver"]

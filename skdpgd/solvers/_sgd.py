@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import accounting
-from .._gradients import _single_threaded_blas
+from .._data._gradients import _single_threaded_blas
 from ..optim import noisy_sampled_gradient_descent
 from ._base import AUTO_MAX_PASSES, Solver
 from ._sgd_planning import SGD_SAMPLING_RATES, plan_sampled_sgd

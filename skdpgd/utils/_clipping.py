@@ -28,7 +28,7 @@ because :math:`\min(1, R/\|x\|) = p \min(1/p, R/(p\|x\|))` and :math:`p\|x\| = \
 Every intermediate is finite for every finite row (:math:`\|p\,x\| < 4\sqrt d`, and
 :math:`\|p\,x\| \ge 1/2` whenever the second term is the minimum, so :math:`q \le 2R`), and
 a row inside the bound gets :math:`q = 1/p`, so :math:`q\,(p\,x) = x` exactly. The fit's
-design (:class:`skdpgd._design.ClippedDesign`) keeps the two per-row factors and applies
+design (:class:`skdpgd._data._design.ClippedDesign`) keeps the two per-row factors and applies
 them inside its products; the steps are the same for every row.
 """
 

@@ -6,7 +6,7 @@ r"""The Gram matrix of the clipped design and its Gaussian release.
     E_{jl} = E_{lj} \sim \mathcal N(0, \tau^2) \text{ independent for } j \le l,
 
 with :math:`\tilde x_i = (s_i x_i, b)` the clipped, intercept-augmented rows of a
-:class:`skdpgd._design.ClippedDesign` (:math:`\|\tilde x_i\| \le \tilde R`). The preconditioned
+:class:`skdpgd._data._design.ClippedDesign` (:math:`\|\tilde x_i\| \le \tilde R`). The preconditioned
 solver (:mod:`skdpgd._preconditioned`) uses :math:`\tilde G` to build a curvature
 majoriser once, before its noisy steps.
 
@@ -36,7 +36,7 @@ post-processing. ``tests/test_preconditioned.py`` checks the bound against brute
 over random and adversarial row pairs.
 
 No randomness enters :func:`gram_sum`: it is a pure function of the design, computed in row
-chunks (:func:`skdpgd._gradients.chunk_bounds`, a function of (n, d) only) and reduced in
+chunks (:func:`skdpgd._data._gradients.chunk_bounds`, a function of (n, d) only) and reduced in
 chunk order, so it is bit-identical for every ``n_jobs``. The noise is drawn once, by
 :func:`release_gram`, from the caller's generator.
 
@@ -74,10 +74,10 @@ def gram_sensitivity(row_norm):
 def _chunk_gram(coef, design, y):
     r"""Partial :math:`\sum_i \tilde x_i \tilde x_i^\top` over the rows of one chunk (worker side).
 
-    ``design`` is a :class:`~skdpgd._design.ClippedDesign` (its
-    :meth:`~skdpgd._design.ClippedDesign.gram`: every row as :math:`q_i (p_i x_i)`, the
+    ``design`` is a :class:`~skdpgd._data._design.ClippedDesign` (its
+    :meth:`~skdpgd._data._design.ClippedDesign.gram`: every row as :math:`q_i (p_i x_i)`, the
     same operations for every row) or a plain array / CSR matrix of rows already clipped;
-    ``coef`` and ``y`` are unused (the :class:`~skdpgd._gradients.ChunkedRowSums`
+    ``coef`` and ``y`` are unused (the :class:`~skdpgd._data._gradients.ChunkedRowSums`
     signature). Computed in float64 whatever the dtype of X (a chunk-sized temporary).
     """
     if hasattr(design, "gram"):
@@ -95,12 +95,12 @@ def gram_sum(design, *, n_jobs=None, chunk_size=None):
     Parameters
     ----------
     design : ClippedDesign, ndarray or CSR matrix of shape (n_samples, p)
-        The clipped rows (a :class:`~skdpgd._design.ClippedDesign` applies its row scales and
+        The clipped rows (a :class:`~skdpgd._data._design.ClippedDesign` applies its row scales and
         intercept column here without materialising the design).
     n_jobs : int or None
         joblib threads over row chunks; the result does not depend on it.
     chunk_size : int, optional
-        Rows per chunk (default: :func:`skdpgd._gradients.chunk_bounds`).
+        Rows per chunk (default: :func:`skdpgd._data._gradients.chunk_bounds`).
 
     Returns
     -------

@@ -7,7 +7,7 @@ changes:
 * X is rechunked so that every block holds whole rows (``{1: -1}``), and y is cut into the
   same row blocks;
 * every block is turned, on the worker that holds it, into a
-  :class:`~skdpgd._design.ClippedDesign` (row clipping is a per-row map) and *persisted*:
+  :class:`~skdpgd._data._design.ClippedDesign` (row clipping is a per-row map) and *persisted*:
   the data are read and placed once per fit;
 * each step sends the current coefficients, computes one partial gradient sum per block
   where the block lives, and adds the partial sums in block order in the parent (a fixed
@@ -129,7 +129,7 @@ def _split_by_block(rows, edges):
 
 class DaskRowSums:
     r"""Sums over the rows of a dask X, block by block where the blocks live, with the
-    interface of :class:`skdpgd._gradients.ChunkedRowSums` (``with`` block, then
+    interface of :class:`skdpgd._data._gradients.ChunkedRowSums` (``with`` block, then
     ``sum(coef)``, ``sum(coef, j)`` or ``sum_rows(coef, rows)``).
 
     A sum over a row set (a cyclic batch, a Poisson-sampled batch) is computed the same

@@ -1,7 +1,7 @@
 r"""Optional fused kernels: one read of each row per gradient, without the GIL.
 
 For the scalar-output losses (binary logistic, Huber, squared) on a dense
-:class:`~skdpgd._design.ClippedDesign`, the gradient sum of a row range is
+:class:`~skdpgd._data._design.ClippedDesign`, the gradient sum of a row range is
 
 .. math::
 
@@ -42,7 +42,7 @@ import math
 
 import numpy as np
 
-from .utils._clipping import exponent_cap
+from ..utils._clipping import exponent_cap
 
 __all__ = ["ENABLED", "available", "fused_gradient_sum", "fused_row_factors"]
 
@@ -125,7 +125,7 @@ def available():
 
 def _residual_kind(loss):
     """(kind, clip) for a supported loss, else None (by exact type: no subclass guesses)."""
-    from .losses import BinaryLogisticLoss, HuberLoss, SquaredLoss
+    from ..losses import BinaryLogisticLoss, HuberLoss, SquaredLoss
 
     if type(loss) is BinaryLogisticLoss:
         return _LOGISTIC, float(loss.residual_clip)
@@ -140,7 +140,7 @@ def fused_gradient_sum(method, coef, design, y):
     """``method(coef, design, y)`` by the fused kernel, or None when it does not apply.
 
     Applies when ``method`` is the ``gradient_sum`` of a supported loss, ``design`` is a
-    :class:`~skdpgd._design.ClippedDesign` over a dense C-contiguous float64 or float32
+    :class:`~skdpgd._data._design.ClippedDesign` over a dense C-contiguous float64 or float32
     array, and :func:`available`. Returns a float64 array of coef's shape.
     """
     from ._design import ClippedDesign

@@ -126,8 +126,8 @@ def cache_blocks(n_rows, n_features, itemsize=8):
 
 
 def _prescaled(rows, own=False):
-    """A chunk of a :class:`~skdpgd._design.ClippedDesign` with its rows pre-scaled once
-    for the products of one call (:meth:`~skdpgd._design.ClippedDesign.prescaled`): the
+    """A chunk of a :class:`~skdpgd._data._design.ClippedDesign` with its rows pre-scaled once
+    for the products of one call (:meth:`~skdpgd._data._design.ClippedDesign.prescaled`): the
     numpy path takes two products of each chunk. A dense chunk that is a private copy
     (``own``: rows gathered by an index) is scaled in place. Other row containers as they
     are."""
@@ -151,7 +151,7 @@ def _partial_sum(method, coef, X, y, start, stop, rows):
     else:
         index = rows[start:stop]
         fused = fused_gradient_sum(method, coef, X[index], y[index])
-    if fused is not None:  # one read of each row, GIL released (skdpgd._fused)
+    if fused is not None:  # one read of each row, GIL released (skdpgd._data._fused)
         return fused
     total = None
     itemsize = getattr(getattr(X, "dtype", None), "itemsize", 8)
@@ -203,9 +203,9 @@ class ChunkedRowSums:
     ``joblib.parallel_config(backend="dask")`` the data are scattered to the cluster
     once per fit instead of once per step.
 
-    On the numpy path each chunk of a :class:`~skdpgd._design.ClippedDesign` has its rows
+    On the numpy path each chunk of a :class:`~skdpgd._data._design.ClippedDesign` has its rows
     scaled by their powers of two once per call
-    (:meth:`~skdpgd._design.ClippedDesign.prescaled`, a chunk-sized temporary); when X is a
+    (:meth:`~skdpgd._data._design.ClippedDesign.prescaled`, a chunk-sized temporary); when X is a
     single chunk, that pre-scaled copy (one chunk of memory) is kept for the object's
     life, so small problems pay the scaling once per fit.
 
@@ -213,7 +213,7 @@ class ChunkedRowSums:
     ----------
     method : callable
         ``method(coef, X_rows, y_rows)`` returning a partial sum (e.g. ``loss.gradient_sum``).
-    X : ndarray, CSR matrix or :class:`skdpgd._design.ClippedDesign`
+    X : ndarray, CSR matrix or :class:`skdpgd._data._design.ClippedDesign`
     y : ndarray of shape (n_samples,)
     n_jobs : int or None
         joblib semantics: None means 1 unless an enclosing ``joblib.parallel_config``

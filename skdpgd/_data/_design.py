@@ -33,9 +33,9 @@ scaling :math:`\min(1, R/\|x_i\|)\,(x_i \cdot w)`.
 X may be a dense array or a CSR matrix, in float64 or float32. Products with a float32
 X are computed in float32 (``coef`` is cast, X never is: no upcast copy of X); the
 pre-scaled rows :math:`P X` of a chunk are a chunk-sized temporary in X's dtype (the fused
-kernel, :mod:`skdpgd._fused`, applies :math:`p_i` as it reads each entry instead); the
+kernel, :mod:`skdpgd._data._fused`, applies :math:`p_i` as it reads each entry instead); the
 row factors and the returned products are float64, and the row-chunk partial sums are
-added in float64 by :mod:`skdpgd._gradients`.
+added in float64 by :mod:`skdpgd._data._gradients`.
 """
 
 import numpy as np
@@ -43,7 +43,7 @@ import scipy.sparse as sp
 
 from ._fused import fused_row_factors
 from ._gradients import chunk_bounds
-from .utils._clipping import (
+from ..utils._clipping import (
     _positive_bound, check_finite_norms, clipping_factors, scaled_row_norms,
 )
 
@@ -53,7 +53,7 @@ __all__ = ["ClippedDesign", "clipping_scales"]
 def _chunk_factors(X, start, stop):
     """Per row of rows ``start:stop``, the power of two p and ``||p x||`` (worker side).
 
-    With the fused kernel (:func:`skdpgd._fused.fused_row_factors`) a dense chunk is read
+    With the fused kernel (:func:`skdpgd._data._fused.fused_row_factors`) a dense chunk is read
     once, without a float64 temporary; without it,
     :func:`~skdpgd.utils._clipping.scaled_row_norms` (the same steps in numpy, with
     chunk-sized temporaries). Either way the same operations for every row.
@@ -121,7 +121,7 @@ def _csr_row_view(X, rows):
 #: How a dense X is multiplied by a vector: ``"einsum"`` (numpy's einsum loop, the
 #: default) or ``"blas"`` (``X @ w``, OpenBLAS's gemv). On whole 4-32 MiB chunks einsum
 #: streams X as fast as gemv or faster on thin matrices; on rows already in cache (the
-#: second product of a cache-sized block, :data:`skdpgd._gradients.CACHE_BLOCK_BYTES`)
+#: second product of a cache-sized block, :data:`skdpgd._data._gradients.CACHE_BLOCK_BYTES`)
 #: gemv is about twice as fast (measured in benchmarks/README.md, "Scale":
 #: ``benchmarks/bandwidth.py --products einsum blas``).
 DENSE_PRODUCT = "einsum"
@@ -282,7 +282,7 @@ class ClippedDesign:
         r""":math:`\tilde X^\top \tilde X` in float64, block by block.
 
         The clipped features of each block of rows (about ``CHUNK_BYTES`` in float64,
-        :func:`~skdpgd._gradients.chunk_bounds`) are built in float64 as
+        :func:`~skdpgd._data._gradients.chunk_bounds`) are built in float64 as
         :math:`q_i (p_i x_i)`, in place, and the intercept column enters through the
         column sums, so no augmented copy and no temporary larger than a block is made,
         whatever the length of this design; every row goes through the same operations.

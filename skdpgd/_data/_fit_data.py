@@ -4,9 +4,9 @@ Data access, not solving: kept apart so that it can move down to the data layer
 (``skdpgd/_data/``) with the design and the row-sum passes.
 """
 
-from .._dask import DaskRowSums, is_dask_array
-from .._design import ClippedDesign
-from .._gradients import ChunkedRowSums
+from ._dask import DaskRowSums, is_dask_array
+from ._design import ClippedDesign
+from ._gradients import ChunkedRowSums
 
 __all__ = ["FitData", "GRAM_MAX_CHUNKS", "GRAM_PARTIALS_BYTES", "gram_chunk_rows"]
 
@@ -24,7 +24,7 @@ def gram_chunk_rows(n_samples, dim):
     At most ``min(GRAM_MAX_CHUNKS, GRAM_PARTIALS_BYTES / (8 d^2))`` chunks, so that the
     partial Gram matrices a parallel pass holds before its ordered reduction stay within
     ``GRAM_PARTIALS_BYTES``; each chunk is read in cache-sized blocks
-    (:meth:`~skdpgd._design.ClippedDesign.gram`).
+    (:meth:`~skdpgd._data._design.ClippedDesign.gram`).
     """
     n_chunks = max(1, min(GRAM_MAX_CHUNKS, GRAM_PARTIALS_BYTES // (8 * dim * dim)))
     return -(-int(n_samples) // n_chunks)
@@ -33,7 +33,7 @@ def gram_chunk_rows(n_samples, dim):
 def _chunk_gram(coef, design, y):
     r"""One chunk's :math:`\sum_i \tilde x_i \tilde x_i^\top` (worker side; coef, y unused).
 
-    Every row enters as its clipped value (:meth:`~skdpgd._design.ClippedDesign.gram`).
+    Every row enters as its clipped value (:meth:`~skdpgd._data._design.ClippedDesign.gram`).
     """
     return design.gram()
 
@@ -42,8 +42,8 @@ class FitData:
     """The validated data of one fit, reachable only as row sums (what solvers use).
 
     Rows are clipped to ``data_norm`` and the intercept column is appended lazily
-    (:class:`~skdpgd._design.ClippedDesign`); a dask array is summed block by block
-    where it lives (:class:`~skdpgd._dask.DaskRowSums`).
+    (:class:`~skdpgd._data._design.ClippedDesign`); a dask array is summed block by block
+    where it lives (:class:`~skdpgd._data._dask.DaskRowSums`).
 
     Parameters
     ----------
