@@ -19,7 +19,7 @@ et al. do not apply to a preconditioned step and are not claimed. Planned by
 they save).
 """
 
-from dataclasses import dataclass
+from dataclasses import replace
 
 import numpy as np
 
@@ -33,36 +33,13 @@ from .._preconditioned import (
 from ..accounting._preconditioned import preconditioned_gd_report
 from ._base import Solver
 from .._data._fit_data import _chunk_gram, gram_chunk_rows
-from ._preconditioned_planning import plan_preconditioned_gd
+from ._preconditioned_planning import PreconditionedGDPlan, plan_preconditioned_gd
 
 __all__ = ["PreconditionedPlan", "PreconditionedSolver"]
 
 
-@dataclass(frozen=True)
-class PreconditionedPlan:
-    """A Gram-preconditioned run (all public): the Gram noise, then K noisy steps."""
-
-    solver: Solver
-    strong_convexity: float
-    smoothness: float
-    learning_rate: float
-    noise_std: float
-    n_steps: int
-    gram_noise_std: float
-    margin: float
-    curvature: float
-    momentum: float
-    tolerance: float | None = None
-    notes: tuple = ()
-    gram_sensitivity: float = float("nan")
-
-    @property
-    def batch_size(self):
-        return None
-
-    @property
-    def n_epochs(self):
-        return None
+#: A Gram-preconditioned run: the planner's plan itself, with its solver.
+PreconditionedPlan = PreconditionedGDPlan
 
 
 class PreconditionedSolver(Solver):
@@ -93,14 +70,8 @@ class PreconditionedSolver(Solver):
             initial_distance=problem.largest_distance,
             strong_convexity=problem.strong_convexity, **kwargs,
         )
-        return PreconditionedPlan(
-            self, plan.strong_convexity, problem.data_smoothness + plan.strong_convexity,
-            plan.learning_rate, plan.noise_std, plan.n_steps, plan.gram_noise_std,
-            plan.margin, plan.curvature, plan.momentum,
-            # no noise (epsilon=inf): K is a cap and the run may stop on convergence
-            plan.tolerance if problem.max_iter is None else None,
-            gram_sensitivity=s_g,
-        )
+        return replace(plan, solver=self,
+                       smoothness=problem.data_smoothness + plan.strong_convexity)
 
     def _report(self, plan, problem, notes):
         return preconditioned_gd_report(

@@ -231,7 +231,11 @@ MOMENTA = (0.0, 0.5, 0.7, 0.8)
 
 @dataclass(frozen=True)
 class PreconditionedGDPlan:
-    """Run parameters chosen by :func:`plan_preconditioned_gd` (all public)."""
+    """Run parameters chosen by :func:`plan_preconditioned_gd` (all public).
+
+    It is also the plan the ``"preconditioned"`` solver runs (``solver``, ``notes`` and
+    the objective's ``smoothness`` set by the solver): passed down whole, not copied.
+    """
 
     n_steps: int
     noise_std: float
@@ -244,6 +248,10 @@ class PreconditionedGDPlan:
     momentum: float
     utility_proxy: float
     tolerance: float | None = None
+    gram_sensitivity: float = math.nan
+    smoothness: float = math.nan
+    solver: object = None
+    notes: tuple = ()
 
 
 def plan_preconditioned_gd(
@@ -370,5 +378,7 @@ def plan_preconditioned_gd(
         n_steps=k, noise_std=sigma, gram_noise_std=tau, gram_share=share,
         margin=gram_noise_margin(tau, dim, failure_probability), curvature=c,
         strong_convexity=float(lam), learning_rate=eta, momentum=beta, utility_proxy=proxy,
-        tolerance=NOISELESS_TOLERANCE if target == math.inf else None,
+        # no noise (epsilon=inf) and K not fixed: K is a cap, the run may stop on convergence
+        tolerance=NOISELESS_TOLERANCE if target == math.inf and n_steps is None else None,
+        gram_sensitivity=s_g,
     )

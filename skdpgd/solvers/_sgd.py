@@ -6,7 +6,7 @@ dp-accounting's PLD accountant; Altschuler and Talwar (NeurIPS 2022), eq. (3.3),
 bounded domain). See the theory page, "Sampled SGD".
 """
 
-from dataclasses import dataclass
+from dataclasses import replace
 
 import numpy as np
 
@@ -14,28 +14,13 @@ from .. import accounting
 from .._data._gradients import _single_threaded_blas
 from ..optim import noisy_sampled_gradient_descent
 from ._base import AUTO_MAX_PASSES, Solver
-from ._sgd_planning import SGD_SAMPLING_RATES, plan_sampled_sgd
+from ._sgd_planning import SGD_SAMPLING_RATES, SampledSGDPlan, plan_sampled_sgd
 
 __all__ = ["SampledPlan", "SampledSolver"]
 
 
-@dataclass(frozen=True)
-class SampledPlan:
-    """A Poisson-sampled noisy SGD run (all public)."""
-
-    solver: Solver
-    strong_convexity: float
-    smoothness: float
-    learning_rate: float
-    noise_std: float
-    n_steps: int
-    batch_size: int
-    gradient_bound: float
-    notes: tuple = ()
-
-    @property
-    def n_epochs(self):
-        return None
+#: A Poisson-sampled noisy SGD run: the planner's plan itself, with its solver.
+SampledPlan = SampledSGDPlan
 
 
 class SampledSolver(Solver):
@@ -62,10 +47,7 @@ class SampledSolver(Solver):
             strong_convexity=problem.strong_convexity, sampling_rates=tuple(rates),
             sampling="poisson", domain_radius=None, exact_passes=problem.max_iter is not None,
         )
-        return SampledPlan(
-            self, plan.strong_convexity, plan.smoothness, plan.learning_rate, plan.noise_std,
-            plan.n_steps, plan.batch_size, problem.gradient_bound,
-        )
+        return replace(plan, solver=self, gradient_bound=problem.gradient_bound)
 
     def _report(self, plan, problem, notes):
         return accounting.sampled_sgd_report(

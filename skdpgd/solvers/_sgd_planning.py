@@ -35,7 +35,11 @@ SGD_PASSES = (0.5, 1, 2, 3, 5, 8, 12, 20, 30, 50, 80, 120, 200)
 
 @dataclass(frozen=True)
 class SampledSGDPlan:
-    """Run parameters chosen by :func:`plan_sampled_sgd` (all public) and their guarantee."""
+    """Run parameters chosen by :func:`plan_sampled_sgd` (all public) and their guarantee.
+
+    It is also the plan the ``"sgd"`` solver runs (``solver``, ``notes`` and the
+    ``gradient_bound`` L set by the solver): passed down whole, not copied.
+    """
 
     sampling: str
     batch_size: int
@@ -48,6 +52,9 @@ class SampledSGDPlan:
     utility_proxy: float
     epsilon: float
     binding_bound: str
+    gradient_bound: float = math.nan
+    solver: object = None
+    notes: tuple = ()
 
 
 def sgd_sampling_variance(*, gradient_bound, batch_size, n_samples, sampling):
