@@ -17,10 +17,10 @@ gradient) / (that gradient): on a machine shared with other jobs, a ratio of tim
 seconds apart is far less noisy than a ratio of medians taken minutes apart. Bytes per
 second are medians too.
 
-Variants of the pass, compared in the same run: ``--cache-blocks`` (KiB of X per block
-inside a chunk, :data:`skdpgd._data._gradients.CACHE_BLOCK_BYTES`; 0 = a whole chunk in one call)
-and ``--products`` (:data:`skdpgd._data._design.DENSE_PRODUCT`: ``blas`` gemv or numpy
-``einsum``). Before the blocks, a gradient read X twice (``X w``, then ``X^T r``), so 0.5
+Variants of the pass, compared in the same run (switches of this benchmark; the library
+runs whole chunks with einsum products): ``--cache-blocks`` (KiB of X per block inside a
+chunk, summed block by block on the numpy path; 0 = a whole chunk in one call) and
+``--products`` (``blas`` gemv or numpy ``einsum``, the library's). Before the blocks, a gradient read X twice (``X w``, then ``X^T r``), so 0.5
 meant both passes at the floor; with blocks the second product reads the block from cache.
 
 Usage::
@@ -41,7 +41,7 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
-from skdpgd._data import _design, _fused, _gradients
+from skdpgd._data import _design, _fused
 from skdpgd._data._design import ClippedDesign
 from skdpgd._data._gradients import ChunkedRowSums
 from skdpgd.losses import BinaryLogisticLoss
@@ -52,6 +52,40 @@ DEFAULT_SHAPES = [
     (1_000_000, 10), (1_000_000, 100),
     (10_000_000, 10),
 ]
+
+
+#: The variant switches (they were library settings; the library keeps the defaults).
+CACHE_BLOCK_BYTES = None
+DENSE_PRODUCT = "einsum"
+_EINSUM = (_design._product, _design._transposed_product)
+
+
+def _set_product(product):
+    """The design's dense products: the library's einsum, or BLAS gemv (``X @ w``)."""
+    global DENSE_PRODUCT
+    DENSE_PRODUCT = product
+    if product == "blas":
+        _design._product = lambda X, w: np.asarray(X @ w)
+        _design._transposed_product = lambda X, r: X.T @ r
+    else:
+        _design._product, _design._transposed_product = _EINSUM
+
+
+def _method(gradient_sum):
+    """``gradient_sum``, or a chunk summed in cache-sized blocks (:data:`CACHE_BLOCK_BYTES`,
+    numpy path: the fused kernel takes only a loss's own ``gradient_sum``)."""
+    if CACHE_BLOCK_BYTES is None:
+        return gradient_sum
+
+    def blocked(coef, X, y):
+        size = max(64, CACHE_BLOCK_BYTES // (X.dtype.itemsize * max(1, X.shape[1])))
+        total = None
+        for a in range(0, X.shape[0], size):
+            part = np.asarray(gradient_sum(coef, X[a:a + size], y[a:a + size]), dtype=np.float64)
+            total = part.copy() if total is None else total + part
+        return total
+
+    return blocked
 
 
 def median_seconds(function, repeats):
@@ -113,9 +147,10 @@ def measure(X, y, n_jobs, repeats, cache_block_kib=None, product=None, fused=Non
     if fused is not None:
         _fused.ENABLED = fused == "on"
     if cache_block_kib is not None:
-        _gradients.CACHE_BLOCK_BYTES = None if cache_block_kib == 0 else cache_block_kib * 1024
+        global CACHE_BLOCK_BYTES
+        CACHE_BLOCK_BYTES = None if cache_block_kib == 0 else cache_block_kib * 1024
     if product is not None:
-        _design.DENSE_PRODUCT = product
+        _set_product(product)
     d = X.shape[1]
     design = ClippedDesign.from_data(X, 1.0, 1.0)
     coef = np.zeros(d + 1)
@@ -123,7 +158,7 @@ def measure(X, y, n_jobs, repeats, cache_block_kib=None, product=None, fused=Non
     floors, gradients, ratios = [], [], []
     with threadpool_limits(limits=1, user_api="blas"):
         read = floor_read(X, n_jobs)
-        sums = ChunkedRowSums(BinaryLogisticLoss().gradient_sum, design, y, n_jobs=n_jobs)
+        sums = ChunkedRowSums(_method(BinaryLogisticLoss().gradient_sum), design, y, n_jobs=n_jobs)
         with sums:
             read(), sums.sum(coef)  # warm caches, pools and page tables
             for _ in range(repeats):
@@ -131,8 +166,8 @@ def measure(X, y, n_jobs, repeats, cache_block_kib=None, product=None, fused=Non
                 floors.append(min(before, after))
                 gradients.append(gradient)
                 ratios.append(min(before, after) / gradient)
-    return dict(n_jobs=n_jobs, bytes=size, fused=_fused.available(), cache_block_KiB=_gradients.CACHE_BLOCK_BYTES and
-                _gradients.CACHE_BLOCK_BYTES // 1024, product=_design.DENSE_PRODUCT,
+    return dict(n_jobs=n_jobs, bytes=size, fused=_fused.available(), cache_block_KiB=CACHE_BLOCK_BYTES and
+                CACHE_BLOCK_BYTES // 1024, product=DENSE_PRODUCT,
                 floor_GBps=size / float(np.median(floors)) / 1e9,
                 gradient_GBps=size / float(np.median(gradients)) / 1e9,
                 ratio=float(np.median(ratios)), ratio_min=float(np.min(ratios)),
@@ -149,22 +184,23 @@ def profile_pass(args):
     rng = np.random.default_rng(0)
     X = make_X(n, d, args.dtypes[0], "dense", rng)
     y = (rng.random(n) < 0.5).astype(np.float64)
+    global CACHE_BLOCK_BYTES
     if args.cache_blocks[0] is not None:
-        _gradients.CACHE_BLOCK_BYTES = args.cache_blocks[0] * 1024 or None
+        CACHE_BLOCK_BYTES = args.cache_blocks[0] * 1024 or None
     if args.products[0] is not None:
-        _design.DENSE_PRODUCT = args.products[0]
+        _set_product(args.products[0])
     design = ClippedDesign.from_data(X, 1.0, 1.0)
     coef = np.zeros(d + 1)
     with threadpool_limits(limits=1, user_api="blas"):
-        with ChunkedRowSums(BinaryLogisticLoss().gradient_sum, design, y) as sums:
+        with ChunkedRowSums(_method(BinaryLogisticLoss().gradient_sum), design, y) as sums:
             sums.sum(coef)
             profiler = cProfile.Profile()
             profiler.enable()
             for _ in range(args.repeats):
                 sums.sum(coef)
             profiler.disable()
-    print(f"{n} x {d} {args.dtypes[0]}, block {_gradients.CACHE_BLOCK_BYTES} B, "
-          f"product {_design.DENSE_PRODUCT}, {args.repeats} passes")
+    print(f"{n} x {d} {args.dtypes[0]}, block {CACHE_BLOCK_BYTES} B, "
+          f"product {DENSE_PRODUCT}, {args.repeats} passes")
     pstats.Stats(profiler).sort_stats("tottime").print_stats(12)
 
 

@@ -49,8 +49,10 @@ from threadpoolctl import threadpool_limits
 
 from skdpgd import DPLogisticRegression, DPRidge
 from skdpgd._data._design import ClippedDesign
-from skdpgd._data._gradients import ChunkedRowSums, _single_threaded_blas
-from skdpgd._data._gram import gram_sensitivity, gram_sum, release_gram
+from skdpgd._data._chunks import single_threaded_blas
+from skdpgd._data._gradients import ChunkedRowSums
+from skdpgd._data._gram import gram_sum
+from skdpgd._gram_release import gram_sensitivity, release_gram
 from skdpgd._preconditioned import GramPreconditioner, preconditioned_noisy_gradient_descent
 from skdpgd.accounting import epsilon_delta_to_gdp
 from skdpgd.accounting._preconditioned import calibrate_preconditioned_gd, preconditioned_gd_gdp
@@ -121,11 +123,11 @@ def run_preconditioned(X, y, setup, rng, *, tau, sigma, margin, steps, momentum,
                        tolerance=None, callback=None):
     """Clip, Gram, release, preconditioner, K noisy steps: returns theta (last column: b)."""
     n = X.shape[0]
-    with _single_threaded_blas():  # one BLAS thread for the whole fit (as the estimators' loop)
-        design = ClippedDesign.from_data(X, 1.0, setup["b"])
-        released = release_gram(gram_sum(design), n, tau, rng)
+    design = ClippedDesign.from_data(X, 1.0, setup["b"])
+    # one BLAS thread for the whole fit, the data placed once for both passes (as the solver)
+    with single_threaded_blas(), ChunkedRowSums(setup["loss"].gradient_sum, design, y) as sums:
+        released = release_gram(gram_sum(sums, n, X.shape[1] + 1), n, tau, rng)
         P = GramPreconditioner(released, curvature=setup["c"], margin=margin, strong_convexity=lam)
-    with _single_threaded_blas(), ChunkedRowSums(setup["loss"].gradient_sum, design, y) as sums:
         return preconditioned_noisy_gradient_descent(
             lambda t: sums.sum(t) / n + lam * t, np.zeros(X.shape[1] + 1), preconditioner=P,
             learning_rate=1.0, noise_std=sigma, n_steps=steps, rng=rng, momentum=momentum,
@@ -142,7 +144,7 @@ def run_nesterov(X, y, setup, rng, *, epsilon, steps, lam, momentum=0.9):
         mu = epsilon_delta_to_gdp(epsilon, DELTA)
         sigma = math.sqrt(steps) * setup["loss"].sensitivity(setup["rt"]) / (n * mu) * (1 + 1e-9)
     design = ClippedDesign.from_data(X, 1.0, setup["b"])
-    with _single_threaded_blas(), ChunkedRowSums(setup["loss"].gradient_sum, design, y) as sums:
+    with single_threaded_blas(), ChunkedRowSums(setup["loss"].gradient_sum, design, y) as sums:
         return preconditioned_noisy_gradient_descent(
             lambda t: sums.sum(t) / n + lam * t, np.zeros(d + 1),
             preconditioner=lambda v: v / beta, learning_rate=1.0, noise_std=sigma,

@@ -16,7 +16,7 @@ c = 1 for the squared and Huber losses, and for the softmax loss over k classes
 :math:`\nabla^2 \preceq \frac12 (I_k - \frac1k 11^\top)\otimes G \preceq \frac12 I_k \otimes G`
 (Böhning 1992), so c = 1/2 with the same d x d matrix for every class.
 
-Only a noisy Gram :math:`\tilde G = G + E` can be used privately (:mod:`skdpgd._data._gram`).
+Only a noisy Gram :math:`\tilde G = G + E` can be used privately (:mod:`skdpgd._gram_release`).
 :class:`GramPreconditioner` builds
 
 .. math::
@@ -60,7 +60,9 @@ class GramPreconditioner:
     Parameters
     ----------
     gram : ndarray of shape (p, p)
-        The released (noisy) averaged Gram :math:`\tilde G`; symmetrised here.
+        The released (noisy) averaged Gram :math:`\tilde G`, exactly symmetric (the Gram
+        pass symmetrises the sum once, :func:`skdpgd._data._gram.gram_sum`, and the release
+        adds a mirrored noise, :func:`skdpgd._gram_release.release_gram`).
     curvature : float
         c > 0, the loss's bound on :math:`l''` (module docstring).
     margin : float
@@ -81,6 +83,8 @@ class GramPreconditioner:
             raise ValueError(f"gram must be a square matrix, got shape {gram.shape}.")
         if not np.all(np.isfinite(gram)):
             raise ValueError("gram has non-finite entries; it must be a released finite matrix.")
+        if not np.array_equal(gram, gram.T):
+            raise ValueError("gram must be exactly symmetric (a released Gram matrix is).")
         if gram.shape[0] > MAX_DENSE_DIM:
             raise ValueError(
                 f"the Gram matrix has {gram.shape[0]} columns, more than {MAX_DENSE_DIM}: its "
@@ -98,7 +102,7 @@ class GramPreconditioner:
                 "the preconditioner needs a positive floor c * margin + strong_convexity; got "
                 f"curvature={c!r}, margin={m!r}, strong_convexity={lam!r}. Pass lam > 0."
             )
-        w, vectors = np.linalg.eigh(0.5 * (gram + gram.T))
+        w, vectors = np.linalg.eigh(gram)
         self.eigenvalues = c * np.maximum(w + m, m) + lam
         self.eigenvectors = vectors
         self.curvature, self.margin, self.strong_convexity = c, m, lam

@@ -170,6 +170,14 @@ class BinaryLogisticLoss(_ScalarOutputLoss):
         c in (0, 1].
     """
 
+    #: The fused kernel of the data layer computing :meth:`gradient_sum` (skdpgd._data._fused).
+    fused_kernel = "logistic"
+
+    @property
+    def fused_residual_clip(self):
+        """The residual clip c the fused kernel applies."""
+        return self.residual_clip
+
     def __init__(self, residual_clip=1.0):
         c = _positive("residual_clip", residual_clip)
         if c > 1.0:
@@ -498,6 +506,14 @@ class HuberLoss(_ScalarOutputLoss):
         The public threshold c > 0.
     """
 
+    #: The fused kernel of the data layer computing :meth:`gradient_sum` (skdpgd._data._fused).
+    fused_kernel = "clipped_linear"
+
+    @property
+    def fused_residual_clip(self):
+        """The residual clip c the fused kernel applies."""
+        return self.residual_clip
+
     def __init__(self, residual_clip):
         self.residual_clip = _positive("residual_clip", residual_clip)
 
@@ -631,6 +647,11 @@ class SquaredLoss(_ScalarOutputLoss):
     Runs that use this loss must project every iterate onto the ball of radius r
     (:func:`skdpgd.optim.ball_projection`), or the constants do not hold.
     """
+
+    #: The fused kernel of the data layer computing :meth:`gradient_sum` (skdpgd._data._fused),
+    #: with no residual clip.
+    fused_kernel = "clipped_linear"
+    fused_residual_clip = math.inf
 
     def value_sum(self, coef, X, y, sample_weight=None):
         r"""Sum over rows of :math:`\tfrac12(\theta\cdot x_i - y_i)^2`.

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from skdpgd.utils._clipping import add_intercept_column, clip_rows, clip_targets, row_norms
+from skdpgd.utils._clipping import clip_rows, clip_targets, row_norms
 
 
 def make_rows(rng, n=200, d=6, R=1.5):
@@ -98,15 +98,15 @@ def test_clip_targets():
         clip_targets(y, 0.0)
 
 
-def test_add_intercept_column_dense_and_csr():
+def test_intercept_column_of_the_design_dense_and_csr():
+    from skdpgd._data._design import ClippedDesign
+
     X = np.array([[1.0, 2.0], [0.0, 0.0]])
-    dense = add_intercept_column(X, 0.5)
+    dense = ClippedDesign.from_data(X, 10.0, 0.5).toarray()
     np.testing.assert_array_equal(dense, [[1.0, 2.0, 0.5], [0.0, 0.0, 0.5]])
-    sparse = add_intercept_column(sp.csr_matrix(X), 0.5)
-    assert sp.issparse(sparse) and sparse.format == "csr"
+    sparse = ClippedDesign.from_data(sp.csr_matrix(X), 10.0, 0.5)
     np.testing.assert_array_equal(sparse.toarray(), dense)
     # the augmented rows obey the bound sqrt(R^2 + b^2)
     rng = np.random.default_rng(2)
-    Xc = clip_rows(rng.standard_normal((50, 4)) * 5, 2.0)
-    aug = add_intercept_column(Xc, 1.5)
+    aug = ClippedDesign.from_data(rng.standard_normal((50, 4)) * 5, 2.0, 1.5).toarray()
     assert np.all(np.linalg.norm(aug, axis=1) <= np.hypot(2.0, 1.5) * (1 + 1e-14))

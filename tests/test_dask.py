@@ -8,7 +8,7 @@ import pytest
 from joblib import parallel_config
 
 from skdpgd import DPLogisticRegression, DPRidge
-from skdpgd._data import _gradients
+from skdpgd._data import _chunks
 from skdpgd._data._design import ClippedDesign
 
 distributed = pytest.importorskip("distributed")
@@ -40,7 +40,7 @@ def _problem(n=2000, d=8, seed=0):
     ],
 )
 def test_dask_backend_gives_the_same_model_and_scatters_once(client, make, use_target, monkeypatch):
-    monkeypatch.setattr(_gradients, "CHUNK_BYTES", 1)  # many chunks: work really is sent
+    monkeypatch.setattr(_chunks, "CHUNK_BYTES", 1)  # many chunks: work really is sent
     X, labels, target = _problem()
     y = target if use_target else labels
     reference = make().fit(X, y)

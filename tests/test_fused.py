@@ -11,6 +11,7 @@ import scipy.sparse as sp
 
 from skdpgd import DPLogisticRegression, DPRidge
 from skdpgd._data import _fused
+from skdpgd._data._design import fused_gradient_sum
 from skdpgd._data._design import ClippedDesign
 from skdpgd.losses import BinaryLogisticLoss, HuberLoss, MultinomialLogisticLoss, SquaredLoss
 
@@ -34,7 +35,7 @@ def _design(dtype, intercept, seed=0, n=3000, d=17):
 def test_fused_kernel_gives_the_numpy_sum(loss, dtype, intercept):
     design, y, rng = _design(dtype, intercept)
     coef = rng.standard_normal(design.shape[1]) * 3.0
-    fused = _fused.fused_gradient_sum(loss.gradient_sum, coef, design, y)
+    fused = fused_gradient_sum(loss.gradient_sum, coef, design, y)
     assert fused is not None and fused.dtype == np.float64 and np.all(np.isfinite(fused))
     reference = loss.gradient_sum(coef, design.toarray(), y)  # materialised, float64
     # The numpy path computes float32 products in float32 (relative rounding ~6e-8 per
@@ -48,13 +49,13 @@ def test_kernel_declines_what_it_does_not_handle():
     design, y, rng = _design(np.float64, True)
     coef = rng.standard_normal(design.shape[1])
     multinomial = MultinomialLogisticLoss(3)
-    assert _fused.fused_gradient_sum(multinomial.gradient_sum, np.ones((3, 18)), design, y) is None
+    assert fused_gradient_sum(multinomial.gradient_sum, np.ones((3, 18)), design, y) is None
     loss = BinaryLogisticLoss()
-    assert _fused.fused_gradient_sum(loss.value_sum, coef, design, y) is None
+    assert fused_gradient_sum(loss.value_sum, coef, design, y) is None
     csr = ClippedDesign.from_data(sp.csr_matrix(design.X[:50]), 1.3, 0.7)
-    assert _fused.fused_gradient_sum(loss.gradient_sum, coef, csr, y[:50]) is None
+    assert fused_gradient_sum(loss.gradient_sum, coef, csr, y[:50]) is None
     strided = ClippedDesign(design.X[:, ::2], design.pre_scale, design.post_scale, 0.7)
-    assert _fused.fused_gradient_sum(loss.gradient_sum, coef[:10], strided, y) is None
+    assert fused_gradient_sum(loss.gradient_sum, coef[:10], strided, y) is None
 
 
 @pytest.mark.parametrize("make, target", [
@@ -84,7 +85,7 @@ def test_numpy_path_when_disabled(monkeypatch):
     assert not _fused.available()
     design, y, rng = _design(np.float64, True)
     loss = BinaryLogisticLoss()
-    assert _fused.fused_gradient_sum(loss.gradient_sum, np.zeros(18), design, y) is None
+    assert fused_gradient_sum(loss.gradient_sum, np.zeros(18), design, y) is None
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])

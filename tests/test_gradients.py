@@ -5,8 +5,8 @@ import pytest
 import scipy.sparse as sp
 from threadpoolctl import threadpool_info
 
-from skdpgd._data import _design, _gradients
-from skdpgd._data._gradients import chunk_bounds, gradient_sum, value_sum
+from skdpgd._data import _chunks, _design, _gradients
+from skdpgd._data._chunks import chunk_bounds, single_threaded_blas
 from skdpgd.losses import BinaryLogisticLoss, HuberLoss, MultinomialLogisticLoss, SquaredLoss
 
 
@@ -30,6 +30,18 @@ def make_problem(name, n, d, rng, sparse=False):
 LOSSES = ["binary", "multinomial", "huber", "squared"]
 
 
+def gradient_sum(loss, coef, X, y, *, n_jobs=None, chunk_size=None):
+    """One chunked sum of the per-row gradients (the engine of a fit, used once)."""
+    with _gradients.ChunkedRowSums(loss.gradient_sum, X, y, n_jobs=n_jobs, chunk_size=chunk_size) as sums:
+        return sums.sum(coef)
+
+
+def value_sum(loss, coef, X, y, *, n_jobs=None, chunk_size=None):
+    """One chunked sum of the per-row losses."""
+    with _gradients.ChunkedRowSums(loss.value_sum, X, y, n_jobs=n_jobs, chunk_size=chunk_size) as sums:
+        return float(sums.sum(coef))
+
+
 def test_chunk_bounds_depend_on_shape_only_and_cover_rows():
     for n, d in [(1, 1), (10, 3), (1000, 1000), (100_000, 20), (5000, 10**6)]:
         bounds = chunk_bounds(n, d)
@@ -37,7 +49,7 @@ def test_chunk_bounds_depend_on_shape_only_and_cover_rows():
         assert all(b0[1] == b1[0] for b0, b1 in zip(bounds, bounds[1:]))
         sizes = [b - a for a, b in bounds]
         assert max(sizes) - min(sizes) <= 1 and min(sizes) >= 1
-        target = max(_gradients.MIN_CHUNK_ROWS, _gradients.CHUNK_BYTES // (8 * d))
+        target = max(_chunks.MIN_CHUNK_ROWS, _chunks.CHUNK_BYTES // (8 * d))
         assert max(sizes) <= target and len(bounds) == -(-n // target)
     assert chunk_bounds(10, 3, chunk_size=4) == [(0, 4), (4, 8), (8, 10)]
     # ~4 MiB of float64 per chunk
@@ -106,44 +118,27 @@ def test_mismatched_lengths_raise():
         gradient_sum(BinaryLogisticLoss(), np.zeros(2), np.ones((3, 2)), np.ones(2))
 
 
-def test_cache_blocks_depend_on_shape_and_dtype_only_and_cover_the_chunk(monkeypatch):
-    monkeypatch.setattr(_gradients, "CACHE_BLOCK_BYTES", 2**20)
-    blocks = _gradients.cache_blocks(5000, 100)  # 1 MiB / 800 B = 1310 rows per block
-    assert blocks == [(0, 1310), (1310, 2620), (2620, 3930), (3930, 5000)]
-    assert _gradients.cache_blocks(5000, 100, itemsize=4)[0] == (0, 2621)
-    assert _gradients.cache_blocks(10, 10**6) == [(0, 10)]  # MIN_CHUNK_ROWS rows at least
-    monkeypatch.setattr(_gradients, "CACHE_BLOCK_BYTES", None)
-    assert _gradients.cache_blocks(5000, 100) == [(0, 5000)]
+def test_blas_limit_is_entered_once_when_nested(monkeypatch):
+    # A solver's loop holds the limit and its row sums ask for it again: threadpoolctl's
+    # limit is entered once, and the pools are restored when the outer context leaves.
+    with single_threaded_blas():  # builds the controller
+        pass
+    entered = []
+    original = type(_chunks._CONTROLLER).limit
+    monkeypatch.setattr(type(_chunks._CONTROLLER), "limit",
+                        lambda self, **kw: entered.append(kw) or original(self, **kw))
+    rng = np.random.default_rng(3)
+    loss, coef, X, y = make_problem("binary", 2000, 9, rng, False)
+    with single_threaded_blas():
+        with _gradients.ChunkedRowSums(loss.gradient_sum, X, y, chunk_size=97) as sums:
+            sums.sum(coef)
+        assert _chunks._HOLDERS == 1
+    assert entered == [{"limits": 1}] and _chunks._HOLDERS == 0
 
 
-@pytest.mark.parametrize("product", ["einsum", "blas"])
-@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
-@pytest.mark.parametrize("name", LOSSES)
-def test_cache_blocks_inside_chunks_keep_sums_and_bit_identity(name, sparse, product, monkeypatch):
-    # Blocks of 64 rows inside chunks of 300 rows: several blocks per chunk, summed in
-    # block order by the worker; the chunk partial sums in chunk order by the parent.
-    monkeypatch.setattr(_gradients, "CACHE_BLOCK_BYTES", 1)
-    monkeypatch.setattr(_design, "DENSE_PRODUCT", product)
-    rng = np.random.default_rng(5)
-    loss, coef, X, y = make_problem(name, 2000, 9, rng, sparse)
-    ref = gradient_sum(loss, coef, X, y, n_jobs=1, chunk_size=300)
-    # Same maths, other grouping of the additions: agreement to rounding (1e-12 relative
-    # is ~1e4 ulps; a lost or doubled block would be off by ~1e-2).
-    np.testing.assert_allclose(ref, loss.gradient_sum(coef, X, y), rtol=1e-12, atol=1e-12)
-    for n_jobs in (2, -1):
-        assert np.array_equal(gradient_sum(loss, coef, X, y, n_jobs=n_jobs, chunk_size=300), ref)
-    rows = rng.permutation(2000)[:1100]  # a row set: each block gathers its own rows
-    with _gradients.ChunkedRowSums(loss.gradient_sum, X, y, chunk_size=300, row_sets=[rows]) as sums:
-        subset = sums.sum(coef, 0)
-    np.testing.assert_allclose(subset, loss.gradient_sum(coef, X[rows], y[rows]),
-                               rtol=1e-12, atol=1e-12)
-
-
-@pytest.mark.parametrize("product", ["einsum", "blas"])
-def test_both_dense_products_keep_huge_finite_rows_clipped(product, monkeypatch):
+def test_dense_products_keep_huge_finite_rows_clipped():
     # A finite row whose plain product would overflow enters as q (p x): its gradient term
-    # is the clipped row's, with either product (the materialised design is the reference).
-    monkeypatch.setattr(_design, "DENSE_PRODUCT", product)
+    # is the clipped row's (the materialised design is the reference).
     rng = np.random.default_rng(6)
     X = rng.standard_normal((200, 3))
     X[17] = [1.2e308, -1.2e308, 0.0]

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from skdpgd._data._gradients import chunk_bounds, gradient_sum
+from skdpgd._data._chunks import chunk_bounds
+from skdpgd._data._gradients import ChunkedRowSums
 from skdpgd.losses import BinaryLogisticLoss, MultinomialLogisticLoss
 from skdpgd.optim import (
     ball_projection,
@@ -12,7 +13,13 @@ from skdpgd.optim import (
     noisy_cyclic_gradient_descent,
     noisy_gradient_descent,
 )
-from skdpgd.utils._clipping import add_intercept_column, clip_rows, row_norms
+from skdpgd.utils._clipping import clip_rows, row_norms
+
+
+def gradient_sum(loss, coef, X, y, *, n_jobs=None, chunk_size=None):
+    """One chunked sum of the per-row gradients (the engine of a fit, used once)."""
+    with ChunkedRowSums(loss.gradient_sum, X, y, n_jobs=n_jobs, chunk_size=chunk_size) as sums:
+        return sums.sum(coef)
 
 
 def test_clip_rows_dense_and_sparse():
@@ -27,12 +34,6 @@ def test_clip_rows_dense_and_sparse():
     assert not np.shares_memory(clipped, X)
     with pytest.raises(ValueError, match="max_norm"):
         clip_rows(X, 0.0)
-
-
-def test_intercept_column():
-    X = np.arange(6.0).reshape(3, 2)
-    np.testing.assert_array_equal(add_intercept_column(X, 2.5)[:, -1], 2.5)
-    np.testing.assert_array_equal(add_intercept_column(sp.csr_matrix(X), 2.5).toarray(), add_intercept_column(X, 2.5))
 
 
 @pytest.mark.parametrize("loss", [BinaryLogisticLoss(), MultinomialLogisticLoss(3)], ids=str)

@@ -10,7 +10,8 @@ from scipy.optimize import minimize
 
 from skdpgd._data._design import ClippedDesign
 from skdpgd._data._gradients import ChunkedRowSums
-from skdpgd._data._gram import gram_sensitivity, gram_sum, release_gram, symmetric_gaussian
+from skdpgd._data._gram import gram_sum
+from skdpgd._gram_release import gram_sensitivity, release_gram, symmetric_gaussian
 from skdpgd._preconditioned import GramPreconditioner, preconditioned_noisy_gradient_descent
 from skdpgd.accounting import epsilon_delta_to_gdp, gdp_to_epsilon
 from skdpgd.accounting._preconditioned import (
@@ -40,6 +41,12 @@ def design(rng, n=300, d=6, sparse=False, dtype=np.float64, b=0.7):
 # -- the Gram ------------------------------------------------------------------------------
 
 
+def _gram(des, *, n_jobs=None, chunk_size=None):
+    """The Gram pass of a fit over the design ``des`` (row sums opened for it alone)."""
+    with ChunkedRowSums(None, des, np.zeros(des.shape[0]), n_jobs=n_jobs) as sums:
+        return gram_sum(sums, des.shape[0], des.shape[1], chunk_size=chunk_size)
+
+
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("b", [0.7, None])
@@ -48,7 +55,7 @@ def test_gram_sum_equals_dense_product(sparse, dtype, b):
     des = design(rng, sparse=sparse, dtype=dtype, b=b)
     dense = des.toarray()
     expected = dense.T @ dense
-    got = gram_sum(des, chunk_size=37)
+    got = _gram(des, chunk_size=37)
     tol = 1e-5 if dtype == np.float32 else 1e-10  # float32 X is cast per chunk, exactly
     np.testing.assert_allclose(got, expected, rtol=tol, atol=tol)
     np.testing.assert_array_equal(got, got.T)
@@ -58,8 +65,8 @@ def test_gram_sum_equals_dense_product(sparse, dtype, b):
 def test_gram_sum_is_bit_identical_for_every_n_jobs():
     rng = np.random.default_rng(1)
     des = design(rng, n=2000, d=9)
-    one = gram_sum(des, n_jobs=1, chunk_size=128)
-    two = gram_sum(des, n_jobs=2, chunk_size=128)
+    one = _gram(des, n_jobs=1, chunk_size=128)
+    two = _gram(des, n_jobs=2, chunk_size=128)
     np.testing.assert_array_equal(one, two)
 
 
@@ -104,8 +111,8 @@ def test_gram_sum_of_neighbouring_data_sets_moves_by_at_most_the_sensitivity():
     for trial in range(50):
         Xp = X.copy()
         Xp[trial % 50] = rng.standard_normal(4) * 10.0 ** rng.integers(-3, 300)  # huge finite
-        g = gram_sum(ClippedDesign.from_data(X, 1.0, 0.5))
-        gp = gram_sum(ClippedDesign.from_data(Xp, 1.0, 0.5))
+        g = _gram(ClippedDesign.from_data(X, 1.0, 0.5))
+        gp = _gram(ClippedDesign.from_data(Xp, 1.0, 0.5))
         assert np.linalg.norm(upper(g - gp)) <= gram_sensitivity(math.hypot(1.0, 0.5)) * (1 + 1e-12)
 
 
@@ -306,9 +313,9 @@ def test_whole_run_is_bit_identical_for_every_n_jobs():
 
     def fit(n_jobs):
         run_rng = np.random.default_rng(0)
-        gram = release_gram(gram_sum(des, n_jobs=n_jobs, chunk_size=256), 3000, 1e-3, run_rng)
-        P = GramPreconditioner(gram, curvature=0.25, margin=0.01, strong_convexity=1e-4)
         with ChunkedRowSums(loss.gradient_sum, des, y, n_jobs=n_jobs, chunk_size=256) as sums:
+            gram = release_gram(gram_sum(sums, 3000, 9, chunk_size=256), 3000, 1e-3, run_rng)
+            P = GramPreconditioner(gram, curvature=0.25, margin=0.01, strong_convexity=1e-4)
             return preconditioned_noisy_gradient_descent(
                 lambda t: sums.sum(t) / 3000 + 1e-4 * t, np.zeros(9), preconditioner=P,
                 learning_rate=1.0, noise_std=1e-3, n_steps=10, rng=run_rng, momentum=0.5,

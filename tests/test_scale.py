@@ -15,7 +15,7 @@ from joblib import parallel_config
 from sklearn.base import clone
 
 from skdpgd import DPLogisticRegression, DPRidge
-from skdpgd._data import _gradients
+from skdpgd._data import _chunks
 from skdpgd.accounting import noisy_cyclic_gd_gdp
 from skdpgd.losses import BinaryLogisticLoss
 from skdpgd.optim import cyclic_partition, noisy_cyclic_gradient_descent
@@ -47,7 +47,7 @@ def _fit(make, n_classes, X, y, target, **params):
 @pytest.fixture
 def small_chunks(monkeypatch):
     """Chunks of 64 rows (the minimum) so that small problems have many chunks."""
-    monkeypatch.setattr(_gradients, "CHUNK_BYTES", 1)
+    monkeypatch.setattr(_chunks, "CHUNK_BYTES", 1)
 
 
 @pytest.mark.parametrize("solver", ["gd", "cyclic"])
@@ -223,8 +223,14 @@ def test_clone_keeps_scale_parameters():
         DPRidge(solver="sag", y_bound=1.0).fit(np.ones((4, 1)), np.ones(4))
 
 
+def clipping_scales(X, max_norm, *, n_jobs=None):
+    """s_i = p_i q_i = min(1, R/||x_i||) of the fit's design (its row factors)."""
+    from skdpgd._data._design import ClippedDesign
+
+    return ClippedDesign.from_data(X, max_norm, n_jobs=n_jobs).row_scale
+
+
 def test_clipping_scales_do_not_depend_on_n_jobs(small_chunks):
-    from skdpgd._data._design import clipping_scales
 
     X, _, _ = _sparse_problem(n=3000, d=40)
     expected = np.minimum(1.0, 1.0 / np.maximum(np.linalg.norm(X, axis=1), 1e-300))

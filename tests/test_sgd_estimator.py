@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from skdpgd import DPLogisticRegression, DPRidge, PrivacyLedger
-from skdpgd._data import _gradients
+from skdpgd._data import _chunks
 from skdpgd.accounting import sampled_sgd_bounds
 from skdpgd.losses import BinaryLogisticLoss
 from skdpgd.optim import noisy_sampled_gradient_descent
@@ -51,7 +51,7 @@ def test_sgd_run_is_the_documented_loop_and_meets_its_target():
 
 
 def test_sgd_model_is_bit_identical_for_every_n_jobs(monkeypatch):
-    monkeypatch.setattr(_gradients, "CHUNK_BYTES", 1)  # several chunks per batch
+    monkeypatch.setattr(_chunks, "CHUNK_BYTES", 1)  # several chunks per batch
     X, y = _problem(n=3000)
     kwargs = dict(epsilon=1.0, C=1.0, solver="sgd", batch_size=600, max_iter=2, random_state=1)
     reference = DPLogisticRegression(**kwargs).fit(X, y)

@@ -25,7 +25,7 @@ persisted blocks in this process's memory.
 import numpy as np
 
 from ._design import ClippedDesign
-from ._fused import fused_gradient_sum
+from ._design import fused_gradient_sum
 
 __all__ = ["DaskRowSums", "is_dask_array", "validate_dask_X_y"]
 

@@ -35,19 +35,21 @@ X are computed in float32 (``coef`` is cast, X never is: no upcast copy of X); t
 pre-scaled rows :math:`P X` of a chunk are a chunk-sized temporary in X's dtype (the fused
 kernel, :mod:`skdpgd._data._fused`, applies :math:`p_i` as it reads each entry instead); the
 row factors and the returned products are float64, and the row-chunk partial sums are
-added in float64 by :mod:`skdpgd._data._gradients`.
+added in float64 by :mod:`skdpgd._data._gradients`. The fused kernel is chosen by the
+name the loss declares (:func:`fused_gradient_sum`), never by the loss's type.
 """
 
 import numpy as np
 import scipy.sparse as sp
 
-from ._fused import fused_row_factors
-from ._gradients import chunk_bounds
 from ..utils._clipping import (
     _positive_bound, check_finite_norms, clipping_factors, scaled_row_norms,
 )
+from ._chunks import chunk_bounds
+from ._fused import fused_gradient, fused_row_factors
+from ._passes import map_chunks
 
-__all__ = ["ClippedDesign", "clipping_scales"]
+__all__ = ["ClippedDesign", "fused_gradient_sum"]
 
 
 def _chunk_factors(X, start, stop):
@@ -75,34 +77,12 @@ def _row_factors(X, max_norm, *, n_jobs=None):
     :func:`~skdpgd.utils._clipping.check_finite_norms`, one reduction over every row), so
     the fit reads X once for both, on the fit's threads.
     """
-    from ._passes import map_chunks
-
     bounds = chunk_bounds(X.shape[0], X.shape[1])
     parts = map_chunks(lambda start, stop: _chunk_factors(X, start, stop), bounds, n_jobs)
     pre = np.concatenate([part[0] for part in parts]) if parts else np.empty(0)
     scaled_norm = np.concatenate([part[1] for part in parts]) if parts else np.empty(0)
     check_finite_norms(scaled_norm)
     return pre, clipping_factors(pre, scaled_norm, max_norm)
-
-
-def clipping_scales(X, max_norm, *, n_jobs=None):
-    r"""Per-row factors :math:`s_i = \min(1, R/\|x_i\|)`, in float64.
-
-    Computed as :math:`p_i q_i` from the factors the fit uses (module docstring), chunk by
-    chunk, on up to ``n_jobs`` local threads (joblib semantics, at most the number of
-    CPUs of this machine: this one-off pass stays local even under a cluster backend).
-    Each depends on its own row only, so the result does not depend on ``n_jobs``.
-    Rows of norm 0 get scale 1; a row whose norm exceeds about :math:`2^{1022} R` gets a
-    subnormal or zero :math:`s_i` (the fit never multiplies by :math:`s_i` itself).
-
-    Raises
-    ------
-    ValueError
-        If ``max_norm`` is not positive and finite, or a row contains NaN or infinity.
-    """
-    max_norm = _positive_bound("data_norm", max_norm)
-    pre, post = _row_factors(X, max_norm, n_jobs=n_jobs)
-    return pre * post
 
 
 def _csr_row_view(X, rows):
@@ -118,25 +98,18 @@ def _csr_row_view(X, rows):
     )
 
 
-#: How a dense X is multiplied by a vector: ``"einsum"`` (numpy's einsum loop, the
-#: default) or ``"blas"`` (``X @ w``, OpenBLAS's gemv). On whole 4-32 MiB chunks einsum
-#: streams X as fast as gemv or faster on thin matrices; on rows already in cache (the
-#: second product of a cache-sized block, :data:`skdpgd._data._gradients.CACHE_BLOCK_BYTES`)
-#: gemv is about twice as fast (measured in benchmarks/README.md, "Scale":
-#: ``benchmarks/bandwidth.py --products einsum blas``).
-DENSE_PRODUCT = "einsum"
-
-
 def _product(X, weights):
-    """X @ weights (einsum for a dense X and a vector if :data:`DENSE_PRODUCT` says so)."""
-    if DENSE_PRODUCT == "einsum" and weights.ndim == 1 and not sp.issparse(X):
+    """X @ weights (numpy's einsum loop for a dense X and a vector: on whole 4-32 MiB
+    chunks it streams X as fast as gemv or faster on thin matrices, benchmarks/README.md,
+    "Scale")."""
+    if weights.ndim == 1 and not sp.issparse(X):
         return np.einsum("ij,j->i", X, weights)
     return np.asarray(X @ weights)
 
 
 def _transposed_product(X, residual):
-    """X.T @ residual (einsum for a dense X if :data:`DENSE_PRODUCT` says so)."""
-    if sp.issparse(X) or DENSE_PRODUCT != "einsum":
+    """X.T @ residual (einsum for a dense X)."""
+    if sp.issparse(X):
         return X.T @ residual
     if residual.ndim == 1:
         return np.einsum("i,ij->j", residual, X)
@@ -282,7 +255,7 @@ class ClippedDesign:
         r""":math:`\tilde X^\top \tilde X` in float64, block by block.
 
         The clipped features of each block of rows (about ``CHUNK_BYTES`` in float64,
-        :func:`~skdpgd._data._gradients.chunk_bounds`) are built in float64 as
+        :func:`~skdpgd._data._chunks.chunk_bounds`) are built in float64 as
         :math:`q_i (p_i x_i)`, in place, and the intercept column enters through the
         column sums, so no augmented copy and no temporary larger than a block is made,
         whatever the length of this design; every row goes through the same operations.
@@ -340,3 +313,40 @@ class _TransposedDesign:
             return top
         bottom = design.intercept_scaling * residual.sum(axis=0)
         return np.concatenate([top, np.atleast_1d(bottom)[None] if top.ndim == 2 else [bottom]])
+
+
+def fused_gradient_sum(method, coef, design, y):
+    """``method(coef, design, y)`` by the fused kernel, or None when it does not apply.
+
+    Applies when ``method`` is the ``gradient_sum`` of an object that names a kernel of
+    :data:`skdpgd._data._fused.KERNELS` in its ``fused_kernel`` attribute (with its
+    residual clip in ``fused_residual_clip``; a loss that names none, or whose
+    ``gradient_sum`` a subclass overrode, gets the numpy path), ``design`` is a
+    :class:`ClippedDesign` over a dense C-contiguous float64 or float32 array, coef is a
+    vector, and the kernels are available. Returns a float64 array of coef's shape. The
+    choice reads public declarations only, never the type of the loss or the data.
+    """
+    owner = getattr(method, "__self__", None)
+    if getattr(method, "__name__", None) != "gradient_sum" or owner is None:
+        return None
+    kernel = getattr(owner, "fused_kernel", None)
+    if kernel is None or not isinstance(design, ClippedDesign):
+        return None
+    coef = np.asarray(coef, dtype=np.float64)
+    if coef.ndim != 1:
+        return None
+    has_intercept = design.intercept_scaling is not None
+    w = coef[:-1] if has_intercept else coef
+    pre = np.ones(design.shape[0]) if design.pre_scale is None else design.pre_scale
+    result = fused_gradient(
+        kernel, float(owner.fused_residual_clip), design.X, pre, design.post_scale,
+        np.asarray(y, dtype=np.float64), np.ascontiguousarray(w),
+        float(coef[-1]) if has_intercept else 0.0,
+        design.intercept_scaling if has_intercept else 0.0,
+    )
+    if result is None:
+        return None
+    out, total_r = result
+    if not has_intercept:
+        return out
+    return np.concatenate([out, [design.intercept_scaling * total_r]])

@@ -1,42 +1,14 @@
-"""The data of one fit, reachable only as row sums, and the Gram pass's chunking.
+"""The data of one fit, reachable only as row sums (what solvers use).
 
-Data access, not solving: kept apart so that it can move down to the data layer
-(``skdpgd/_data/``) with the design and the row-sum passes.
+Data access, not solving: the clipped design, the row-sum engine for in-memory or dask
+X. The Gram pass is :func:`skdpgd._data._gram.gram_sum` over these row sums.
 """
 
 from ._dask import DaskRowSums, is_dask_array
 from ._design import ClippedDesign
 from ._gradients import ChunkedRowSums
 
-__all__ = ["FitData", "GRAM_MAX_CHUNKS", "GRAM_PARTIALS_BYTES", "gram_chunk_rows"]
-
-#: Memory for the Gram pass's partial sums held at once (d x d float64 each): its chunks
-#: are made larger for wide designs so that all of them fit in this budget.
-GRAM_PARTIALS_BYTES = 256 * 2**20
-
-#: Most chunks of the Gram pass (enough to keep 16 workers busy).
-GRAM_MAX_CHUNKS = 64
-
-
-def gram_chunk_rows(n_samples, dim):
-    """Rows per chunk of the Gram pass: a function of (n, d) only (bit-identity).
-
-    At most ``min(GRAM_MAX_CHUNKS, GRAM_PARTIALS_BYTES / (8 d^2))`` chunks, so that the
-    partial Gram matrices a parallel pass holds before its ordered reduction stay within
-    ``GRAM_PARTIALS_BYTES``; each chunk is read in cache-sized blocks
-    (:meth:`~skdpgd._data._design.ClippedDesign.gram`).
-    """
-    n_chunks = max(1, min(GRAM_MAX_CHUNKS, GRAM_PARTIALS_BYTES // (8 * dim * dim)))
-    return -(-int(n_samples) // n_chunks)
-
-
-def _chunk_gram(coef, design, y):
-    r"""One chunk's :math:`\sum_i \tilde x_i \tilde x_i^\top` (worker side; coef, y unused).
-
-    Every row enters as its clipped value (:meth:`~skdpgd._data._design.ClippedDesign.gram`).
-    """
-    return design.gram()
-
+__all__ = ["FitData"]
 
 class FitData:
     """The validated data of one fit, reachable only as row sums (what solvers use).

@@ -1,7 +1,7 @@
-r"""Optional fused kernels: one read of each row per gradient, without the GIL.
+r"""Optional fused kernels on raw arrays: one read of each row per gradient, without the GIL.
 
-For the scalar-output losses (binary logistic, Huber, squared) on a dense
-:class:`~skdpgd._data._design.ClippedDesign`, the gradient sum of a row range is
+For a scalar-output loss whose clipped residual is one of the kernels below, the gradient
+sum of a dense row range is
 
 .. math::
 
@@ -9,10 +9,14 @@ For the scalar-output losses (binary logistic, Huber, squared) on a dense
     r_i = \rho\big(q_i\,((p_i x_i) \cdot w) + b\,\theta_b,\ y_i\big),
 
 with the per-row power of two :math:`p_i` and post-scale :math:`q_i` of the clipping
-(:math:`q_i (p_i x_i) = \mathrm{clip}_R(x_i)`, :mod:`skdpgd.utils._clipping`) and the loss's
-clipped residual :math:`\rho` (binary logistic: :math:`\mathrm{clip}(\sigma(t) - y, -c, c)`;
-Huber: :math:`\mathrm{clip}(t - y, -c, c)`; squared: :math:`t - y`), exactly the sum the
-numpy path computes through ``X @ coef`` and ``X.T @ residual`` (see :mod:`skdpgd.losses`).
+(:math:`q_i (p_i x_i) = \mathrm{clip}_R(x_i)`, :mod:`skdpgd.utils._clipping`) and the
+clipped residual :math:`\rho` named by the loss (:data:`KERNELS`): ``"logistic"``,
+:math:`\mathrm{clip}(\sigma(t) - y, -c, c)` (binary logistic); ``"clipped_linear"``,
+:math:`\mathrm{clip}(t - y, -c, c)` (Huber; squared with :math:`c = \infty`). This is
+exactly the sum the numpy path computes through ``X @ coef`` and ``X.T @ residual`` (see
+:mod:`skdpgd.losses`). This module works on arrays only and knows no loss: a loss
+declares the name of its kernel (``fused_kernel``) and the design layer
+(:func:`skdpgd._data._design.fused_gradient_sum`) passes that name here.
 The numpy path reads each row twice (two products over the chunk); this kernel computes the
 dot product, the residual and the update of one row while the row is in L1, and releases
 the GIL for the whole chunk, so threads do not queue behind each other's numpy calls.
@@ -21,7 +25,7 @@ the GIL for the whole chunk, so threads do not queue behind each other's numpy c
 is read (so no product can overflow, whatever the row), and the kernel has no branch on
 the data: no row is skipped or treated apart; both overflow-free forms of the logistic
 function are computed and one is selected, and the residual is clipped by ``min`` and
-``max`` (the only branch is on the loss, which is public). The time of a call depends on
+``max`` (the only branch is on the kernel's name, which is public). The time of a call depends on
 the shape of the chunk only, up to the processor's own data-dependent latencies
 (nanoseconds per row, e.g. in ``exp``). The multiplication by :math:`p_i` is a helper
 compiled without fast-math flags, so that the compiler cannot reassociate it with the
@@ -44,7 +48,7 @@ import numpy as np
 
 from ..utils._clipping import exponent_cap
 
-__all__ = ["ENABLED", "available", "fused_gradient_sum", "fused_row_factors"]
+__all__ = ["ENABLED", "KERNELS", "available", "fused_gradient", "fused_row_factors"]
 
 #: Use the fused kernels when numba is installed (set False to force the numpy path).
 ENABLED = True
@@ -52,8 +56,9 @@ ENABLED = True
 _KERNELS = None
 _UNAVAILABLE = False
 
-#: Residual kinds: binary logistic, clipped linear (Huber; squared with c = inf).
-_LOGISTIC, _LINEAR = 0, 1
+#: The kernels a loss may name (its ``fused_kernel``), and their residual kind in the
+#: compiled loop: logistic, clipped linear (Huber; squared with c = inf).
+KERNELS = {"logistic": 0, "clipped_linear": 1}
 
 
 def _compile():
@@ -123,54 +128,41 @@ def available():
     return True
 
 
-def _residual_kind(loss):
-    """(kind, clip) for a supported loss, else None (by exact type: no subclass guesses)."""
-    from ..losses import BinaryLogisticLoss, HuberLoss, SquaredLoss
+def fused_gradient(kernel, clip, X, pre, post, y, w, intercept, b):
+    r"""The gradient sum of the row range X by the compiled kernel ``kernel`` (module
+    docstring), or None when it does not apply.
 
-    if type(loss) is BinaryLogisticLoss:
-        return _LOGISTIC, float(loss.residual_clip)
-    if type(loss) is HuberLoss:
-        return _LINEAR, float(loss.residual_clip)
-    if type(loss) is SquaredLoss:
-        return _LINEAR, math.inf
-    return None
+    Applies when ``kernel`` is a name of :data:`KERNELS`, X a dense C-contiguous float64
+    or float32 array and :func:`available`.
 
+    Parameters
+    ----------
+    kernel : str or None
+        The clipped residual's kernel name, as declared by the loss.
+    clip : float
+        c, the residual clip (``inf`` for none).
+    X : ndarray of shape (n, d)
+        The rows as stored (entries are pre-scaled as they are read).
+    pre, post : ndarray of shape (n,), float64
+        :math:`p_i` and :math:`q_i`.
+    y : ndarray of shape (n,), float64
+    w : ndarray of shape (d,), float64, C-contiguous
+    intercept, b : float
+        :math:`\theta_b` and the intercept column's value (both 0 for no intercept).
 
-def fused_gradient_sum(method, coef, design, y):
-    """``method(coef, design, y)`` by the fused kernel, or None when it does not apply.
-
-    Applies when ``method`` is the ``gradient_sum`` of a supported loss, ``design`` is a
-    :class:`~skdpgd._data._design.ClippedDesign` over a dense C-contiguous float64 or float32
-    array, and :func:`available`. Returns a float64 array of coef's shape.
+    Returns
+    -------
+    (g_w, total_r) : (ndarray of shape (d,), float) or None
+        :math:`g_w` and :math:`\sum_i r_i` (so :math:`g_b = b \sum_i r_i`).
     """
-    from ._design import ClippedDesign
-
-    loss = getattr(method, "__self__", None)
-    if getattr(method, "__name__", None) != "gradient_sum" or loss is None:
+    kind = KERNELS.get(kernel) if isinstance(kernel, str) else None
+    if kind is None or not isinstance(X, np.ndarray) or not X.flags.c_contiguous:
         return None
-    if not isinstance(design, ClippedDesign) or not isinstance(design.X, np.ndarray):
+    if X.dtype not in (np.float64, np.float32) or not available():
         return None
-    X = design.X
-    if X.dtype not in (np.float64, np.float32) or not X.flags.c_contiguous:
-        return None
-    kind = _residual_kind(loss)
-    if kind is None or not available():
-        return None
-    coef = np.asarray(coef, dtype=np.float64)
-    if coef.ndim != 1:
-        return None
-    has_intercept = design.intercept_scaling is not None
-    w = coef[:-1] if has_intercept else coef
-    intercept = float(coef[-1]) if has_intercept else 0.0
-    b = design.intercept_scaling if has_intercept else 0.0
-    y = np.asarray(y, dtype=np.float64)
     out = np.zeros(X.shape[1])
-    pre = np.ones(X.shape[0]) if design.pre_scale is None else design.pre_scale
-    total_r = _KERNELS[0](X, pre, design.post_scale, y, np.ascontiguousarray(w),
-                          intercept, b, kind[0], kind[1], out)
-    if not has_intercept:
-        return out
-    return np.concatenate([out, [b * total_r]])
+    total_r = _KERNELS[0](X, pre, post, y, w, intercept, b, kind, clip, out)
+    return out, total_r
 
 
 def fused_row_factors(X):

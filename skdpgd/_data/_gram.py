@@ -1,162 +1,68 @@
-r"""The Gram matrix of the clipped design and its Gaussian release.
+r"""The Gram pass: :math:`\sum_i \tilde x_i \tilde x_i^\top` of the clipped design, chunk by chunk.
 
-.. math::
+One implementation: each chunk is a :class:`~skdpgd._data._design.ClippedDesign`, whose
+:meth:`~skdpgd._data._design.ClippedDesign.gram` builds its clipped rows
+:math:`q_i (p_i x_i)` in float64 block by block (every row through the same operations);
+the chunks are summed by the fit's row sums (:class:`~skdpgd._data._gradients.ChunkedRowSums`
+or :class:`~skdpgd._data._dask.DaskRowSums`), on data already placed for the gradient
+passes, in chunk order, and the sum is symmetrised once here.
 
-    \tilde G = \frac1n \sum_{i=1}^n \tilde x_i \tilde x_i^\top + E, \qquad
-    E_{jl} = E_{lj} \sim \mathcal N(0, \tau^2) \text{ independent for } j \le l,
-
-with :math:`\tilde x_i = (s_i x_i, b)` the clipped, intercept-augmented rows of a
-:class:`skdpgd._data._design.ClippedDesign` (:math:`\|\tilde x_i\| \le \tilde R`). The preconditioned
-solver (:mod:`skdpgd._preconditioned`) uses :math:`\tilde G` to build a curvature
-majoriser once, before its noisy steps.
-
-**Replace-one sensitivity.** Let :math:`v(A) = (A_{jl})_{j \le l}` be the upper triangle
-(diagonal included) of a symmetric matrix, the vector that receives the noise. Replacing a
-row x by x' changes :math:`\sum_i \tilde x_i \tilde x_i^\top` by
-:math:`D = x x^\top - x' x'^\top`, and
-
-.. math::
-
-    \|v(D)\|_2^2 \le \|D\|_F^2 = \|x\|^4 + \|x'\|^4 - 2 (x\cdot x')^2
-    \le 2 \tilde R^4,
-
-since :math:`\|xx^\top\|_F^2 = \|x\|^4`, :math:`\langle xx^\top, x'x'^\top\rangle_F = (x\cdot x')^2`,
-and :math:`v(D)` keeps a subset of the entries of D. So the sensitivity of :math:`v` of the
-*sum* is :math:`\sqrt2\,\tilde R^2`, attained by two orthogonal rows of norm
-:math:`\tilde R` along coordinate axes (then D is diagonal and :math:`\|v(D)\| = \|D\|_F`).
-Releasing :math:`v(\tfrac1n\sum_i \tilde x_i\tilde x_i^\top) + \tau Z` is the Gaussian
-mechanism, :math:`\mu_G`-GDP with
-
-.. math::
-
-    \mu_G = \frac{\sqrt2\,\tilde R^2}{n\,\tau}
-
-(Dong, Roth, Su 2022, Theorem 2.7). Mirroring the noisy upper triangle to the lower one is
-post-processing. ``tests/test_preconditioned.py`` checks the bound against brute force
-over random and adversarial row pairs.
-
-No randomness enters :func:`gram_sum`: it is a pure function of the design, computed in row
-chunks (:func:`skdpgd._data._gradients.chunk_bounds`, a function of (n, d) only) and reduced in
-chunk order, so it is bit-identical for every ``n_jobs``. The noise is drawn once, by
-:func:`release_gram`, from the caller's generator.
-
-References
-----------
-.. [1] J. Dong, A. Roth, W. Su. Gaussian differential privacy. JRSS B 84 (2022),
-   Theorem 2.7 (Gaussian mechanism) and Corollary 3.3 (composition).
+No randomness and no privacy here: the Gaussian release of the matrix, and its
+sensitivity, are :mod:`skdpgd._gram_release`'s.
 """
 
-import math
-
 import numpy as np
-import scipy.sparse as sp
 
-from ._gradients import ChunkedRowSums
+__all__ = ["GRAM_MAX_CHUNKS", "GRAM_PARTIALS_BYTES", "chunk_gram", "gram_chunk_rows", "gram_sum"]
 
-__all__ = ["gram_sensitivity", "gram_sum", "release_gram", "symmetric_gaussian"]
+#: Memory for the Gram pass's partial sums held at once (d x d float64 each): its chunks
+#: are made larger for wide designs so that all of them fit in this budget.
+GRAM_PARTIALS_BYTES = 256 * 2**20
 
-
-def gram_sensitivity(row_norm):
-    r"""Replace-one sensitivity :math:`\sqrt2\,\tilde R^2` of the upper triangle of
-    :math:`\sum_i \tilde x_i \tilde x_i^\top` (module docstring), rows of norm <= ``row_norm``."""
-    row_norm = float(row_norm)
-    if not (math.isfinite(row_norm) and row_norm > 0.0):
-        raise ValueError(f"row_norm must be a positive finite public bound, got {row_norm!r}.")
-    value = math.sqrt(2.0) * row_norm * row_norm
-    if not math.isfinite(value):
-        raise ValueError(
-            f"row_norm={row_norm!r} is too large: its square overflows. Rescale X so that a "
-            "public row-norm bound of moderate size holds."
-        )
-    return value
+#: Most chunks of the Gram pass (enough to keep 16 workers busy).
+GRAM_MAX_CHUNKS = 64
 
 
-def _chunk_gram(coef, design, y):
-    r"""Partial :math:`\sum_i \tilde x_i \tilde x_i^\top` over the rows of one chunk (worker side).
+def gram_chunk_rows(n_samples, dim):
+    """Rows per chunk of the Gram pass: a function of (n, d) only (bit-identity).
 
-    ``design`` is a :class:`~skdpgd._data._design.ClippedDesign` (its
-    :meth:`~skdpgd._data._design.ClippedDesign.gram`: every row as :math:`q_i (p_i x_i)`, the
-    same operations for every row) or a plain array / CSR matrix of rows already clipped;
-    ``coef`` and ``y`` are unused (the :class:`~skdpgd._data._gradients.ChunkedRowSums`
-    signature). Computed in float64 whatever the dtype of X (a chunk-sized temporary).
+    At most ``min(GRAM_MAX_CHUNKS, GRAM_PARTIALS_BYTES / (8 d^2))`` chunks, so that the
+    partial Gram matrices a parallel pass holds before its ordered reduction stay within
+    ``GRAM_PARTIALS_BYTES``; each chunk is read in cache-sized blocks
+    (:meth:`~skdpgd._data._design.ClippedDesign.gram`).
     """
-    if hasattr(design, "gram"):
-        return design.gram()
-    if sp.issparse(design):
-        rows = sp.csr_matrix(design, dtype=np.float64, copy=True)
-        return np.asarray((rows.T @ rows).toarray(), dtype=np.float64)
-    rows = np.asarray(design, dtype=np.float64)
-    return rows.T @ rows
+    n_chunks = max(1, min(GRAM_MAX_CHUNKS, GRAM_PARTIALS_BYTES // (8 * dim * dim)))
+    return -(-int(n_samples) // n_chunks)
 
 
-def gram_sum(design, *, n_jobs=None, chunk_size=None):
-    r""":math:`\sum_i \tilde x_i \tilde x_i^\top` of a clipped design, chunk by chunk.
+def chunk_gram(coef, design, y):
+    r"""One chunk's :math:`\sum_i \tilde x_i \tilde x_i^\top` (worker side; coef, y unused).
+
+    Every row enters as its clipped value (:meth:`~skdpgd._data._design.ClippedDesign.gram`).
+    """
+    return design.gram()
+
+
+def gram_sum(row_sums, n_samples, dim, *, chunk_size=None):
+    r""":math:`\sum_i \tilde x_i \tilde x_i^\top` over all rows of an open row-sum engine.
 
     Parameters
     ----------
-    design : ClippedDesign, ndarray or CSR matrix of shape (n_samples, p)
-        The clipped rows (a :class:`~skdpgd._data._design.ClippedDesign` applies its row scales and
-        intercept column here without materialising the design).
-    n_jobs : int or None
-        joblib threads over row chunks; the result does not depend on it.
+    row_sums : ChunkedRowSums or DaskRowSums
+        The fit's row sums, entered (``with``); the pass runs on their placed data.
+    n_samples, dim : int
+        n and the width p of the clipped, intercept-augmented design (public).
     chunk_size : int, optional
-        Rows per chunk (default: :func:`skdpgd._data._gradients.chunk_bounds`).
+        Rows per chunk (default :func:`gram_chunk_rows`; ignored by a dask engine).
 
     Returns
     -------
-    gram : ndarray of shape (p, p), float64, symmetric
-        Bit-identical for every ``n_jobs``. Not divided by n.
+    gram : ndarray of shape (p, p), float64, exactly symmetric
+        Not divided by n; bit-identical for every ``n_jobs``.
     """
-    p = design.shape[1]
-    dummy_y = np.zeros(design.shape[0])
-    with ChunkedRowSums(_chunk_gram, design, dummy_y, n_jobs=n_jobs, chunk_size=chunk_size) as sums:
-        gram = sums.sum(np.zeros(p))
-    gram = np.asarray(gram, dtype=np.float64)
-    return 0.5 * (gram + gram.T)  # exact symmetry (each partial already is, up to rounding)
-
-
-def symmetric_gaussian(dim, noise_std, rng):
-    r"""A symmetric (dim, dim) matrix whose upper triangle (diagonal included) is i.i.d.
-    :math:`\mathcal N(0, \tau^2)`, mirrored below the diagonal.
-
-    Draws exactly ``dim (dim + 1) / 2`` standard normals from ``rng`` (one call, row-major
-    order of the upper triangle) when ``noise_std > 0``; none when it is 0.
-    """
-    noise_std = float(noise_std)
-    if not (math.isfinite(noise_std) and noise_std >= 0.0):
-        raise ValueError(f"noise_std must be a non-negative finite number, got {noise_std!r}.")
-    out = np.zeros((dim, dim))
-    if noise_std == 0.0:
-        return out
-    upper = np.triu_indices(dim)
-    out[upper] = noise_std * rng.standard_normal(upper[0].size)
-    return out + np.triu(out, 1).T
-
-
-def release_gram(gram, n_samples, noise_std, rng):
-    r"""The released :math:`\tilde G = \frac1n \sum_i \tilde x_i\tilde x_i^\top + E` (module docstring).
-
-    Parameters
-    ----------
-    gram : ndarray of shape (p, p)
-        :func:`gram_sum` of the clipped design (not divided by n).
-    n_samples : int
-        n (public).
-    noise_std : float
-        tau >= 0, the standard deviation of each upper-triangle entry of E; the release is
-        :math:`\sqrt2\,\tilde R^2/(n\tau)`-GDP (:func:`gram_sensitivity`). 0 releases the
-        exact matrix (no privacy; for epsilon = inf).
-    rng : numpy.random.Generator
-        The only source of randomness (see :func:`symmetric_gaussian`).
-
-    Returns
-    -------
-    released : ndarray of shape (p, p), symmetric, float64
-    """
-    gram = np.asarray(gram, dtype=np.float64)
-    if gram.ndim != 2 or gram.shape[0] != gram.shape[1]:
-        raise ValueError(f"gram must be a square matrix, got shape {gram.shape}.")
-    n_samples = int(n_samples)
-    if n_samples < 1:
-        raise ValueError(f"n_samples must be >= 1, got {n_samples}.")
-    return gram / n_samples + symmetric_gaussian(gram.shape[0], noise_std, rng)
+    if chunk_size is None:
+        chunk_size = gram_chunk_rows(n_samples, dim)
+    gram = np.asarray(
+        row_sums.sum(np.zeros(dim), method=chunk_gram, chunk_size=chunk_size), dtype=np.float64
+    )
+    return 0.5 * (gram + gram.T)  # exact symmetry, once (each partial is, up to rounding)

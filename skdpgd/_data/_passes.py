@@ -5,7 +5,7 @@ the clipping, which also check finiteness) and then in the passes of the solver.
 solver's passes use ``n_jobs`` threads but the one-off passes run on one, the fit's
 speedup stays far below the pass's (Amdahl). This module runs a one-off pass the same way
 as the gradient passes: row chunks fixed by the shape only
-(:func:`skdpgd._data._gradients.chunk_bounds`), one task per chunk on up to ``n_jobs`` local
+(:func:`skdpgd._data._chunks.chunk_bounds`), one task per chunk on up to ``n_jobs`` local
 threads (numpy releases the GIL in the chunk's work), and results combined in chunk
 order, so that the result, and which error is raised, do not depend on ``n_jobs``.
 
@@ -15,7 +15,7 @@ charge (see the privacy model page, "Which errors depend on the data").
 
 import numpy as np
 
-from ._gradients import chunk_bounds
+from ._chunks import chunk_bounds
 
 __all__ = ["map_chunks", "scan_labels"]
 

@@ -11,9 +11,9 @@ from ..solvers import (  # noqa: F401
     make_solver,
 )
 from ..solvers._base import _cached_plan  # noqa: F401  (benchmarks clear the plan cache)
-from .._data._fit_data import (  # noqa: F401
+from .._data._gram import (  # noqa: F401
     GRAM_MAX_CHUNKS,
     GRAM_PARTIALS_BYTES,
-    _chunk_gram,
+    chunk_gram as _chunk_gram,
     gram_chunk_rows,
 )

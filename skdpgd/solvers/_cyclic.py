@@ -14,7 +14,7 @@ from dataclasses import replace
 import numpy as np
 
 from .. import accounting
-from .._data._gradients import _single_threaded_blas
+from .._data._chunks import single_threaded_blas
 from ..optim import cyclic_partition, noisy_cyclic_gradient_descent
 from ._base import AUTO_MAX_PASSES, Solver, check_learning_rate
 from ._gd_planning import (
@@ -113,7 +113,7 @@ class CyclicSolver(Solver):
             batches = cyclic_partition(n_samples, plan.batch_size, rng)
             sizes = [len(batch) for batch in batches]
         row_sums = data.row_sums(loss.gradient_sum, batches)
-        with _single_threaded_blas(), row_sums:
+        with single_threaded_blas(), row_sums:
 
             def batch_gradient(coef, j):
                 total = row_sums.sum(coef, j if batches else None)

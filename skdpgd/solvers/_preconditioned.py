@@ -23,8 +23,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._data._gradients import _single_threaded_blas
-from .._data._gram import gram_sensitivity, release_gram
+from .._data._chunks import single_threaded_blas
+from .._data._gram import gram_sum
+from .._gram_release import gram_sensitivity, release_gram
 from .._preconditioned import (
     MAX_DENSE_DIM,
     GramPreconditioner,
@@ -32,7 +33,6 @@ from .._preconditioned import (
 )
 from ..accounting._preconditioned import preconditioned_gd_report
 from ._base import Solver
-from .._data._fit_data import _chunk_gram, gram_chunk_rows
 from ._preconditioned_planning import PreconditionedGDPlan, plan_preconditioned_gd
 
 __all__ = ["PreconditionedPlan", "PreconditionedSolver"]
@@ -87,12 +87,9 @@ class PreconditionedSolver(Solver):
         shape = data.coef_shape
         n_samples, lam = data.n_samples, plan.strong_convexity
         row_sums = data.row_sums(loss.gradient_sum)
-        with _single_threaded_blas(), row_sums:  # the data are placed once for both passes
-            gram = row_sums.sum(
-                np.zeros(shape[-1]), method=_chunk_gram,
-                chunk_size=gram_chunk_rows(n_samples, shape[-1]),
-            )
-            released = release_gram(0.5 * (gram + gram.T), n_samples, plan.gram_noise_std, rng)
+        with single_threaded_blas(), row_sums:  # the data are placed once for both passes
+            gram = gram_sum(row_sums, n_samples, shape[-1])  # symmetric
+            released = release_gram(gram, n_samples, plan.gram_noise_std, rng)
             preconditioner = GramPreconditioner(
                 released, curvature=plan.curvature, margin=plan.margin, strong_convexity=lam
             )

@@ -11,7 +11,7 @@ from dataclasses import replace
 import numpy as np
 
 from .. import accounting
-from .._data._gradients import _single_threaded_blas
+from .._data._chunks import single_threaded_blas
 from ..optim import noisy_sampled_gradient_descent
 from ._base import AUTO_MAX_PASSES, Solver
 from ._sgd_planning import SGD_SAMPLING_RATES, SampledSGDPlan, plan_sampled_sgd
@@ -60,7 +60,7 @@ class SampledSolver(Solver):
 
     def _run(self, data, loss, plan, rng, callback):
         row_sums = data.row_sums(loss.gradient_sum)
-        with _single_threaded_blas(), row_sums:
+        with single_threaded_blas(), row_sums:
             return noisy_sampled_gradient_descent(
                 row_sums.sum_rows, np.zeros(data.coef_shape),
                 n_samples=data.n_samples, batch_size=plan.batch_size,

@@ -36,7 +36,7 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = [
-    "add_intercept_column", "check_finite_norms", "clip_rows", "clip_targets", "clipped_values",
+    "check_finite_norms", "clip_rows", "clip_targets", "clipped_values",
     "clipping_factors", "power_of_two_scales", "row_norms", "scaled_row_norms",
 ]
 
@@ -280,18 +280,3 @@ def clip_targets(y, bound):
     """Clip regression targets to the public interval [-B, B] (a new float64 array)."""
     bound = _positive_bound("bound", bound)
     return np.clip(np.asarray(y, dtype=np.float64), -bound, bound)
-
-
-def add_intercept_column(X, scaling):
-    r"""Append a constant column of value b = ``scaling`` to X (dense or CSR).
-
-    The augmented rows have norm at most :math:`\sqrt{R^2 + b^2}` when the rows of X have
-    norm at most R; the coefficient of that column times b is the intercept
-    (docs/theory.md#row-clipping). Dense input gives a float64 array (``np.hstack``), sparse
-    input a CSR matrix (``scipy.sparse.hstack``).
-    """
-    scaling = float(scaling)
-    column = np.full((X.shape[0], 1), scaling)
-    if sp.issparse(X):
-        return sp.hstack([X, sp.csr_matrix(column)], format="csr", dtype=np.float64)
-    return np.hstack([np.asarray(X, dtype=np.float64), column])
