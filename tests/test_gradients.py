@@ -10,6 +10,11 @@ from skdpgd._data._chunks import chunk_bounds, single_threaded_blas
 from skdpgd.losses import BinaryLogisticLoss, HuberLoss, MultinomialLogisticLoss, SquaredLoss
 
 
+def _coef_shape(loss, n_features):
+    """theta's shape for a loss: (d,) for one output, (K, d) for K."""
+    return (n_features,) if loss.n_outputs == 1 else (loss.n_outputs, n_features)
+
+
 def make_problem(name, n, d, rng, sparse=False):
     X = rng.standard_normal((n, d))
     X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
@@ -23,7 +28,7 @@ def make_problem(name, n, d, rng, sparse=False):
         loss, y = HuberLoss(0.5), rng.normal(size=n)
     else:
         loss, y = SquaredLoss(), rng.normal(size=n)
-    coef = rng.standard_normal(loss.coef_shape(d))
+    coef = rng.standard_normal(_coef_shape(loss, d))
     return loss, coef, (sp.csr_matrix(X) if sparse else X), y
 
 

@@ -16,6 +16,11 @@ from skdpgd.optim import (
 from skdpgd.utils._clipping import clip_rows, row_norms
 
 
+def _coef_shape(loss, n_features):
+    """theta's shape for a loss: (d,) for one output, (K, d) for K."""
+    return (n_features,) if loss.n_outputs == 1 else (loss.n_outputs, n_features)
+
+
 def gradient_sum(loss, coef, X, y, *, n_jobs=None, chunk_size=None):
     """One chunked sum of the per-row gradients (the engine of a fit, used once)."""
     with ChunkedRowSums(loss.gradient_sum, X, y, n_jobs=n_jobs, chunk_size=chunk_size) as sums:
@@ -41,7 +46,7 @@ def test_chunked_gradient_is_bit_identical_for_every_n_jobs(loss):
     rng = np.random.default_rng(1)
     X = rng.standard_normal((5000, 7))
     y = rng.integers(0, 2 if isinstance(loss, BinaryLogisticLoss) else 3, 5000)
-    coef = rng.standard_normal(loss.coef_shape(7))
+    coef = rng.standard_normal(_coef_shape(loss, 7))
     one = gradient_sum(loss, coef, X, y, n_jobs=1, chunk_size=300)
     for jobs in (2, -1):
         np.testing.assert_array_equal(one, gradient_sum(loss, coef, X, y, n_jobs=jobs, chunk_size=300))

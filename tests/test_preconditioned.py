@@ -23,6 +23,11 @@ from skdpgd.solvers._preconditioned_planning import gram_noise_margin, plan_prec
 from skdpgd.losses import BinaryLogisticLoss, HuberLoss, MultinomialLogisticLoss, SquaredLoss
 
 
+def _coef_shape(loss, n_features):
+    """theta's shape for a loss: (d,) for one output, (K, d) for K."""
+    return (n_features,) if loss.n_outputs == 1 else (loss.n_outputs, n_features)
+
+
 def upper(a):
     return a[np.triu_indices(a.shape[0])]
 
@@ -202,7 +207,7 @@ def _objective(loss, X, y, lam):
     n = X.shape[0]
 
     def f(flat):
-        theta = flat.reshape(loss.coef_shape(X.shape[1]))
+        theta = flat.reshape(_coef_shape(loss, X.shape[1]))
         value = loss.value_sum(theta, X, y) / n + 0.5 * lam * np.sum(theta * theta)
         grad = loss.gradient_sum(theta, X, y) / n + lam * theta
         return value, grad.ravel()
@@ -234,7 +239,7 @@ def test_zero_noise_reaches_scipys_minimiser(name):
     loss, c, y, X = _problem(name, rng)
     n, lam = X.shape[0], 1e-3
     P = GramPreconditioner(X.T @ X / n, curvature=c, margin=0.0, strong_convexity=lam)
-    shape = loss.coef_shape(X.shape[1])
+    shape = _coef_shape(loss, X.shape[1])
 
     def gradient(theta):
         return loss.gradient_sum(theta, X, y) / n + lam * theta

@@ -29,6 +29,11 @@ from skdpgd.preprocessing._missing import category_keys
 from skdpgd.preprocessing._private_categories import discovery_threshold
 from skdpgd.preprocessing._private_range import cell_counts, public_grid
 
+
+def _coef_shape(loss, n_features):
+    """theta's shape for a loss: (d,) for one output, (K, d) for K."""
+    return (n_features,) if loss.n_outputs == 1 else (loss.n_outputs, n_features)
+
 # Adversarial cells of a numeric column (float64 after reading): extremes, infinities,
 # NaN, subnormals, signed zeros, grid edges and values just below them.
 EDGES = public_grid()
@@ -499,7 +504,7 @@ def test_weighted_gradient_difference_within_stated_sensitivity(make_loss):
                                            else [-1.0, 1.0])
     worst = 0.0
     for _ in range(300):
-        coef = rng.normal(0, 5, loss.coef_shape(d))
+        coef = rng.normal(0, 5, _coef_shape(loss, d))
         x = rng.normal(size=(2, d))
         x /= np.linalg.norm(x, axis=1, keepdims=True) / R
         if rng.random() < 0.5:
