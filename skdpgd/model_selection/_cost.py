@@ -230,9 +230,11 @@ def search_privacy_cost(search, *, n_samples=None, n_features=None, delta=None):
         pipeline, estimator = candidate(base, params)
         d = _estimator_features(search, split_estimator(pipeline)[0], name, params, n_features,
                                 refit_features)
+        by_size = {}  # folds of one size share one plan (public numbers only: n, d, classes)
         for train in splits:
-            report = planned_report(estimator, train.size, d, classes)
-            planned.append((estimator, report, train))
+            if train.size not in by_size:
+                by_size[train.size] = planned_report(estimator, train.size, d, classes)
+            planned.append((estimator, by_size[train.size], train))
     if refit:
         planned.append((best, best.privacy_, np.arange(n_samples)))
     check_supported([report.event for _, report, _ in planned])  # before composing any
