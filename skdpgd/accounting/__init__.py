@@ -119,20 +119,18 @@ __all__ = [
     "supports",
 ]
 
-#: Planning (utility proxies, planners and their plans) moved to :mod:`skdpgd.solvers`:
-#: not privacy maths. The old names still resolve here, with a DeprecationWarning.
-_MOVED_TO_SOLVERS = frozenset(('NoisyCyclicGDPlan', 'NoisyGDPlan', 'SampledSGDPlan', 'batch_heterogeneity', 'optimisation_error', 'plan_noisy_cyclic_gd', 'plan_noisy_cyclic_gd_regularization', 'plan_noisy_gd', 'plan_noisy_gd_regularization', 'plan_sampled_sgd', 'sgd_sampling_variance', 'sgd_utility_proxy', 'utility_proxy'))
+#: Planning (utility proxies, planners and their plans) moved up to :mod:`skdpgd.solvers`:
+#: not privacy maths. Their old names still resolve here, with a DeprecationWarning:
+#: ``skdpgd.solvers`` fills this table when it is imported (which importing ``skdpgd``
+#: always does), so this package never imports the layer above it.
+MOVED_TO_SOLVERS = {}
 
 
 def __getattr__(name):
-    if name in _MOVED_TO_SOLVERS:
+    if name in MOVED_TO_SOLVERS:
         import warnings
-
-        # lazy: a deprecated alias of a name that moved up to skdpgd.solvers (the one upward
-        # import of this package, for old user code; remove with the alias)
-        from .. import solvers
 
         warnings.warn(f"skdpgd.accounting.{name} moved to skdpgd.solvers.{name}; import it "
                       "from there.", DeprecationWarning, stacklevel=2)
-        return getattr(solvers, name)
+        return MOVED_TO_SOLVERS[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -295,8 +295,8 @@ class Cap:
 def __getattr__(name):
     """Old pickles name ``skdpgd.accounting._composition.RecordAccount``: still found."""
     if name == "RecordAccount":
-        # lazy: breaks the circle with _record_account (which imports this module); only
-        # for unpickling objects saved before RecordAccount moved to _record_account
+        # only for unpickling objects saved before RecordAccount moved to _record_account
+        # lazy: breaks the circle with _record_account (which imports this module)
         from ._record_account import RecordAccount
 
         return RecordAccount

@@ -400,16 +400,14 @@ class DPLogisticRegression(
             X, y = self._validate_X_y(X, y)
             classes, codes, _ = self._encode_labels(y, classes)
         targets = codes.astype(float) if classes.size == 2 else codes
-        targets = self._weighted_targets(
-            targets, sample_weight, codes=codes, classes=classes, class_weight=class_weight
-        )
+        targets = self._weighted_targets(targets, sample_weight, codes=codes, classes=classes,
+                                         class_weight=class_weight)
         coef, n_steps = self._run(X, targets, charged)
-        lam = charged.plan.strong_convexity
         self.coef_, self.intercept_ = self._split_coef(coef, charged.problem.intercept_scaling)
         self.residual_clip_ = getattr(charged.loss, "residual_clip", 1.0)
         self.classes_ = classes
         self._store_run(charged.report, charged.plan, n_steps)
-        self.C_ = 1.0 / (lam * X.shape[0])
+        self.C_ = 1.0 / (charged.plan.strong_convexity * X.shape[0])
         return self
 
     def decision_function(self, X):
