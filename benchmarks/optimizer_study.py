@@ -52,8 +52,8 @@ from skdpgd._data._design import ClippedDesign
 from skdpgd._data._chunks import single_threaded_blas
 from skdpgd._data._gradients import ChunkedRowSums
 from skdpgd._data._gram import gram_sum
-from skdpgd._gram_release import gram_sensitivity, release_gram
-from skdpgd._preconditioned import GramPreconditioner, preconditioned_noisy_gradient_descent
+from skdpgd.optim._gram_release import gram_sensitivity, release_gram
+from skdpgd.optim._preconditioned import GramPreconditioner, preconditioned_noisy_gradient_descent
 from skdpgd.accounting import epsilon_delta_to_gdp
 from skdpgd.accounting._preconditioned import calibrate_preconditioned_gd, preconditioned_gd_gdp
 from skdpgd.solvers._preconditioned_planning import (

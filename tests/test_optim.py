@@ -1,10 +1,9 @@
-"""The noisy GD loops: exact recursion, rng discipline, projection, hidden state, partitions."""
+"""The noisy GD loops: exact recursion, rng discipline, hidden state, partitions."""
 
 import numpy as np
 import pytest
 
 from skdpgd.optim import (
-    ball_projection,
     cyclic_partition,
     noisy_cyclic_gradient_descent,
     noisy_gradient_descent,
@@ -55,10 +54,9 @@ def test_bit_identical_to_a_hand_rolled_loop(shape):
     K, eta, sigma, lam = 17, 0.3, 0.7, 0.2
     target = np.arange(np.prod(shape), dtype=float).reshape(shape) / 10
     grad = lambda th: (th - target) + lam * th  # noqa: E731
-    project = ball_projection(1.5)
     rng = RecordingRng(42)
     out = noisy_gradient_descent(
-        grad, np.zeros(shape), learning_rate=eta, noise_std=sigma, n_steps=K, rng=rng, projection=project
+        grad, np.zeros(shape), learning_rate=eta, noise_std=sigma, n_steps=K, rng=rng
     )
     assert rng.calls == [shape] * K  # the rng is used exactly K times, with coef.shape
 
@@ -66,8 +64,6 @@ def test_bit_identical_to_a_hand_rolled_loop(shape):
     th = np.zeros(shape)
     for _ in range(K):
         th = th - eta * (grad(th) + sigma * ref_rng.standard_normal(shape))
-        norm = np.linalg.norm(th)
-        th = th if norm <= 1.5 else th * (1.5 / norm)
     assert np.array_equal(out, th)
 
 
@@ -79,35 +75,6 @@ def test_returns_a_new_array_and_zero_steps():
         lambda th: th, coef0, learning_rate=0.1, noise_std=1.0, n_steps=3, rng=np.random.default_rng(0)
     )
     assert np.array_equal(coef0, [1.0, 2.0])
-
-
-def test_projection_keeps_every_iterate_in_the_ball():
-    radius = 0.5
-    project = ball_projection(radius)
-    seen = []
-
-    def grad(th):  # a gradient that pushes far outside; records the iterates it is given
-        seen.append(np.linalg.norm(th))
-        return -100.0 * np.ones_like(th)
-
-    out = noisy_gradient_descent(
-        grad, np.zeros((2, 3)), learning_rate=1.0, noise_std=10.0, n_steps=50,
-        rng=np.random.default_rng(1), projection=project,
-    )
-    assert max(seen + [np.linalg.norm(out)]) <= radius * (1 + 1e-12)
-    assert np.linalg.norm(out) == pytest.approx(radius, rel=1e-12)
-
-
-def test_ball_projection():
-    project = ball_projection(2.0)
-    inside = np.array([0.3, -1.0])
-    out = project(inside)
-    assert np.array_equal(out, inside) and out is not inside
-    outside = np.array([[3.0, 4.0], [0.0, 0.0]])  # Frobenius norm 5
-    np.testing.assert_allclose(project(outside), outside * 0.4, rtol=1e-15)
-    for bad in (0.0, -1.0, np.inf, np.nan):
-        with pytest.raises(ValueError, match="radius"):
-            ball_projection(bad)
 
 
 def test_callback_receives_step_indices_only():

@@ -11,8 +11,8 @@ from scipy.optimize import minimize
 from skdpgd._data._design import ClippedDesign
 from skdpgd._data._gradients import ChunkedRowSums
 from skdpgd._data._gram import gram_sum
-from skdpgd._gram_release import gram_sensitivity, release_gram, symmetric_gaussian
-from skdpgd._preconditioned import GramPreconditioner, preconditioned_noisy_gradient_descent
+from skdpgd.optim._gram_release import gram_sensitivity, release_gram, symmetric_gaussian
+from skdpgd.optim._preconditioned import GramPreconditioner, preconditioned_noisy_gradient_descent
 from skdpgd.accounting import epsilon_delta_to_gdp, gdp_to_epsilon
 from skdpgd.accounting._preconditioned import (
     calibrate_preconditioned_gd,

@@ -8,7 +8,7 @@ or :class:`~skdpgd._data._dask.DaskRowSums`), on data already placed for the gra
 passes, in chunk order, and the sum is symmetrised once here.
 
 No randomness and no privacy here: the Gaussian release of the matrix, and its
-sensitivity, are :mod:`skdpgd._gram_release`'s.
+sensitivity, are :mod:`skdpgd.optim._gram_release`'s.
 """
 
 import numpy as np

@@ -1,6 +1,6 @@
 r"""Accounting and planning of Gram-preconditioned noisy gradient descent.
 
-The run (:func:`skdpgd._preconditioned.preconditioned_noisy_gradient_descent`) releases two
+The run (:func:`skdpgd.optim._preconditioned.preconditioned_noisy_gradient_descent`) releases two
 things about the data, in this order:
 
 1. once, the Gram matrix :math:`\tilde G = \frac1n\sum_i \tilde x_i\tilde x_i^\top + E` with

@@ -93,8 +93,8 @@ class SquaredLoss(BaseLoss):
       when :math:`B \gg r\tilde R` and within a factor 2 of the true supremum otherwise
       (the gradients of one theta all lie in a set that is not symmetric about 0).
 
-    Runs that use this loss must project every iterate onto the ball of radius r
-    (:func:`skdpgd.optim.ball_projection`), or the constants do not hold.
+    Runs that use this loss must keep every iterate in the ball of radius r, or the
+    constants do not hold.
     """
 
     fused_kernel = "clipped_linear"  # with no residual clip

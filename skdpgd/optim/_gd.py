@@ -1,8 +1,8 @@
-r"""The projected noisy gradient descent loops (docs/theory.md#conventions).
+r"""The noisy gradient descent loops: full batch and cyclic batches (docs/theory.md#conventions).
 
 .. math::
 
-    \theta_{k+1} = \Pi_C\big(\theta_k - \eta\,(\nabla F_{B_k}(\theta_k) + \sigma Z_k)\big),
+    \theta_{k+1} = \theta_k - \eta\,\big(\nabla F_{B_k}(\theta_k) + \sigma Z_k\big),
     \qquad Z_k \sim \mathcal N(0, I), \qquad \text{output } \theta_K,
 
 with :math:`\sigma` the noise standard deviation *on the gradient* (the convention of
@@ -12,12 +12,13 @@ noise as :math:`\sqrt{2\eta}\,s\,\mathcal N(0, I)`, i.e. :math:`s = \sigma\sqrt{
 on the k-th batch of a fixed partition visited cyclically
 (:func:`noisy_cyclic_gradient_descent`).
 
-These loops take a gradient callable, a projection, ``noise_std``, a number of steps and
-a random generator, and know nothing of epsilon, losses or estimators (they are pure numerical loops).
+These loops take a gradient callable, ``noise_std``, a number of steps and a random
+generator (the unconstrained domain: no projection), and know nothing of epsilon, losses or estimators (they are pure numerical loops).
 They release only the last iterate: no intermediate iterate, loss or gradient norm is
 stored, returned, passed to the callback or used to stop early (docs/theory.md#hidden-state,
 "hidden state"). Calibrating ``noise_std`` and the number of steps is the caller's job
-(:mod:`skdpgd.accounting`).
+(:mod:`skdpgd.accounting`). The sampled loop is :mod:`skdpgd.optim._sampled`, the
+preconditioned one :mod:`skdpgd.optim._preconditioned`.
 
 References
 ----------
@@ -32,13 +33,7 @@ import numbers
 
 import numpy as np
 
-__all__ = [
-    "ball_projection",
-    "cyclic_partition",
-    "noisy_cyclic_gradient_descent",
-    "noisy_gradient_descent",
-    "noisy_sampled_gradient_descent",
-]
+__all__ = ["cyclic_partition", "noisy_cyclic_gradient_descent", "noisy_gradient_descent"]
 
 
 def _check_nonneg_int(name, value):
@@ -56,8 +51,8 @@ def _check_step_params(learning_rate, noise_std):
     return learning_rate, noise_std
 
 
-def _noisy_step(coef, direction, learning_rate, noise_std, rng, projection):
-    r"""One step :math:`\Pi(\theta - \eta(g + \sigma Z))`; draws Z only when sigma > 0."""
+def _noisy_step(coef, direction, learning_rate, noise_std, rng):
+    r"""One step :math:`\theta - \eta(g + \sigma Z)`; draws Z only when sigma > 0."""
     direction = np.asarray(direction, dtype=np.float64)
     if direction.shape != coef.shape:
         raise ValueError(
@@ -66,20 +61,17 @@ def _noisy_step(coef, direction, learning_rate, noise_std, rng, projection):
         )
     if noise_std > 0.0:
         direction = direction + noise_std * rng.standard_normal(coef.shape)
-    coef = coef - learning_rate * direction
-    if projection is not None:
-        coef = np.asarray(projection(coef), dtype=np.float64)
-    return coef
+    return coef - learning_rate * direction
 
 
 def noisy_gradient_descent(
-    gradient, coef0, *, learning_rate, noise_std, n_steps, rng, projection=None, callback=None
+    gradient, coef0, *, learning_rate, noise_std, n_steps, rng, callback=None
 ):
-    r"""Full-batch projected noisy gradient descent; returns the last iterate only.
+    r"""Full-batch noisy gradient descent; returns the last iterate only.
 
     .. math::
 
-        \theta_{k+1} = \Pi\big(\theta_k - \eta\,(\nabla F(\theta_k) + \sigma Z_k)\big),
+        \theta_{k+1} = \theta_k - \eta\,\big(\nabla F(\theta_k) + \sigma Z_k\big),
         \quad k = 0, \dots, K-1, \qquad Z_k \sim \mathcal N(0, I)
 
     (docs/theory.md#conventions; Bok, Su, Altschuler 2024, Algorithm "noisy GD"). The privacy
@@ -103,9 +95,6 @@ def noisy_gradient_descent(
         The only source of randomness: exactly K draws
         ``rng.standard_normal(theta.shape)``, one per step, in step order (when
         ``noise_std > 0``).
-    projection : callable, optional
-        ``projection(theta)`` onto the constraint set C (e.g. :func:`ball_projection`);
-        None means C = R^d.
     callback : callable, optional
         ``callback(step)`` after each step, with the 0-based index of the step just done
         (an int) and nothing else: for progress display, it never sees an iterate.
@@ -119,7 +108,7 @@ def noisy_gradient_descent(
     n_steps = _check_nonneg_int("n_steps", n_steps)
     coef = np.array(coef0, dtype=np.float64, copy=True)
     for step in range(n_steps):
-        coef = _noisy_step(coef, gradient(coef), learning_rate, noise_std, rng, projection)
+        coef = _noisy_step(coef, gradient(coef), learning_rate, noise_std, rng)
         if callback is not None:
             callback(step)
     return coef
@@ -134,7 +123,6 @@ def noisy_cyclic_gradient_descent(
     noise_std,
     n_epochs,
     rng,
-    projection=None,
     callback=None,
 ):
     r"""Cyclic mini-batch projected noisy gradient descent; returns the last iterate only.
@@ -143,8 +131,8 @@ def noisy_cyclic_gradient_descent(
 
     .. math::
 
-        \theta_{k+1} = \Pi\big(\theta_k - \eta\,(\nabla F_{B_{k \bmod l}}(\theta_k)
-        + \sigma Z_k)\big), \quad k = 0, \dots, lE - 1
+        \theta_{k+1} = \theta_k - \eta\,\big(\nabla F_{B_{k \bmod l}}(\theta_k)
+        + \sigma Z_k\big), \quad k = 0, \dots, lE - 1
 
     (docs/theory.md#conventions, solver "cyclic"; Bok, Su, Altschuler 2024, Theorem 4.5 accounts
     it as docs/theory.md#bound-c).
@@ -164,8 +152,6 @@ def noisy_cyclic_gradient_descent(
         E >= 0; K = l E steps.
     rng : numpy.random.Generator
         Exactly K draws ``rng.standard_normal(theta.shape)`` when ``noise_std > 0``.
-    projection : callable, optional
-        Projection onto C.
     callback : callable, optional
         ``callback(step)`` after each step with the 0-based global step index only.
 
@@ -184,47 +170,11 @@ def noisy_cyclic_gradient_descent(
     for _ in range(n_epochs):
         for batch in range(n_batches):
             direction = batch_gradient(coef, batch)
-            coef = _noisy_step(coef, direction, learning_rate, noise_std, rng, projection)
+            coef = _noisy_step(coef, direction, learning_rate, noise_std, rng)
             if callback is not None:
                 callback(step)
             step += 1
     return coef
-
-
-def ball_projection(radius):
-    r"""The Euclidean projection onto :math:`C = \{\theta : \|\theta\| \le r\}`.
-
-    .. math::
-
-        \Pi_C(\theta) = \theta \cdot \min\!\left(1, \frac{r}{\|\theta\|}\right)
-
-    (Frobenius norm for 2-D theta). It is 1-Lipschitz, so it keeps the contraction
-    factor of a gradient step (docs/theory.md#contraction).
-
-    Parameters
-    ----------
-    radius : float
-        r > 0.
-
-    Returns
-    -------
-    project : callable
-        ``project(theta)`` returns a new array; points inside the ball are copied
-        unchanged, points outside are rescaled onto the sphere (up to rounding).
-    """
-    radius = float(radius)
-    if not (math.isfinite(radius) and radius > 0.0):
-        raise ValueError(f"radius must be a positive finite number, got {radius!r}.")
-
-    def project(coef):
-        coef = np.asarray(coef, dtype=np.float64)
-        norm = np.linalg.norm(coef)
-        if norm <= radius:
-            return coef.copy()
-        return coef * (radius / norm)
-
-    project.radius = radius
-    return project
 
 
 def cyclic_partition(n_samples, batch_size, rng):
@@ -261,141 +211,3 @@ def cyclic_partition(n_samples, batch_size, rng):
     n_batches = -(-n_samples // batch_size)
     order = rng.permutation(n_samples)
     return [np.sort(batch).astype(np.intp, copy=False) for batch in np.array_split(order, n_batches)]
-
-
-#: Samplers of :func:`noisy_sampled_gradient_descent` (the accountant must match).
-SAMPLINGS = ("poisson", "uniform")
-
-
-def _sample_rows(rng, n_samples, sampling_rate, batch_size, sampling):
-    """One batch: Poisson(q) rows, or b rows uniformly without replacement; sorted indices."""
-    if sampling == "poisson":
-        return np.flatnonzero(rng.random(n_samples) < sampling_rate)
-    return np.sort(rng.choice(n_samples, size=batch_size, replace=False))
-
-
-def noisy_sampled_gradient_descent(
-    gradient_on_rows,
-    coef0,
-    *,
-    n_samples,
-    batch_size,
-    learning_rate,
-    noise_std,
-    n_steps,
-    rng,
-    sampling="poisson",
-    regularization=0.0,
-    projection=None,
-    callback=None,
-):
-    r"""Projected noisy SGD with a fresh random batch each step; returns the last iterate only.
-
-    .. math::
-
-        \theta_{k+1} = \Pi\Big(\theta_k - \eta\,\big(\tfrac{1}{b}\textstyle\sum_{i\in B_k}
-        \nabla\ell_i(\theta_k) + \lambda\theta_k + \sigma Z_k\big)\Big),
-        \quad k = 0, \dots, K-1, \qquad Z_k \sim \mathcal N(0, I),
-
-    where the batch :math:`B_k` is drawn afresh each step, independently of the data values:
-
-    - ``sampling="poisson"``: every row independently with probability
-      :math:`q = b/n` (the expected batch size b is public; the realised size is random,
-      and an empty batch is a valid step: noise and regularisation only). The sum is
-      divided by the *fixed* b, never by :math:`|B_k|`, so one row moves the step by at
-      most :math:`\eta\,2L/b` whatever the batch (the event accounted by
-      :func:`skdpgd.accounting.poisson_sgd_epsilon`);
-    - ``sampling="uniform"``: exactly b distinct rows, uniformly without replacement
-      (the sampling of Altschuler and Talwar 2022, eq. (3.3), and of
-      :func:`skdpgd.accounting.uniform_sgd_epsilon`).
-
-    Noise convention (docs/theory.md#noise-convention): ``noise_std`` sigma is the standard deviation
-    on the *averaged* gradient. On the gradient *sum* the noise is
-    :math:`\sigma b`; with per-example gradients bounded by L (replace-one sensitivity
-    of the sum S = 2L) the step is the subsampled Gaussian mechanism whose noise
-    multiplier, relative to the replace-one shift S, is :math:`z = \sigma b / S`
-    (DP-SGD's "noise multiplier" relative to the clipping norm L is :math:`\sigma b / L = 2z`).
-
-    Parameters
-    ----------
-    gradient_on_rows : callable
-        ``gradient_on_rows(theta, rows)`` returns the SUM over ``rows`` (a sorted int
-        array, possibly empty) of the per-example data-term gradients at theta, with
-        theta's shape (zeros for an empty ``rows``). Regularisation is added here, not
-        by the callable.
-    coef0 : array-like
-        theta_0, independent of the data. Not modified.
-    n_samples : int
-        n >= 1, the number of rows (public).
-    batch_size : int
-        b in [1, n]: the expected (Poisson) or exact (uniform) batch size, and the
-        normaliser of the gradient sum.
-    learning_rate : float
-        eta > 0.
-    noise_std : float
-        sigma >= 0 on the averaged gradient. 0 draws no noise.
-    n_steps : int
-        K >= 0.
-    rng : numpy.random.Generator
-        The only source of randomness. Per step, in this order: the batch
-        (``rng.random(n)`` for Poisson, ``rng.choice(n, b, replace=False)`` for uniform),
-        then ``rng.standard_normal(theta.shape)`` when ``noise_std > 0``.
-    sampling : {"poisson", "uniform"}, default="poisson"
-        How batches are drawn; the accountant must be the one for this sampling.
-    regularization : float, default=0.0
-        lam >= 0, the L2 term :math:`\lambda\theta` added to every step (not sampled).
-    projection : callable, optional
-        Projection onto C (e.g. :func:`ball_projection`); None means C = R^d.
-    callback : callable, optional
-        ``callback(step)`` after each step with the 0-based step index only (it never
-        sees an iterate, a batch or a gradient).
-
-    Returns
-    -------
-    coef : ndarray of float64
-        theta_K, a new array (``coef0`` copied when K = 0).
-
-    References
-    ----------
-    .. [1] M. Abadi et al. Deep learning with differential privacy. CCS 2016 (DP-SGD,
-       Poisson sampling).
-    .. [2] J. Altschuler, K. Talwar. Privacy of noisy stochastic gradient descent: more
-       iterations without more privacy loss. NeurIPS 2022, eq. (1.2)'s
-       update with "a random batch of size b".
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> targets = np.array([[1.0], [3.0]])      # l_i = 0.5 (theta - x_i)^2
-    >>> def grad_sum(theta, rows):
-    ...     return (theta - targets[rows]).sum(axis=0) if len(rows) else np.zeros_like(theta)
-    >>> coef = noisy_sampled_gradient_descent(
-    ...     grad_sum, np.zeros(1), n_samples=2, batch_size=2, learning_rate=1.0,
-    ...     noise_std=0.0, n_steps=5, rng=np.random.default_rng(0), sampling="uniform")
-    >>> coef
-    array([2.])
-    """
-    learning_rate, noise_std = _check_step_params(learning_rate, noise_std)
-    n_steps = _check_nonneg_int("n_steps", n_steps)
-    n_samples = _check_nonneg_int("n_samples", n_samples)
-    batch_size = _check_nonneg_int("batch_size", batch_size)
-    if not 1 <= batch_size <= n_samples:
-        raise ValueError(
-            f"batch_size must be in [1, n_samples={n_samples}], got {batch_size}."
-        )
-    if sampling not in SAMPLINGS:
-        raise ValueError(f"sampling must be one of {SAMPLINGS}, got {sampling!r}.")
-    regularization = float(regularization)
-    if not (math.isfinite(regularization) and regularization >= 0.0):
-        raise ValueError(f"regularization must be a finite number >= 0, got {regularization!r}.")
-    rate = batch_size / n_samples
-    coef = np.array(coef0, dtype=np.float64, copy=True)
-    for step in range(n_steps):
-        rows = _sample_rows(rng, n_samples, rate, batch_size, sampling)
-        direction = np.asarray(gradient_on_rows(coef, rows), dtype=np.float64) / batch_size
-        if regularization:
-            direction = direction + regularization * coef
-        coef = _noisy_step(coef, direction, learning_rate, noise_std, rng, projection)
-        if callback is not None:
-            callback(step)
-    return coef

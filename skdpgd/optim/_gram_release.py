@@ -7,7 +7,7 @@ r"""The Gaussian release of the Gram matrix of the clipped design (a noise add; 
 
 with :math:`\tilde x_i = (s_i x_i, b)` the clipped, intercept-augmented rows of a
 :class:`skdpgd._data._design.ClippedDesign` (:math:`\|\tilde x_i\| \le \tilde R`). The preconditioned
-solver (:mod:`skdpgd._preconditioned`) uses :math:`\tilde G` to build a curvature
+solver's loop (:mod:`skdpgd.optim._preconditioned`) uses :math:`\tilde G` to build a curvature
 majoriser once, before its noisy steps.
 
 **Replace-one sensitivity.** Let :math:`v(A) = (A_{jl})_{j \le l}` be the upper triangle

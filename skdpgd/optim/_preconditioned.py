@@ -16,7 +16,7 @@ c = 1 for the squared and Huber losses, and for the softmax loss over k classes
 :math:`\nabla^2 \preceq \frac12 (I_k - \frac1k 11^\top)\otimes G \preceq \frac12 I_k \otimes G`
 (Böhning 1992), so c = 1/2 with the same d x d matrix for every class.
 
-Only a noisy Gram :math:`\tilde G = G + E` can be used privately (:mod:`skdpgd._gram_release`).
+Only a noisy Gram :math:`\tilde G = G + E` can be used privately (:mod:`skdpgd.optim._gram_release`).
 :class:`GramPreconditioner` builds
 
 .. math::
@@ -43,9 +43,10 @@ References
 """
 
 import math
-import numbers
 
 import numpy as np
+
+from ._gd import _check_nonneg_int
 
 __all__ = ["GramPreconditioner", "preconditioned_noisy_gradient_descent"]
 
@@ -62,7 +63,7 @@ class GramPreconditioner:
     gram : ndarray of shape (p, p)
         The released (noisy) averaged Gram :math:`\tilde G`, exactly symmetric (the Gram
         pass symmetrises the sum once, :func:`skdpgd._data._gram.gram_sum`, and the release
-        adds a mirrored noise, :func:`skdpgd._gram_release.release_gram`).
+        adds a mirrored noise, :func:`skdpgd.optim._gram_release.release_gram`).
     curvature : float
         c > 0, the loss's bound on :math:`l''` (module docstring).
     margin : float
@@ -124,12 +125,6 @@ class GramPreconditioner:
         """P as a dense matrix (for tests)."""
         V = self.eigenvectors
         return (V * self.eigenvalues) @ V.T
-
-
-def _check_nonneg_int(name, value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-        raise ValueError(f"{name} must be a non-negative integer, got {value!r}.")
-    return int(value)
 
 
 def preconditioned_noisy_gradient_descent(

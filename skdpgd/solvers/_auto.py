@@ -18,7 +18,7 @@ The report's notes name the choice and the reason.
 
 from dataclasses import replace
 
-from .._preconditioned import MAX_DENSE_DIM
+from ..optim._preconditioned import MAX_DENSE_DIM
 from ._base import Solver
 from ._registry import get
 

@@ -25,8 +25,8 @@ import numpy as np
 
 from .._data._chunks import single_threaded_blas
 from .._data._gram import gram_sum
-from .._gram_release import gram_sensitivity, release_gram
-from .._preconditioned import (
+from ..optim._gram_release import gram_sensitivity, release_gram
+from ..optim._preconditioned import (
     MAX_DENSE_DIM,
     GramPreconditioner,
     preconditioned_noisy_gradient_descent,

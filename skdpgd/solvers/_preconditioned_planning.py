@@ -109,14 +109,14 @@ def preconditioned_utility_proxy(
     r"""Public proxy for the excess loss after K = 1..max_steps preconditioned noisy steps.
 
     The preconditioner is :math:`P = c\,(\tilde G + mI)_+ + \lambda I`
-    (:class:`skdpgd._preconditioned.GramPreconditioner`; c the loss's curvature bound, m
+    (:class:`skdpgd.optim._preconditioned.GramPreconditioner`; c the loss's curvature bound, m
     the margin of :func:`gram_noise_margin`) and the noise std of a K-step run is
     :math:`\sigma_K = \sqrt K\,\sigma_1` (``unit_noise_std`` is :math:`\sigma_1`, composition).
     The proxy takes the quadratic model in which P is exact up to the margin: in an
     eigendirection of G with eigenvalue g the curvature is :math:`h = c g + \lambda` and P's
     eigenvalue :math:`p = c(g + m) + \lambda`. With :math:`r = \eta h/p \le 1` and momentum
     beta, the error :math:`e_k = \theta_k - \theta_*` of the step of
-    :func:`skdpgd._preconditioned.preconditioned_noisy_gradient_descent` follows
+    :func:`skdpgd.optim._preconditioned.preconditioned_noisy_gradient_descent` follows
 
     .. math::
 
