@@ -30,11 +30,11 @@ from sklearn.model_selection import (
     ShuffleSplit,
     TimeSeriesSplit,
 )
-from sklearn.model_selection._split import _CVIterableWrapper
 
 from .._ledger import PrivacyLedger
 from ..accounting._composition import check_supported
 from ..preprocessing._public_steps import features_out
+from ..utils._sklearn_compat import _CVIterableWrapper
 from ._pipeline import candidate, split_estimator
 
 #: What search_privacy_cost does not account for.

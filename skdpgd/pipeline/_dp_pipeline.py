@@ -38,9 +38,7 @@ Optional hooks a private step may define (public information only):
 import numbers
 
 import numpy as np
-from sklearn.pipeline import _name_estimators
 from sklearn.utils import Bunch
-from sklearn.utils.metaestimators import _BaseComposition
 
 from ..linear_model._base import BaseDPLinearModel, fit_or_forget
 from ..linear_model._refusals import refuse_fit_params
@@ -49,7 +47,9 @@ from ..utils._sklearn_compat import (
     Interval,
     Options,
     StrOptions,
+    _BaseComposition,
     _fit_context,
+    _name_estimators,
     validate_data,
 )
 from ._budget import PREPARATION_SHARE
