@@ -157,10 +157,13 @@ def test_composed_report_is_exact_and_within_the_budget(epsilon, thresholds):
     assert mus[0] ** 2 / (mus[0] ** 2 + (pipe.budget_.estimator_mu) ** 2) == pytest.approx(
         PREPARATION_SHARE, rel=1e-9)
     # spent never exceeds planned
-    planned = pipe.plan_privacy(X.shape[0], X.shape[1])
+    planned = pipe.plan_privacy(X.shape[0], X.shape[1], X=X)  # the fit's charge
     assert planned.planned and not report.planned
     assert report.mu <= planned.mu * (1 + 1e-12) and report.extra_delta <= planned.extra_delta
     assert planned.epsilon <= epsilon
+    # without X the plan bounds every fit in both coordinates (it may exceed the target)
+    blind = pipe.plan_privacy(X.shape[0], X.shape[1])
+    assert report.mu <= blind.mu * (1 + 1e-12) and report.extra_delta <= blind.extra_delta
     # the estimator's own report carries the mu it was calibrated to, at most its share
     assert mus[1] <= pipe.budget_.estimator_mu
     # epsilon_at / delta_at are the curve at delta - extra

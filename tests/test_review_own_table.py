@@ -363,12 +363,6 @@ def _epsilon_of(mu, delta):
     return brentq(lambda e: _gdp_delta(mu, e) - delta, 0.0, 200.0, xtol=1e-14)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "search_privacy_cost prices a DPPipeline fit with plan_privacy(n) without X, which "
-    "assumes the vectorizer thresholds (0.1 delta reserved, smaller mu); a fit on a table "
-    "with nothing to discover spends a larger mu and no additive delta, so the composed "
-    "per-fit charges are not an upper bound: at delta=1e-3 the stated epsilon is below "
-    "the exact composition of the fits that ran"))
 def test_search_cost_of_a_pipeline_bounds_the_fits_that_ran():
     from sklearn.model_selection import GridSearchCV, KFold
 
@@ -389,6 +383,10 @@ def test_search_cost_of_a_pipeline_bounds_the_fits_that_ran():
     assert spent.extra_delta == 0.0
     mu_true = math.sqrt(2 * 2 + 1) * spent.mu
     assert cost.epsilon >= _epsilon_of(mu_true, 1e-3)
+    # the plan without X bounds the fit in both coordinates (mu and the additive delta)
+    plan = pipe.plan_privacy(n)
+    assert plan.mu >= spent.mu * (1 - 1e-12)
+    assert plan.extra_delta >= spent.extra_delta
 
 
 # -- 6b. every dtype a column may have, numeric or categorical, silently --------------------

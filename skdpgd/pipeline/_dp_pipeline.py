@@ -56,7 +56,9 @@ from ._budget import PREPARATION_SHARE
 from ._checks import check_classes, check_steps, is_private, public_shape
 from ._delegation import FittedPipelineMethods
 from ._fit_steps import fit_charged
-from ._plan import plan_budget, planned_releases, planned_report
+from ._plan import (
+    dominating_budget, first_step_guessed, plan_budget, planned_releases, planned_report,
+)
 
 #: The class attribute that marks a DP pipeline (one budget, one charge): the searches
 #: above this layer recognise one by it (duck typing, so a subclass or a look-alike counts).
@@ -270,7 +272,11 @@ class DPPipeline(FittedPipelineMethods, _BaseComposition):
         charged; a fit's ``privacy_`` spends at most this. Without ``X``, a private step
         is asked whether it may spend or threshold from its parameters alone
         (``_privacy_plan(None)``; a step that cannot say is assumed to do both), so a fit
-        on a table whose columns need no thresholding may reserve less.
+        on a table whose columns need no thresholding may reserve less. When the first
+        private step cannot say without X, the plan takes the larger of each part (the
+        GDP budget without the reserve, and the reserve's additive delta), so that it
+        bounds every fit at every delta; its epsilon may then be slightly above the
+        target.
 
         Parameters
         ----------
@@ -295,8 +301,10 @@ class DPPipeline(FittedPipelineMethods, _BaseComposition):
         if n_samples < 2 or (n_features is not None and int(n_features) < 1):
             raise ValueError(f"need n >= 2 and d >= 1, got n={n_samples}, d={n_features}.")
         releases = planned_releases(pre, final, X)
-        return planned_report(releases, plan_budget(self, releases, n_samples), last_name,
-                              n_samples)
+        budget = plan_budget(self, releases, n_samples)
+        if X is None and budget.extra_delta > 0.0 and first_step_guessed(pre):
+            budget = dominating_budget(self, releases, budget, n_samples)
+        return planned_report(releases, budget, last_name, n_samples)
 
     # -- fit ------------------------------------------------------------------------------
     def _forget_fit(self):

@@ -5,6 +5,8 @@ and dtypes) only, so the planned report is what the ledger is charged before any
 is read, and what :meth:`skdpgd.DPPipeline.plan_privacy` returns.
 """
 
+import dataclasses
+
 from ..accounting._release import ReleasePrivacyReport
 from ..linear_model import DPRidge
 from ..utils._validation import check_epsilon, resolve_delta
@@ -32,6 +34,27 @@ def privacy_plan(step, X):
     except Exception:  # noqa: BLE001 - cannot plan without data: assume it spends both
         return 1, 1
     return int(n_gdp), int(n_thresholded)
+
+
+def first_step_guessed(pre):
+    """Whether the first private step cannot plan without the table's structure.
+
+    Only the first private step plans from X's structure in a fit (see
+    :func:`planned_releases`); when its ``_privacy_plan(None)`` cannot answer, a plan
+    without X assumes it spends and thresholds, which a fit that sees X may not do.
+    """
+    for _, step in pre:
+        if is_skip(step) or not is_private(step):
+            continue
+        hook = getattr(step, "_privacy_plan", None)
+        if not callable(hook):
+            return False
+        try:
+            hook(None)
+        except Exception:  # noqa: BLE001 - the same fallback as privacy_plan
+            return True
+        return False
+    return False
 
 
 def planned_releases(pre, final, X):
@@ -69,6 +92,27 @@ def plan_budget(pipeline, releases, n_samples):
     return split_budget(epsilon, delta, [needs for _, _, needs in releases],
                         preparation_share=float(pipeline.preparation_share),
                         extra_delta_share=EXTRA_DELTA_SHARE)
+
+
+def dominating_budget(pipeline, releases, budget, n_samples):
+    r"""A budget that bounds every fit's, when the plan cannot see the table's structure.
+
+    Without X, a private step that may threshold is planned with an additive-delta
+    reserve :math:`\delta_0`, which lowers the GDP part to
+    :math:`\mu(\varepsilon, \delta - \delta_0)`. A fit that sees the structure and
+    finds nothing to threshold reserves nothing and spends the larger
+    :math:`\mu(\varepsilon, \delta)`. Neither plan bounds the other at every delta, so
+    the plan without X takes the larger of each part: the GDP split of the budget
+    without reserve and the reserve's additive deltas. Every fit's (mu, delta_0) is
+    then at most the plan's in both coordinates, so its privacy curve lies below the
+    plan's at every epsilon (the trade-off curve of a mu-GDP release plus an additive
+    delta is increasing in both). Its epsilon at the requested delta may therefore
+    exceed the target slightly: it is an upper bound, not the fit's guarantee.
+    """
+    free = plan_budget(pipeline, [(name, step, False) for name, step, _ in releases],
+                       n_samples)
+    return dataclasses.replace(free, extra_delta=budget.extra_delta,
+                               step_extra_delta=budget.step_extra_delta)
 
 
 def planned_report(releases, budget, last_name, n_samples):
