@@ -14,6 +14,8 @@ names the submodule ``pkg.sub`` when it exists, else the package ``pkg``).
   ``# lazy: breaks <why>``, which documents it as a deliberate lazy import; such an import
   still obeys the layer rule.
 * **Size.** No source file above :data:`MAX_LINES` lines.
+* **scikit-learn's private names** (a module or a name starting with ``_``) are imported
+  only by ``skdpgd/utils/_sklearn_compat.py``.
 """
 
 import ast
@@ -217,3 +219,21 @@ def test_the_checker_sees_relative_lazy_and_upward_imports(tmp_path):
     assert targets == ["skdpgd.utils._clipping", "skdpgd._data._fused", "skdpgd.losses"]
     # an upward edge is reported: the data layer must not import the losses
     assert _entry(targets[2])[0] > _entry("skdpgd._data._design")[0]
+
+
+def test_private_sklearn_names_only_through_the_compat_module():
+    bad = []
+    for module, path in MODULES.items():
+        if module == "skdpgd.utils._sklearn_compat":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "sklearn":
+                names = node.module.split(".") + [alias.name for alias in node.names]
+            elif isinstance(node, ast.Import):
+                names = [part for alias in node.names if alias.name.startswith("sklearn.")
+                         for part in alias.name.split(".")]
+            else:
+                continue
+            if any(name.startswith("_") for name in names):
+                bad.append(f"{module}:{node.lineno}")
+    assert not bad, f"private scikit-learn names outside utils/_sklearn_compat: {bad}"
