@@ -35,7 +35,8 @@ from fit_time import synthetic
 from sklearn.linear_model import LogisticRegression
 
 import skdpgd
-from skdpgd import DPLogisticRegression, _fused
+from skdpgd import DPLogisticRegression
+from skdpgd._data import _fused
 from skdpgd.linear_model._solvers import _cached_plan
 
 RESULTS = Path(__file__).resolve().parent / "results"
