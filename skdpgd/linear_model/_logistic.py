@@ -99,9 +99,9 @@ class DPLogisticRegression(
         normalised by the fixed batch_size), accounted by the minimum of the bounds that
         apply (composition with amplification by subsampling under replace-one, via
         ``dp-accounting``: ``pip install "skdpgd[sgd]"``; see ``docs/sgd_bounds.md``);
-        it reports (epsilon, delta) with no Gaussian-DP parameter (``privacy_.mu`` is
-        NaN); a ``ledger`` composes it with its other fits by PLD (its composition
-        bound).
+        it reports (epsilon, delta) with no Gaussian-DP parameter (its
+        ``SampledSGDPrivacyReport`` has no ``mu``); a ``ledger`` composes it with its other
+        fits by PLD (its composition bound).
     batch_size : int or "auto", default="auto"
         Rows per batch for ``solver="cyclic"``, expected rows per batch for ``"sgd"``
         (ignored by ``"gd"``; for ``"sgd"``, ``"auto"`` tries sampling rates from 0.001

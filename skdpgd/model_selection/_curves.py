@@ -132,7 +132,8 @@ def privacy_utility_curve(estimator, X, y, epsilons, *, cv=None, scoring=None, b
         result = cross_validate(est, X, y, cv=cv, scoring=scorer, params={"sample_ids": ids},
                                 return_estimator=True, error_score="raise")
         scores = np.asarray(result["test_score"], dtype=float)
-        mus = [fitted.privacy_.mu for fitted in result["estimator"]]
+        # a sampled-SGD report has no mu (not Gaussian DP): nan in the table
+        mus = [getattr(fitted.privacy_, "mu", math.nan) for fitted in result["estimator"]]
         rows.append(dict(
             epsilon=epsilon, mean_score=float(scores.mean()), std_score=float(scores.std()),
             scores=scores.tolist(), mu=float(max(mus)),
