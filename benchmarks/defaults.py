@@ -135,7 +135,8 @@ def accuracy(dataset, epsilons, seeds, log):
                     method=method, epsilon=eps, seed=seed, score=float(est.score(Xt, yt)),
                     fit_time=seconds, solver_=est.solver_, n_iter=int(est.n_iter_),
                     binding_bound=p.binding_bound, theorem=p.theorem, mu=float(p.mu),
-                    composition_mu=float(getattr(p, "composition_mu", float("nan"))),
+                    # preconditioned: composition is its bound (its report has no second mu)
+                    composition_mu=float(getattr(p, "composition_mu", p.mu)),
                     reported_epsilon=float(p.epsilon), noise_std=float(est.noise_std_),
                     strong_convexity=float(est.strong_convexity_),
                     batch_size=est.batch_size_,
@@ -259,7 +260,7 @@ def wide_plans(epsilons):
                 rows.append(dict(shape=label, n=n, d=d, method=method, epsilon=eps,
                                  solver_=chose[0] if chose else METHODS[method],
                                  binding_bound=p.binding_bound, mu=float(p.mu),
-                                 composition_mu=float(getattr(p, "composition_mu", "nan")),
+                                 composition_mu=float(getattr(p, "composition_mu", p.mu)),
                                  n_iter=int(p.n_steps), delta=float(p.delta),
                                  batch_size=getattr(p, "batch_size", None)))
     return rows
