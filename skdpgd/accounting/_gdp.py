@@ -20,6 +20,8 @@ import math
 import numpy as np
 from scipy import optimize, special
 
+from ._inverter import invert_monotone
+
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 _SQRT_HALF_PI = math.sqrt(math.pi / 2.0)
 
@@ -164,9 +166,11 @@ def _gdp_to_epsilon_scalar(mu, delta):
     while excess(hi) > 0.0:
         hi *= 2.0
     eps = optimize.brentq(excess, 0.0, hi, xtol=1e-15, rtol=1e-14, maxiter=500)
-    while excess(eps) > 0.0:  # round up: never report a too-small epsilon
-        eps = eps * (1.0 + 1e-14) + 1e-300
-    return eps
+    # round up with the conservative inverter: from the root, by factors 1 + 1e-14, to the
+    # first epsilon whose excess was computed and is <= 0 (never a too-small epsilon)
+    eps = max(eps, 1e-300)
+    return invert_monotone(excess, 0.0, lower=eps, upper=math.inf, increasing=False,
+                           start=eps, growth=1.0 + 1e-14, rtol=1e-13, max_expansions=10**4)
 
 
 def epsilon_delta_to_gdp(epsilon, delta):
@@ -216,6 +220,8 @@ def _epsilon_delta_to_gdp_scalar(epsilon, delta):
             )
     log_mu = optimize.brentq(excess, lo, hi, xtol=1e-15, rtol=1e-14, maxiter=500)
     mu = math.exp(log_mu)
-    while excess(math.log(mu)) > 0.0:  # round down: never too large
-        mu *= 1.0 - 1e-14
-    return mu
+    # round down with the conservative inverter: from the root, by factors 1 - 1e-14, to
+    # the first mu whose excess was computed and is <= 0 (never too large)
+    return invert_monotone(lambda m: excess(math.log(m)), 0.0, lower=0.0, upper=mu,
+                           increasing=True, start=mu, growth=1.0 / (1.0 - 1e-14), rtol=1e-13,
+                           max_expansions=10**4)
