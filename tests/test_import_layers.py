@@ -25,7 +25,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "skdpgd"
 
-#: The agreed order, bottom to top (issue 21). Each entry is a module or a package (with
+#: The agreed order, bottom to top (docs/architecture.md). Each entry is a module or a package (with
 #: everything below it); the entries on one line form one layer. A module may import from
 #: its own layer and from earlier ones (the circle rule still applies inside a layer).
 LAYERS = [
