@@ -227,7 +227,8 @@ def clipping_scales(X, max_norm, *, n_jobs=None):
     """s_i = p_i q_i = min(1, R/||x_i||) of the fit's design (its row factors)."""
     from skdpgd._data._design import ClippedDesign
 
-    return ClippedDesign.from_data(X, max_norm, n_jobs=n_jobs).row_scale
+    design = ClippedDesign.from_data(X, max_norm, n_jobs=n_jobs)
+    return design.pre_scale * design.post_scale
 
 
 def test_clipping_scales_do_not_depend_on_n_jobs(small_chunks):

@@ -170,15 +170,6 @@ class ClippedDesign:
     def dtype(self):
         return self.X.dtype
 
-    @property
-    def row_scale(self):
-        r""":math:`s_i = p_i q_i = \min(1, R/\|x_i\|)` (subnormal or 0 for rows of norm above
-        about :math:`2^{1022} R`; the products never use it). For a :meth:`prescaled`
-        design, :math:`q_i`, the scale of its (pre-scaled) rows."""
-        if self.pre_scale is None:
-            return self.post_scale
-        return self.pre_scale * self.post_scale
-
     def prescaled(self, out=None):
         r"""The same design over the pre-scaled rows :math:`P X` (a new array, or CSR values,
         of X's size and dtype; exact).
