@@ -45,6 +45,35 @@ def test_fused_kernel_gives_the_numpy_sum(loss, dtype, intercept):
     np.testing.assert_allclose(fused, reference, rtol=0, atol=rtol * scale)
 
 
+def test_kernel_is_chosen_by_the_declared_name_not_by_the_type():
+    design, y, rng = _design(np.float64, True)
+    coef = rng.standard_normal(design.shape[1])
+
+    class OwnSum(BinaryLogisticLoss):  # overrides the sum: must not run the parent's kernel
+        def gradient_sum(self, coef, X, y, sample_weight=None):
+            """Twice the logistic sum."""
+            return 2.0 * super().gradient_sum(coef, X, y, sample_weight)
+
+    assert OwnSum.fused_kernel is None
+    assert fused_gradient_sum(OwnSum().gradient_sum, coef, design, y) is None
+
+    class SameSum(BinaryLogisticLoss):  # same sum, so the kernel still applies
+        pass
+
+    parent = fused_gradient_sum(BinaryLogisticLoss().gradient_sum, coef, design, y)
+    np.testing.assert_array_equal(fused_gradient_sum(SameSum().gradient_sum, coef, design, y), parent)
+
+    class Declared:  # no loss class at all: a declared kernel name and clip suffice
+        fused_kernel, fused_residual_clip = "logistic", 1.0
+
+        def gradient_sum(self, coef, X, y):
+            raise AssertionError("the kernel computes this sum")
+
+    np.testing.assert_array_equal(fused_gradient_sum(Declared().gradient_sum, coef, design, y), parent)
+    Declared.fused_kernel = "no such kernel"
+    assert fused_gradient_sum(Declared().gradient_sum, coef, design, y) is None
+
+
 def test_kernel_declines_what_it_does_not_handle():
     design, y, rng = _design(np.float64, True)
     coef = rng.standard_normal(design.shape[1])
