@@ -94,9 +94,13 @@ def run_demo(epsilons=DEMO_EPSILONS, seeds=(0,), solver="auto", out=print):
             f"{(time.perf_counter() - tic) / len(seeds):>9.1f}{note}")
     out(f"{'(majority class)':<38}{'-':>8}{majority:>15.3f}")
     out("")
-    out(f"delta = min(1e-5, 1/(10 n)) = {min(1e-5, 1 / (10 * len(y_train))):.3g}; replace-one "
-        f"neighbours; median over noise seeds {list(seeds)}; "
-        f"total {time.perf_counter() - start:.1f} s")
+    finite = [m for m in (shown_model, model) if m is not None and m.privacy_.epsilon < math.inf]
+    deltas = sorted({m.privacy_.delta for m in finite[:1]})
+    seeds_text = (f"noise seed {seeds[0]} (one run per epsilon)" if len(seeds) == 1
+                  else f"median over noise seeds {list(seeds)}")
+    out(f"delta = {', '.join(f'{d:.3g}' for d in deltas) or '-'} (the estimator's default, "
+        f"min(1e-5, 1/(10 n)) with n = {len(y_train)}); replace-one neighbours; "
+        f"{seeds_text}; total {time.perf_counter() - start:.1f} s")
     if shown_model is not None:
         out("")
         out(f"Privacy report of the epsilon = {shown:g} fit (clf.privacy_):")

@@ -23,8 +23,7 @@ class DPLogisticRegression(
 ):
     r"""Logistic regression with (epsilon, delta)-differential privacy.
 
-    Trained by noisy gradient descent (full batch, or cyclic mini-batches with
-    ``solver="cyclic"``) on
+    Trained by noisy first-order steps on
 
     .. math::
 
@@ -33,9 +32,15 @@ class DPLogisticRegression(
 
     where :math:`\tilde x_i` is the row clipped to norm ``data_norm`` with the constant
     ``intercept_scaling`` appended (so the intercept is regularised), and releasing only
-    the last iterate. The noise and the number of steps are calibrated so that the fit
-    is exactly mu-GDP under Bok, Su and Altschuler (2024), Theorem 4.2, with
-    mu the largest value that implies (epsilon, delta)-DP. Two classes use the binary
+    the last iterate. The default ``solver="auto"`` picks ``"preconditioned"`` when the
+    design has at most 2000 columns (intercept included): one noisy release of the Gram
+    matrix of the clipped rows, then a few full-batch noisy gradient steps preconditioned
+    by it, accounted by exact composition in Gaussian DP (Dong, Roth and Su 2022,
+    Theorem 2.7 and Corollary 3.3; the report's ``binding_bound`` is ``"composition"``).
+    Wider designs get ``"cyclic"`` mini-batches, accounted by the convergent bound of
+    Bok, Su and Altschuler (2024), Theorem 4.5. Either way the noise and the number of
+    steps are calibrated so that the fit is mu-GDP with mu the largest value that implies
+    (epsilon, delta)-DP, delta = min(1e-5, 1/(10 n)) unless given. Two classes use the binary
     loss; more use the softmax loss with one joint sensitivity (no one-vs-rest split of
     the budget).
 
@@ -159,7 +164,14 @@ class DPLogisticRegression(
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        Coefficients of the released (last) iterate, on the caller's features; one row
+        for two classes, one per class for more.
     intercept_ : ndarray of shape (1,) or (n_classes,)
+        Intercept of the released iterate (its regularised coefficient on the appended
+        column times ``intercept_scaling_``); zeros when ``fit_intercept=False``.
+    solver_ : str
+        The solver that ran: ``solver`` itself, or what ``"auto"`` chose (the reason is
+        in ``privacy_.notes``).
     intercept_scaling_ : float
         The b that was used (0.0 when ``fit_intercept=False``).
     data_norm_ : float
@@ -167,7 +179,10 @@ class DPLogisticRegression(
     residual_clip_ : float
         The residual clip c that was used (1.0: none).
     classes_ : ndarray of shape (n_classes,)
+        The label set: ``classes`` when given (public), otherwise the labels read from y
+        (treated as public; the report notes it).
     n_features_in_ : int
+        Number of features seen during ``fit``.
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Only when X has feature names that are all strings.
     n_iter_ : int
@@ -175,15 +190,21 @@ class DPLogisticRegression(
     noise_std_ : float
         sigma, the noise standard deviation on the averaged gradient.
     learning_rate_ : float
+        eta, the step size that was used.
     strong_convexity_ : float
         lam.
     C_ : float
         1 / (lam n), the C that was used.
     batch_size_ : int or None
-        ``solver="cyclic"``: the smallest batch size (the b of the bound); None for "gd".
+        ``"cyclic"``: the smallest batch size (the b of the bound); ``"sgd"``: the
+        expected batch size; None for the full-batch solvers (``"preconditioned"``,
+        ``"gd"``).
     privacy_ : skdpgd.accounting.PrivacyReport
-        The guarantee (epsilon, delta, mu, replace-one neighbours, theorem) and every
-        constant it used; also what composition and Chourasia et al. would claim.
+        The guarantee (epsilon, delta, mu, replace-one neighbours, theorem, the bound
+        that binds) and every constant it used. Its class follows the solver: for
+        ``"preconditioned"`` it also lists the Gram release; for ``"gd"`` and
+        ``"cyclic"`` it also gives what composition (and, full batch, Chourasia et al.)
+        would claim.
 
     Notes
     -----
@@ -199,7 +220,11 @@ class DPLogisticRegression(
 
     References
     ----------
-    J. Bok, W. Su, J. Altschuler. Shifted interpolation for differential privacy. ICML 2024.
+    J. Dong, A. Roth, W. Su. Gaussian differential privacy. JRSS B 2022 (the composition
+    bound of ``"preconditioned"``, which ``"auto"`` picks up to 2000 columns).
+
+    J. Bok, W. Su, J. Altschuler. Shifted interpolation for differential privacy. ICML 2024
+    (the convergent bound of ``"cyclic"`` and ``"gd"``).
 
     Examples
     --------

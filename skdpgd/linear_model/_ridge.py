@@ -36,8 +36,7 @@ _Y_BOUND_AUTO = (
 class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
     r"""Linear regression with (epsilon, delta)-differential privacy.
 
-    Trained by noisy gradient descent (full batch, or cyclic mini-batches with
-    ``solver="cyclic"``) on the L2-regularised Huber objective
+    Trained by noisy first-order steps on the L2-regularised Huber objective
 
     .. math::
 
@@ -49,8 +48,13 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
     ``[-y_bound, y_bound]``. Its gradient is the *clipped residual*
     :math:`\mathrm{clip}(\theta\cdot x - y, -c, c)\,x`, bounded by c Rt for every theta,
     so the replace-one sensitivity is 2 c Rt with no projection, the objective is
-    Rt^2 + lam smooth and lam-strongly convex, and Bok, Su and Altschuler (2024),
-    Theorem 4.2 gives its exact Gaussian-DP. Where every residual is below c this is
+    Rt^2 + lam smooth and lam-strongly convex. The default ``solver="auto"`` picks
+    ``"preconditioned"`` up to 2000 columns (intercept included): one noisy Gram release
+    and a few preconditioned noisy gradient steps, accounted by exact composition in
+    Gaussian DP (Dong, Roth and Su 2022, Theorem 2.7 and Corollary 3.3; the report's
+    ``binding_bound`` is ``"composition"``); wider designs get ``"cyclic"``, accounted by
+    the convergent bound of Bok, Su and Altschuler (2024), Theorem 4.5. Where every
+    residual is below c this is
     ridge regression; otherwise it minimises the Huber objective, not the squared one
     (``residual_clip=np.inf`` is refused for epsilon < inf: the sensitivity would be
     unbounded). See ``docs/ridge_objective.md`` for the derivation and the comparison
@@ -88,13 +92,19 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
+        Coefficients of the released (last) iterate, on the caller's features.
     intercept_ : float
+        Intercept of the released iterate (0.0 when ``fit_intercept=False``).
+    solver_ : str
+        The solver that ran: ``solver`` itself, or what ``"auto"`` chose (the reason is
+        in ``privacy_.notes``).
     n_features_in_, feature_names_in_, n_iter_, noise_std_, learning_rate_,
     strong_convexity_, batch_size_, intercept_scaling_, data_norm_, privacy_
         As in :class:`skdpgd.DPLogisticRegression`.
     alpha_ : float
         lam n, the alpha that was used.
     residual_clip_ : float
+        The Huber threshold c that was used (the clip on each residual).
 
     Notes
     -----
@@ -113,6 +123,14 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
     it happened would be a data-dependent output outside the accountant. Making the
     bound a required public input moves the decision to the user, before any data is
     read.
+
+    References
+    ----------
+    J. Dong, A. Roth, W. Su. Gaussian differential privacy. JRSS B 2022 (the composition
+    bound of ``"preconditioned"``, which ``"auto"`` picks up to 2000 columns).
+
+    J. Bok, W. Su, J. Altschuler. Shifted interpolation for differential privacy. ICML 2024
+    (the convergent bound of ``"cyclic"`` and ``"gd"``).
 
     Examples
     --------
