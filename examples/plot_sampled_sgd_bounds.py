@@ -7,8 +7,10 @@ probability q = batch_size / n) and reports the smallest of the privacy bounds w
 hypotheses the run meets, naming the one that binds (see ``docs/sgd_bounds.md``). This
 example
 
-1. fits :class:`skdpgd.DPLogisticRegression` with ``solver="sgd"`` and with the default
-   full-batch solver on a binary digits task and prints both reports;
+1. fits :class:`skdpgd.DPLogisticRegression` with ``solver="sgd"`` and with plain
+   full-batch noisy GD, ``solver="gd"`` (the default ``"auto"`` would pick
+   ``"preconditioned"`` on these 65 columns), on a binary digits task and prints both
+   reports;
 2. evaluates, for one fixed run with fixed-size batches and a projection, the two bounds
    of :func:`skdpgd.accounting.sampled_sgd_bounds` as the number of epochs grows:
    composition with amplification by subsampling grows without limit, the last-iterate
