@@ -79,7 +79,8 @@ class PrivacyLedger:
     entries : tuple of LedgerEntry
         Every recorded fit, in order.
     orders : ndarray
-        Renyi orders of RDP entries (:data:`skdpgd.accounting.DEFAULT_ORDERS`).
+        Renyi orders of RDP entries: 191 orders from 1.1 to 1e5
+        (:data:`skdpgd.accounting.DEFAULT_ORDERS`).
     path : str or None
         The absolute path of the ledger file.
     key_file : str or None
@@ -154,7 +155,11 @@ class PrivacyLedger:
     refused
     """
 
-    orders = DEFAULT_ORDERS
+    @property
+    def orders(self):
+        """Renyi orders of RDP entries: 191 orders from 1.1 to 1e5 (denser near 1), the grid
+        :data:`skdpgd.accounting.DEFAULT_ORDERS`."""
+        return DEFAULT_ORDERS
 
     def __init__(self, epsilon=None, delta=None, *, path=None, key_file=None):
         epsilon, delta = check_cap(epsilon, delta)
