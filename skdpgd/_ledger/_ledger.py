@@ -155,11 +155,11 @@ class PrivacyLedger:
     refused
     """
 
-    @property
-    def orders(self):
-        """Renyi orders of RDP entries: 191 orders from 1.1 to 1e5 (denser near 1), the grid
-        :data:`skdpgd.accounting.DEFAULT_ORDERS`."""
-        return DEFAULT_ORDERS
+    #: Renyi orders of RDP entries: 191 orders from 1.1 to 1e5, denser near 1 (the grid
+    #: :data:`skdpgd.accounting.DEFAULT_ORDERS`).
+    #:
+    #: :meta hide-value:
+    orders = DEFAULT_ORDERS
 
     def __init__(self, epsilon=None, delta=None, *, path=None, key_file=None):
         epsilon, delta = check_cap(epsilon, delta)
