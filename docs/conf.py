@@ -72,6 +72,10 @@ sphinx_gallery_conf = {
     "remove_config_comments": True,
     "abort_on_example_error": True,
     "within_subsection_order": "FileNameSortKey",
+    # API pages list the examples that use them (the minigallery in
+    # _templates/autosummary/class.rst reads these files).
+    "doc_module": ("skdpgd",),
+    "backreferences_dir": "generated/backreferences",
 }
 
 html_theme = "furo"
