@@ -1,8 +1,11 @@
 """skdpgd: scikit-learn compatible differentially private linear models.
 
-Models are trained by projected noisy gradient descent and only the last iterate is
-released; the noise is calibrated with a convergent (last-iterate) Gaussian-DP bound
-(Bok, Su, Altschuler 2024), so iterations past convergence cost no extra privacy.
+Models are trained by noisy gradient methods and only the last iterate is released. The
+default ``solver="auto"`` runs, on designs of up to 2000 columns, one noisy Gram release
+and a few preconditioned noisy gradient steps whose guarantee is their exact Gaussian-DP
+composition (Dong, Roth, Su 2022); wider designs get cyclic mini-batches, calibrated with
+the convergent (last-iterate) Gaussian-DP bound of Bok, Su and Altschuler (2024), so
+iterations past convergence cost no extra privacy.
 """
 
 from . import accounting, audit, model_selection, preprocessing
