@@ -78,9 +78,6 @@ class PrivacyLedger:
     ----------
     entries : tuple of LedgerEntry
         Every recorded fit, in order.
-    orders : ndarray
-        Renyi orders of RDP entries: 191 orders from 1.1 to 1e5
-        (:data:`skdpgd.accounting.DEFAULT_ORDERS`).
     path : str or None
         The absolute path of the ledger file.
     key_file : str or None
@@ -155,8 +152,7 @@ class PrivacyLedger:
     refused
     """
 
-    #: Renyi orders of RDP entries: 191 orders from 1.1 to 1e5, denser near 1 (the grid
-    #: :data:`skdpgd.accounting.DEFAULT_ORDERS`).
+    #: Renyi orders of RDP entries: 191 from 1.1 to 1e5 (:data:`~skdpgd.accounting.DEFAULT_ORDERS`).
     #:
     #: :meta hide-value:
     orders = DEFAULT_ORDERS
