@@ -32,15 +32,11 @@ class DPLogisticRegression(
 
     where :math:`\tilde x_i` is the row clipped to norm ``data_norm`` with the constant
     ``intercept_scaling`` appended (so the intercept is regularised), and releasing only
-    the last iterate. The default ``solver="auto"`` picks ``"preconditioned"`` when the
-    design has at most 2000 columns (intercept included): one noisy release of the Gram
-    matrix of the clipped rows, then a few full-batch noisy gradient steps preconditioned
-    by it, accounted by exact composition in Gaussian DP (Dong, Roth and Su 2022,
-    Theorem 2.7 and Corollary 3.3; the report's ``binding_bound`` is ``"composition"``).
-    Wider designs get ``"cyclic"`` mini-batches, accounted by the convergent bound of
-    Bok, Su and Altschuler (2024), Theorem 4.5. Either way the noise and the number of
-    steps are calibrated so that the fit is mu-GDP with mu the largest value that implies
-    (epsilon, delta)-DP, delta = min(1e-5, 1/(10 n)) unless given. Two classes use the binary
+    the last iterate. The default ``solver="auto"`` runs ``"preconditioned"`` up to 2000
+    columns (a noisy Gram release, then a few preconditioned noisy steps; the guarantee is
+    their Gaussian-DP composition, ``binding_bound`` ``"composition"``) and ``"cyclic"``
+    wider (the convergent bound, Bok, Su and Altschuler 2024, Theorem 4.5), calibrated to
+    the largest mu that implies (epsilon, delta)-DP. Two classes use the binary
     loss; more use the softmax loss with one joint sensitivity (no one-vs-rest split of
     the budget).
 
@@ -85,34 +81,26 @@ class DPLogisticRegression(
         The public label set. If None it is read from ``y`` and the privacy report
         says that the label set was treated as public.
     solver : {"auto", "preconditioned", "gd", "cyclic", "sgd"}, default="auto"
-        ``"auto"`` chooses the solver from public numbers and says why in
-        ``privacy_.notes`` (the chosen one is ``solver_``): ``"preconditioned"`` when the
-        design has at most 2000 columns (after the intercept), ``"cyclic"`` beyond, a
-        plain ``"gd"`` step when ``learning_rate`` is fixed, ``"cyclic"`` when
-        ``batch_size`` is. ``"preconditioned"``: one noisy release of the Gram matrix of the
-        clipped rows, then a few full-batch noisy gradient steps preconditioned by it (a
-        private Bohning-Lindsay fixed-Hessian method with momentum), accounted by
-        Gaussian-DP composition of the K + 1 releases (Dong, Roth and Su 2022, Cor. 3.3);
-        it converges in a few passes whatever the scaling of the features.
-        ``"gd"``: full-batch noisy gradient descent, accounted by Bok, Su and Altschuler
-        (2024), Theorem 4.2. ``"cyclic"``: a fixed partition of the rows into
-        l = ceil(n / batch_size) batches, drawn from ``random_state`` and n only and
-        visited in the same order every epoch, accounted by Theorem 4.5 of the same
-        paper. Cyclic batches need fewer passes over X for the same utility when n
-        is large (see the user guide); full batch is the better choice when passes
-        are cheap. ``"sgd"``: Poisson-sampled mini-batches (rate batch_size / n, sums
-        normalised by the fixed batch_size), accounted by the minimum of the bounds that
-        apply (composition with amplification by subsampling under replace-one, via
-        ``dp-accounting``: ``pip install "skdpgd[sgd]"``; see ``docs/sgd_bounds.md``);
-        it reports (epsilon, delta) with no Gaussian-DP parameter (its
-        ``SampledSGDPrivacyReport`` has no ``mu``); a ``ledger`` composes it with its other
-        fits by PLD (its composition bound).
+        ``"auto"`` chooses from public numbers (``solver_``; why: ``privacy_.notes``):
+        ``"preconditioned"`` up to 2000 columns (after the intercept), ``"cyclic"`` beyond,
+        ``"gd"`` when ``learning_rate`` is fixed, ``"cyclic"`` when ``batch_size`` is.
+        ``"preconditioned"``: one noisy Gram release of the clipped rows, then a few noisy
+        full-batch steps preconditioned by it (a private Bohning-Lindsay fixed-Hessian
+        method with momentum; converges in a few passes whatever the features' scaling),
+        accounted by Gaussian-DP composition of the K + 1 releases (Dong, Roth and Su 2022,
+        Cor. 3.3). ``"gd"``: full-batch noisy GD, Bok, Su and Altschuler (2024), Theorem
+        4.2. ``"cyclic"``: a fixed partition into l = ceil(n / batch_size) batches (from
+        ``random_state`` and n only) visited in the same order every epoch, Theorem 4.5 of
+        the same paper; fewer passes over X when n is large. ``"sgd"``: Poisson-sampled
+        mini-batches (rate batch_size / n, sums over the fixed batch_size), accounted by
+        the minimum of the bounds that apply (``pip install "skdpgd[sgd]"``;
+        ``docs/sgd_bounds.md``); its report has (epsilon, delta) and no ``mu``, and a
+        ``ledger`` composes it by PLD.
     batch_size : int or "auto", default="auto"
         Rows per batch for ``solver="cyclic"``, expected rows per batch for ``"sgd"``
-        (ignored by ``"gd"``; for ``"sgd"``, ``"auto"`` tries sampling rates from 0.001
-        to 0.5). ``"auto"`` tries
-        l in {1, 2, 4, ..., 64} batches and keeps the best by the public proxy
-        (:func:`skdpgd.solvers.plan_noisy_cyclic_gd`); the value used is
+        (ignored by ``"gd"``; for ``"sgd"``, ``"auto"`` tries sampling rates from 0.001 to
+        0.5). ``"auto"`` tries l in {1, 2, 4, ..., 64} batches and keeps the best by the
+        public proxy (:func:`skdpgd.solvers.plan_noisy_cyclic_gd`); the value used is
         ``batch_size_`` (the smallest batch, which the bound uses).
     max_iter : int or "auto", default="auto"
         The number of passes over the data, for every solver: full-batch steps for
@@ -164,14 +152,11 @@ class DPLogisticRegression(
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-        Coefficients of the released (last) iterate, on the caller's features; one row
-        for two classes, one per class for more.
+        Coefficients of the released (last) iterate; one row per class beyond two.
     intercept_ : ndarray of shape (1,) or (n_classes,)
-        Intercept of the released iterate (its regularised coefficient on the appended
-        column times ``intercept_scaling_``); zeros when ``fit_intercept=False``.
+        Its weight on the appended column times ``intercept_scaling_`` (0 without one).
     solver_ : str
-        The solver that ran: ``solver`` itself, or what ``"auto"`` chose (the reason is
-        in ``privacy_.notes``).
+        The solver that ran (what ``"auto"`` chose; why: ``privacy_.notes``).
     intercept_scaling_ : float
         The b that was used (0.0 when ``fit_intercept=False``).
     data_norm_ : float
@@ -179,10 +164,8 @@ class DPLogisticRegression(
     residual_clip_ : float
         The residual clip c that was used (1.0: none).
     classes_ : ndarray of shape (n_classes,)
-        The label set: ``classes`` when given (public), otherwise the labels read from y
-        (treated as public; the report notes it).
+        The label set: ``classes``, or the labels read from y (public; noted).
     n_features_in_ : int
-        Number of features seen during ``fit``.
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Only when X has feature names that are all strings.
     n_iter_ : int
@@ -190,21 +173,15 @@ class DPLogisticRegression(
     noise_std_ : float
         sigma, the noise standard deviation on the averaged gradient.
     learning_rate_ : float
-        eta, the step size that was used.
     strong_convexity_ : float
         lam.
     C_ : float
         1 / (lam n), the C that was used.
     batch_size_ : int or None
-        ``"cyclic"``: the smallest batch size (the b of the bound); ``"sgd"``: the
-        expected batch size; None for the full-batch solvers (``"preconditioned"``,
-        ``"gd"``).
+        The smallest (``"cyclic"``) or expected (``"sgd"``) batch size; None full batch.
     privacy_ : skdpgd.accounting.PrivacyReport
-        The guarantee (epsilon, delta, mu, replace-one neighbours, theorem, the bound
-        that binds) and every constant it used. Its class follows the solver: for
-        ``"preconditioned"`` it also lists the Gram release; for ``"gd"`` and
-        ``"cyclic"`` it also gives what composition (and, full batch, Chourasia et al.)
-        would claim.
+        The guarantee (epsilon, delta, mu, theorem, ``binding_bound``) and every constant
+        it used; its class follows the solver (docs/user_guide.rst, "Reading the report").
 
     Notes
     -----
@@ -220,11 +197,9 @@ class DPLogisticRegression(
 
     References
     ----------
-    J. Dong, A. Roth, W. Su. Gaussian differential privacy. JRSS B 2022 (the composition
-    bound of ``"preconditioned"``, which ``"auto"`` picks up to 2000 columns).
+    J. Dong, A. Roth, W. Su. Gaussian differential privacy. JRSS B 2022 (composition).
 
-    J. Bok, W. Su, J. Altschuler. Shifted interpolation for differential privacy. ICML 2024
-    (the convergent bound of ``"cyclic"`` and ``"gd"``).
+    J. Bok, W. Su, J. Altschuler. Shifted interpolation for differential privacy. ICML 2024.
 
     Examples
     --------
