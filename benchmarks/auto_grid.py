@@ -30,7 +30,7 @@ Problems:
   Gaussian logistic design, rows clipped to norm 1), n = ``--synthetic-n`` rows split
   80 / 20, a fresh draw per seed.
 
-Targets of issue "solver='auto' chooses by predicted utility", item 2, computed over the cells
+Targets set for the default (a validation, not a test), computed over the cells
 that ran: auto within 0.005 of the best explicit solver in >= 90 % of the cells and within
 0.01 in all; auto never below the constant predictor in a cell where some solver is above it.
 
