@@ -37,7 +37,7 @@ from sklearn.linear_model import LogisticRegression
 import skdpgd
 from skdpgd import DPLogisticRegression
 from skdpgd._data import _fused
-from skdpgd.linear_model._solvers import _cached_plan
+from skdpgd.solvers._base import _cached_plan
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

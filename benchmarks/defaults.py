@@ -103,11 +103,9 @@ def timed(fn):
 
 def clear_plan_cache():
     """Empty the cache of public plans, so a timed fit plans as a user's first fit does."""
-    from skdpgd.linear_model import _solvers
+    from skdpgd.solvers._base import _cached_plan
 
-    cached = getattr(_solvers, "_cached_plan", None)
-    if cached is not None:
-        cached.cache_clear()
+    _cached_plan.cache_clear()
 
 
 def _eps_key(eps):

@@ -29,7 +29,7 @@ from peers import diffprivlib_available, run_diffprivlib
 from sklearn.linear_model import LogisticRegression
 
 from skdpgd import DPLogisticRegression
-from skdpgd.linear_model._solvers import _cached_plan
+from skdpgd.solvers._base import _cached_plan
 
 
 def median_seconds(fit, repeats):

@@ -118,19 +118,3 @@ __all__ = [
     "compose",
     "supports",
 ]
-
-#: Planning (utility proxies, planners and their plans) moved up to :mod:`skdpgd.solvers`:
-#: not privacy maths. Their old names still resolve here, with a DeprecationWarning:
-#: ``skdpgd.solvers`` fills this table when it is imported (which importing ``skdpgd``
-#: always does), so this package never imports the layer above it.
-MOVED_TO_SOLVERS = {}
-
-
-def __getattr__(name):
-    if name in MOVED_TO_SOLVERS:
-        import warnings
-
-        warnings.warn(f"skdpgd.accounting.{name} moved to skdpgd.solvers.{name}; import it "
-                      "from there.", DeprecationWarning, stacklevel=2)
-        return MOVED_TO_SOLVERS[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,7 +18,6 @@ The solvers (see the user guide, "Solvers"):
   gradient steps preconditioned by it; GDP composition (Dong, Roth, Su 2022).
 """
 
-from .. import accounting as _accounting
 from ._auto import AutoSolver
 from ._base import PublicProblem, Solver
 from ._cyclic import CyclicSolver
@@ -40,15 +39,6 @@ from ._registry import DEFAULT, NAMES, get, make_solver, names, register, unregi
 from ._sgd import SampledSolver
 from ._sgd_planning import SampledSGDPlan, plan_sampled_sgd, sgd_sampling_variance, sgd_utility_proxy
 
-# The old skdpgd.accounting names of the planners (deprecated aliases, see there).
-_accounting.MOVED_TO_SOLVERS.update(
-    (name, globals()[name]) for name in (
-        "NoisyCyclicGDPlan", "NoisyGDPlan", "SampledSGDPlan", "batch_heterogeneity",
-        "optimisation_error", "plan_noisy_cyclic_gd", "plan_noisy_cyclic_gd_regularization",
-        "plan_noisy_gd", "plan_noisy_gd_regularization", "plan_sampled_sgd",
-        "sgd_sampling_variance", "sgd_utility_proxy", "utility_proxy",
-    )
-)
 
 # The registry: one line per solver.
 register("auto", AutoSolver)
