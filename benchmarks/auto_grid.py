@@ -290,6 +290,10 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--table-only", action="store_true")
     parser.add_argument("--out", default=str(HERE / "results" / "auto_grid.json"))
+    parser.add_argument("--explicit-from", default=None, metavar="JSON",
+                        help="reuse the explicit solvers' and the constant's rows of an earlier "
+                             "run (same seeds; valid while those solvers are unchanged) and "
+                             "run auto only")
     args = parser.parse_args(argv)
     out = Path(args.out)
     if args.table_only:
@@ -300,6 +304,13 @@ def main(argv=None):
     epsilons = args.epsilons or (QUICK["epsilons"] if args.quick else EPSILONS)
     seeds = args.seeds or (1 if args.quick else 5)
     methods = ["auto"] + [m for m in EXPLICIT if m != "sgd" or have_sgd()]
+    reused = []
+    if args.explicit_from:
+        earlier = json.loads(Path(args.explicit_from).read_text())
+        reused = [r for r in earlier["rows"] if r["method"] not in ("auto", "constant")
+                  and r["problem"] in datasets and r["epsilon"] in epsilons
+                  and r["seed"] < seeds]
+        methods = ["auto"]
     for name in datasets:
         if name not in DATASETS:
             parser.error(f"unknown data set {name!r}: choose from {DATASETS}")
@@ -309,9 +320,11 @@ def main(argv=None):
                 numpy=np.__version__, machine=platform.machine(), cpu_count=os.cpu_count(),
                 load_average_start=os.getloadavg(), seeds=seeds, epsilons=list(epsilons),
                 datasets=list(datasets), methods=methods, synthetic_n=args.synthetic_n,
-                sgd_available=have_sgd(), n_jobs=args.n_jobs)
+                sgd_available=have_sgd(), n_jobs=args.n_jobs,
+                explicit_from=(dict(path=args.explicit_from, commit=earlier["meta"]["commit"])
+                               if args.explicit_from else None))
     tasks = [(name, eps, seed) for name in datasets for eps in epsilons for seed in range(seeds)]
-    rows = []
+    rows = list(reused)
 
     def save(done):
         cell_list = cells(rows)

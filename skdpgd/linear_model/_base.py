@@ -13,7 +13,7 @@ import time
 import typing
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, is_classifier
 
 from ._defaults import auto_intercept_scaling
 from ..losses import WeightedLoss
@@ -148,6 +148,7 @@ class BaseDPLinearModel(InputChecks, BaseEstimator):
             batch_size=None if self.batch_size == "auto" else int(self.batch_size),
             row_norm=float(row_norm), n_outputs=int(loss.n_outputs),
             intercept_scaling=scaling,
+            scale_free_score=is_classifier(self),  # accuracy sees only theta's direction
         )
 
     def _plan_and_report(self, n_samples, n_features, n_classes, notes=()):

@@ -1,32 +1,49 @@
-"""``solver="auto"`` (the default): the solver, and through it every run parameter, from
-public numbers.
+"""``solver="auto"`` (the default): the run with the smallest predicted excess loss.
 
-The rule (see the user guide, "Solvers"):
+Every candidate is planned by its own solver from the public numbers of the fit, then
+scored by one utility proxy (:mod:`skdpgd.solvers._utility`, docs/theory.md#predicted-utility):
+the excess loss the run is predicted to leave (noise and optimisation), in the same units
+for every solver, with its compute cost in passes over the data. The candidates:
 
-* a fixed ``learning_rate`` is a plain gradient step: ``"gd"`` (``"cyclic"`` with a
-  fixed ``batch_size``);
-* otherwise, while the augmented design has at most ``MAX_DENSE_DIM`` columns,
-  ``"preconditioned"``: its steps are invariant to any invertible linear map of the
-  features (up to clipping and the noise floor), so it converges in a few passes on
-  every preprocessing of the same table, where plain gradient steps with the public
-  worst-case step need as many passes as the condition number of that preprocessing;
-  its Gram pass and d x d eigendecomposition cost about d/k gradient passes;
-* wider data: ``"cyclic"`` (mini-batches; the convergent bound pays there).
+* ``"gd"``: full-batch noisy GD (Bok, Su and Altschuler's convergent bound or composition,
+  whichever is smaller);
+* ``"cyclic"`` with l = 4 and l = 16 batches;
+* ``"preconditioned"`` with each Gram share of :data:`AUTO_GRAM_SHARES`, while the augmented
+  design has at most ``MAX_DENSE_DIM`` columns.
 
-The report's notes name the choice and the reason.
+Each plans for the same compute budget, :data:`~skdpgd.solvers._base.AUTO_MAX_PASSES`
+passes (the preconditioned planner's own cap is 100 steps, one pass each). The smallest
+prediction wins; predictions within :data:`TIE_TOLERANCE` of it tie, and the cheapest of
+those wins. Not candidates: ``"sgd"`` (its report is not mu-GDP, which pipelines and the
+ledger compose, and its accountant is an optional dependency). A fixed ``learning_rate``
+or ``batch_size`` keeps the plain-step solvers (``"gd"``, or ``"cyclic"`` with a fixed
+batch size). The report's notes list every candidate's prediction and the winner.
 """
 
 from dataclasses import replace
 
 from ..optim._preconditioned import MAX_DENSE_DIM
-from ._base import Solver
-from ._registry import get
+from ._base import AUTO_MAX_PASSES, Solver
+from ._cyclic import CyclicSolver
+from ._preconditioned import PreconditionedSolver
 
-__all__ = ["AutoSolver", "choose"]
+__all__ = ["AUTO_GRAM_SHARES", "AUTO_CYCLIC_BATCHES", "AutoSolver", "TIE_TOLERANCE", "candidates",
+           "choose"]
+
+#: Numbers of batches of the cyclic candidates.
+AUTO_CYCLIC_BATCHES = (4, 16)
+
+#: Gram shares s of the preconditioned candidates: the proxy picks the share, on a
+#: factor-2 grid around the planner's default 1/4.
+AUTO_GRAM_SHARES = (0.125, 0.25, 0.5)
+
+#: Predictions closer than this relative gap tie (the proxy is a model, not a
+#: measurement: its digits beyond the first two mean nothing); the cheaper run wins.
+TIE_TOLERANCE = 0.01
 
 
-def choose(problem):
-    """(solver name, reason) that ``"auto"`` picks for ``problem`` (public numbers only).
+def candidates(problem):
+    """The solver objects ``"auto"`` compares on ``problem`` (public numbers only).
 
     Parameters
     ----------
@@ -35,31 +52,58 @@ def choose(problem):
 
     Returns
     -------
-    name, why : str
+    list of Solver
     """
-    if problem.learning_rate is not None:
-        return ("cyclic" if problem.batch_size is not None else "gd",
-                "a fixed learning_rate is a plain gradient step")
-    if problem.batch_size is not None:
-        return "cyclic", "a fixed batch_size asks for mini-batches"
+    if problem.learning_rate is not None or problem.batch_size is not None:
+        full = problem.batch_size is None
+        return [CyclicSolver(full_batch=full, max_passes=None if full else AUTO_MAX_PASSES)]
+    found = [CyclicSolver(full_batch=True, max_passes=AUTO_MAX_PASSES)]
+    found += [CyclicSolver(n_batches=l) for l in AUTO_CYCLIC_BATCHES if l < problem.n_samples]
     if problem.gram_dim <= MAX_DENSE_DIM:
-        return "preconditioned", (
-            f"{problem.gram_dim} columns <= {MAX_DENSE_DIM}: the noisy Gram is affordable "
-            "and makes the steps insensitive to the features' scaling"
-        )
-    return "cyclic", (
-        f"{problem.gram_dim} columns > {MAX_DENSE_DIM}: too wide for a Gram "
-        "preconditioner; mini-batches with the convergent bound"
+        found += [PreconditionedSolver(gram_share=share) for share in AUTO_GRAM_SHARES]
+    return found
+
+
+def choose(problem):
+    """(plan, notes): the winning candidate's plan and one note per candidate.
+
+    Parameters
+    ----------
+    problem : PublicProblem
+        The public numbers of the fit.
+
+    Returns
+    -------
+    plan : dataclass
+        The winner's plan (its ``solver`` is the winning solver object).
+    notes : tuple of str
+        Every candidate's prediction, then why the winner won.
+    """
+    scored = []
+    for solver in candidates(problem):
+        plan = solver.plan(problem)
+        scored.append((solver.predict(plan, problem), plan))
+    best = min(prediction.excess_loss for prediction, _ in scored)
+    tied = [pair for pair in scored
+            if pair[0].excess_loss <= best + TIE_TOLERANCE * abs(best)]
+    winner, plan = min(tied, key=lambda pair: pair[0].passes)
+    kind = ("of the best rescaling of theta (the score is scale-free)"
+            if problem.scale_free_score else "")
+    lines = tuple(
+        f"candidate {p.label}: predicted excess loss {p.excess_loss:.3g}, {p.passes:.0f} passes"
+        for p, _ in scored
     )
+    why = (f"solver='auto' chose {winner.label}: the smallest predicted excess loss {kind}"
+           .rstrip() + (f" (ties within {TIE_TOLERANCE:.0%} go to the fewest passes)"
+                        if len(tied) > 1 else ""))
+    return plan, lines + (why,)
 
 
 class AutoSolver(Solver):
-    """``solver="auto"``: plans with the solver ``choose`` picks (module docstring)."""
+    """``solver="auto"``: plans every candidate and keeps the best (module docstring)."""
 
     name = "auto"
 
     def _plan(self, problem):
-        name, why = choose(problem)
-        chosen = get(name)
-        plan = chosen.plan(problem)
-        return replace(plan, notes=plan.notes + (f"solver='auto' chose {chosen.name!r}: {why}",))
+        plan, notes = choose(problem)
+        return replace(plan, notes=plan.notes + notes)

@@ -56,6 +56,10 @@ class PublicProblem:
         1 for a scalar model, k for softmax (theta is k x p/k).
     intercept_scaling : float or None
         b, the public constant of the intercept column (None without an intercept).
+    scale_free_score : bool
+        True when the estimator's score depends on theta only through its direction
+        (a classifier's accuracy): ``solver="auto"`` then predicts the excess loss of the
+        best rescaling of theta (:mod:`skdpgd.solvers._utility`).
     """
 
     epsilon: float
@@ -74,6 +78,7 @@ class PublicProblem:
     row_norm: float = math.nan
     n_outputs: int = 1
     intercept_scaling: float | None = None
+    scale_free_score: bool = False
 
     @property
     def gram_dim(self):
@@ -160,6 +165,27 @@ class Solver:
 
     def _report(self, plan, problem, notes):
         raise NotImplementedError  # pragma: no cover - abstract
+
+    def predict(self, plan, problem):
+        """The predicted excess loss of ``plan`` and its cost (``solver="auto"``'s proxy).
+
+        Parameters
+        ----------
+        plan : dataclass
+            What :meth:`plan` returned for ``problem``.
+        problem : PublicProblem
+            The public numbers of the fit.
+
+        Returns
+        -------
+        Prediction or None
+            :class:`~skdpgd.solvers._utility.Prediction` from public numbers only, or None
+            for a solver that is not a candidate of ``"auto"``.
+        """
+        return self._predict(plan, problem)
+
+    def _predict(self, plan, problem):
+        return None
 
     def run(self, data, loss, plan, rng, callback=None):
         """Run ``plan`` on ``data``; only the last iterate leaves.

@@ -17,8 +17,10 @@ from .. import accounting
 from .._data._chunks import single_threaded_blas
 from ..optim import cyclic_partition, noisy_cyclic_gradient_descent
 from ._base import AUTO_MAX_PASSES, Solver, check_learning_rate
+from ._utility import Prediction, predicted_excess_loss
 from ._gd_planning import (
     NoisyCyclicGDPlan,
+    batch_heterogeneity,
     plan_noisy_cyclic_gd,
     plan_noisy_cyclic_gd_regularization,
 )
@@ -50,14 +52,23 @@ class CyclicSolver(Solver):
         True for ``solver="gd"`` (l = 1 and up to
         ``AUTO_MAX_PASSES_FULL_BATCH`` passes), False for ``"cyclic"`` (l from
         ``AUTO_N_BATCHES``, up to ``AUTO_MAX_PASSES`` passes).
+    max_passes : int, optional
+        Another compute budget (passes planned when ``max_iter="auto"``); ``solver="auto"``
+        gives every candidate the same one.
+    n_batches : int, optional
+        Plan with l = ``n_batches`` batches only (``batch_size="auto"``), instead of the
+        choice among ``AUTO_N_BATCHES``: one candidate of ``solver="auto"`` per l.
     """
 
-    def __init__(self, full_batch=False):
+    def __init__(self, full_batch=False, max_passes=None, n_batches=None):
         self.full_batch = bool(full_batch)
         self.name = "gd" if self.full_batch else "cyclic"
+        self.max_passes = max_passes
+        self.n_batches = n_batches
 
     def __repr__(self):
-        return f"CyclicSolver(full_batch={self.full_batch})"
+        return (f"CyclicSolver(full_batch={self.full_batch}, max_passes={self.max_passes}, "
+                f"n_batches={self.n_batches})")
 
     def _batch_sizes(self, problem):
         n = problem.n_samples
@@ -65,10 +76,13 @@ class CyclicSolver(Solver):
             return (n,)
         if problem.batch_size is not None:
             return (min(problem.batch_size, n),)
+        if self.n_batches is not None:
+            return (-(-n // min(self.n_batches, n)),)
         return tuple(sorted({-(-n // l) for l in AUTO_N_BATCHES if l <= n}))
 
     def _plan(self, problem):
         auto_passes = AUTO_MAX_PASSES_FULL_BATCH if self.full_batch else AUTO_MAX_PASSES
+        auto_passes = auto_passes if self.max_passes is None else self.max_passes
         max_epochs = auto_passes if problem.max_iter is None else problem.max_iter
         lam, eta = problem.strong_convexity, problem.learning_rate
         if eta is not None:
@@ -103,6 +117,23 @@ class CyclicSolver(Solver):
         return accounting.noisy_cyclic_gd_report(
             plan.noise_std, plan.n_epochs, batch_size=plan.batch_size, **common
         )
+
+    def _predict(self, plan, problem):
+        extra = 0.0
+        label = self.name
+        if plan.n_batches > 1:
+            extra = batch_heterogeneity(plan.learning_rate, gradient_bound=problem.gradient_bound,
+                                        batch_size=plan.batch_size, n_samples=problem.n_samples)
+            label = f"cyclic ({plan.n_batches} batches)"
+        eta = plan.learning_rate
+        excess = predicted_excess_loss(
+            plan.n_steps, plan.noise_std, step=lambda g, shift: np.full(np.shape(g), eta),
+            curvature=problem.curvature, strong_convexity=plan.strong_convexity,
+            n_params=problem.n_params, n_outputs=problem.n_outputs, row_norm=problem.row_norm,
+            initial_distance=problem.largest_distance, scale_free=problem.scale_free_score,
+            extra=extra,
+        )
+        return Prediction(label, excess, float(plan.n_epochs))
 
     def _run(self, data, loss, plan, rng, callback):
         n_samples = data.n_samples

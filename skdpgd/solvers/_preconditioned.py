@@ -19,6 +19,7 @@ et al. do not apply to a preconditioned step and are not claimed. Planned by
 they save).
 """
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -33,7 +34,8 @@ from ..optim._preconditioned import (
 )
 from ..accounting._preconditioned import preconditioned_gd_report
 from ._base import Solver
-from ._preconditioned_planning import PreconditionedGDPlan, plan_preconditioned_gd
+from ._preconditioned_planning import GRAM_SHARE, PreconditionedGDPlan, plan_preconditioned_gd
+from ._utility import Prediction, predicted_excess_loss
 
 __all__ = ["PreconditionedPlan", "PreconditionedSolver"]
 
@@ -43,9 +45,23 @@ PreconditionedPlan = PreconditionedGDPlan
 
 
 class PreconditionedSolver(Solver):
-    """Gram-preconditioned noisy gradient descent (module docstring)."""
+    r"""Gram-preconditioned noisy gradient descent (module docstring).
+
+    Parameters
+    ----------
+    gram_share : float, optional
+        Share s of :math:`\mu^{*2}` spent on the Gram release (default
+        :data:`~skdpgd.solvers._preconditioned_planning.GRAM_SHARE`); ``solver="auto"``
+        plans one candidate per share of ``AUTO_GRAM_SHARES`` and keeps the best.
+    """
 
     name = "preconditioned"
+
+    def __init__(self, gram_share=None):
+        self.gram_share = gram_share
+
+    def __repr__(self):
+        return f"PreconditionedSolver(gram_share={self.gram_share})"
 
     def _plan(self, problem):
         if problem.learning_rate is not None or problem.batch_size is not None:
@@ -68,7 +84,8 @@ class PreconditionedSolver(Solver):
             gram_sensitivity=s_g, curvature=problem.curvature,
             n_samples=problem.n_samples, gram_dim=problem.gram_dim, n_params=problem.n_params,
             initial_distance=problem.largest_distance,
-            strong_convexity=problem.strong_convexity, **kwargs,
+            strong_convexity=problem.strong_convexity,
+            gram_share=GRAM_SHARE if self.gram_share is None else self.gram_share, **kwargs,
         )
         return replace(plan, solver=self,
                        smoothness=problem.data_smoothness + plan.strong_convexity)
@@ -82,6 +99,22 @@ class PreconditionedSolver(Solver):
             margin=plan.margin, row_norm=problem.row_norm, momentum=plan.momentum,
             notes=tuple(notes) + plan.notes,
         )
+
+    def _predict(self, plan, problem):
+        c, lam, eta = plan.curvature, plan.strong_convexity, plan.learning_rate
+        margin = plan.margin
+        excess = predicted_excess_loss(
+            plan.n_steps, plan.noise_std,
+            step=lambda g, shift: eta / (c * (g + margin + shift) + lam),
+            curvature=c, strong_convexity=lam, n_params=problem.n_params,
+            n_outputs=problem.n_outputs, row_norm=problem.row_norm,
+            initial_distance=problem.largest_distance, momentum=plan.momentum,
+            spread=2.0 * plan.gram_noise_std * math.sqrt(problem.gram_dim),
+            scale_free=problem.scale_free_score,
+        )
+        label = f"preconditioned (Gram share {plan.gram_share:g})"
+        # the Gram pass costs about d/k gradient passes (d^2 against d k per row)
+        return Prediction(label, excess, plan.n_steps + problem.gram_dim / problem.n_outputs)
 
     def _run(self, data, loss, plan, rng, callback):
         shape = data.coef_shape

@@ -1,0 +1,237 @@
+r"""One utility proxy for every solver: the excess loss a run is predicted to leave.
+
+``solver="auto"`` compares runs of different solvers (full-batch and cyclic noisy GD,
+Gram-preconditioned GD), so their predictions must be in the same units and under the
+same model of what is public. That model (docs/theory.md#predicted-utility):
+
+* **Spectrum.** The Gram :math:`G = \frac1n\sum_i \tilde x_i\tilde x_i^\top` is private;
+  what is public is :math:`\|\tilde x_i\| \le \tilde R`, hence
+  :math:`\mathrm{tr}\,G \le \tilde R^2`. The proxy takes the worst case over the
+  spectra allowed by that trace bound that have one non-zero level: for each g on a log
+  grid of :math:`[10^{-8}, 1]\,\tilde R^2`, :math:`t_g = \min(p, k\tilde R^2/g)` parameter
+  directions with eigenvalue g and the others at 0 (k outputs, p parameters). The
+  loss's curvature there is :math:`h_d = c\,g` (c its bound on l'': 1/4, 1/2 or 1) and
+  :math:`h = c g + \lambda` with the regularisation.
+* **Optimum.** :math:`\|\theta_*\| = r_0`, spread evenly: :math:`\theta_{*i}^2 = r_0^2/p`
+  (r0 the upper end of its public range,
+  :func:`~skdpgd.solvers._preconditioned_planning.concentrated_initial_distance`).
+* **Run.** In each eigendirection the error :math:`e_k` to the regularised optimum
+  follows the linear recursion of a (preconditioned, momentum) gradient step with
+  Gaussian noise, :math:`e_{k+1} = (1 - \gamma h)((1+\beta)e_k - \beta e_{k-1}) -
+  \gamma\sigma Z_k`, whose mean and variance are propagated exactly
+  (:func:`direction_errors`). The step :math:`\gamma` is :math:`\eta` for plain GD and
+  :math:`\eta/(c(g + m + s) + \lambda)` for the Gram preconditioner, where the Gram noise
+  E adds s to the preconditioner's eigenvalues: E is a Wigner matrix, whose eigenvalues
+  follow the semicircle law on :math:`[-2\tau\sqrt d, 2\tau\sqrt d]` (Wigner 1958;
+  Anderson, Guionnet and Zeitouni 2010, Theorem 2.1.1), averaged over here by
+  Gauss-Chebyshev quadrature (:func:`semicircle_nodes`).
+
+Two scores, both in units of the loss:
+
+* **excess loss** (regressors, whose score R^2 depends on the scale of theta):
+  :math:`\frac\lambda2 r_0^2 + \max_g\big[\frac{r_0^2}{p}t_g\bar O_g +
+  \sigma^2(t_g\bar N_g + (p - t_g)N_0)\big]`, the proxy of
+  :func:`~skdpgd.solvers._preconditioned_planning.preconditioned_utility_proxy`;
+* **excess loss of the best rescaling** (classifiers, whose score, accuracy, depends on
+  theta only through its direction): :math:`\max_g \min_\alpha` of the expected excess
+  loss of :math:`\alpha\theta_K` in the block of g (:func:`scale_free_excess`).
+
+It is a planning heuristic from public numbers only and plays no part in any privacy
+claim.
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "Prediction",
+    "direction_errors",
+    "predicted_excess_loss",
+    "scale_free_excess",
+    "semicircle_nodes",
+]
+
+#: Points of the log grid of eigenvalues g / Rt^2 the proxy maximises over.
+SPECTRUM_GRID = np.logspace(-8.0, 0.0, 121)
+
+#: Quadrature points over the semicircle law of the Gram noise's eigenvalues.
+SEMICIRCLE_POINTS = 48
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A candidate run's predicted excess loss and its compute cost (public numbers only).
+
+    Attributes
+    ----------
+    label : str
+        The candidate, e.g. ``"gd"`` or ``"preconditioned (Gram share 1/4)"``.
+    excess_loss : float
+        The proxy's prediction (module docstring), in units of the loss.
+    passes : float
+        Compute cost in passes over the data.
+    """
+
+    label: str
+    excess_loss: float
+    passes: float
+
+
+def semicircle_nodes(n_points=SEMICIRCLE_POINTS):
+    r"""Nodes and weights of the semicircle law on [-1, 1]: :math:`\int f\,d\rho \approx
+    \sum_j w_j f(x_j)`.
+
+    :math:`\rho(x) = \frac2\pi\sqrt{1 - x^2}`; with :math:`x = \cos\phi` the
+    Gauss-Chebyshev rule of the second kind gives :math:`x_j = \cos\frac{j\pi}{J+1}`,
+    :math:`w_j = \frac{2}{J+1}\sin^2\frac{j\pi}{J+1}`, exact for polynomials of degree
+    up to 2J - 1.
+
+    Returns
+    -------
+    nodes, weights : ndarray of shape (n_points,)
+    """
+    phi = np.arange(1, n_points + 1) * math.pi / (n_points + 1)
+    return np.cos(phi), 2.0 / (n_points + 1) * np.sin(phi) ** 2
+
+
+def direction_errors(n_steps, curvature, step, momentum=0.0):
+    r"""Mean and variance of the error after K steps in one eigendirection.
+
+    The recursion :math:`e_{k+1} = a e_k + b e_{k-1} - \gamma Z_k` with
+    :math:`a = (1-r)(1+\beta)`, :math:`b = -(1-r)\beta`, :math:`r = \gamma h`, from
+    :math:`e_0 = e_{-1} = 1` (theta starts at 0, the optimum is at 1), Z standard normal.
+    Its mean follows the same recursion without noise; the covariance of
+    :math:`(e_k, e_{k-1})` is propagated exactly. For :math:`\beta = 0`:
+    :math:`E e_K = (1-r)^K` and :math:`\mathrm{Var}\,e_K = \gamma^2\frac{1-(1-r)^{2K}}{1-(1-r)^2}`.
+
+    Parameters
+    ----------
+    n_steps : int
+        K.
+    curvature, step : array_like
+        h and gamma (broadcast together).
+    momentum : float or array_like, default=0
+        beta.
+
+    Returns
+    -------
+    mean, variance : ndarray
+        :math:`E e_K` and :math:`\mathrm{Var}\,e_K` per unit noise std.
+    """
+    h, gamma = np.broadcast_arrays(np.asarray(curvature, float), np.asarray(step, float))
+    r = gamma * h
+    a, b = (1.0 - r) * (1.0 + momentum), -(1.0 - r) * momentum
+    a, b = np.broadcast_arrays(a, b)
+    q = gamma**2
+    e, e_prev = np.ones(a.shape), np.ones(a.shape)
+    c00, c01, c11 = np.zeros(a.shape), np.zeros(a.shape), np.zeros(a.shape)
+    for _ in range(int(n_steps)):
+        e, e_prev = a * e + b * e_prev, e
+        c00, c01, c11 = a * a * c00 + 2.0 * a * b * c01 + b * b * c11 + q, a * c00 + b * c01, c00
+    return e, c00
+
+
+def scale_free_excess(data_curvature, curvature, mean, variance, share, count, weights=None):
+    r"""Excess loss of the best rescaling :math:`\alpha\theta_K`, worst case over two levels.
+
+    In a block of t directions with data curvature :math:`h_d = cg`, optimum components
+    of square a (``share``) and run errors of mean :math:`\bar e` and variance v to the
+    regularised optimum :math:`\frac{h_d}{h}\theta_*`, the iterate's component is
+    :math:`s\,\theta_* + \xi` with :math:`s = (1 - \bar e)h_d/h` and :math:`E\xi^2 = v`.
+    Over a spectrum of two such blocks (1 and 2), the expected data loss of
+    :math:`\alpha\theta_K`, :math:`\sum_b t_b\frac{h_{d,b}}2 E(\alpha\theta_{K} - \theta_*)^2`,
+    is smallest at :math:`\alpha = (A_1 + A_2)/(B_1 + B_2)`, where it is
+
+    .. math::
+
+        \frac12\Big(C_1 + C_2 - \frac{(A_1 + A_2)^2}{B_1 + B_2}\Big),\qquad
+        C = t h_d a,\; A = t h_d a\,\bar s,\; B = t h_d\,\overline{s^2 a + v}
+
+    (bars: averages over the Gram noise's semicircle, with ``weights``). One level can
+    only shrink theta, which a rescaling undoes; two levels shrunk unequally (a
+    preconditioner's or an unfinished run's distortion) cost accuracy. The worst pair of
+    levels (g1, g2) of the grid is taken, each with half the trace budget,
+    :math:`t_b` = ``count`` / 2 (g1 = g2 is the one-level spectrum).
+
+    Arrays are (points, grid) with ``weights`` over axis 0, or (grid,) without; ``count``
+    is (grid,).
+    """
+    s = (1.0 - mean) * data_curvature / curvature
+    if weights is None:
+        s_mean, second, h_d = s, s * s * share + variance, data_curvature
+    else:
+        s_mean, second, h_d = weights @ s, weights @ (s * s * share + variance), data_curvature[0]
+    t = 0.5 * count * h_d
+    c, a, b = t * share, t * share * s_mean, t * second
+    a_pair, b_pair = a[:, None] + a[None, :], b[:, None] + b[None, :]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kept = np.where(b_pair > 0.0, a_pair * a_pair / b_pair, 0.0)
+    return float(np.max(0.5 * (c[:, None] + c[None, :] - kept)))
+
+
+def predicted_excess_loss(
+    n_steps, noise_std, *, step, curvature, strong_convexity, n_params, n_outputs, row_norm,
+    initial_distance, momentum=0.0, spread=0.0, scale_free=False, extra=0.0,
+):
+    r"""The proxy of the module docstring for one run.
+
+    Parameters
+    ----------
+    n_steps : int
+        K, the number of noisy steps.
+    noise_std : float
+        sigma, the std of the noise added to each step's gradient.
+    step : callable
+        ``step(g, s)``: the step gamma in the direction of eigenvalue g when the Gram noise
+        shifts the preconditioner's eigenvalue by s (plain GD ignores both).
+    curvature : float
+        c, the loss's bound on l''.
+    strong_convexity : float
+        lam.
+    n_params, n_outputs : int
+        p and k.
+    row_norm : float
+        Rt, the bound on an augmented row's norm.
+    initial_distance : float
+        r0.
+    momentum : float, default=0
+        beta.
+    spread : float, default=0
+        Radius :math:`2\tau\sqrt d` of the semicircle of the Gram noise's eigenvalues (0:
+        no Gram).
+    scale_free : bool, default=False
+        Score the best rescaling of theta (classifiers) instead of theta itself.
+    extra : float, default=0
+        A further public term added as is (the mini-batch heterogeneity of cyclic GD).
+
+    Returns
+    -------
+    float
+    """
+    c, lam, p = float(curvature), float(strong_convexity), float(n_params)
+    rt2 = float(row_norm) ** 2
+    g = np.concatenate([[0.0], rt2 * SPECTRUM_GRID])
+    if spread:
+        nodes, weights = semicircle_nodes()
+        shift = float(spread) * nodes[:, None]
+        g_points = np.broadcast_to(g, (nodes.size, g.size))
+    else:
+        weights, shift, g_points = None, 0.0, g
+    h = c * g_points + lam
+    mean, variance = direction_errors(n_steps, h, step(g_points, shift), momentum)
+    count = np.minimum(p, n_outputs * rt2 / g[1:])
+    share = float(initial_distance) ** 2 / p
+    variance = variance * float(noise_std) ** 2
+    if scale_free:
+        if weights is not None:
+            mean, variance, h_data, h = mean[:, 1:], variance[:, 1:], c * g_points[:, 1:], h[:, 1:]
+        else:
+            mean, variance, h_data, h = mean[1:], variance[1:], c * g[1:], h[1:]
+        return scale_free_excess(h_data, h, mean, variance, share, count, weights) + float(extra)
+    opt, noise = 0.5 * h * mean * mean, 0.5 * h * variance
+    if weights is not None:
+        opt, noise = weights @ opt, weights @ noise
+    worst = np.max(share * count * opt[1:] + count * noise[1:] + (p - count) * noise[0])
+    return 0.5 * lam * share * p + float(worst) + float(extra)
