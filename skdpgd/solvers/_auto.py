@@ -8,8 +8,9 @@ for every solver, with its compute cost in passes over the data. The candidates:
 * ``"gd"``: full-batch noisy GD (Bok, Su and Altschuler's convergent bound or composition,
   whichever is smaller);
 * ``"cyclic"`` with l = 4 and l = 16 batches;
-* ``"preconditioned"`` with each Gram share of :data:`AUTO_GRAM_SHARES`, while the augmented
-  design has at most ``MAX_DENSE_DIM`` columns.
+* ``"preconditioned"`` with each Gram share of :data:`AUTO_GRAM_SHARES` and each margin
+  factor of :data:`AUTO_MARGIN_FACTORS`, while the augmented design has at most
+  ``MAX_DENSE_DIM`` columns.
 
 Each plans for the same compute budget, :data:`~skdpgd.solvers._base.AUTO_MAX_PASSES`
 passes (the preconditioned planner's own cap is 100 steps, one pass each). The smallest
@@ -27,7 +28,7 @@ from ._base import AUTO_MAX_PASSES, Solver
 from ._cyclic import CyclicSolver
 from ._preconditioned import PreconditionedSolver
 
-__all__ = ["AUTO_GRAM_SHARES", "AUTO_CYCLIC_BATCHES", "AutoSolver", "TIE_TOLERANCE", "candidates",
+__all__ = ["AUTO_GRAM_SHARES", "AUTO_MARGIN_FACTORS", "AUTO_CYCLIC_BATCHES", "AutoSolver", "TIE_TOLERANCE", "candidates",
            "choose"]
 
 #: Numbers of batches of the cyclic candidates.
@@ -36,6 +37,10 @@ AUTO_CYCLIC_BATCHES = (4, 16)
 #: Gram shares s of the preconditioned candidates: the proxy picks the share, on a
 #: factor-2 grid around the planner's default 1/4.
 AUTO_GRAM_SHARES = (0.125, 0.25, 0.5)
+
+#: Margin factors kappa of the preconditioned candidates (the preconditioner's margin in
+#: units of the Gram noise bound; a convergence parameter, not a privacy one).
+AUTO_MARGIN_FACTORS = (1.0, 2.0, 4.0)
 
 #: Predictions closer than this relative gap tie (the proxy is a model, not a
 #: measurement: its digits beyond the first two mean nothing); the cheaper run wins.
@@ -60,7 +65,8 @@ def candidates(problem):
     found = [CyclicSolver(full_batch=True, max_passes=AUTO_MAX_PASSES)]
     found += [CyclicSolver(n_batches=l) for l in AUTO_CYCLIC_BATCHES if l < problem.n_samples]
     if problem.gram_dim <= MAX_DENSE_DIM:
-        found += [PreconditionedSolver(gram_share=share) for share in AUTO_GRAM_SHARES]
+        found += [PreconditionedSolver(gram_share=share, margin_factor=kappa)
+                  for share in AUTO_GRAM_SHARES for kappa in AUTO_MARGIN_FACTORS]
     return found
 
 
@@ -90,7 +96,7 @@ def choose(problem):
     kind = ("of the best rescaling of theta (the score is scale-free)"
             if problem.scale_free_score else "")
     lines = tuple(
-        f"candidate {p.label}: predicted excess loss {p.excess_loss:.3g}, {p.passes:.0f} passes"
+        f"candidate {p.label}: predicted excess loss {p.excess_loss:.2e}, {p.passes:.0f} passes"
         for p, _ in scored
     )
     why = (f"solver='auto' chose {winner.label}: the smallest predicted excess loss {kind}"

@@ -53,15 +53,21 @@ class PreconditionedSolver(Solver):
         Share s of :math:`\mu^{*2}` spent on the Gram release (default
         :data:`~skdpgd.solvers._preconditioned_planning.GRAM_SHARE`); ``solver="auto"``
         plans one candidate per share of ``AUTO_GRAM_SHARES`` and keeps the best.
+    margin_factor : float, default=1
+        kappa >= 1, the preconditioner's margin in units of the Gram noise bound m
+        (:func:`~skdpgd.solvers._preconditioned_planning.plan_preconditioned_gd`); ``"auto"``
+        tries each of ``AUTO_MARGIN_FACTORS``.
     """
 
     name = "preconditioned"
 
-    def __init__(self, gram_share=None):
+    def __init__(self, gram_share=None, margin_factor=1.0):
         self.gram_share = gram_share
+        self.margin_factor = margin_factor
 
     def __repr__(self):
-        return f"PreconditionedSolver(gram_share={self.gram_share})"
+        return (f"PreconditionedSolver(gram_share={self.gram_share}, "
+                f"margin_factor={self.margin_factor})")
 
     def _plan(self, problem):
         if problem.learning_rate is not None or problem.batch_size is not None:
@@ -85,7 +91,8 @@ class PreconditionedSolver(Solver):
             n_samples=problem.n_samples, gram_dim=problem.gram_dim, n_params=problem.n_params,
             initial_distance=problem.largest_distance,
             strong_convexity=problem.strong_convexity,
-            gram_share=GRAM_SHARE if self.gram_share is None else self.gram_share, **kwargs,
+            gram_share=GRAM_SHARE if self.gram_share is None else self.gram_share,
+            margin_factor=self.margin_factor, **kwargs,
         )
         return replace(plan, solver=self,
                        smoothness=problem.data_smoothness + plan.strong_convexity)
@@ -112,7 +119,8 @@ class PreconditionedSolver(Solver):
             spread=2.0 * plan.gram_noise_std * math.sqrt(problem.gram_dim),
             scale_free=problem.scale_free_score,
         )
-        label = f"preconditioned (Gram share {plan.gram_share:g})"
+        label = f"preconditioned (Gram share {plan.gram_share:g}"
+        label += ")" if self.margin_factor == 1.0 else f", margin x{self.margin_factor:g})"
         # the Gram pass costs about d/k gradient passes (d^2 against d k per row)
         return Prediction(label, excess, plan.n_steps + problem.gram_dim / problem.n_outputs)
 

@@ -273,6 +273,7 @@ def plan_preconditioned_gd(
     strong_convexity_grid=None,
     failure_probability=MARGIN_FAILURE_PROBABILITY,
     n_steps=None,
+    margin_factor=1.0,
 ):
     r"""Choose K, the momentum (and lam) by :func:`preconditioned_utility_proxy`, then calibrate.
 
@@ -318,6 +319,12 @@ def plan_preconditioned_gd(
         Candidate momenta in [0, 1).
     learning_rate : float
         eta (1 is the majoriser step).
+    margin_factor : float, default=1
+        kappa >= 1: the preconditioner's margin is kappa m. A larger margin makes the
+        preconditioner's eigenvalues :math:`c(g + \kappa m + s)` more even over the Gram
+        noise's spread s, so the run amplifies the noise less in the directions where the
+        noise pulls them down, at the price of slower steps (a convergence matter:
+        ``solver="auto"`` picks kappa by its proxy, :mod:`skdpgd.solvers._utility`).
 
     Returns
     -------
@@ -353,7 +360,11 @@ def plan_preconditioned_gd(
     else:
         tau = s_g / (n * math.sqrt(share) * target)
         sigma1 = s / (n * math.sqrt(1.0 - share) * target)
-    margin = gram_noise_margin(tau, dim, failure_probability)
+    kappa = check_positive("margin_factor", margin_factor)
+    if kappa < 1.0:
+        raise ValueError(f"margin_factor must be >= 1 (a smaller margin may not majorise), "
+                         f"got {margin_factor!r}.")
+    margin = kappa * gram_noise_margin(tau, dim, failure_probability)
     pairs = [(beta, lam) for beta in momenta for lam in lams]
     table = _proxy_table(
         max_steps, sigma1, margin=margin, curvature=c,
@@ -376,7 +387,7 @@ def plan_preconditioned_gd(
     )
     return PreconditionedGDPlan(
         n_steps=k, noise_std=sigma, gram_noise_std=tau, gram_share=share,
-        margin=gram_noise_margin(tau, dim, failure_probability), curvature=c,
+        margin=kappa * gram_noise_margin(tau, dim, failure_probability), curvature=c,
         strong_convexity=float(lam), learning_rate=eta, momentum=beta, utility_proxy=proxy,
         # no noise (epsilon=inf) and K not fixed: K is a cap, the run may stop on convergence
         tolerance=NOISELESS_TOLERANCE if target == math.inf and n_steps is None else None,

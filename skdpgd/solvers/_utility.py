@@ -29,8 +29,8 @@ same model of what is public. That model (docs/theory.md#predicted-utility):
 Two scores, both in units of the loss:
 
 * **excess loss** (regressors, whose score R^2 depends on the scale of theta):
-  :math:`\frac\lambda2 r_0^2 + \max_g\big[\frac{r_0^2}{p}t_g\bar O_g +
-  \sigma^2(t_g\bar N_g + (p - t_g)N_0)\big]`, the proxy of
+  :math:`\frac\lambda2 r_0^2 + \frac{r_0^2}{p}\max_g t_g\bar O_g +
+  \sigma^2\max_g\big[t_g\bar N_g + (p - t_g)N_0\big]`, the proxy of
   :func:`~skdpgd.solvers._preconditioned_planning.preconditioned_utility_proxy`;
 * **excess loss of the best rescaling** (classifiers, whose score, accuracy, depends on
   theta only through its direction): :math:`\max_g \min_\alpha` of the expected excess
@@ -233,5 +233,6 @@ def predicted_excess_loss(
     opt, noise = 0.5 * h * mean * mean, 0.5 * h * variance
     if weights is not None:
         opt, noise = weights @ opt, weights @ noise
-    worst = np.max(share * count * opt[1:] + count * noise[1:] + (p - count) * noise[0])
-    return 0.5 * lam * share * p + float(worst) + float(extra)
+    worst_opt = np.max(share * count * opt[1:])
+    worst_noise = np.max(count * noise[1:] + (p - count) * noise[0])
+    return 0.5 * lam * share * p + float(worst_opt + worst_noise) + float(extra)

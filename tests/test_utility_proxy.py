@@ -1,0 +1,161 @@
+"""The utility proxy of ``solver="auto"`` (skdpgd/solvers/_utility.py) against exact
+computations and simulations, and ``"auto"``'s choice against the proxy."""
+
+import math
+
+import numpy as np
+import pytest
+
+from skdpgd import DPLogisticRegression, DPRidge
+from skdpgd.solvers import get
+from skdpgd.solvers._auto import TIE_TOLERANCE, candidates, choose
+from skdpgd.solvers._preconditioned_planning import preconditioned_utility_proxy
+from skdpgd.solvers._utility import (
+    direction_errors,
+    predicted_excess_loss,
+    scale_free_excess,
+    semicircle_nodes,
+)
+
+
+def test_semicircle_moments():
+    # the semicircle law on [-1, 1] has E x^2 = 1/4 and E x^4 = 1/8 (Catalan numbers)
+    nodes, weights = semicircle_nodes()
+    assert weights.sum() == pytest.approx(1.0, abs=1e-12)
+    assert weights @ nodes**2 == pytest.approx(0.25, abs=1e-12)
+    assert weights @ nodes**4 == pytest.approx(0.125, abs=1e-12)
+
+
+def test_semicircle_matches_the_gram_noise_spectrum():
+    # the Gram release's noise: N(0, tau^2) on and above the diagonal, symmetric
+    rng = np.random.default_rng(0)
+    d, tau = 400, 0.01
+    upper = np.triu(rng.normal(0.0, tau, (d, d)))
+    noise = upper + np.triu(upper, 1).T
+    eigenvalues = np.linalg.eigvalsh(noise)
+    radius = 2.0 * tau * math.sqrt(d)
+    nodes, weights = semicircle_nodes()
+    # a smooth function of the spectrum: finite-d fluctuations are O(1/d) there; 2% is
+    # far above them and far below a wrong radius (a 10% radius error moves it by ~6%)
+    shift = 1.2 * radius
+    empirical = np.mean(1.0 / (shift + eigenvalues) ** 2)
+    assert weights @ (1.0 / (shift + radius * nodes) ** 2) == pytest.approx(empirical, rel=0.02)
+
+
+@pytest.mark.parametrize("momentum", [0.0, 0.7])
+def test_direction_errors_against_simulation(momentum):
+    h, gamma, k = 0.3, 0.9, 25
+    mean, variance = direction_errors(k, h, gamma, momentum)
+    if momentum == 0.0:
+        r = gamma * h
+        assert mean == pytest.approx((1 - r) ** k, rel=1e-12)
+        assert variance == pytest.approx(gamma**2 * (1 - (1 - r) ** (2 * k)) / (1 - (1 - r) ** 2),
+                                         rel=1e-12)
+    rng = np.random.default_rng(1)
+    paths = 40_000
+    e = np.ones(paths)
+    e_prev = np.ones(paths)
+    for _ in range(k):
+        a = (1 - gamma * h)
+        e, e_prev = a * ((1 + momentum) * e - momentum * e_prev) - gamma * rng.standard_normal(paths), e
+    # 40,000 paths: the sample mean is within 4 standard errors, the variance within 3%
+    assert abs(e.mean() - mean) < 4 * math.sqrt(variance / paths)
+    assert e.var() == pytest.approx(float(variance), rel=0.03)
+
+
+def test_scale_free_excess_is_the_best_rescaling():
+    # two levels of 3 directions each; brute force over alpha on a fine grid
+    c_data = np.array([0.2, 0.01])
+    lam = 1e-3
+    curv = c_data + lam
+    mean = np.array([0.1, 0.8])
+    variance = np.array([0.05, 0.02])
+    share, count = 0.5, np.array([6.0, 6.0])
+    value = scale_free_excess(c_data, curv, mean, variance, share, count)
+    s = (1 - mean) * c_data / curv
+    alphas = np.linspace(0.0, 5.0, 200_001)
+    # levels (0, 1), the worst pair; per level 3 directions: t h_d/2 E(alpha x - theta*)^2
+    losses = sum(3 * c_data[b] / 2 * ((alphas * s[b] - 1) ** 2 * share + alphas**2 * variance[b])
+                 for b in (0, 1))
+    single = [3 * c_data[b] * ((alphas * s[b] - 1) ** 2 * share + alphas**2 * variance[b]) for b in (0, 1)]
+    brute = max(losses.min(), single[0].min(), single[1].min())
+    assert value == pytest.approx(brute, rel=1e-6)
+
+
+def test_scale_free_one_level_shrinkage_costs_nothing_without_noise():
+    # one level shrunk by any factor: a rescaling undoes it
+    c_data = np.array([0.1])
+    value = scale_free_excess(c_data, c_data + 0.05, np.array([0.6]), np.array([0.0]), 1.0,
+                              np.array([4.0]))
+    assert value == pytest.approx(0.0, abs=1e-15)
+
+
+def test_excess_loss_matches_the_preconditioned_planner_proxy():
+    # without Gram noise spread and without rescaling, the proxy is the planner's own
+    c, lam, m, eta, rt, r0, p, beta = 0.25, 1e-4, 0.02, 1.0, 1.1, 30.0, 40, 0.5
+    for k in (1, 7, 30):
+        ours = predicted_excess_loss(
+            k, 0.003 * math.sqrt(k), step=lambda g, s: eta / (c * (g + m) + lam), curvature=c,
+            strong_convexity=lam, n_params=p, n_outputs=1, row_norm=rt, initial_distance=r0,
+            momentum=beta,
+        )
+        planner = preconditioned_utility_proxy(
+            k, 0.003, margin=m, curvature=c, strong_convexity=lam, learning_rate=eta,
+            momentum=beta, n_params=p, initial_distance=r0, row_norm=rt,
+        )[-1]
+        assert ours == pytest.approx(planner, rel=1e-9)
+
+
+def _problem(estimator, n, d, n_classes=None):
+    return estimator._plan_and_report(n, d, n_classes)[2]
+
+
+@pytest.mark.parametrize("estimator, n, d, k", [
+    (DPLogisticRegression(classes=[0, 1], epsilon=0.5), 750, 104, 2),
+    (DPLogisticRegression(classes=[0, 1], epsilon=1.0), 32561, 104, 2),
+    (DPRidge(y_bound=1.0, epsilon=1.0), 43152, 26, None),
+    (DPLogisticRegression(classes=[0, 1, 2], epsilon=1.0), 5000, 20, 3),
+])
+def test_auto_takes_the_smallest_prediction(estimator, n, d, k):
+    problem = _problem(estimator, n, d, k)
+    plan, notes = choose(problem)
+    scored = []
+    for solver in candidates(problem):
+        candidate_plan = solver.plan(problem)
+        scored.append((solver.predict(candidate_plan, problem), solver))
+    best = min(p.excess_loss for p, _ in scored)
+    winner = [s for p, s in scored if p.label in notes[-1]]
+    assert len(winner) == 1 and plan.solver == winner[0]
+    chosen = [p for p, s in scored if s == plan.solver][0]
+    assert chosen.excess_loss <= best * (1 + TIE_TOLERANCE)
+    # every candidate is listed with its prediction
+    assert len(notes) == len(scored) + 1
+    for prediction, _ in scored:
+        assert any(prediction.label in line and f"{prediction.excess_loss:.2e}" in line
+                   for line in notes)
+    # the estimator's own plan is that plan, notes included
+    fit_plan = get("auto").plan(problem)
+    assert fit_plan.solver == plan.solver and fit_plan.notes[-len(notes):] == notes
+
+
+def test_auto_on_a_small_table_is_not_the_gram_preconditioner():
+    # the issue's case: Adult-sized, 750 rows, epsilon 0.5; the Gram's noise floor
+    # dominates there and the default fell below the majority class
+    problem = _problem(DPLogisticRegression(classes=[0, 1], epsilon=0.5), 750, 104, 2)
+    assert choose(problem)[0].solver.name != "preconditioned"
+
+
+def test_auto_on_a_large_narrow_regression_is_the_gram_preconditioner():
+    problem = _problem(DPRidge(y_bound=1.0, epsilon=1.0), 43152, 26)
+    assert choose(problem)[0].solver.name == "preconditioned"
+
+
+def test_auto_fit_reports_its_candidates():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 5)) / 3
+    y = (X[:, 0] > 0).astype(int)
+    est = DPLogisticRegression(classes=[0, 1], epsilon=1.0, random_state=0).fit(X, y)
+    notes = est.privacy_.notes
+    assert sum(line.startswith("candidate ") for line in notes) == len(candidates(
+        _problem(est, 300, 5, 2)))
+    assert any(f"solver='auto' chose {est.solver_}" in line for line in notes)
