@@ -268,8 +268,39 @@ def table(cell_list, tgt):
         med = c["median_score"]
         lines.append(f"| {c['problem']} | {c['epsilon']:g} | " + " | ".join(
             f"{med[m]:.4f}" if m in med else "" for m in methods) + " |")
+    lines += ["", "auto's choice and the bound that binds in its report (seeds agree unless "
+              "several are listed):", ""] + choice_table(cell_list)
     lines += ["", "targets: " + json.dumps(tgt, indent=1)]
     return "\n".join(lines)
+
+
+def choice_table(cell_list):
+    """Rows: problems; columns: epsilons; cells: "solver (bound)" of auto's fits."""
+    epsilons = sorted({c["epsilon"] for c in cell_list})
+    lines = ["| problem | " + " | ".join(f"eps {e:g}" for e in epsilons) + " |",
+             "|---|" + "---|" * len(epsilons)]
+    for name in dict.fromkeys(c["problem"] for c in cell_list):
+        row = {c["epsilon"]: c for c in cell_list if c["problem"] == name}
+        lines.append(f"| {name} | " + " | ".join(
+            f"{'/'.join(row[e]['auto_chose'])} ({'/'.join(row[e]['auto_binding_bound'])})"
+            if e in row and row[e].get("auto_chose") else "" for e in epsilons) + " |")
+    return lines
+
+
+def before_after(cell_list, before_cells):
+    """auto now against auto in an earlier run (same seeds), per cell."""
+    old = {(c["problem"], c["epsilon"]): c for c in before_cells}
+    lines = ["| problem | eps | auto before (chose) | auto now (chose) | now - before |",
+             "|---|---:|---:|---:|---:|"]
+    for c in cell_list:
+        b = old.get((c["problem"], c["epsilon"]))
+        if b is None or "auto" not in c["median_score"] or "auto" not in b["median_score"]:
+            continue
+        now, was = c["median_score"]["auto"], b["median_score"]["auto"]
+        lines.append(f"| {c['problem']} | {c['epsilon']:g} | {was:.4f} "
+                     f"({'/'.join(b['auto_chose'])}) | {now:.4f} ({'/'.join(c['auto_chose'])}) "
+                     f"| {now - was:+.4f} |")
+    return lines
 
 
 def _commit():
@@ -299,6 +330,10 @@ def main(argv=None):
     if args.table_only:
         data = json.loads(out.read_text())
         print(table(data["cells"], data["targets"]))
+        if args.explicit_from:
+            before = json.loads(Path(args.explicit_from).read_text())["cells"]
+            print("\nauto against the earlier run's auto:\n")
+            print("\n".join(before_after(data["cells"], before)))
         return
     datasets = args.datasets or (QUICK["datasets"] if args.quick else DATASETS)
     epsilons = args.epsilons or (QUICK["epsilons"] if args.quick else EPSILONS)

@@ -42,9 +42,11 @@ AUTO_GRAM_SHARES = (0.125, 0.25, 0.5)
 #: units of the Gram noise bound; a convergence parameter, not a privacy one).
 AUTO_MARGIN_FACTORS = (1.0, 2.0, 4.0)
 
-#: Predictions closer than this relative gap tie (the proxy is a model, not a
-#: measurement: its digits beyond the first two mean nothing); the cheaper run wins.
-TIE_TOLERANCE = 0.01
+#: Predictions within this relative gap of the smallest tie, and the cheapest of them
+#: wins. The proxy is a worst case over a model whose r0 is a guess (off by a factor k
+#: it moves the prediction by a factor up to k^2); a gap of a few per cent between two
+#: runs is below what it resolves, while the compute cost is known exactly.
+TIE_TOLERANCE = 0.1
 
 
 def candidates(problem):
