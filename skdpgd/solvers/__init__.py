@@ -9,7 +9,8 @@ here (docs/architecture.md).
 
 The solvers (see the user guide, "Solvers"):
 
-* ``"auto"`` (:mod:`._auto`, the default): chooses among the others from public numbers.
+* ``"auto"`` (:mod:`._auto`, the default): plans gd, cyclic and preconditioned candidates
+  and runs the one with the smallest predicted excess loss (:mod:`._utility`).
 * ``"gd"`` (:mod:`._gd`) and ``"cyclic"`` (:mod:`._cyclic`): noisy GD on a fixed partition
   into l batches visited in order; Bok, Su and Altschuler (ICML 2024), Theorem 4.5 / 4.4,
   with Theorem 4.2 for one batch.
@@ -38,6 +39,7 @@ from ._preconditioned import PreconditionedSolver
 from ._registry import DEFAULT, NAMES, get, make_solver, names, register, unregister
 from ._sgd import SampledSolver
 from ._sgd_planning import SampledSGDPlan, plan_sampled_sgd, sgd_sampling_variance, sgd_utility_proxy
+from ._utility import Prediction, predicted_excess_loss
 
 
 # The registry: one line per solver.
@@ -55,4 +57,6 @@ __all__ = [
     "optimisation_error", "plan_noisy_cyclic_gd", "plan_noisy_cyclic_gd_regularization",
     "plan_noisy_gd", "plan_noisy_gd_regularization", "plan_sampled_sgd",
     "sgd_sampling_variance", "sgd_utility_proxy", "utility_proxy",
+    # the proxy "auto" compares the candidates with
+    "Prediction", "predicted_excess_loss",
 ]

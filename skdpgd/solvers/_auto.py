@@ -95,15 +95,19 @@ def choose(problem):
     tied = [pair for pair in scored
             if pair[0].excess_loss <= best + TIE_TOLERANCE * abs(best)]
     winner, plan = min(tied, key=lambda pair: pair[0].passes)
-    kind = ("of the best rescaling of theta (the score is scale-free)"
-            if problem.scale_free_score else "")
+    kind = ("excess loss of the best rescaling of theta: a classifier's accuracy sees only "
+            "its direction" if problem.scale_free_score else "")
     lines = tuple(
         f"candidate {p.label}: predicted excess loss {p.excess_loss:.2e}, {p.passes:.0f} passes"
         for p, _ in scored
     )
-    why = (f"solver='auto' chose {winner.label}: the smallest predicted excess loss {kind}"
-           .rstrip() + (f" (ties within {TIE_TOLERANCE:.0%} go to the fewest passes)"
-                        if len(tied) > 1 else ""))
+    if winner.excess_loss <= best:
+        why = f"solver='auto' chose {winner.label}: the smallest predicted excess loss"
+    else:
+        why = (f"solver='auto' chose {winner.label}: the fewest passes among the candidates "
+               f"within {TIE_TOLERANCE:.0%} of the smallest predicted excess loss")
+    if kind:
+        why += f" ({kind})"
     return plan, lines + (why,)
 
 
