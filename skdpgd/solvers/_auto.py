@@ -13,7 +13,8 @@ for every solver, with its compute cost in passes over the data. The candidates:
   ``MAX_DENSE_DIM`` columns.
 
 Each plans for the same compute budget, :data:`~skdpgd.solvers._base.AUTO_MAX_PASSES`
-passes (the preconditioned planner's own cap is 100 steps, one pass each). The smallest
+passes (steps of the preconditioned candidates; ``solver="preconditioned"`` alone plans up
+to 100). The smallest
 prediction wins; predictions within :data:`TIE_TOLERANCE` of it tie, and the cheapest of
 those wins. Not candidates: ``"sgd"`` (its report is not mu-GDP, which pipelines and the
 ledger compose, and its accountant is an optional dependency). A fixed ``learning_rate``
@@ -42,11 +43,9 @@ AUTO_GRAM_SHARES = (0.125, 0.25, 0.5)
 #: units of the Gram noise bound; a convergence parameter, not a privacy one).
 AUTO_MARGIN_FACTORS = (1.0, 2.0, 4.0)
 
-#: Predictions within this relative gap of the smallest tie, and the cheapest of them
-#: wins. The proxy is a worst case over a model whose r0 is a guess (off by a factor k
-#: it moves the prediction by a factor up to k^2); a gap of a few per cent between two
-#: runs is below what it resolves, while the compute cost is known exactly.
-TIE_TOLERANCE = 0.1
+#: Predictions within this relative gap of the smallest tie (the proxy's digits beyond
+#: the first two mean nothing), and the cheapest of them wins.
+TIE_TOLERANCE = 0.01
 
 
 def candidates(problem):
@@ -67,7 +66,8 @@ def candidates(problem):
     found = [CyclicSolver(full_batch=True, max_passes=AUTO_MAX_PASSES)]
     found += [CyclicSolver(n_batches=l) for l in AUTO_CYCLIC_BATCHES if l < problem.n_samples]
     if problem.gram_dim <= MAX_DENSE_DIM:
-        found += [PreconditionedSolver(gram_share=share, margin_factor=kappa)
+        found += [PreconditionedSolver(gram_share=share, margin_factor=kappa,
+                                       max_steps=AUTO_MAX_PASSES)
                   for share in AUTO_GRAM_SHARES for kappa in AUTO_MARGIN_FACTORS]
     return found
 

@@ -57,17 +57,21 @@ class PreconditionedSolver(Solver):
         kappa >= 1, the preconditioner's margin in units of the Gram noise bound m
         (:func:`~skdpgd.solvers._preconditioned_planning.plan_preconditioned_gd`); ``"auto"``
         tries each of ``AUTO_MARGIN_FACTORS``.
+    max_steps : int, optional
+        Another compute budget (steps planned when ``max_iter="auto"``; default 100);
+        ``"auto"`` gives every candidate the same one.
     """
 
     name = "preconditioned"
 
-    def __init__(self, gram_share=None, margin_factor=1.0):
+    def __init__(self, gram_share=None, margin_factor=1.0, max_steps=None):
         self.gram_share = gram_share
         self.margin_factor = margin_factor
+        self.max_steps = max_steps
 
     def __repr__(self):
         return (f"PreconditionedSolver(gram_share={self.gram_share}, "
-                f"margin_factor={self.margin_factor})")
+                f"margin_factor={self.margin_factor}, max_steps={self.max_steps})")
 
     def _plan(self, problem):
         if problem.learning_rate is not None or problem.batch_size is not None:
@@ -83,8 +87,10 @@ class PreconditionedSolver(Solver):
             )
         s_g = gram_sensitivity(problem.row_norm)  # once per plan: the run's report reuses it
         # a fixed number of passes is that number: the planner calibrates for it, once
-        kwargs = ({} if problem.max_iter is None
-                  else {"max_steps": problem.max_iter, "n_steps": problem.max_iter})
+        if problem.max_iter is not None:
+            kwargs = {"max_steps": problem.max_iter, "n_steps": problem.max_iter}
+        else:
+            kwargs = {} if self.max_steps is None else {"max_steps": self.max_steps}
         plan = plan_preconditioned_gd(
             problem.epsilon, problem.delta, sensitivity=problem.sensitivity,
             gram_sensitivity=s_g, curvature=problem.curvature,
