@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from skdpgd import DPLogisticRegression, DPRidge
-from skdpgd.solvers import get
+from skdpgd.solvers import CyclicSolver, PreconditionedSolver, get
 from skdpgd.solvers._auto import TIE_TOLERANCE, candidates, choose
 from skdpgd.solvers._preconditioned_planning import preconditioned_utility_proxy
 from skdpgd.solvers._utility import (
@@ -159,3 +159,31 @@ def test_auto_fit_reports_its_candidates():
     assert sum(line.startswith("candidate ") for line in notes) == len(candidates(
         _problem(est, 300, 5, 2)))
     assert any(f"solver='auto' chose {est.solver_}" in line for line in notes)
+
+
+def test_candidate_solvers_plan_what_they_are_given():
+    problem = _problem(DPLogisticRegression(classes=[0, 1], epsilon=1.0), 10_000, 30, 2)
+    cyclic = CyclicSolver(n_batches=4).plan(problem)
+    assert cyclic.n_batches == 4 and cyclic.n_epochs <= 50
+    gd = CyclicSolver(full_batch=True, max_passes=7).plan(problem)
+    assert gd.n_batches == 1 and gd.n_steps <= 7
+    capped = PreconditionedSolver(max_steps=5, margin_factor=2.0, gram_share=0.5).plan(problem)
+    wide = PreconditionedSolver(gram_share=0.5).plan(problem)
+    assert capped.n_steps <= 5 and capped.gram_share == 0.5
+    # the margin is kappa times the public noise bound of the same release
+    assert capped.margin == pytest.approx(2.0 * wide.margin, rel=1e-12)
+
+
+def test_a_margin_factor_below_one_is_refused():
+    problem = _problem(DPLogisticRegression(classes=[0, 1], epsilon=1.0), 1000, 5, 2)
+    with pytest.raises(ValueError, match="margin_factor"):
+        PreconditionedSolver(margin_factor=0.5).plan(problem)
+
+
+def test_a_fixed_learning_rate_keeps_the_plain_step():
+    problem = _problem(DPLogisticRegression(classes=[0, 1], epsilon=1.0, learning_rate=0.5),
+                       1000, 5, 2)
+    assert [s.name for s in candidates(problem)] == ["gd"]
+    problem = _problem(DPLogisticRegression(classes=[0, 1], epsilon=1.0, batch_size=100),
+                       1000, 5, 2)
+    assert [s.name for s in candidates(problem)] == ["cyclic"]
