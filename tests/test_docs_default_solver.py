@@ -77,3 +77,28 @@ def test_cli_help_names_the_default_solver():
         text = " ".join(_help([command, "--help"]).split())
         assert f"default '{DEFAULT}'" in text or f"default: the estimator's, {DEFAULT}" in text
         assert _names_another_default(text) == []
+
+
+# The lead paragraphs say which bound binds for each solver "auto" can pick; plan (public
+# numbers only, no data) a spread of shapes and check every choice made against that claim.
+DOCUMENTED_BOUND = {"gd": "composition", "cyclic": "convergent", "preconditioned": "composition"}
+SHAPES = [(400, 3, 1.0), (750, 104, 1.0), (1000, 10, 0.1), (2000, 104, 1.0), (32561, 104, 1.0),
+          (100_000, 3000, 1.0)]
+
+
+@pytest.mark.parametrize("cls", [DPLogisticRegression, DPRidge])
+def test_the_bound_the_docstring_names_is_the_one_that_binds(cls):
+    summary = inspect.getdoc(cls).split("\nParameters\n")[0]
+    summary = " ".join(summary.split())
+    for solver, bound in DOCUMENTED_BOUND.items():  # each pair is stated in the lead
+        assert f'"{bound}"' in summary and f'"{solver}"' in summary
+    chosen = set()
+    for n, d, epsilon in SHAPES:
+        est = (DPRidge(epsilon=epsilon, y_bound=1.0) if cls is DPRidge
+               else DPLogisticRegression(epsilon=epsilon, classes=[0, 1]))
+        report = est.plan_privacy(n, d, 2) if cls is DPLogisticRegression else est.plan_privacy(n, d)
+        choice = re.search(r"solver='auto' chose (\w+)", report.notes[-1]).group(1)
+        assert report.binding_bound == DOCUMENTED_BOUND[choice], (n, d, epsilon, choice)
+        chosen.add(choice)
+    # "auto" is not one fixed solver: the shapes above make it pick more than one
+    assert len(chosen) >= 2

@@ -32,13 +32,15 @@ class DPLogisticRegression(
 
     where :math:`\tilde x_i` is the row clipped to norm ``data_norm`` with the constant
     ``intercept_scaling`` appended (so the intercept is regularised), and releasing only
-    the last iterate. The default ``solver="auto"`` runs ``"preconditioned"`` up to 2000
-    columns (a noisy Gram release, then a few preconditioned noisy steps; the guarantee is
-    their Gaussian-DP composition, ``binding_bound`` ``"composition"``) and ``"cyclic"``
-    wider (the convergent bound, Bok, Su and Altschuler 2024, Theorem 4.5), calibrated to
-    the largest mu that implies (epsilon, delta)-DP. Two classes use the binary
-    loss; more use the softmax loss with one joint sensitivity (no one-vs-rest split of
-    the budget).
+    the last iterate. The default ``solver="auto"`` plans ``"gd"``, ``"cyclic"`` (4 and 16
+    batches) and ``"preconditioned"`` runs from public numbers and runs the one with the
+    smallest predicted excess loss (:func:`skdpgd.solvers.predicted_excess_loss`); a few
+    hundred rows of 3 features get ``"preconditioned"``. The bound that binds follows the
+    choice (``privacy_.binding_bound``): ``"composition"`` for ``"preconditioned"`` (Gram
+    release and K steps; Dong, Roth and Su 2022) and for ``"gd"`` (its plan keeps lam near
+    0), ``"convergent"`` for ``"cyclic"`` (Bok, Su and Altschuler 2024, Theorem 4.5); sigma
+    meets (epsilon, delta) exactly. Two classes use the binary loss; more use the softmax
+    loss with one joint sensitivity (no one-vs-rest split of the budget).
 
     Parameters
     ----------
@@ -81,13 +83,11 @@ class DPLogisticRegression(
         The public label set. If None it is read from ``y`` and the privacy report
         says that the label set was treated as public.
     solver : {"auto", "preconditioned", "gd", "cyclic", "sgd"}, default="auto"
-        ``"auto"`` chooses from public numbers (``solver_``; why: ``privacy_.notes``):
-        ``"preconditioned"`` up to 2000 columns (after the intercept), ``"cyclic"`` beyond,
-        ``"gd"`` when ``learning_rate`` is fixed, ``"cyclic"`` when ``batch_size`` is.
-        ``"preconditioned"``: one noisy Gram release of the clipped rows, then a few noisy
-        full-batch steps preconditioned by it (a private Bohning-Lindsay fixed-Hessian
-        method with momentum; converges in a few passes whatever the features' scaling),
-        accounted by Gaussian-DP composition of the K + 1 releases (Dong, Roth and Su 2022,
+        ``"auto"``: the candidate with the smallest predicted excess loss (above; ``solver_``,
+        every candidate's prediction in ``privacy_.notes``); a fixed ``learning_rate`` keeps
+        ``"gd"``, a fixed ``batch_size`` ``"cyclic"``. ``"preconditioned"``: one noisy Gram
+        release, then noisy full-batch steps preconditioned by it (a private Bohning-Lindsay
+        fixed-Hessian method with momentum), accounted by GDP composition (Dong, Roth, Su 2022,
         Cor. 3.3). ``"gd"``: full-batch noisy GD, Bok, Su and Altschuler (2024), Theorem
         4.2. ``"cyclic"``: a fixed partition into l = ceil(n / batch_size) batches (from
         ``random_state`` and n only) visited in the same order every epoch, Theorem 4.5 of
@@ -104,12 +104,11 @@ class DPLogisticRegression(
         ``batch_size_`` (the smallest batch, which the bound uses).
     max_iter : int or "auto", default="auto"
         The number of passes over the data, for every solver: full-batch steps for
-        ``"gd"`` and ``"preconditioned"`` (plus the one Gram pass), epochs for
-        ``"cyclic"`` and ``"sgd"``. A number is run exactly (the noise is calibrated
-        for it); ``"auto"`` lets the planner choose up to 1000 (``"gd"``), 100
-        (``"preconditioned"``) or 50 (``"cyclic"``, ``"sgd"``). Under the convergent
-        bounds more steps past convergence cost no privacy; under composition
-        (``"preconditioned"``) every step does, which is why it plans few.
+        ``"gd"`` and ``"preconditioned"`` (plus the one Gram pass), epochs for ``"cyclic"``
+        and ``"sgd"``. A number is run exactly (the noise is calibrated for it); ``"auto"``
+        lets the planner choose up to 1000 (``"gd"``; 50 as a candidate of ``"auto"``), 100
+        (``"preconditioned"``) or 50 (``"cyclic"``, ``"sgd"``). Under the convergent bounds
+        steps past convergence cost no privacy; under composition every step does.
     learning_rate : float or "auto", default="auto"
         Step eta; ``"auto"`` is chosen by the planner among fractions of
         2/(beta + lam), the step that minimises the contraction factor.
@@ -199,7 +198,8 @@ class DPLogisticRegression(
     ----------
     J. Dong, A. Roth, W. Su. Gaussian differential privacy. JRSS B 2022 (composition).
 
-    J. Bok, W. Su, J. Altschuler. Shifted interpolation for differential privacy. ICML 2024.
+    J. Bok, W. Su, J. Altschuler. Shifted interpolation for differential privacy. ICML 2024
+    (the convergent bound).
 
     Examples
     --------

@@ -48,14 +48,17 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
     ``[-y_bound, y_bound]``. Its gradient is the *clipped residual*
     :math:`\mathrm{clip}(\theta\cdot x - y, -c, c)\,x`, bounded by c Rt for every theta,
     so the replace-one sensitivity is 2 c Rt with no projection, the objective is
-    Rt^2 + lam smooth and lam-strongly convex. The default ``solver="auto"`` picks
-    ``"preconditioned"`` up to 2000 columns (intercept included): one noisy Gram release
-    and a few preconditioned noisy gradient steps, accounted by exact composition in
-    Gaussian DP (Dong, Roth and Su 2022, Theorem 2.7 and Corollary 3.3; the report's
-    ``binding_bound`` is ``"composition"``); wider designs get ``"cyclic"``, accounted by
-    the convergent bound of Bok, Su and Altschuler (2024), Theorem 4.5. Where every
-    residual is below c this is
-    ridge regression; otherwise it minimises the Huber objective, not the squared one
+    Rt^2 + lam smooth and lam-strongly convex. The default ``solver="auto"`` plans
+    ``"gd"``, ``"cyclic"`` (4 and 16 batches) and ``"preconditioned"`` runs (the last up to
+    2000 columns, intercept included) from public numbers and runs the one with the
+    smallest predicted excess loss (:func:`skdpgd.solvers.predicted_excess_loss`); a few
+    hundred rows of 3 features get ``"preconditioned"``. The bound that binds follows the
+    choice (the report's ``binding_bound``): ``"composition"`` for ``"preconditioned"``
+    (the Gram release and the K steps composed exactly in Gaussian DP; Dong, Roth and Su
+    2022, Theorem 2.7 and Corollary 3.3) and for ``"gd"`` (its plan keeps lam near 0,
+    where the convergent bound saves nothing), ``"convergent"`` for ``"cyclic"`` (Bok, Su
+    and Altschuler 2024, Theorem 4.5). Where every residual is below c this is ridge
+    regression; otherwise it minimises the Huber objective, not the squared one
     (``residual_clip=np.inf`` is refused for epsilon < inf: the sensitivity would be
     unbounded). See ``docs/ridge_objective.md`` for the derivation and the comparison
     with the projected squared loss.
@@ -127,10 +130,10 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
     References
     ----------
     J. Dong, A. Roth, W. Su. Gaussian differential privacy. JRSS B 2022 (the composition
-    bound of ``"preconditioned"``, which ``"auto"`` picks up to 2000 columns).
+    bound of ``"preconditioned"``, and of ``"gd"`` when lam is near 0).
 
     J. Bok, W. Su, J. Altschuler. Shifted interpolation for differential privacy. ICML 2024
-    (the convergent bound of ``"cyclic"`` and ``"gd"``).
+    (the convergent bound of ``"cyclic"`` and ``"gd"``, and their composition bound).
 
     Examples
     --------
