@@ -1,6 +1,7 @@
 """The command line: ``skdpgd demo | account | fit`` (and ``python -m skdpgd``)."""
 
 import math
+import re
 import subprocess
 import sys
 import warnings
@@ -98,6 +99,19 @@ def test_account_default_is_the_estimators_default(capsys):
     assert "nan" not in out
 
 
+@pytest.mark.parametrize("n, d", [(750, 104), (2000, 104), (30_000, 10)])
+def test_account_says_what_auto_chose_and_which_bound_binds(n, d, capsys):
+    assert main(["account", "--epsilon", "1", "--n", str(n), "--n-features", str(d)]) == 0
+    out = capsys.readouterr().out
+    report = DPLogisticRegression(epsilon=1.0).plan_privacy(n, d, 2)
+    assert report.notes[-1] in out  # auto's choice and why, whatever it chose
+    if report.accountant == "preconditioned_gd":
+        assert "no convergent bound applies" in out
+    else:  # the table's first row names the bound that binds for this run, not a fixed one
+        assert f"this run ({report.binding_bound} bound binds)" in out
+        assert ("composition binds" in out) == (report.binding_bound == "composition")
+
+
 def test_account_command_prints_the_plan(capsys):
     assert main(["account", "--epsilon", "1", "--delta", "1e-5", "--n", "30000",
                  "--data-norm", "1", "--solver", "gd"]) == 0
@@ -141,7 +155,9 @@ def test_fit_with_toml_config_saves_a_usable_model(tmp_path, capsys):
     assert main(["fit", str(data), "--config", str(config), "--epsilon", "4",
                  "--random-state", "0", "--output", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "PrivacyReport((" in printed and "accuracy" not in printed.lower()
+    # no accuracy or score of the private data is printed (auto's note may say the word)
+    assert "PrivacyReport((" in printed
+    assert not re.search(r"(accuracy|score)\W{0,3}\d", printed.lower())
     bundle = joblib.load(out)
     assert bundle["feature_columns"] == ["age", "sex"]
     assert bundle["privacy"]["epsilon"] <= 4.0 * (1 + 1e-9)
