@@ -48,8 +48,9 @@ def run_demo(epsilons=DEMO_EPSILONS, seeds=(0,), solver="auto", out=print):
     seeds : tuple of int, default=(0,)
         Noise seeds; the table shows the median test accuracy over them.
     solver : {"auto", "preconditioned", "cyclic", "gd", "sgd"}, default="auto"
-        Passed to the estimator; ``"auto"`` is the estimator's default (here the
-        Gram-preconditioned solver, a few full passes; see docs/solvers.md).
+        Passed to the estimator; ``"auto"`` is the estimator's default, which runs the
+        candidate with the smallest predicted excess loss (the printed report's notes list
+        the candidates and the choice; docs/solvers.md).
     out : callable, default=print
         Where lines go.
 
@@ -75,7 +76,7 @@ def run_demo(epsilons=DEMO_EPSILONS, seeds=(0,), solver="auto", out=print):
     rows.append(("scikit-learn LogisticRegression", None, baseline))
     out(f"{'scikit-learn LogisticRegression':<38}{'-':>8}{baseline:>15.3f}{'-':>7}"
         f"{time.perf_counter() - tic:>9.1f}   (not private)")
-    shown, shown_model = _report_epsilon(epsilons), None
+    shown, shown_model, ran = _report_epsilon(epsilons), None, {}
     label = f'DPLogisticRegression(solver="{solver}")' if solver != "auto" else \
         "DPLogisticRegression()"
     for epsilon in epsilons:
@@ -85,6 +86,9 @@ def run_demo(epsilons=DEMO_EPSILONS, seeds=(0,), solver="auto", out=print):
                 epsilon=epsilon, classes=[0, 1], solver=solver, random_state=seed
             ).fit(X_train, y_train)
             scores.append(model.score(X_test, y_test))
+        bound = (f"{model.privacy_.binding_bound} bound binds" if math.isfinite(epsilon)
+                 else "no noise")
+        ran.setdefault((model.solver_, bound), []).append(f"{epsilon:g}")
         if epsilon == shown:
             shown_model = model
         accuracy = float(np.median(scores))
@@ -98,6 +102,9 @@ def run_demo(epsilons=DEMO_EPSILONS, seeds=(0,), solver="auto", out=print):
     deltas = sorted({m.privacy_.delta for m in finite[:1]})
     seeds_text = (f"noise seed {seeds[0]} (one run per epsilon)" if len(seeds) == 1
                   else f"median over noise seeds {list(seeds)}")
+    out(f"solver={solver!r} ran " + "; ".join(
+        f"{name!r} at epsilon {', '.join(eps)} ({bound})"
+        for (name, bound), eps in ran.items()))
     out(f"delta = {', '.join(f'{d:.3g}' for d in deltas) or '-'} (the estimator's default, "
         f"min(1e-5, 1/(10 n)) with n = {len(y_train)}); replace-one neighbours; "
         f"{seeds_text}; total {time.perf_counter() - start:.1f} s")
@@ -117,7 +124,7 @@ def run_demo(epsilons=DEMO_EPSILONS, seeds=(0,), solver="auto", out=print):
             out(f"The run released only what the report lists ({report.n_steps} noisy "
                 f"steps{' and one noisy Gram matrix' if hasattr(report, 'gram_mu') else ''}), "
                 f"composed exactly in Gaussian DP: epsilon = {format_up(report.epsilon)}. "
-                "Where many cheap steps pay (solver='cyclic', wide data) the convergent bound "
-                "of Bok, Su and Altschuler binds instead. Formulas and sources: "
-                "docs/theory.md, docs/solvers.md.")
+                "Where solver='auto' picks 'cyclic' (see `skdpgd account` for other n and "
+                "d) the convergent bound of Bok, Su and Altschuler binds instead. Formulas "
+                "and sources: docs/theory.md, docs/solvers.md.")
     return rows

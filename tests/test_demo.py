@@ -1,7 +1,9 @@
 """``skdpgd demo``: Adult, next to scikit-learn, with the privacy report."""
 
 import math
+import re
 
+from skdpgd import DPLogisticRegression
 from skdpgd._demo import run_demo
 
 
@@ -18,7 +20,17 @@ def test_demo_shows_private_learning_that_works():
     # 5 seeds within 0.003 of each other), so a broken pipeline cannot pass.
     assert sklearn > 0.84
     assert private > sklearn - 0.02
-    # the default solver ("auto" -> preconditioned on Adult's 105 columns): composition
-    assert "PrivacyReport((2, " in text and "Corollary 3.3" in text
-    assert "one noisy Gram matrix" in text
+    # What "auto" runs is planned from public numbers (n, d, epsilon): the demo states that
+    # choice and the bound that binds for it, as the planner gives them without the data,
+    # and the delta it used, min(1e-5, 1/(10 n)) written out here.
+    n, d = 32561, 104
+    planned = DPLogisticRegression(epsilon=2.0, classes=[0, 1]).plan_privacy(n, d, 2)
+    chosen = re.search(r"solver='auto' chose (\w+)", planned.notes[-1]).group(1)
+    assert f"'{chosen}' at epsilon 2 ({planned.binding_bound} bound binds)" in text
+    assert "PrivacyReport((2, " in text and f"binding: {planned.binding_bound}" in text
+    assert f"delta = {min(1e-5, 1 / (10 * n)):.3g} " in text
+    if planned.binding_bound == "convergent":
+        assert "Accounting by composition" in text
+    else:
+        assert "composed exactly in Gaussian DP" in text
     assert "CC BY 4.0" in text and "(majority class)" in text
