@@ -8,8 +8,9 @@ hypotheses the run meets, naming the one that binds (see ``docs/sgd_bounds.md``)
 example
 
 1. fits :class:`skdpgd.DPLogisticRegression` with ``solver="sgd"`` and with plain
-   full-batch noisy GD, ``solver="gd"`` (the default ``"auto"`` would pick
-   ``"preconditioned"`` on these 65 columns), on a binary digits task and prints both
+   full-batch noisy GD, ``solver="gd"`` (the default ``"auto"`` never picks ``"sgd"``:
+   it runs whichever of gd, cyclic and preconditioned has the smallest predicted excess
+   loss, and its report's notes say which), on a binary digits task and prints both
    reports;
 2. evaluates, for one fixed run with fixed-size batches and a projection, the two bounds
    of :func:`skdpgd.accounting.sampled_sgd_bounds` as the number of epochs grows:
