@@ -209,6 +209,7 @@ def predicted_excess_loss(
     Returns
     -------
     float
+        The predicted excess loss, in units of the loss.
     """
     c, lam, p = float(curvature), float(strong_convexity), float(n_params)
     rt2 = float(row_norm) ** 2
