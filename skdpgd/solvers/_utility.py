@@ -175,7 +175,11 @@ def predicted_excess_loss(
     n_steps, noise_std, *, step, curvature, strong_convexity, n_params, n_outputs, row_norm,
     initial_distance, momentum=0.0, spread=0.0, scale_free=False, extra=0.0,
 ):
-    r"""The proxy of the module docstring for one run.
+    r"""Predicted excess loss of one run: the proxy ``solver="auto"`` ranks candidates by.
+
+    The public spectral model and both scores (the excess loss for regressors, the excess
+    loss of the best rescaling of theta for classifiers) are stated, with their sources,
+    in the user guide's theory page, section :ref:`predicted-utility`.
 
     Parameters
     ----------
