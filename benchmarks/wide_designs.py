@@ -2,11 +2,13 @@
 
 Synthetic isotropic logistic data (Gaussian rows, divided by sqrt(d), clipped to norm 1;
 labels from a noisy linear rule), n = 50,000 rows split 40,000 / 10,000, at epsilon 1
-(delta = "auto"): the default (``"auto"`` -> ``"preconditioned"`` up to 2000 columns) next
-to ``solver="cyclic"`` and scikit-learn's lbfgs (one BLAS thread), test accuracy and fit
-time, medians over seeds. No preprocessing issue here: the data are as well conditioned as
-tabular data get, so what the noisy Gram release costs (its noise floor grows like
-sqrt(d), the Gram pass like n d^2) is not paid back by better conditioning.
+(delta = "auto"): the default ``solver="auto"`` (the candidate run with the smallest
+predicted excess loss among ``"gd"``, ``"cyclic"`` and ``"preconditioned"``; the results in
+benchmarks/README.md were measured with the previous default, ``"preconditioned"`` up to
+2000 columns) next to ``solver="cyclic"`` and scikit-learn's lbfgs (one BLAS thread), test
+accuracy and fit time, medians over seeds. No preprocessing issue here: the data are as
+well conditioned as tabular data get, so what the noisy Gram release costs (its noise floor
+grows like sqrt(d), the Gram pass like n d^2) is not paid back by better conditioning.
 
 Usage::
 
