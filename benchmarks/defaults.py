@@ -255,7 +255,7 @@ def wide_plans(epsilons):
             for method in ("default", "gd"):
                 est = estimator("adult", eps, 0, METHODS[method], delta="auto")
                 p = est.plan_privacy(n, d, 2)
-                chose = [re.search(r"chose '(\w+)'", note) for note in p.notes]
+                chose = [re.search(r"chose '?(\w+)", note) for note in p.notes]
                 chose = [m.group(1) for m in chose if m]
                 rows.append(dict(shape=label, n=n, d=d, method=method, epsilon=eps,
                                  solver_=chose[0] if chose else METHODS[method],
