@@ -22,6 +22,7 @@ import numpy as np
 from ..accounting import epsilon_delta_to_gdp
 from ..accounting._checks import check_count, check_positive, check_probability
 from ..accounting._preconditioned import _check_share, calibrate_preconditioned_gd
+from ._utility import error_moments
 
 __all__ = [
     "GRAM_SHARE",
@@ -90,15 +91,11 @@ def _unit_errors(max_steps, eigenvalues, *, margin, curvature, strong_convexity,
     a, b = (1.0 - r) * (1.0 + beta), -(1.0 - r) * beta
     q = (learning_rate / p) ** 2
     shape = np.broadcast(a, h).shape
-    a, b, h, q = (np.broadcast_to(x, shape) for x in (a, b, h, q))
-    e, e_prev = np.ones(shape), np.ones(shape)
-    c00, c01, c11 = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    h = np.broadcast_to(h, shape)
     opt, noise = np.empty((max_steps,) + shape), np.empty((max_steps,) + shape)
-    for k in range(max_steps):
-        e, e_prev = a * e + b * e_prev, e
-        c00, c01, c11 = a * a * c00 + 2.0 * a * b * c01 + b * b * c11 + q, a * c00 + b * c01, c00
+    for k, (e, variance) in enumerate(error_moments(a, b, q, max_steps)):
         opt[k] = 0.5 * h * e * e
-        noise[k] = 0.5 * h * c00
+        noise[k] = 0.5 * h * variance
     return opt, noise
 
 

@@ -48,6 +48,7 @@ import numpy as np
 __all__ = [
     "Prediction",
     "direction_errors",
+    "error_moments",
     "predicted_excess_loss",
     "scale_free_excess",
     "semicircle_nodes",
@@ -123,14 +124,27 @@ def direction_errors(n_steps, curvature, step, momentum=0.0):
     h, gamma = np.broadcast_arrays(np.asarray(curvature, float), np.asarray(step, float))
     r = gamma * h
     a, b = (1.0 - r) * (1.0 + momentum), -(1.0 - r) * momentum
-    a, b = np.broadcast_arrays(a, b)
-    q = gamma**2
+    mean, variance = np.ones(np.broadcast(a, b).shape), None
+    for mean, variance in error_moments(a, b, gamma**2, n_steps):
+        pass
+    return mean, (np.zeros(mean.shape) if variance is None else variance)
+
+
+def error_moments(a, b, q, n_steps):
+    r"""Yield :math:`(E e_k, \mathrm{Var}\,e_k)` for k = 1..``n_steps`` of
+    :math:`e_{k+1} = a e_k + b e_{k-1} - \sqrt q Z_k` from :math:`e_0 = e_{-1} = 1`.
+
+    The mean follows the recursion without noise; the covariance of :math:`(e_k, e_{k-1})`
+    is propagated exactly (``a``, ``b``, ``q`` broadcast together). The one recursion of
+    :func:`direction_errors` and of the preconditioned planner's proxy.
+    """
+    a, b, q = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (a, b, q)))
     e, e_prev = np.ones(a.shape), np.ones(a.shape)
     c00, c01, c11 = np.zeros(a.shape), np.zeros(a.shape), np.zeros(a.shape)
     for _ in range(int(n_steps)):
         e, e_prev = a * e + b * e_prev, e
         c00, c01, c11 = a * a * c00 + 2.0 * a * b * c01 + b * b * c11 + q, a * c00 + b * c01, c00
-    return e, c00
+        yield e, c00
 
 
 def scale_free_excess(data_curvature, curvature, mean, variance, share, count, weights=None):
