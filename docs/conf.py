@@ -29,8 +29,9 @@ extensions = [
     "sphinx_gallery.gen_gallery",
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
-exclude_patterns = ["_build", "sg_execution_times.rst", "auto_examples/sg_execution_times.rst", "auto_examples/*.ipynb", "auto_examples/*.py",
-                    "auto_examples/*.zip", "auto_examples/*.json"]
+exclude_patterns = ["_build", "sg_execution_times.rst", "auto_examples/sg_execution_times.rst",
+                    "auto_examples/*.ipynb", "auto_examples/*.py", "auto_examples/*.zip",
+                    "auto_examples/*.json"]
 myst_enable_extensions = ["dollarmath", "amsmath"]
 myst_heading_anchors = 3
 # numpydoc renames citations of a References section; one cited nowhere in the text is
