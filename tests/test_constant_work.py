@@ -47,7 +47,7 @@ FAR_ROWS = {
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _in_package(filename):
     return os.path.abspath(filename).startswith(PACKAGE)
 
