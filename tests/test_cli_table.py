@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
+from _chains import assert_chain_free_of, assert_no_original
 from skdpgd._cli import main
 from skdpgd.preprocessing._cells import canonical, classify, number_minus_text, to_categories
 from skdpgd._cli._table import parse_classes, to_labels
@@ -38,6 +39,23 @@ def _table(path, n=400, seed=0, target="label", holes=True):
         lines.append(f"{a},{c},{k},{m},{int(label[i])}")
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+@pytest.fixture(autouse=True)
+def _refusal_chains_hold_no_cell(monkeypatch):
+    """Every refusal the command line prints as one line holds no cell in its chain either.
+
+    (Its cause, context and arguments: tests/_chains.py.)"""
+    import skdpgd._cli as cli
+
+    original = cli._one_line
+
+    def checked(exc):
+        assert_chain_free_of(exc, (SECRET,))
+        assert_no_original(exc)
+        return original(exc)
+
+    monkeypatch.setattr(cli, "_one_line", checked)
 
 
 def _err_is_one_clean_line(err, *forbidden):

@@ -46,12 +46,15 @@ def read_header(path):
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"data file {str(path)!r} not found.")
+    header = None
     try:
         with path.open(newline="", encoding="utf-8-sig") as handle:
             header = next(csv.reader(handle), [])
-    except (UnicodeDecodeError, csv.Error):
+    except (UnicodeDecodeError, csv.Error):  # the error holds the raw bytes of the file
+        pass
+    if header is None:  # raised outside the handler: neither __cause__ nor __context__
         raise ValueError(f"{str(path)!r} is not a readable CSV file (UTF-8 text with "
-                         "comma-separated fields).") from None
+                         "comma-separated fields).")
     return [name.strip() for name in header]
 
 

@@ -84,8 +84,8 @@ class PipelineBudget:
 
 
 def split_budget(epsilon, delta, needs_extra_delta, *, preparation_share=PREPARATION_SHARE,
-                 extra_delta_share=EXTRA_DELTA_SHARE):
-    """Split (epsilon, delta) between private releases and the estimator (see module doc).
+                 extra_delta_share=EXTRA_DELTA_SHARE, reserve=None):
+    r"""Split (epsilon, delta) between private releases and the estimator (see module doc).
 
     Parameters
     ----------
@@ -100,6 +100,12 @@ def split_budget(epsilon, delta, needs_extra_delta, *, preparation_share=PREPARA
         rho in (0, 1).
     extra_delta_share : float, default=0.1
         kappa in (0, 1).
+    reserve : bool or None, default=None
+        Whether the Gaussian part is met at :math:`\delta - \kappa\delta` even when no
+        release thresholds (None: when one does). A pipeline whose first private step
+        may threshold by its parameters sets it, so that the plan made without the
+        table's structure bounds every fit and stays within epsilon
+        (``docs/budgets.md``, "Plans without the table").
 
     Returns
     -------
@@ -111,7 +117,8 @@ def split_budget(epsilon, delta, needs_extra_delta, *, preparation_share=PREPARA
     m = len(needs)
     n_thresholded = sum(needs)
     extra = extra_delta_share * delta if n_thresholded else 0.0
-    delta_gdp = delta - extra
+    held = extra_delta_share * delta if (reserve or (reserve is None and n_thresholded)) else 0.0
+    delta_gdp = delta - max(extra, held)
     mu = calibrated_mu(epsilon, delta_gdp)  # docs/theory.md#conservative-rounding
     rho = preparation_share if m else 0.0
     step_mu = tuple(mu * math.sqrt(rho / m) for _ in range(m))

@@ -11,7 +11,7 @@ from sklearn.pipeline import Pipeline
 
 from ..preprocessing._private_step import check_allowance
 from ..utils._validation import make_generator
-from ._checks import is_private, is_skip
+from ._checks import is_prepared, is_private, is_skip
 from ._labels import PrivateClassCounts
 from ._plan import CLASS_COUNTS, TARGET_RANGE
 from ._report import PipelinePrivacyReport
@@ -27,7 +27,7 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
     rng = make_generator(pipeline.random_state)
     allowance = {name: (mu, extra) for (name, _, _), mu, extra in
                  zip(releases, budget.step_mu, budget.step_extra_delta)}
-    fitted, spent, Xt = [], [], X
+    fitted, spent, shared, Xt = [], [], [], X
     for name, step in pre:
         if is_skip(step):
             fitted.append((name, step))
@@ -42,6 +42,8 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
             Xt = step.transform(Xt)
         else:
             Xt = step.fit_transform(Xt, y)
+            if is_prepared(step):  # released once by prepare(): reused, not charged here
+                shared.append((name, step.privacy_))
         fitted.append((name, step))
     estimator = clone(final).set_params(
         epsilon=budget.estimator_epsilon, delta=budget.estimator_delta, ledger=None,
@@ -91,7 +93,8 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
                      "(y_bound=1); its coef_ and intercept_ are on the scale of y")
     report = PipelinePrivacyReport.compose(
         spent, delta=budget.delta, n_samples=n,
-        preparation_share=budget.preparation_share, planned=False, notes=notes)
+        preparation_share=budget.preparation_share, planned=False, notes=notes,
+        shared=shared)
     if not report.epsilon <= budget.epsilon:  # the composition theorem says it cannot
         raise RuntimeError(
             f"internal error: the composed epsilon {report.epsilon!r} exceeds the budget "
