@@ -16,6 +16,11 @@ n only):
 4. Release the best trial only (its parameters, model and noisy score); optionally refit
    the winning parameters on all rows as one more mu-GDP run.
 
+With a DP pipeline whose private preparation spends (e.g. a ``DPTableVectorizer``), the
+preparation is released once on all n rows between steps 1 and 3, and the trials fit
+pipelines in which it is frozen; its cost is composed with the selection's
+(:mod:`._shared_preparation` proves the total).
+
 Why a trial is mu-GDP: replacing a training row changes only the fit (mu-GDP; the score
 is post-processing of the fit on unchanged validation rows), replacing a validation row
 changes only the score (the Gaussian mechanism with sensitivity Delta and noise Delta/mu
@@ -97,14 +102,20 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
 
     Parameters
     ----------
-    estimator : DPLogisticRegression, DPRidge, or a Pipeline ending in one
+    estimator : DPLogisticRegression, DPRidge, a Pipeline ending in one, or a DPPipeline
         The template; its ``epsilon``, ``delta``, ``ledger`` and ``random_state`` are set
-        by the search (on the pipeline's last step). A classifier must have its public
-        label set in ``classes``. The steps before the estimator must be public-bound
-        (:mod:`skdpgd.preprocessing._public_steps`: skdpgd.preprocessing's transformers,
-        or any declaring ``__skdpgd_public_fit__ = True``). Every candidate must be a
-        Gaussian-DP run (``solver="gd"`` or ``"cyclic"``): this is checked on each
-        candidate's planned privacy event before the ledger is charged.
+        by the search (on a Pipeline's last step, on a DPPipeline itself). A classifier
+        must have its public label set in ``classes``. A Pipeline's steps before the
+        estimator must be public-bound (:mod:`skdpgd.preprocessing._public_steps`:
+        skdpgd.preprocessing's transformers, or any declaring
+        ``__skdpgd_public_fit__ = True``). A DPPipeline's private preparation (e.g.
+        ``make_dp_pipeline(DPTableVectorizer(), estimator)``) is released once, on all
+        rows, before the trials and shared by every trial (module docstring; the grid
+        cannot change its parameters); a pipeline already prepared
+        (:meth:`skdpgd.DPPipeline.prepare`) is searched as it is. Every candidate must be a
+        Gaussian-DP run: any solver but ``"sgd"`` (``"auto"``, the default, included);
+        this is checked on each candidate's planned privacy event before the ledger is
+        charged.
     param_grid : dict or list of dicts
         Candidates, as for ``GridSearchCV`` (not ``epsilon``, ``delta``, ``ledger``,
         ``random_state``, with or without the step prefix). Each trial draws one
@@ -127,7 +138,9 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         ``best_estimator_`` is the winning trial's model, trained on the training part.
     ledger : skdpgd.PrivacyLedger or None, default=None
         Charged once with the search's event (its total Renyi-DP curve,
-        ``privacy_.event``), before any data are touched.
+        ``privacy_.event``), before any data are touched; with a shared preparation,
+        twice before any data are touched: the preparation (Gaussian DP with its
+        additive delta), then the selection's curve (``privacy_.events``).
     random_state : int, Generator or None, default=None
         All randomness (split, K, candidate draws, noise). None: fresh OS entropy.
 
