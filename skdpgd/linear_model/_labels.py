@@ -63,7 +63,7 @@ class PublicLabelsMixin:
         :func:`skdpgd._data._passes.scan_labels`; the result does not depend on ``n_jobs``.
         """
         notes = []
-        found, codes, unknown = validate_private(
+        found, codes, outside = validate_private(
             scan_labels, y, classes, role="y", data=y, estimator=type(self).__name__,
             n_jobs=self.n_jobs,
         )
@@ -76,12 +76,12 @@ class PublicLabelsMixin:
                     "Pass classes= with the full public label set."
                 )
         else:
-            if unknown.size:  # neither the labels nor their rows or count are quoted
+            if outside:  # neither the labels nor their rows or count are quoted
                 raise ValueError(
-                    f"y contains labels that are not in classes={classes.tolist()} (the "
-                    "public label set). Add every label that can occur to `classes`, or "
-                    "remove or relabel the rows whose label is outside it before fitting."
-                )
+                    f"y holds a label that is not in classes={classes.tolist()} (the public "
+                    "label set; neither is a label of another type, e.g. the text '1' for 1). "
+                    "Add every label that can occur to `classes`, or remove or relabel the "
+                    "rows whose label is outside it before fitting.")
         return classes, codes, notes
 
     def _loss_and_shape(self, n_features, n_classes):
