@@ -20,7 +20,7 @@ utility proxies and the planners that choose run parameters) lives in
 :mod:`skdpgd.solvers`.
 """
 
-from ._calibration import calibrate_noisy_cyclic_gd, calibrate_noisy_gd
+from .calibration import calibrate_noisy_cyclic_gd, calibrate_noisy_gd
 from ._gdp import epsilon_delta_to_gdp, gdp_to_delta, gdp_to_epsilon
 from ._noisy_gd import (
     composition_gdp,
@@ -42,7 +42,7 @@ from ._gd_report import (
     noisy_cyclic_gd_report,
     noisy_gd_report,
 )
-from ._preconditioned import PreconditionedPrivacyReport
+from ._preconditioned import PreconditionedPrivacyReport, preconditioned_gd_report
 from ._altschuler_talwar import SGD_ORDERS, altschuler_talwar_rdp, sampled_gaussian_rdp
 from ._sgd_report import SampledSGDPrivacyReport, sampled_sgd_report
 from ._sampled_sgd import (
@@ -84,6 +84,7 @@ __all__ = [
     "NoisyCyclicGDPrivacyReport",
     "PreconditionedPrivacyReport",
     "ReleasePrivacyReport",
+    "preconditioned_gd_report",
     "calibrate_noisy_cyclic_gd",
     "calibrate_noisy_gd",
     "chourasia_rdp",
