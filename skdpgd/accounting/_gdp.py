@@ -16,6 +16,7 @@ a mu that is too large for the stated target.
 """
 
 import math
+from functools import lru_cache
 
 import numpy as np
 from scipy import optimize, special
@@ -199,6 +200,7 @@ def epsilon_delta_to_gdp(epsilon, delta):
     return _scalar_or_array(out)
 
 
+@lru_cache(maxsize=1024)  # pure: one root-finding per target, however many planners ask
 def _epsilon_delta_to_gdp_scalar(epsilon, delta):
     if epsilon == math.inf:
         return math.inf

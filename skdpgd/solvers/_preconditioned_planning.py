@@ -189,6 +189,30 @@ def _proxy_table(max_steps, sigma1, *, margin, curvature, lams, momenta, learnin
     return 0.5 * lams[None, :] * r0 * r0 + worst_opt + sigma2 * worst_noise
 
 
+def _search_table(max_steps, sigma1, *, pairs, noisy, initial_distance, **kwargs):
+    """:func:`_proxy_table` over ``pairs`` (momentum, lam), the pairs that cannot win at +inf.
+
+    Every term of the proxy but the bias is >= 0, so U >= lam r0^2 / 2 for every K. The
+    pairs with the smaller half of the lams are scored first; a pair of the others whose
+    bias exceeds the best value found is larger than the minimum at every K and is not
+    scored (the minimum and its place are those of the full table). A noiseless plan
+    compares sums over K: every pair is scored.
+    """
+    lams = np.array([lam for _, lam in pairs])
+    momenta = np.array([beta for beta, _ in pairs])
+    r0 = initial_distance
+    table = np.full((max_steps, len(pairs)), np.inf)
+    first = lams <= np.median(lams) if noisy else np.ones(len(pairs), dtype=bool)
+    for chosen in (first, None):
+        if chosen is None:  # the rest, unless its bias (the same float as the table's) loses
+            chosen = ~first & (0.5 * lams * r0 * r0 <= table.min())
+        if chosen.any():
+            table[:, chosen] = _proxy_table(max_steps, sigma1, lams=lams[chosen],
+                                            momenta=momenta[chosen], initial_distance=r0,
+                                            **kwargs)
+    return table
+
+
 def concentrated_initial_distance(output_scale, data_norm, n_features, n_outputs=1,
                                   intercept_scaling=None):
     r"""The r0 to plan this solver with: the upper end of the public range of
@@ -372,9 +396,8 @@ def plan_preconditioned_gd(
                          f"got {margin_factor!r}.")
     margin = kappa * gram_noise_margin(tau, dim, failure_probability)
     pairs = [(beta, lam) for beta in momenta for lam in lams]
-    table = _proxy_table(
-        max_steps, sigma1, margin=margin, curvature=c,
-        lams=np.array([lam for _, lam in pairs]), momenta=np.array([beta for beta, _ in pairs]),
+    table = _search_table(
+        max_steps, sigma1, pairs=pairs, noisy=target != math.inf, margin=margin, curvature=c,
         learning_rate=eta, n_params=p, initial_distance=r0, row_norm=row_norm,
         n_outputs=p // dim,
     )

@@ -123,8 +123,23 @@ def direction_errors(n_steps, curvature, step, momentum=0.0):
     """
     h, gamma = np.broadcast_arrays(np.asarray(curvature, float), np.asarray(step, float))
     r = gamma * h
+    if np.all(np.asarray(momentum) == 0.0):  # a geometric sum: no loop over the K steps
+        return _plain_moments(1.0 - r, gamma**2, int(n_steps))
     a, b = (1.0 - r) * (1.0 + momentum), -(1.0 - r) * momentum
     return error_moments(a, b, gamma**2, n_steps, every_step=False)
+
+
+def _plain_moments(a, q, n_steps):
+    r""":func:`error_moments` at K without momentum (b = 0): :math:`E e_K = a^K` and
+    :math:`\mathrm{Var}\,e_K = q\sum_{i<K} a^{2i} = q\,\frac{1 - a^{2K}}{1 - a^2}`, the
+    quotient as :math:`\mathrm{expm1}(K\log a^2)/\mathrm{expm1}(\log a^2)` (no
+    cancellation near :math:`a^2 = 1`; K where :math:`a^2 = 1`)."""
+    square = a * a
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_square = np.log(square)
+        total = np.where(square == 1.0, float(n_steps),
+                         np.expm1(n_steps * log_square) / np.expm1(log_square))
+    return np.power(a, n_steps), q * np.where(square == 0.0, min(n_steps, 1), total)
 
 
 def error_moments(a, b, q, n_steps, *, every_step=True):
