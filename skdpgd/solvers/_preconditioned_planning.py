@@ -234,6 +234,24 @@ def concentrated_initial_distance(output_scale, data_norm, n_features, n_outputs
     many cost a little noise (Adult: accuracy within 0.002). Measured in
     ``benchmarks/optimizer_study.py``; the optimum's norm there is 2.2x (Adult) and 6.5x
     (diamonds, linear columns) the geometric-mean guess.
+
+    Parameters
+    ----------
+    output_scale : float
+        m, the public scale of the model's output.
+    data_norm : float
+        R, the public bound on a row's norm.
+    n_features : int
+        d.
+    n_outputs : int, default=1
+        k.
+    intercept_scaling : float, optional
+        b, the intercept column's constant (None: no intercept).
+
+    Returns
+    -------
+    float
+        r0.
     """
     m = check_positive("output_scale", output_scale)
     R = check_positive("data_norm", data_norm)
