@@ -103,8 +103,8 @@ def direction_errors(n_steps, curvature, step, momentum=0.0):
     The recursion :math:`e_{k+1} = a e_k + b e_{k-1} - \gamma Z_k` with
     :math:`a = (1-r)(1+\beta)`, :math:`b = -(1-r)\beta`, :math:`r = \gamma h`, from
     :math:`e_0 = e_{-1} = 1` (theta starts at 0, the optimum is at 1), Z standard normal.
-    Its mean follows the same recursion without noise; the covariance of
-    :math:`(e_k, e_{k-1})` is propagated exactly. For :math:`\beta = 0`:
+    Its mean and variance are exact, through the recursion's impulse response
+    (:func:`error_moments`); for :math:`\beta = 0`, in closed form:
     :math:`E e_K = (1-r)^K` and :math:`\mathrm{Var}\,e_K = \gamma^2\frac{1-(1-r)^{2K}}{1-(1-r)^2}`.
 
     Parameters
