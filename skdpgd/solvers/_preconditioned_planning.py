@@ -78,17 +78,14 @@ def gram_noise_margin(gram_noise_std, dim, failure_probability=MARGIN_FAILURE_PR
 SPECTRUM_GRID = np.logspace(-8.0, 0.0, 121)
 
 
-def _unit_errors(max_steps, eigenvalues, *, margin, curvature, strong_convexity, learning_rate,
-                 momentum):
-    r"""Per-direction moments of K = 1..max_steps steps: (mean, variance, h).
+def _recursion(eigenvalues, *, margin, curvature, strong_convexity, learning_rate, momentum):
+    r"""(a, b, q, h) of the error recursion in each direction (:func:`preconditioned_utility_proxy`).
 
     ``eigenvalues``, ``strong_convexity`` and ``momentum`` broadcast together (the planner
-    passes columns of lam and beta against a row of eigenvalues). ``mean[K-1]`` is
-    :math:`E e_K` for :math:`e_0 = e_{-1} = 1` (:math:`\theta_* = 1`, the run starts at 0),
-    ``variance[K-1]`` is :math:`\mathrm{Var}(e_K)` for unit noise std, from the exact
-    recursion of :func:`preconditioned_utility_proxy` (:func:`~._utility.error_moments`),
-    and h the curvature; the proxy's :math:`O_g(K) = \frac h2 (E e_K)^2` and
-    :math:`N_g(K) = \frac h2 \mathrm{Var}(e_K)`.
+    passes columns of lam and beta against a row of eigenvalues): h the curvature,
+    :math:`e_{k+1} = a e_k + b e_{k-1} - \sqrt q Z_k` the step for unit noise std, whose
+    moments :func:`~._utility.error_moments` yields; the proxy's
+    :math:`O_g(K) = \frac h2 (E e_K)^2` and :math:`N_g(K) = \frac h2 \mathrm{Var}(e_K)`.
     """
     g = np.asarray(eigenvalues, dtype=float)
     lam, beta = np.asarray(strong_convexity, dtype=float), np.asarray(momentum, dtype=float)
@@ -96,8 +93,7 @@ def _unit_errors(max_steps, eigenvalues, *, margin, curvature, strong_convexity,
     p = curvature * (g + margin) + lam
     r = np.minimum(learning_rate * h / p, 1.0)
     a, b = (1.0 - r) * (1.0 + beta), -(1.0 - r) * beta
-    mean, variance = error_moments(a, b, 1.0, max_steps)  # unit q: scaled by the caller
-    return mean, variance, np.broadcast_to(h, a.shape), (learning_rate / p) ** 2
+    return a, b, (learning_rate / p) ** 2, np.broadcast_to(h, a.shape)
 
 
 def preconditioned_utility_proxy(
@@ -123,7 +119,7 @@ def preconditioned_utility_proxy(
     a 2x2 linear recursion whose mean and variance are propagated exactly: the excess loss
     in that direction after K steps is :math:`\theta_*^2 O_g(K) + \sigma_K^2 N_g(K)`, with
     :math:`O_g = \frac h2 e_K^2` (from :math:`e_0 = e_{-1} = 1`) and
-    :math:`N_g = \frac h2 \mathrm{Var}(e_K)` per unit noise (:func:`_unit_errors`). For
+    :math:`N_g = \frac h2 \mathrm{Var}(e_K)` per unit noise (:func:`_recursion`). For
     beta = 0 these are :math:`\frac h2(1-r)^{2K}` and
     :math:`\frac{\eta}{2p}\,\frac{1-(1-r)^{2K}}{2-r}`.
 
@@ -169,22 +165,27 @@ def _proxy_table(max_steps, sigma1, *, margin, curvature, lams, momenta, learnin
     an array of shape (max_steps, len(lams)), one recursion for all of them."""
     rt2 = row_norm**2
     g = np.concatenate([[0.0], rt2 * SPECTRUM_GRID])[None, :]  # column 0: g = 0
-    mean, variance, h, q = _unit_errors(
-        max_steps, g, margin=margin, curvature=curvature, strong_convexity=lams[:, None],
+    a, b, q, h = _recursion(
+        g, margin=margin, curvature=curvature, strong_convexity=lams[:, None],
         learning_rate=learning_rate, momentum=momenta[:, None],
     )
     count = np.minimum(float(n_params), n_outputs * rt2 / g[:, 1:])
     r0 = initial_distance
     # the weights of each direction, folded once: r0^2/p t_g h/2 (optimisation), t_g q h/2
-    # and (p - t_g) q_0 h_0/2 (noise); then one pass over the (K, pair, g) moments each
+    # and (p - t_g) q_0 h_0/2 (noise); each step's moments are reduced over g as they come
     half = 0.5 * h
-    opt = mean[:, :, 1:]
-    opt *= opt
-    opt *= r0 * r0 / n_params * count * half[:, 1:]
-    worst_opt = np.max(opt, axis=2)
-    noise = variance[:, :, 1:] * (count * (q * half)[:, 1:])
-    noise += variance[:, :, :1] * ((n_params - count) * (q * half)[:, :1])
-    worst_noise = np.max(noise, axis=2)
+    weight_opt = r0 * r0 / n_params * count * half[:, 1:]
+    weight_noise = count * (q * half)[:, 1:]
+    weight_flat = (n_params - count) * (q * half)[:, :1]
+    worst_opt, worst_noise = np.empty((2, max_steps, len(lams)))
+    for k, (mean, variance) in enumerate(error_moments(a, b, 1.0, max_steps)):
+        opt = mean[:, 1:]
+        opt *= opt
+        opt *= weight_opt
+        worst_opt[k] = opt.max(axis=1)
+        noise = variance[:, 1:] * weight_noise
+        noise += variance[:, :1] * weight_flat
+        worst_noise[k] = noise.max(axis=1)
     sigma2 = np.arange(1, max_steps + 1)[:, None] * sigma1**2
     return 0.5 * lams[None, :] * r0 * r0 + worst_opt + sigma2 * worst_noise
 
