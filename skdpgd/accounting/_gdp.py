@@ -151,6 +151,7 @@ def gdp_to_epsilon(mu, delta):
 HUGE_MU = 1e100
 
 
+@lru_cache(maxsize=4096)  # pure: the calibrations of one fit ask for the same mu* often
 def _gdp_to_epsilon_scalar(mu, delta):
     if mu == 0.0:
         return 0.0

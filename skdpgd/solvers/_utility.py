@@ -125,11 +125,11 @@ def direction_errors(n_steps, curvature, step, momentum=0.0):
     r = gamma * h
     if np.all(np.asarray(momentum) == 0.0):  # a geometric sum: no loop over the K steps
         return _plain_moments(1.0 - r, gamma**2, int(n_steps))
-    a, b = (1.0 - r) * (1.0 + momentum), -(1.0 - r) * momentum
-    mean, variance = np.ones(np.broadcast(a, b).shape), None
-    for mean, variance in error_moments(a, b, gamma**2, n_steps):
+    a, b = np.broadcast_arrays((1.0 - r) * (1.0 + momentum), -(1.0 - r) * momentum)
+    phi, phi_prev, total = np.ones(a.shape), np.zeros(a.shape), np.zeros(a.shape)
+    for phi, phi_prev, total in _impulse_response(a, b, n_steps):  # error_moments at K only
         pass
-    return mean, (np.zeros(mean.shape) if variance is None else variance)
+    return phi + b * phi_prev, gamma**2 * total
 
 
 def _plain_moments(a, q, n_steps):
@@ -157,11 +157,18 @@ def error_moments(a, b, q, n_steps):
     reduces each step's moments as they come (arrays of one step stay in cache).
     """
     a, b, q = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (a, b, q)))
+    for phi, phi_prev, total in _impulse_response(a, b, n_steps):
+        yield phi + b * phi_prev, q * total
+
+
+def _impulse_response(a, b, n_steps):
+    r"""Yield :math:`(\phi_k, \phi_{k-1}, \sum_{i<k}\phi_i^2)` for k = 1..``n_steps``
+    (:func:`error_moments`; the arrays are updated in place by the next step)."""
     phi, phi_prev, total = np.ones(a.shape), np.zeros(a.shape), np.zeros(a.shape)
     for _ in range(int(n_steps)):
         total += phi * phi
         phi, phi_prev = a * phi + b * phi_prev, phi
-        yield phi + b * phi_prev, q * total
+        yield phi, phi_prev, total
 
 
 def scale_free_excess(data_curvature, curvature, mean, variance, share, count, weights=None):
