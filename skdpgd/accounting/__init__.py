@@ -56,12 +56,24 @@ from ._events import (
     GaussianDpWithDeltaEvent,
     NeighbouringRelation,
     PoissonSampledGaussianEvent,
+    PrivacyEvent,
     RenyiDpEvent,
     UnsupportedEvent,
     UnsupportedEventError,
+    event_from_dict,
+    event_to_dict,
+)
+from ._accountants import (
+    Accountant,
+    GdpAccountant,
+    PldAccountant,
+    RdpAccountant,
+    get_accountant,
+    register_accountant,
 )
 from ._composition import Cap, Composition, check_supported, compose, supports
 from ._record_account import RecordAccount
+
 __all__ = [
     "DEFAULT_ORDERS",
     "PrivacyReport",
@@ -104,7 +116,16 @@ __all__ = [
     "sampled_sgd_bounds",
     "sampled_sgd_report",
     "uniform_sgd_composition_epsilon",
-    # privacy events and their composition
+    # privacy events, accountants and composition
+    "Accountant",
+    "GdpAccountant",
+    "PldAccountant",
+    "PrivacyEvent",
+    "RdpAccountant",
+    "event_from_dict",
+    "event_to_dict",
+    "get_accountant",
+    "register_accountant",
     "Cap",
     "Composition",
     "GaussianDpEvent",
