@@ -290,8 +290,9 @@ def test_cli_equals_the_python_api_on_the_same_data_and_seed(tmp_path, capsys):
     cli_accuracy = (pd.read_csv(tmp_path / "p.csv")["label"].to_numpy() == truth).mean()
 
     frame = pd.read_csv(train)
-    python = make_dp_pipeline(DPTableVectorizer(), DPLogisticRegression(classes=[0, 1]),
-                              epsilon=2.0, random_state=0)
+    python = make_dp_pipeline(DPTableVectorizer(column_types={"city": "categorical"}),
+                              DPLogisticRegression(classes=[0, 1]),
+                              epsilon=2.0, random_state=0)  # declared, as --categorical
     python.fit(frame[["age", "city", "income"]], frame["label"])
     python_accuracy = (python.predict(pd.read_csv(test)[["age", "city", "income"]])
                        == truth).mean()

@@ -170,8 +170,9 @@ def build_table_pipeline(features, numeric, categorical, config, *, epsilon, del
     categories = {name: canonical_list(name, values)
                   for name, values in config.get("categories", {}).items()
                   if name in features}
+    # the schema step has decided every type (declared or voted): read them as dtypes
     vectorizer = DPTableVectorizer(bounds=bounds or None, categories=categories or None,
-                                   log1p=logged or "auto")
+                                   log1p=logged or "auto", types="dtype")
     estimator = make_table_estimator(config)
     steps = [("column_types", schema), ("vectorizer", vectorizer), ("model", estimator)]
     return DPPipeline(steps, epsilon=epsilon, delta=delta, random_state=random_state)
