@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from .._version import __version__
+from ..preprocessing._vectorizer_summary import summary_text
 from ._config import _names
 from ._table import (
     PrivateTableSchema, TableSchema, canonical_list, label_type, raw_frame, read_table,
@@ -178,6 +179,12 @@ def build_table_pipeline(features, numeric, categorical, config, *, epsilon, del
     return DPPipeline(steps, epsilon=epsilon, delta=delta, random_state=random_state)
 
 
+def _type_sources(schema):
+    """Where the schema's types came from: declared (public) or the private vote."""
+    declared = set(schema.numeric) | set(schema.categorical)
+    return {c: "declared" if c in declared else "vote" for c in schema.columns}
+
+
 def _check_target(y, model, classes, target):
     """Refuse a target cell outside the label set (or not a number, for ridge).
 
@@ -246,6 +253,7 @@ def fit_table(path, config, *, epsilon, delta="auto", random_state=None, output=
           f"({len(schema.numeric_columns_)} numeric, {len(schema.categorical_columns_)} "
           f"categorical columns; target {target!r})")
     print(repr(report))
+    print(summary_text(pipeline.pipeline_[1], type_from=_type_sources(schema)))
     if output:
         print(f"saved to {output} (joblib bundle: pipeline, dp_pipeline, feature_columns, "
               "target, classes, privacy)")

@@ -57,8 +57,13 @@ def _categorical_fallback(vec, encoding, label):
     return ""
 
 
-def summary_rows(vec):
-    """One dict per input column (fields :data:`FIELDS`), in the table's order."""
+def summary_rows(vec, type_from=None):
+    """One dict per input column (fields :data:`FIELDS`), in the table's order.
+
+    ``type_from`` (``{column: source}``) replaces the sources of types that an earlier
+    step decided (the command line's schema: ``"declared"`` or ``"vote"``).
+    """
+    type_from = type_from or {}
     by_name = {e.name: e for e in vec.encodings_}
     rows = []
     for label, dtype in zip(vec._labels, vec._dtypes):
@@ -71,7 +76,7 @@ def summary_rows(vec):
             rows.append(row)
             continue
         kind, source = vec.types_[name]
-        row.update(type=kind, type_from=source, missing_indicator=bool(
+        row.update(type=kind, type_from=type_from.get(name, source), missing_indicator=bool(
             getattr(encoding, "indicator", isinstance(encoding, CategoricalEncoding))))
         if isinstance(encoding, NumericEncoding):
             row.update(low=encoding.low, high=encoding.high, rule=encoding.scale,
@@ -98,10 +103,10 @@ def summary_frame(vec):
     return pd.DataFrame(summary_rows(vec), columns=list(FIELDS)).set_index("column")
 
 
-def summary_text(vec):
+def summary_text(vec, type_from=None):
     """A readable text of :func:`summary_rows`: one line per column, fallbacks flagged."""
     lines = ["DPTableVectorizer: per-column decisions (released or public; no data value)"]
-    for row in summary_rows(vec):
+    for row in summary_rows(vec, type_from):
         head = f"  {row['column']} ({row['dtype']}): {row['type']} from {row['type_from']}"
         if row["type"] == "numeric":
             head += (f"; range [{row['low']:.6g}, {row['high']:.6g}] ({row['range_from']}), "
