@@ -26,13 +26,19 @@ from pathlib import Path
 import numpy as np
 
 from .._version import __version__
+from ..preprocessing._cells import canonical, to_numbers
 from ..preprocessing._vectorizer_summary import summary_text
 from ._config import _names
 from ._table import (
-    PrivateTableSchema, TableSchema, canonical_list, label_type, raw_frame, read_table,
-    schema_of, to_labels,
+    PrivateTableSchema,
+    TableSchema,
+    canonical_list,
+    label_type,
+    raw_frame,
+    read_table,
+    schema_of,
+    to_labels,
 )
-from ..preprocessing._cells import canonical, to_numbers
 
 NOT_AVAILABLE = (
     "fitting a column without a public bound needs skdpgd.preprocessing."

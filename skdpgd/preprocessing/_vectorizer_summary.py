@@ -109,8 +109,11 @@ def summary_text(vec, type_from=None):
     for row in summary_rows(vec, type_from):
         head = f"  {row['column']} ({row['dtype']}): {row['type']} from {row['type_from']}"
         if row["type"] == "numeric":
+            imputed = row["imputed"]  # shown as 0 when the inverse map leaves rounding
+            if abs(imputed) < 1e-6 * max(abs(row["low"]), abs(row["high"]), 1.0):
+                imputed = 0.0
             head += (f"; range [{row['low']:.6g}, {row['high']:.6g}] ({row['range_from']}), "
-                     f"{row['rule']}; missing -> {row['imputed']:.6g}"
+                     f"{row['rule']}; missing -> {imputed:.6g}"
                      + (" + indicator" if row["missing_indicator"] else ""))
         elif row["type"] == "categorical":
             head += f"; {row['categories']} kept ({row['encoding']}); missing -> indicator"
