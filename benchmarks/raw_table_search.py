@@ -1,4 +1,4 @@
-"""Searches on a raw table: the targets of issue 28, item 1 (search and ledger).
+"""Searches on a raw table: a grid search under a capped ledger, one total, a private selection.
 
 On the raw Adult table (``skdpgd.datasets.load_adult(as_frame=True)``: 14 columns, 8 of
 them strings, ``"?"`` for unknown values; shipped with skdpgd) through the default

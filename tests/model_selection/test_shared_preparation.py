@@ -1,9 +1,9 @@
 """Searches on the raw-table path: the preparation released once, charged once, shared.
 
-Issue 28, "Search and ledger on the raw-table path": DPPipeline.prepare, GridSearchCV over
-a prepared pipeline under a capped ledger, search_privacy_cost equal to the ledger,
-plans within the epsilon asked for, the additive delta shown beside epsilon, DPSearchCV
-on the default pipeline, privacy_utility_curve on a DPPipeline.
+DPPipeline.prepare, GridSearchCV over a prepared pipeline under a capped ledger,
+search_privacy_cost equal to the ledger, plans within the epsilon asked for, the additive
+delta shown beside epsilon, DPSearchCV on the default pipeline, privacy_utility_curve on
+a DPPipeline.
 """
 
 import math
@@ -141,6 +141,9 @@ def test_the_cap_message_shows_the_additive_delta_and_the_fix(table):
         pipe.fit(X, y)
     assert ledger.spent().extra_delta == pytest.approx(9 * 0.1 * DELTA, rel=1e-9)
     assert "additive delta" in str(ledger.spent())
+    at_smaller_delta = ledger.spent(9e-6)  # the additive deltas alone reach it
+    assert at_smaller_delta.epsilon == math.inf
+    assert "infinite because the additive deltas reach delta" in str(at_smaller_delta)
     with pytest.raises(PrivacyBudgetExceeded) as info:
         pipe.fit(X, y)
     message = str(info.value)
