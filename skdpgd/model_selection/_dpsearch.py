@@ -47,6 +47,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ..accounting import DEFAULT_ORDERS, gdp_to_epsilon, rdp_to_epsilon
+from ..accounting._margin import round_down
 from ..linear_model._base import fit_or_forget
 from ..preprocessing._public_steps import features_out
 from ..utils._sklearn_compat import (
@@ -393,7 +394,7 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
     def _candidate(self, params, mu, n_rows, seed, guard, template=None):
         delta_fit = resolve_delta("auto", n_rows)
         reserved = final_params(
-            self.estimator, epsilon=gdp_to_epsilon(mu * (1.0 - 1e-9), delta_fit),
+            self.estimator, epsilon=gdp_to_epsilon(round_down(mu), delta_fit),
             delta=delta_fit, ledger=guard, random_state=seed,
         )
         template = self.estimator if template is None else template

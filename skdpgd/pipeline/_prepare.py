@@ -25,9 +25,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..accounting._release import ReleasePrivacyReport
 from ..linear_model._base import BaseDPLinearModel
+from ..preprocessing._private_step import check_allowance
 from ..utils._sklearn_compat import _num_samples
 from ._checks import check_steps, is_private, is_skip
-from ._fit_steps import check_spent
 from ._plan import plan_budget, planned_releases
 from ._report import PipelinePrivacyReport
 
@@ -231,7 +231,7 @@ def release_preparation(pre, X, y, allowance, rng):
     """Release the private steps of ``pre`` on X with their allowances; freeze them.
 
     ``allowance`` maps a private step's name to its (mu, additive delta); a step that
-    reports more is refused (:func:`._fit_steps.check_spent`).
+    reports more is refused (:func:`skdpgd.preprocessing._private_step.check_allowance`).
     Public-bound steps are fitted on the way (their fit reads no value) and kept as
     they were given; every private step becomes a :class:`PreparedStep`.
     Returns the new step list and the released reports ``[(name, report)]``.
@@ -246,7 +246,7 @@ def release_preparation(pre, X, y, allowance, rng):
             mu, extra = allowance.get(name, (0.0, 0.0))
             fitted._fit_private(Xt, y, mu=mu, extra_delta=extra,
                                 random_state=int(rng.integers(2**32)))
-            check_spent(name, fitted.privacy_, mu, extra)
+            check_allowance(name, fitted.privacy_, mu, extra)
             spent.append((name, fitted.privacy_))
             Xt = fitted.transform(Xt)
             steps.append((name, PreparedStep(fitted)))
