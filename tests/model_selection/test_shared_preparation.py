@@ -208,3 +208,30 @@ def test_privacy_utility_curve_takes_a_prepared_pipeline(table):
     assert all(0.0 <= r["mean_score"] <= 1.0 for r in rows)
     assert len(ledger.entries) == 1 + 2 * 3  # the preparation once, then the models
     assert all(type(e.event) is GaussianDpEvent for e in ledger.entries[1:])
+
+
+def test_dpsearch_searches_a_prepared_pipeline_as_it_is(table):
+    X, y = table
+    ledger = PrivacyLedger()
+    prepared = _pipe(ledger=None).prepare(X, ledger=ledger)
+    search = DPSearchCV(prepared, {"dplogisticregression__C": [0.1, 1.0]}, epsilon=1.0,
+                        delta=DELTA, ledger=ledger, random_state=0).fit(X, y)
+    assert search.privacy_.preparation_steps == ()  # nothing left to release
+    assert search.privacy_.epsilon <= 1.0
+    # the preparation was charged by prepare, the selection by the search
+    assert [type(e.event).__name__ for e in ledger.entries] == [
+        "GaussianDpWithDeltaEvent", "RenyiDpEvent"]
+    assert search.best_estimator_.steps[0][1] is prepared.steps[0][1]
+    # another ledger on the pipeline than the search's would be charged behind its back
+    with pytest.raises(ValueError, match="not to its estimator"):
+        DPSearchCV(prepared, {"dplogisticregression__C": [1.0]},
+                   ledger=PrivacyLedger()).fit(X, y)
+
+
+def test_a_prepared_step_is_frozen_and_prepare_needs_a_private_step(table):
+    X, _ = table
+    prepared = _pipe().prepare(X)
+    with pytest.raises(ValueError, match="frozen"):
+        prepared.set_params(dptablevectorizer__n_buckets=8)
+    with pytest.raises(ValueError, match="no private preparation step"):
+        prepared.prepare(X)
