@@ -10,8 +10,9 @@ closes the gap with what the user kept outside the file:
 - another ledger's file made with the same key (and cap) swapped in: ``ledger_id=`` when
   opening, ``expect_id`` or ``expect_head`` when verifying;
 - the whole file rolled back to an earlier copy: ``expect_head``;
-- without a key, the file edited and its chain recomputed: ``expect_head`` (with a key,
-  the forger cannot recompute it: tests/test_ledger_tamper.py);
+- the file edited and its chain recomputed, by anyone without a key or by a key holder
+  with one: ``expect_head`` (a forger without the key cannot recompute a keyed chain:
+  tests/test_ledger_tamper.py);
 - the file deleted (a new ledger starts from zero): ``ledger_id=`` refuses to create it.
 
 A head kept after entry k accepts a file that appended entries since (``kept_at`` = k).
@@ -133,17 +134,19 @@ def test_a_whole_file_rollback_needs_a_kept_head(path, tmp_path):
     assert PrivacyLedger.verify_file(path, expect_head=heads[2])["kept_at"] == 2
 
 
-def test_a_keyless_rechain_after_an_edit_needs_a_kept_head(path):
-    ledger, heads = _ledger(path, 3)
+@pytest.mark.parametrize("keyed", [False, True], ids=["no key", "by a key holder"])
+def test_a_rechain_after_an_edit_needs_a_kept_head(path, key_file, keyed):
+    kw = {"key_file": key_file} if keyed else {}
+    ledger, heads = _ledger(path, 3, **kw)
     del ledger
-    with sqlite3.connect(path) as conn:  # someone who knows the scheme: edit, re-chain
+    with sqlite3.connect(path) as conn:  # someone who can recompute the chain: edit, re-chain
         conn.execute("UPDATE entries SET n_samples = 1000000 WHERE seq = 2")
-        rechain(conn, Chain(None), path)
-    assert PrivacyLedger(path=path).entries[1].n_samples == 1000000  # verifies: a limit
+        rechain(conn, Chain(KEY if keyed else None), path)
+    assert PrivacyLedger(path=path, **kw).entries[1].n_samples == 1000000  # a limit
     for kept in heads[2:]:  # any head kept after the edited entry catches it
         with pytest.raises(LedgerFileError, match=NOT_IN_CHAIN):
-            PrivacyLedger.verify_file(path, expect_head=kept)
-    assert PrivacyLedger.verify_file(path, expect_head=heads[1])["kept_at"] == 1
+            PrivacyLedger.verify_file(path, expect_head=kept, **kw)
+    assert PrivacyLedger.verify_file(path, expect_head=heads[1], **kw)["kept_at"] == 1
 
 
 def test_a_deleted_file_is_not_recreated_when_the_ledger_id_is_given(path):
