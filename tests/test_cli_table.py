@@ -12,8 +12,9 @@ from scipy.stats import norm
 
 from _chains import assert_chain_free_of, assert_no_original
 from skdpgd._cli import main
-from skdpgd._cli._cells import canonical, classify, number_minus_text, to_categories
-from skdpgd._cli._table import PrivateTableSchema, TableSchema, parse_classes, to_labels
+from skdpgd.preprocessing._cells import canonical, classify, number_minus_text, to_categories
+from skdpgd._cli._table import parse_classes, to_labels
+from skdpgd.preprocessing._table_schema import PrivateTableSchema, TableSchema
 
 pd = pytest.importorskip("pandas")
 
@@ -70,6 +71,21 @@ def _err_is_one_clean_line(err, *forbidden):
                                    "NaN", "nan"])
 def test_every_missing_spelling_is_missing(value):
     assert classify(value)[0] == "missing"
+
+
+@pytest.mark.parametrize("value", [None, np.nan, np.float32("nan"), pd.NA, pd.NaT,
+                                   np.datetime64("NaT"), "", "  ", "NA", " NA ", "null",
+                                   "-NaN", " nAn", "+nan", "x", "nana", "0", 0.0, 1, True,
+                                   "1_000", "Male"])
+def test_one_missing_rule_for_the_cli_and_the_transformers(value):
+    # One rule: the command line's per-cell reading, the transformers' missing test and
+    # their category keys agree on every spelling (the 19 strings and their padding).
+    from skdpgd.preprocessing import DEFAULT_MISSING_STRINGS, is_missing
+    from skdpgd.preprocessing._missing import category_key
+    assert (classify(value)[0] == "missing") == is_missing(value)
+    assert (category_key(value) is None) == is_missing(value)
+    assert all(is_missing(f" {text} ") and classify(text)[0] == "missing"
+               for text in DEFAULT_MISSING_STRINGS)
 
 
 def test_pandas_missing_singletons_are_missing():
@@ -284,8 +300,8 @@ def test_cli_equals_the_python_api_on_the_same_data_and_seed(tmp_path, capsys):
 
 
 def test_config_path_model_predicts_on_plain_read_csv(tmp_path, capsys):
-    # The failure this fixes: a categorical column declared with string categories
-    # comes back as numbers from pd.read_csv, and labels 0/1 as ints.
+    # A categorical column declared with string categories comes back as numbers from
+    # pd.read_csv, and labels 0/1 as ints: the saved model still predicts on that frame.
     data = _table(tmp_path / "t.csv", n=300, holes=False)  # public bounds: no imputation
     out = tmp_path / "c.joblib"
     assert main(["fit", str(data), "--target", "label", "--classes", "0,1",

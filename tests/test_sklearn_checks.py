@@ -12,7 +12,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from skdpgd import DPLogisticRegression, DPRidge
 
 # Every check passes on the unweighted instances except the weight checks below, each
-# with its reason; no check is excluded for the noise at the default budget any more.
+# with its reason; no check is excluded for the noise at the default budget.
 
 NEEDS_MAX_SAMPLE_WEIGHT = (
     "sample_weight needs the public bound max_sample_weight (None by default: refused "

@@ -6,10 +6,10 @@ When some feature column has no public bound or category list (or a ridge target
 ``make_dp_pipeline(schema, DPTableVectorizer(bounds=..., categories=...), estimator,
 epsilon=..., delta=...)``
 
-- ``schema``: :class:`~skdpgd._cli._table.TableSchema` when every column's type is
+- ``schema``: :class:`~skdpgd.preprocessing._table_schema.TableSchema` when every column's type is
   public (declared by a bound, a category list, ``--numeric`` / ``--categorical`` or
   the config's ``numeric`` / ``categorical``), else
-  :class:`~skdpgd._cli._table.PrivateTableSchema`, which decides the undeclared types
+  :class:`~skdpgd.preprocessing._table_schema.PrivateTableSchema`, which decides the undeclared types
   by a noisy vote charged to the same budget (its module docstring has the mechanism);
 - :class:`~skdpgd.preprocessing.DPTableVectorizer`: the declared bounds and category
   lists are public (free); the other columns get private ranges / categories;
@@ -31,7 +31,7 @@ from ._table import (
     PrivateTableSchema, TableSchema, canonical_list, label_type, raw_frame, read_table,
     schema_of, to_labels,
 )
-from ._cells import canonical, to_numbers
+from ..preprocessing._cells import canonical, to_numbers
 
 NOT_AVAILABLE = (
     "fitting a column without a public bound needs skdpgd.preprocessing."

@@ -25,10 +25,7 @@ import threading
 
 import numpy as np
 
-from ..accounting import DEFAULT_ORDERS
-from ..accounting._composition import Cap, check_supported
-from ..accounting._record_account import RecordAccount
-from ..accounting._events import RenyiDpEvent
+from ..accounting import DEFAULT_ORDERS, Cap, RecordAccount, RenyiDpEvent, check_supported
 from ..exceptions import LedgerCopyError
 from ._cap import check_cap, over_cap
 from ._chain import load_key
@@ -37,10 +34,6 @@ from ._inspect import verify_ledger_file
 from ._memory import MemoryStore, with_seq
 from ._sqlite import FileStore, LedgerFileError
 from ._upgrade import upgrade_ledger_file
-
-#: The store's name before it had a module of its own (pickles of an in-memory ledger name
-#: their store class by its module and name).
-_MemoryStore = MemoryStore
 
 
 class PrivacyLedger:
@@ -291,7 +284,7 @@ class PrivacyLedger:
         report : object with an ``event`` attribute
             The run's guarantee (a :class:`skdpgd.PrivacyReport`, or the
             ``SelectionPrivacyReport`` of a ``DPSearchCV``); ``report.event`` is what it
-            releases (:mod:`skdpgd.accounting._events`).
+            releases (:class:`~skdpgd.accounting.PrivacyEvent`).
         n_samples : int
             Rows the fit uses.
         sample_ids : array-like of shape (n_samples,) or None
@@ -382,7 +375,7 @@ class PrivacyLedger:
                     return entry
                 spend = account.worst(cap.delta)
                 if not cap.admits(spend):
-                    current = self._account.worst(cap.delta).epsilon
+                    current = self._account.worst(cap.delta)
                     raise over_cap(entry, spend, cap, current, len(self._entries))
                 final = LedgerEntry(**{**entry.__dict__, "spent_epsilon": spend.epsilon})
                 staged.update(account=account, entry=final)
@@ -405,7 +398,7 @@ class PrivacyLedger:
         Returns
         -------
         LedgerSpend
-            The worst record's epsilon, delta, mu (Gaussian only), and the method used.
+            The worst record's epsilon, delta, mu, additive delta and the method.
         """
         delta = self.delta if delta is None else delta
         if delta is None:
@@ -414,7 +407,8 @@ class PrivacyLedger:
             self._refresh()
             comp = self._account.worst(float(delta))
             return LedgerSpend(comp.epsilon, comp.delta, comp.mu, len(self._entries),
-                               int(self._account.ids.size), comp.method, comp.source)
+                               int(self._account.ids.size), comp.method, comp.source,
+                               float(comp.extra_delta))
 
     def mu_per_record(self, sample_ids):
         """Exact GDP parameter paid by each of the given records (GDP entries only).

@@ -18,6 +18,15 @@ def is_private(step):
     return getattr(type(step), PRIVATE_FIT_ATTRIBUTE, False) is True
 
 
+#: The class attribute that marks a step released once by ``DPPipeline.prepare``.
+PREPARED_ATTRIBUTE = "__skdpgd_prepared__"
+
+
+def is_prepared(step):
+    """Whether ``step`` was released once by ``DPPipeline.prepare`` (a class attribute)."""
+    return getattr(type(step), PREPARED_ATTRIBUTE, False) is True
+
+
 def is_skip(step):
     """Whether ``step`` is a skipped step (None or ``"passthrough"``)."""
     return step is None or (isinstance(step, str) and step == "passthrough")
@@ -88,7 +97,7 @@ def check_steps(pipeline):
         if reason:
             raise TypeError(
                 f"Step {name!r} is neither a private step (the protocol of "
-                f"skdpgd.accounting._release) nor public-bound: {reason}."
+                f"skdpgd.preprocessing._private_step) nor public-bound: {reason}."
             )
     return pre, last_name, final
 
