@@ -135,7 +135,8 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
     types_ : dict
         ``{column: (type, source)}`` of the kept columns: ``"numeric"``,
         ``"categorical"`` or ``"boolean"``, from ``"dtype"``, ``"declared"`` or
-        ``"vote"``. :meth:`summary` and :meth:`summary_text` give every decision per
+        ``"vote"``. :meth:`~skdpgd.preprocessing.DPTableVectorizer.summary` and
+        :meth:`~skdpgd.preprocessing.DPTableVectorizer.summary_text` give every decision per
         column (a :class:`~skdpgd.exceptions.PreparationFallbackWarning` names the
         columns that fell back to a public default).
     privacy_ : ReleasePrivacyReport
@@ -364,7 +365,9 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
         return summary_frame(self)
 
     def summary_text(self):
-        """:meth:`summary` as readable text, one line per column, fallbacks flagged.
+        """The :meth:`~skdpgd.preprocessing.DPTableVectorizer.summary` as readable text.
+
+        One line per column, fallbacks flagged.
 
         Returns
         -------
