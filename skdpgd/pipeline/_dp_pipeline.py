@@ -131,11 +131,12 @@ class DPPipeline(FittedPipelineMethods, _BaseComposition):
     Notes
     -----
     ``fit`` never changes the steps you passed: it fits clones with their budgets set.
-    ``sample_ids`` (public record ids) go to the ledger only. A search over a pipeline
-    (``GridSearchCV``, :class:`~skdpgd.model_selection.DPSearchCV`) clones it with its
-    parameters, ``epsilon`` included, and
-    :func:`~skdpgd.model_selection.search_privacy_cost` prices every fit with
-    :meth:`plan_privacy`.
+    ``sample_ids`` (public record ids) go to the ledger only. Before a search, release
+    the private preparation once with :meth:`prepare` and search the prepared pipeline:
+    its fits (every clone ``GridSearchCV`` makes, ``epsilon`` among the candidates) are
+    charged for the model only, and :func:`~skdpgd.model_selection.search_privacy_cost`
+    prices every fit with :meth:`plan_privacy` and the shared preparation once.
+    :class:`~skdpgd.model_selection.DPSearchCV` releases it once by itself.
 
     Examples
     --------

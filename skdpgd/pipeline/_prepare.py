@@ -200,20 +200,31 @@ def prepare_pipeline(pipeline, X, y=None, *, ledger=None, sample_ids=None):
         delta=budget.delta, n_samples=n, preparation_share=budget.preparation_share,
         planned=True, notes=("prepare(): the preparation's allowances, released once",))
     if ledger is not None:  # before any value is read; may refuse
-        ledger.charge(_source(pipeline, allowance), planned, n_samples=n,
+        ledger.charge(preparation_source(pipeline, allowance), planned, n_samples=n,
                       sample_ids=sample_ids)
-    steps, _ = release_preparation(pre, X, y, allowance,
-                                   prepare_generator(pipeline.random_state))
-    prepared = clone(pipeline)
-    prepared.steps = steps + [(last_name, clone(final))]
+    prepared = freeze(pipeline, X, y, allowance, prepare_generator(pipeline.random_state))
     return prepared.set_params(ledger=ledger)
 
 
-def _source(pipeline, allowance):
+def preparation_source(pipeline, allowance):
+    """How the ledger names a preparation released once (step classes, the budget)."""
     names = ", ".join(type(step).__name__ for name, step in pipeline.steps
                       if name in allowance)
     return (f"DPPipeline.prepare([{names}], epsilon={pipeline.epsilon!r}, "
             f"delta={pipeline.delta!r})")
+
+
+def freeze(pipeline, X, y, allowance, rng):
+    """A clone of ``pipeline`` whose private steps are released on X and frozen.
+
+    Called after the preparation has been charged; ``allowance`` maps each private
+    step's name to its (mu, additive delta).
+    """
+    pre, last_name, final = check_steps(pipeline)
+    steps, _ = release_preparation(pre, X, y, allowance, rng)
+    prepared = clone(pipeline)
+    prepared.steps = steps + [(last_name, clone(final))]
+    return prepared
 
 
 def release_preparation(pre, X, y, allowance, rng):

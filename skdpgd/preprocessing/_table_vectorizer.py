@@ -229,8 +229,16 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
         """(number of Gaussian releases, number of thresholded ones), from X's schema.
 
         Public (dtypes and parameters only): a pipeline can ask a step whether it
-        needs a budget (0 releases: it spends nothing) and an additive delta.
+        needs a budget (0 releases: it spends nothing) and an additive delta. Without X
+        (a plan made before the table is seen) the answer comes from the parameters: it
+        may spend, and it thresholds unless no column can be discovered
+        (``categorical="hash"`` and no ``"discover"`` in ``categories``).
         """
+        if X is None:
+            per_column = (self.categories or {}).values()
+            discovers = self.categorical == "discover" or any(
+                isinstance(mode, str) and mode == "discover" for mode in per_column)
+            return 1, int(discovers)
         plan, _ = self._plan(X)
         return self._n_releases(plan)
 

@@ -103,8 +103,8 @@ def direction_errors(n_steps, curvature, step, momentum=0.0):
     The recursion :math:`e_{k+1} = a e_k + b e_{k-1} - \gamma Z_k` with
     :math:`a = (1-r)(1+\beta)`, :math:`b = -(1-r)\beta`, :math:`r = \gamma h`, from
     :math:`e_0 = e_{-1} = 1` (theta starts at 0, the optimum is at 1), Z standard normal.
-    Its mean follows the same recursion without noise; the covariance of
-    :math:`(e_k, e_{k-1})` is propagated exactly. For :math:`\beta = 0`:
+    Its mean and variance are exact, through the recursion's impulse response
+    (:func:`error_moments`); for :math:`\beta = 0`, in closed form:
     :math:`E e_K = (1-r)^K` and :math:`\mathrm{Var}\,e_K = \gamma^2\frac{1-(1-r)^{2K}}{1-(1-r)^2}`.
 
     Parameters
@@ -123,28 +123,52 @@ def direction_errors(n_steps, curvature, step, momentum=0.0):
     """
     h, gamma = np.broadcast_arrays(np.asarray(curvature, float), np.asarray(step, float))
     r = gamma * h
-    a, b = (1.0 - r) * (1.0 + momentum), -(1.0 - r) * momentum
-    mean, variance = np.ones(np.broadcast(a, b).shape), None
-    for mean, variance in error_moments(a, b, gamma**2, n_steps):
+    if np.all(np.asarray(momentum) == 0.0):  # a geometric sum: no loop over the K steps
+        return _plain_moments(1.0 - r, gamma**2, int(n_steps))
+    a, b = np.broadcast_arrays((1.0 - r) * (1.0 + momentum), -(1.0 - r) * momentum)
+    phi, phi_prev, total = np.ones(a.shape), np.zeros(a.shape), np.zeros(a.shape)
+    for phi, phi_prev, total in _impulse_response(a, b, n_steps):  # error_moments at K only
         pass
-    return mean, (np.zeros(mean.shape) if variance is None else variance)
+    return phi + b * phi_prev, gamma**2 * total
+
+
+def _plain_moments(a, q, n_steps):
+    r""":func:`error_moments` at K without momentum (b = 0): :math:`E e_K = a^K` and
+    :math:`\mathrm{Var}\,e_K = q\sum_{i<K} a^{2i} = q\,\frac{1 - a^{2K}}{1 - a^2}`, the
+    quotient as :math:`\mathrm{expm1}(K\log a^2)/\mathrm{expm1}(\log a^2)` (no
+    cancellation near :math:`a^2 = 1`; K where :math:`a^2 = 1`)."""
+    square = a * a
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_square = np.log(square)
+        total = np.where(square == 1.0, float(n_steps),
+                         np.expm1(n_steps * log_square) / np.expm1(log_square))
+    return np.power(a, n_steps), q * np.where(square == 0.0, min(n_steps, 1), total)
 
 
 def error_moments(a, b, q, n_steps):
     r"""Yield :math:`(E e_k, \mathrm{Var}\,e_k)` for k = 1..``n_steps`` of
     :math:`e_{k+1} = a e_k + b e_{k-1} - \sqrt q Z_k` from :math:`e_0 = e_{-1} = 1`.
 
-    The mean follows the recursion without noise; the covariance of :math:`(e_k, e_{k-1})`
-    is propagated exactly (``a``, ``b``, ``q`` broadcast together). The one recursion of
-    :func:`direction_errors` and of the preconditioned planner's proxy.
+    Through the impulse response :math:`\phi_0 = 1`, :math:`\phi_k = a\phi_{k-1} +
+    b\phi_{k-2}` (:math:`\phi_{-1} = 0`): the mean is :math:`E e_k = \phi_k + b\phi_{k-1}`
+    and, the noises being independent, :math:`\mathrm{Var}\,e_k = q\sum_{i<k}\phi_i^2`
+    (docs/theory.md#predicted-utility). ``a``, ``b``, ``q`` broadcast together. The one
+    recursion of :func:`direction_errors` and of the preconditioned planner's proxy, which
+    reduces each step's moments as they come (arrays of one step stay in cache).
     """
     a, b, q = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (a, b, q)))
-    e, e_prev = np.ones(a.shape), np.ones(a.shape)
-    c00, c01, c11 = np.zeros(a.shape), np.zeros(a.shape), np.zeros(a.shape)
+    for phi, phi_prev, total in _impulse_response(a, b, n_steps):
+        yield phi + b * phi_prev, q * total
+
+
+def _impulse_response(a, b, n_steps):
+    r"""Yield :math:`(\phi_k, \phi_{k-1}, \sum_{i<k}\phi_i^2)` for k = 1..``n_steps``
+    (:func:`error_moments`; the arrays are updated in place by the next step)."""
+    phi, phi_prev, total = np.ones(a.shape), np.zeros(a.shape), np.zeros(a.shape)
     for _ in range(int(n_steps)):
-        e, e_prev = a * e + b * e_prev, e
-        c00, c01, c11 = a * a * c00 + 2.0 * a * b * c01 + b * b * c11 + q, a * c00 + b * c01, c00
-        yield e, c00
+        total += phi * phi
+        phi, phi_prev = a * phi + b * phi_prev, phi
+        yield phi, phi_prev, total
 
 
 def scale_free_excess(data_curvature, curvature, mean, variance, share, count, weights=None):
