@@ -27,7 +27,6 @@ import numpy as np
 
 from .._version import __version__
 from ..preprocessing._cells import canonical, to_numbers
-from ..preprocessing._vectorizer_summary import summary_text
 from ._config import _names
 from ._table import (
     PrivateTableSchema,
@@ -259,7 +258,7 @@ def fit_table(path, config, *, epsilon, delta="auto", random_state=None, output=
           f"({len(schema.numeric_columns_)} numeric, {len(schema.categorical_columns_)} "
           f"categorical columns; target {target!r})")
     print(repr(report))
-    print(summary_text(pipeline.pipeline_[1], type_from=_type_sources(schema)))
+    print(pipeline.pipeline_[1].summary_text(type_from=_type_sources(schema)))
     if output:
         print(f"saved to {output} (joblib bundle: pipeline, dp_pipeline, feature_columns, "
               "target, classes, privacy)")
