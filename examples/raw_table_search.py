@@ -18,6 +18,7 @@ The raw Adult census table (shipped with skdpgd; numbers, strings, ``"?"`` for u
 values) is subsampled to 4,000 rows so that the example runs in seconds.
 """
 
+import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.model_selection import GridSearchCV, KFold
 
@@ -46,6 +47,23 @@ search = GridSearchCV(prepared, grid, cv=KFold(3, shuffle=True, random_state=0))
 search.fit(X, y, sample_ids=ids)
 print("best:", search.best_params_, f"test accuracy {search.score(X_test, y_test):.3f}")
 print("ledger:", ledger.spent())
+
+# %%
+# The grid's cross-validated accuracy against epsilon, one line per ``C`` (each point is a
+# fit of the model alone: the preparation is shared by all of them).
+results = search.cv_results_
+fig, ax = plt.subplots(figsize=(5, 3.2))
+for c in grid["dplogisticregression__C"]:
+    keep = np.asarray(results["param_dplogisticregression__C"]) == c
+    eps = np.asarray(results["param_epsilon"], dtype=float)[keep]
+    order = np.argsort(eps)
+    ax.plot(eps[order], results["mean_test_score"][keep][order], "o-", label=f"C = {c}")
+ax.set_xscale("log")
+ax.set_xlabel("epsilon of each fit")
+ax.set_ylabel("mean CV accuracy")
+ax.legend()
+fig.tight_layout()
+plt.show()
 
 # %%
 # The cost of the search, computed from the fitted search alone, is the ledger's total
