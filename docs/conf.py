@@ -24,6 +24,7 @@ extensions = [
     # (air-gapped readers); _check_offline below fails the build if a page loads a CDN.
     "sphinx-mathjax-offline",
     "sphinx.ext.intersphinx",
+    "sphinx.ext.extlinks",
     "numpydoc",
     "myst_parser",
     "sphinx_gallery.gen_gallery",
@@ -38,6 +39,9 @@ myst_heading_anchors = 3
 # harmless, so that warning alone is silenced.
 suppress_warnings = ["myst.header", "ref.citation"]
 templates_path = ["_templates"]
+# A bare literal block (``::``) is program output or a command's text, never highlighted
+# as Python; Python code says so (``.. code-block:: python``, a python fence).
+highlight_language = "text"
 
 autosummary_generate = True
 autodoc_default_options = {}
@@ -86,6 +90,17 @@ sphinx_gallery_conf = {
 
 html_theme = "furo"
 html_title = f"skdpgd {release}"
+# docs/_static/custom.css: literal blocks scroll sideways instead of being cut off.
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]
+
+#: Where the source repository's files are browsed. Every mention of a file that is not a
+#: page of this site (a test, a benchmark, a module) is written with the ``repo`` role,
+#: ``{repo}`tests/test_losses.py``` in Markdown or ``:repo:`tests/test_losses.py``` in
+#: reStructuredText and docstrings, and links to SOURCE_URL + path; set it here, once.
+SOURCE_URL = os.environ.get("SKDPGD_SOURCE_URL",
+                            "https://github.com/skdpgd/skdpgd/blob/main/")
+extlinks = {"repo": (SOURCE_URL + "%s", "%s")}
 
 #: Pages other engineers add: listed in the index toctree only if present.
 OPTIONAL_PAGES = ("privacy_model", "budgets", "ridge_objective", "scaling", "sgd_bounds")
