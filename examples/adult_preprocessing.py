@@ -19,7 +19,7 @@ comes from the Adult *code book* (``adult.names``) and the public CPS field limi
 - every row is divided by sqrt(13): 5 numeric features in [0, 1] and 8 one-hot groups
   give a squared row norm of at most 13, so rows have norm <= 1 (``data_norm=1``).
 
-This is exactly the preprocessing of the Adult benchmark in ``benchmarks/`` (a test
+This is exactly the preprocessing of the Adult benchmark in :repo:`benchmarks/` (a test
 checks equality on the real data when it is available). The script itself runs on a
 few rows typed in below, so it needs no download.
 """

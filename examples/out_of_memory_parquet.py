@@ -19,7 +19,7 @@ A private fit never needs the whole table in one process. This example trains
    where the block lives and only those sums (a vector of d + 1 numbers each) come back.
 
 The table here is small so that the page builds in seconds; the same code with
-``benchmarks/out_of_memory.py`` trains on millions of rows (see the scaling guide).
+:repo:`benchmarks/out_of_memory.py` trains on millions of rows (see the scaling guide).
 """
 
 import math
