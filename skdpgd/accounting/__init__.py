@@ -1,6 +1,6 @@
 """Privacy accounting for noisy gradient descent: pure functions, numpy/scipy only.
 
-Conventions (docs/theory.md#conventions): replace-one neighbours, n public, noise
+Conventions (:ref:`conventions`): replace-one neighbours, n public, noise
 standard deviation ``noise_std`` on the averaged gradient, ``sensitivity`` the
 replace-one sensitivity of one per-example gradient, last iterate released only.
 

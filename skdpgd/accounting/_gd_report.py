@@ -51,7 +51,7 @@ class NoisyGDPrivacyReport(GaussianRunPrivacyReport):
     Attributes
     ----------
     contraction : float
-        c, the contraction factor of a step (docs/theory.md#contraction).
+        c, the contraction factor of a step (:ref:`contraction`).
     composition_mu, composition_epsilon : float
         What composition (Theorem 4.1) would claim for the same run.
     chourasia_epsilon : float or None

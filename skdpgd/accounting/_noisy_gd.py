@@ -142,7 +142,7 @@ def noisy_gd_gdp(
     n_samples : int
         n, number of records (public).
     learning_rate, strong_convexity, smoothness : float
-        eta, lam and beta of the objective F_D (docs/theory.md#conventions).
+        eta, lam and beta of the objective F_D (:ref:`conventions`).
 
     Returns
     -------
@@ -243,7 +243,7 @@ def noisy_cyclic_gd_gdp(
         fixed partition in a fixed order (K = l E steps).
     batch_size : int
         Requested batch size b. The partition is balanced (:func:`cyclic_batch_sizes`)
-        and the bound uses the smallest batch, b_min = n // l (docs/theory.md#bound-c).
+        and the bound uses the smallest batch, b_min = n // l (:ref:`bound-c`).
     sensitivity, n_samples, learning_rate, strong_convexity, smoothness
         As in :func:`noisy_gd_gdp`.
 

@@ -62,7 +62,7 @@ def chourasia_rdp(
         \varepsilon(\alpha) = \frac{\alpha S^2}{\lambda s^2 n^2}
             \big(1 - e^{-\lambda\eta K/2}\big)
 
-    Chourasia, Ye and Shokri (NeurIPS 2021), Corollary 1 (docs/theory.md#bound-d), for
+    Chourasia, Ye and Shokri (NeurIPS 2021), Corollary 1 (:ref:`bound-d`), for
     lam-strongly convex, beta-smooth objectives and ``eta < 1/beta``.
 
     Raises

@@ -146,7 +146,7 @@ class RunPrivacyReport(PrivacyReport):
     binding_bound : str
         The bound that gives ``epsilon`` (``"convergent"``, ``"composition"``, ...).
     noise_std, n_steps, learning_rate, strong_convexity, smoothness, sensitivity
-        sigma, K, eta, lam, beta and S (docs/theory.md#conventions, #loss-constants).
+        sigma, K, eta, lam, beta and S (:ref:`conventions`, :ref:`loss-constants`).
     n_samples : int
         n (public).
     """

@@ -227,7 +227,7 @@ def epsilon_from_scores(
         trials at confidence :data:`SELECTION_CONFIDENCE`. The bound is then computed on
         the remaining trials alone ("split", not a union bound over thresholds), so the
         choice is not a multiple comparison. A quarter for choosing gave higher and less
-        variable bounds than a half on Gaussian scores (benchmarks/README.md).
+        variable bounds than a half on Gaussian scores (:repo:`benchmarks/README.md`).
 
     Returns
     -------

@@ -55,7 +55,7 @@ solver : {"auto", "preconditioned", "gd", "cyclic", "sgd"}, default="auto"
     same order every epoch, Theorem 4.5 of the same paper; fewer passes over X when n
     is large. ``"sgd"``: Poisson-sampled mini-batches (rate batch_size / n, sums over
     the fixed batch_size), accounted by the minimum of the bounds that apply
-    (``pip install "skdpgd[sgd]"``; ``docs/sgd_bounds.md``); its report has (epsilon,
+    (``pip install "skdpgd[sgd]"``; :doc:`/sgd_bounds`); its report has (epsilon,
     delta) and no ``mu``, and a ``ledger`` composes it by PLD.""",
     "batch_size": """\
 batch_size : int or "auto", default="auto"

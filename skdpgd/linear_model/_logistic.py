@@ -84,7 +84,7 @@ class DPLogisticRegression(
         1): row i's loss is multiplied by the weight of its label, and the sensitivity,
         the gradient bound and the smoothness by the largest weight W_c a label of the
         public label set can get (of every label and 1 when ``classes`` is not given;
-        docs/theory.md#weights). ``"balanced"`` is refused with the reason: it reads the
+        :ref:`weights`). ``"balanced"`` is refused with the reason: it reads the
         class counts of the private data; give a dict, or release noisy class counts
         under an accounted budget and pass the dict they give (post-processing,
         :func:`~skdpgd.linear_model._weights.class_weight_from_counts`, the hook for a
@@ -97,7 +97,7 @@ class DPLogisticRegression(
         pass ``sample_weight`` (refused with the reason otherwise). Weights are private
         (one per record) and are clipped to [0, W_s] silently, after the ledger charge;
         the sensitivity, gradient bound and smoothness are W times the unweighted ones,
-        W = W_s W_c (docs/theory.md#weights). When set, a fit without
+        W = W_s W_c (:ref:`weights`). When set, a fit without
         ``sample_weight`` weighs every row min(1, W_s) and is planned with the same W, so
         the report depends on the parameters only.
 
@@ -133,13 +133,13 @@ class DPLogisticRegression(
         The smallest (``"cyclic"``) or expected (``"sgd"``) batch size; None full batch.
     privacy_ : skdpgd.accounting.PrivacyReport
         The guarantee (epsilon, delta, mu, theorem, ``binding_bound``) and every constant
-        it used; its class follows the solver (docs/user_guide.rst, "Reading the report").
+        it used; its class follows the solver (:doc:`/user_guide`, "Reading the report").
 
     Notes
     -----
     Binary loss: gradient bound L = c Rt, smoothness Rt^2/4, replace-one sensitivity
     2 c Rt (c = ``residual_clip_``); softmax: sqrt(2) Rt, Rt^2/2, 2 sqrt(2) Rt
-    (docs/theory.md#loss-constants), with Rt = sqrt(data_norm^2 + intercept_scaling^2).
+    (:ref:`loss-constants`), with Rt = sqrt(data_norm^2 + intercept_scaling^2).
 
     The model is a function of the clipped row: ``decision_function``, ``predict``,
     ``predict_proba``, ``predict_log_proba`` and ``score`` scale each row x by

@@ -62,7 +62,7 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
     and Altschuler 2024, Theorem 4.5). Where every residual is below c this is ridge
     regression; otherwise it minimises the Huber objective, not the squared one
     (``residual_clip=np.inf`` is refused for epsilon < inf: the sensitivity would be
-    unbounded). See ``docs/ridge_objective.md`` for the derivation and the comparison
+    unbounded). See :doc:`/ridge_objective` for the derivation and the comparison
     with the projected squared loss.
 
     Parameters
@@ -104,7 +104,7 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
         Public bound W on ``fit``'s ``sample_weight``, as in
         :class:`skdpgd.DPLogisticRegression`: needed to pass weights, which are clipped
         to [0, W] silently; the sensitivity, gradient bound and smoothness are W times
-        the unweighted ones (docs/theory.md#weights).
+        the unweighted ones (:ref:`weights`).
 
     Attributes
     ----------

@@ -2,7 +2,7 @@ r"""Data-fit terms of the linear models, with the public constants they own.
 
 Each loss :math:`l(\theta; x, y)` gives the sum over rows of its per-example value and
 gradient, and states the three constants the privacy analysis needs as functions of
-public bounds only (docs/theory.md#loss-constants). With augmented rows of norm at most
+public bounds only (:ref:`loss-constants`). With augmented rows of norm at most
 :math:`\tilde R` (``row_norm``: data_norm and intercept column included), targets
 :math:`|y| \le B` (``y_bound``) and, where the loss needs it, a domain
 :math:`\|\theta\| \le r` (``radius``):
@@ -26,8 +26,8 @@ squared on ||th|| <= r     Rt (r Rt + B)             Rt^2                 2 Rt (
 These are what the accountants take; none of them is ever computed from the data.
 :class:`WeightedLoss` wraps any of them for rows with weights in [0, W] (``sample_weight``,
 ``class_weight``): all three constants are multiplied by the public W
-(docs/theory.md#weights).
-``tests/test_losses.py`` checks each of them on random and adversarial records and
+(:ref:`weights`).
+:repo:`tests/test_losses.py` checks each of them on random and adversarial records and
 checks that a constructed worst case (nearly) attains it.
 
 Conventions: ``coef`` is a float64 array of shape (d,) for the scalar-output losses and (n_classes, d) for the multinomial loss. ``X`` is

@@ -59,7 +59,7 @@ SHARED_DOCS = {
             Bound on the norm of one per-example gradient, for every theta and record.
         """,
     "sensitivity": _BOUNDS + """        S : float
-            Replace-one sensitivity of one per-example gradient (docs/theory.md#loss-constants).
+            Replace-one sensitivity of one per-example gradient (:ref:`loss-constants`).
         """,
 }
 

@@ -47,7 +47,7 @@ class BinaryLogisticLoss(BaseLoss):
     :math:`\phi_c'(0) < 0`, hence classification-calibrated (Bartlett, Jordan, McAuliffe
     2006, Theorem 6): its minimiser still targets the Bayes classifier.
 
-    Constants (docs/theory.md#loss-constants; :math:`\|x\| \le \tilde R`, any theta in
+    Constants (:ref:`loss-constants`; :math:`\|x\| \le \tilde R`, any theta in
     :math:`\mathbb{R}^d`, so no projection is needed):
 
     * L = c Rt, since :math:`|\mathrm{clip}(\sigma(t) - y, -c, c)| \le c` (and < 1);

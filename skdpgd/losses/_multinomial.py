@@ -25,7 +25,7 @@ class MultinomialLogisticLoss(BaseLoss):
     (Hessian: [2]_ Lemma 5.1, after Böhning 1992). The value uses ``log_softmax``
     (a stable log-sum-exp).
 
-    Constants (docs/theory.md#loss-constants; Frobenius norms; any theta):
+    Constants (:ref:`loss-constants`; Frobenius norms; any theta):
 
     * L = sqrt(2) Rt, since
       :math:`\|p - e_y\|^2 = (1 - p_y)^2 + \sum_{k \ne y} p_k^2 \le 2(1 - p_y)^2 \le 2`;
@@ -38,7 +38,7 @@ class MultinomialLogisticLoss(BaseLoss):
     Parameters
     ----------
     n_classes : int
-        K >= 2 (the label set is public: it is given by the user, docs/theory.md#rules).
+        K >= 2 (the label set is public: it is given by the user, :ref:`rules`).
 
     References
     ----------

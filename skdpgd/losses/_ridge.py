@@ -18,7 +18,7 @@ class HuberLoss(BaseLoss):
                = a\,(|r| - a/2), \qquad
         \nabla l = \mathrm{clip}(r, -c, c)\,x
 
-    (docs/theory.md#loss-constants; Huber 1964). The second form of h_c is the one
+    (:ref:`loss-constants`; Huber 1964). The second form of h_c is the one
     computed: it never squares a large residual.
 
     Constants (any theta in :math:`\mathbb{R}^d`, any target; no projection and no
@@ -83,7 +83,7 @@ class SquaredLoss(BaseLoss):
         \nabla l = (\theta\cdot x - y)\,x, \qquad \nabla^2 l = x x^\top.
 
     Its gradient is unbounded on :math:`\mathbb{R}^d`, so the constants need the
-    projection radius r and the target bound B (docs/theory.md#loss-constants). With
+    projection radius r and the target bound B (:ref:`loss-constants`). With
     :math:`\|\theta\| \le r`, :math:`\|x\| \le \tilde R`, :math:`|y| \le B`:
 
     * L = Rt (r Rt + B), since :math:`|\theta\cdot x - y| \le r\tilde R + B`; attained

@@ -20,7 +20,7 @@ class WeightedLoss(BaseLoss):
     objective, with the data term divided by n). The weight is part of the record: it
     is private, and only its public bound W enters the constants.
 
-    Constants (docs/theory.md#weights), from those of the wrapped loss (L, beta_l, S)
+    Constants (:ref:`weights`), from those of the wrapped loss (L, beta_l, S)
     for every theta and every pair of records with weights in [0, W]:
 
     * L_w = W L, since :math:`\|w\nabla l\| \le W L`;
@@ -175,7 +175,7 @@ class WeightedLoss(BaseLoss):
         -------
         S : float
             Replace-one sensitivity of one weighted per-example gradient
-            (docs/theory.md#weights).
+            (:ref:`weights`).
         """
         kwargs = dict(y_bound=y_bound, radius=radius)
         return self.max_weight * max(

@@ -64,7 +64,7 @@ class SelectionPrivacyReport(PrivacyReport):
         trials and shared by them: its GDP parameter and additive delta (0 without).
         ``epsilon`` composes it with the selection: the curve
         :math:`\mathrm{rdp}(\alpha) + \alpha\mu_p^2/2` converted at
-        :math:`\delta - \delta_0` (``docs/budgets.md``, "A private search on a raw table").
+        :math:`\delta - \delta_0` (:doc:`/budgets`, "A private search on a raw table").
     preparation_steps : tuple of str
         The steps released once.
     neighbouring_relation : str

@@ -105,7 +105,7 @@ def split_budget(epsilon, delta, needs_extra_delta, *, preparation_share=PREPARA
         release thresholds (None: when one does). A pipeline whose first private step
         may threshold by its parameters sets it, so that the plan made without the
         table's structure bounds every fit and stays within epsilon
-        (``docs/budgets.md``, "Plans without the table").
+        (:doc:`/budgets`, "Plans without the table").
 
     Returns
     -------

@@ -73,7 +73,7 @@ class DPPipeline(FittedPipelineMethods, _BaseComposition):
     from them, post-processing), and the estimator. It is split by a public rule
     (``preparation_share`` of :math:`\mu^2` to the preparation, in equal parts, a tenth of
     delta as the additive allowance of thresholded releases when a step thresholds; the
-    estimator gets the rest; ``docs/budgets.md`` derives it) and the releases compose
+    estimator gets the rest; :doc:`/budgets` derives it) and the releases compose
     exactly (Dong, Roth and Su 2022, Corollary 3.3, plus the additive deltas), so
     ``privacy_.epsilon <= epsilon``.
 
@@ -309,7 +309,7 @@ class DPPipeline(FittedPipelineMethods, _BaseComposition):
         are frozen (:class:`~skdpgd.pipeline.PreparedStep`, public-bound). Its fits,
         and every fit a search makes of its clones, spend their whole budget on the
         model and are charged for the model only; reusing the released preparation is
-        post-processing (``docs/budgets.md``, "Prepare once, search many").
+        post-processing (:doc:`/budgets`, "Prepare once, search many").
 
         Parameters
         ----------

@@ -70,7 +70,7 @@ def plan_budget(pipeline, releases, n_samples, pre=None, final=None):
     structure reserves an additive delta (:func:`may_threshold`), even when the table's
     structure lets the fit reserve none: every fit is then at most the plan without X
     in both coordinates (the same :math:`\mu`, an additive delta no larger), and that
-    plan's epsilon is the target (``docs/budgets.md``, "Plans without the table").
+    plan's epsilon is the target (:doc:`/budgets`, "Plans without the table").
     """
     epsilon = check_epsilon(pipeline.epsilon)
     delta = resolve_delta(pipeline.delta, n_samples)

@@ -61,7 +61,7 @@ class PipelinePrivacyReport(PrivacyReport):
         Steps released once by :meth:`~skdpgd.DPPipeline.prepare` and reused here: their
         cost was charged once when they were prepared; reusing them is post-processing,
         so they are listed with their cost but not composed into ``mu`` or
-        ``extra_delta`` (``docs/budgets.md``, "Prepare once, search many").
+        ``extra_delta`` (:doc:`/budgets`, "Prepare once, search many").
     notes : tuple of str
         Anything else the user should know.
     neighbouring_relation : str

@@ -136,7 +136,7 @@ class PublicOneHotEncoder(TransformerMixin, BaseEstimator):
     private data; so is how many records do and which values they hold. A refusal in
     a transformer comes before the estimator's ledger charge, so it would reveal that
     bit for free to whoever can run fits; a NaN passes through to the estimator, which
-    refuses after its charge (docs/privacy_model.md, "Which errors depend on the
+    refuses after its charge (:doc:`/privacy_model`, "Which errors depend on the
     data"). With ``handle_unknown="error"`` the message names the column only (its
     name, or its position when X has no names), never a value or a count. A warning
     instead would let a model trained on a silently zeroed column be released, and a

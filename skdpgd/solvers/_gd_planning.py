@@ -85,7 +85,7 @@ def utility_proxy(
           + \underbrace{\tfrac{r_0^2}{2}\max_{h\in[\lambda,\beta]} h(1-\eta h)^{2K}}_{\text{optimisation}}
           + \underbrace{\tfrac{p\,\eta\,\sigma^2}{4}}_{\text{noise}}
 
-    docs/theory.md#calibration, step 3, with each term a worst case over quadratic objectives whose
+    :ref:`calibration`, step 3, with each term a worst case over quadratic objectives whose
     curvatures lie in [lam, beta]: the bias term is the classical bound
     :math:`L(\theta^*_\lambda) - L(\theta^*_0) \le \frac{\lambda}{2}\|\theta^*_0\|^2`; the
     optimisation term is :func:`optimisation_error` (it refines the textbook

@@ -102,7 +102,7 @@ def concentrated_initial_distance(output_scale, data_norm, n_features, n_outputs
     ~ r0^2 / K) and the errors are lopsided: too few steps leave the run far from the
     optimum (diamonds with linear columns: R^2 0.77 instead of 0.93 at epsilon 0.1), too
     many cost a little noise (Adult: accuracy within 0.002). Measured in
-    ``benchmarks/optimizer_study.py``; the optimum's norm there is 2.2x (Adult) and 6.5x
+    :repo:`benchmarks/optimizer_study.py`; the optimum's norm there is 2.2x (Adult) and 6.5x
     (diamonds, linear columns) the geometric-mean guess.
 
     Parameters
@@ -205,7 +205,7 @@ def error_moments(a, b, q, n_steps):
     Through the impulse response :math:`\phi_0 = 1`, :math:`\phi_k = a\phi_{k-1} +
     b\phi_{k-2}` (:math:`\phi_{-1} = 0`): the mean is :math:`E e_k = \phi_k + b\phi_{k-1}`
     and, the noises being independent, :math:`\mathrm{Var}\,e_k = q\sum_{i<k}\phi_i^2`
-    (docs/theory.md#predicted-utility). ``a``, ``b``, ``q`` broadcast together. The one
+    (:ref:`predicted-utility`). ``a``, ``b``, ``q`` broadcast together. The one
     recursion of :func:`direction_errors` and of the preconditioned planner's proxy, which
     reduces each step's moments as they come (arrays of one step stay in cache).
     """
