@@ -19,29 +19,38 @@ privacy before the estimator.
 One step is private, and says so: :class:`DPTableVectorizer` encodes every column of a
 raw table by its type (declared, a dtype, or the private type vote for object and string
 columns), learning ranges and categories through accounted Gaussian releases (its
-``privacy_`` report; ``summary()`` per column). Every private step derives from
-``skdpgd.preprocessing._private_step.PrivateStepMixin`` (the private-step protocol).
+``privacy_`` report; ``summary()`` per column; its ``encodings_``:
+:class:`NumericEncoding`, :class:`BooleanEncoding`, :class:`CategoricalEncoding`). Every
+private step derives from :class:`PrivateStepMixin` (the private-step protocol; its
+standalone budget is a :class:`StepBudget`).
 :func:`private_range` and :func:`private_abs_bound` are its mechanism for one column;
 :func:`is_missing` is the one missing-value rule of skdpgd.
 """
 
 from ._bounded import BoundedScaler
+from ._column_maps import BooleanEncoding, CategoricalEncoding, NumericEncoding
 from ._log import Log1pTransformer
 from ._missing import DEFAULT_MISSING_STRINGS, is_missing
 from ._one_hot import PublicOneHotEncoder, public_one_hot
 from ._private_range import PrivateBound, PrivateRange, private_abs_bound, private_range
+from ._private_step import PrivateStepMixin, StepBudget
 from ._row_norm import RowNormClipper
 from ._table_vectorizer import DPTableVectorizer
 
 __all__ = [
+    "BooleanEncoding",
     "BoundedScaler",
+    "CategoricalEncoding",
     "DEFAULT_MISSING_STRINGS",
     "DPTableVectorizer",
     "Log1pTransformer",
+    "NumericEncoding",
     "PrivateBound",
     "PrivateRange",
+    "PrivateStepMixin",
     "PublicOneHotEncoder",
     "RowNormClipper",
+    "StepBudget",
     "is_missing",
     "private_abs_bound",
     "private_range",

@@ -85,7 +85,13 @@ class NumericEncoding:
     source: str
 
     def feature_names(self):
-        """Output column names."""
+        """Output column names.
+
+        Returns
+        -------
+        list of str
+            One name per output column of the block, in order.
+        """
         return [self.name] + ([f"{self.name}__missing"] if self.indicator else [])
 
     @property
@@ -94,7 +100,19 @@ class NumericEncoding:
         return 1.0 + self.impute ** 2 if self.indicator else 1.0
 
     def transform(self, x):
-        """The block for float values x (NaN for missing)."""
+        """The block for float values x (NaN for missing).
+
+        Parameters
+        ----------
+        x : ndarray of shape (n_samples,)
+            The column as floats, NaN for a missing cell.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 1 or 2)
+            The scaled value (the imputed value for a missing cell), then the missing
+            indicator when there is one.
+        """
         missing = np.isnan(x)
         v = scale_to_unit(x, self.low, self.high, self.scale)
         v[missing] = self.impute
@@ -117,13 +135,30 @@ class BooleanEncoding:
     indicator: bool
 
     def feature_names(self):
-        """Output column names."""
+        """Output column names.
+
+        Returns
+        -------
+        list of str
+            One name per output column of the block, in order.
+        """
         return [self.name] + ([f"{self.name}__missing"] if self.indicator else [])
 
     sq_norm_bound = 1.0
 
     def transform(self, x):
-        """The block for float values x (1 true, 0 false, NaN missing; else false)."""
+        """The block for float values x (1 true, 0 false, NaN missing; else false).
+
+        Parameters
+        ----------
+        x : ndarray of shape (n_samples,)
+            The column as floats: 1.0 true, 0.0 false, NaN missing.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 1 or 2)
+            1.0 for true, 0.0 otherwise, then the missing indicator when there is one.
+        """
         missing = np.isnan(x)
         v = (x == 1.0).astype(np.float64)
         if not self.indicator:
@@ -156,7 +191,13 @@ class CategoricalEncoding:
     source: str
 
     def feature_names(self):
-        """Output column names."""
+        """Output column names.
+
+        Returns
+        -------
+        list of str
+            One name per output column of the block, in order.
+        """
         if self.n_buckets:
             body = [f"{self.name}__hash{b}" for b in range(self.n_buckets)]
         else:
@@ -166,7 +207,18 @@ class CategoricalEncoding:
     sq_norm_bound = 1.0
 
     def transform(self, keys):
-        """The one-hot block for category keys (None for missing)."""
+        """The one-hot block for category keys (None for missing).
+
+        Parameters
+        ----------
+        keys : sequence of str or None
+            The column's category keys, None for a missing cell.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, len(feature_names()))
+            One-hot rows: a kept category (or hash bucket), ``__other``, or ``__missing``.
+        """
         width = len(self.feature_names())
         missing_col = width - 1
         if self.n_buckets:

@@ -71,7 +71,18 @@ class StepBudget:
     extra_delta: float
 
     def report(self, mechanism):
-        """The planned cost as a report (what a ledger is charged)."""
+        """The planned cost as a report (what a ledger is charged).
+
+        Parameters
+        ----------
+        mechanism : str
+            The mechanism's description, for the report.
+
+        Returns
+        -------
+        ReleasePrivacyReport
+            ``mu``-GDP plus the additive ``extra_delta``.
+        """
         return ReleasePrivacyReport(mu=self.mu, extra_delta=self.extra_delta,
                                     mechanism=mechanism)
 
@@ -134,7 +145,7 @@ class PrivateStepMixin:
         ``delta="auto"`` is :math:`\\min(10^{-5}, 1/(10n))`; when the plan thresholds,
         10% of delta is the additive allowance (``STANDALONE_EXTRA_DELTA_SHARE``); mu is
         the largest meeting ``(epsilon, delta - extra_delta)``, lowered by the one
-        rounding margin (``docs/theory.md#conservative-rounding``); 0 without a release.
+        rounding margin (:ref:`conservative rounding <conservative-rounding>`); 0 without a release.
 
         Parameters
         ----------
@@ -146,6 +157,7 @@ class PrivateStepMixin:
         Returns
         -------
         StepBudget
+            The allowances ``mu`` and ``extra_delta`` of the fit.
         """
         if getattr(self, "epsilon", None) is None or getattr(self, "delta", None) is None:
             raise ValueError(f"a standalone {type(self).__name__} needs epsilon and delta.")

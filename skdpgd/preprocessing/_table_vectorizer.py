@@ -46,7 +46,7 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
     from the private values (one text cell makes a column text; a NumPy object array
     makes every column object), the private type vote (one Gaussian release of each
     column's count of number cells minus text cells, mu-GDP:
-    ``docs/theory.md#type-vote``). Then, by type:
+    :ref:`type-vote`). Then, by type:
 
     - **numeric** (int, float, nullable): a range [low, high], either public (``bounds``,
       free) or private: a Gaussian-noised histogram over a public log grid (cells
@@ -121,8 +121,8 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
     Attributes
     ----------
     encodings_ : list
-        One encoding per kept column (``NumericEncoding``, ``BooleanEncoding``,
-        ``CategoricalEncoding``): its released or public constants.
+        One encoding per kept column (:class:`NumericEncoding`, :class:`BooleanEncoding`,
+        :class:`CategoricalEncoding`): its released or public constants.
     bounds_ : dict
         ``{column: (low, high)}`` of the numeric columns.
     log1p_ : dict
@@ -157,7 +157,7 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
     one per categorical column whose categories are discovered): each is
     :math:`\mu/\sqrt k`-GDP and the composition is exactly :math:`\mu`-GDP (Dong, Roth
     and Su 2022, Corollary 3.3). The additive delta is split equally over the
-    discoveries. Proofs: ``docs/theory.md#table-vectorizer``.
+    discoveries. Proofs: :ref:`table-vectorizer`.
 
     Row norm bound: every block has squared norm at most 1 (one value in [0, 1]; one
     1 in a one-hot block), or :math:`1 + m^2` for a numeric value imputed with

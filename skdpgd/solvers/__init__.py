@@ -5,7 +5,7 @@ reports its guarantee with the accountant that applies (:mod:`skdpgd.accounting`
 runs it on the row sums of the data (:mod:`skdpgd.optim` holds the loops). Every list
 of solver names (the estimators' ``solver=`` constraint, the command line's choices, the
 docs table) comes from the registry below: adding a solver is one module plus one line
-here (docs/architecture.md).
+here (:doc:`/architecture`).
 
 The solvers (see the user guide, "Solvers"):
 
@@ -38,6 +38,7 @@ from ._gd_planning import (
     utility_proxy,
 )
 from ._preconditioned import PreconditionedSolver
+from ._preconditioned_planning import PreconditionedGDPlan
 from ._registry import DEFAULT, NAMES, get, names, register, unregister
 from ._sgd import SampledSolver
 from ._sgd_planning import SampledSGDPlan, plan_sampled_sgd, sgd_sampling_variance, sgd_utility_proxy
@@ -55,7 +56,8 @@ __all__ = [
     "AutoSolver", "CyclicSolver", "FitData", "PreconditionedSolver", "PublicProblem",
     "SampledSolver", "Solver", "get", "names", "register", "unregister",
     # planning: utility proxies and planners (public numbers only)
-    "NoisyCyclicGDPlan", "NoisyGDPlan", "SampledSGDPlan", "batch_heterogeneity",
+    "NoisyCyclicGDPlan", "NoisyGDPlan", "PreconditionedGDPlan", "SampledSGDPlan",
+    "batch_heterogeneity",
     "optimisation_error", "plan_noisy_cyclic_gd", "plan_noisy_cyclic_gd_regularization",
     "plan_noisy_gd", "plan_noisy_gd_regularization", "plan_sampled_sgd",
     "sgd_sampling_variance", "sgd_utility_proxy", "utility_proxy",

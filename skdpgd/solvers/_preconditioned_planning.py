@@ -140,7 +140,7 @@ def preconditioned_utility_proxy(
     heuristic from public numbers only and plays no part in any privacy claim. Its weak
     point is r0: the optimal K grows like r0 (noise ~ K, optimisation ~ r0^2/K), so a
     guess below the optimum's true norm plans too few steps (measured in
-    ``benchmarks/optimizer_study.py``). It is also invariant under
+    :repo:`benchmarks/optimizer_study.py`). It is also invariant under
     :math:`(m, \sigma_1) \to (a m, a \sigma_1)` once t_g saturates nowhere, so it does not
     pin down the Gram share: the planner takes the share as given.
 
@@ -235,6 +235,41 @@ class PreconditionedGDPlan:
 
     It is also the plan the ``"preconditioned"`` solver runs (``solver``, ``notes`` and
     the objective's ``smoothness`` set by the solver): passed down whole, not copied.
+
+    Parameters
+    ----------
+    n_steps : int
+        K, the number of noisy preconditioned steps.
+    noise_std : float
+        sigma, the standard deviation of the noise added to each averaged gradient.
+    gram_noise_std : float
+        tau, the standard deviation of the noise of the released Gram matrix.
+    gram_share : float
+        The share of :math:`\mu^2` spent on the Gram release.
+    margin : float
+        m, the public bound on the operator norm of the Gram noise that the
+        preconditioner adds.
+    curvature : float
+        c, the loss's curvature bound (the preconditioner's scale).
+    strong_convexity : float
+        lambda, the regularisation.
+    learning_rate : float
+        eta, the step size.
+    momentum : float
+        beta, the heavy-ball momentum.
+    utility_proxy : float
+        The predicted excess loss of the plan (the planner's score).
+    tolerance : float or None, default=None
+        The stopping tolerance of a noiseless run (K is then a cap); None for a private
+        run, whose K is fixed.
+    gram_sensitivity : float, default=nan
+        S_G, the replace-one sensitivity of the Gram matrix.
+    smoothness : float, default=nan
+        The objective's smoothness (set by the solver).
+    solver : object, default=None
+        The solver that runs the plan (set by the solver).
+    notes : tuple of str, default=()
+        Public notes for the report (set by the solver).
     """
 
     n_steps: int
