@@ -88,7 +88,7 @@ def convergent_gd_factor(contraction, n_steps):
 
     increasing in K towards :math:`\sqrt{(1+c)/(1-c)}`. Returns ``inf`` when
     ``c >= 1`` (no contraction: the theorem does not apply). The square root of
-    :func:`convergent_gd_squares`.
+    ``convergent_gd_squares()``.
     """
     return math.sqrt(float(convergent_gd_squares(float(contraction), n_steps)))
 
@@ -277,7 +277,7 @@ def convergent_cyclic_squares(contraction, n_batches, n_epochs):
         1 + c^{2l-2}\frac{1-c^2}{(1-c^l)^2}\cdot\frac{1-c^{l(E-1)}}{1+c^{l(E-1)}}
 
     for c < 1 and E > 1 (1 for E <= 1), ``inf`` for c >= 1; with one batch (l = 1) the
-    smaller of it and :func:`convergent_gd_squares` (Theorem 4.2 with K = E, exact for full
+    smaller of it and ``convergent_gd_squares()`` (Theorem 4.2 with K = E, exact for full
     batches). ``contraction`` and ``n_epochs`` broadcast together.
     :func:`convergent_cyclic_factor` is its square root; the planners' vectorised factors
     (:func:`skdpgd.accounting.calibration.cyclic_factors`) take it as is.
@@ -304,6 +304,6 @@ def convergent_cyclic_factor(contraction, n_batches, n_epochs):
     With one batch (l = 1) the run is full-batch noisy GD with K = E epochs, for which
     Theorem 4.2 is exact (:func:`convergent_gd_factor`); the smaller of the two is
     returned, so full-batch GD is cyclic GD with one batch and loses nothing. The square
-    root of :func:`convergent_cyclic_squares`.
+    root of ``convergent_cyclic_squares()``.
     """
     return math.sqrt(float(convergent_cyclic_squares(float(contraction), n_batches, n_epochs)))

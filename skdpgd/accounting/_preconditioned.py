@@ -142,7 +142,7 @@ def calibrate_preconditioned_gd(
 
     :math:`\tau = S_G/(n\sqrt{s}\,\mu^*)`, :math:`\sigma = \sqrt K\,S/(n\sqrt{1-s}\,\mu^*)`
     with :math:`\mu^*` = ``epsilon_delta_to_gdp(epsilon, delta)``; both are then scaled
-    up by the same factor :math:`1 + 10^{-12}` until :func:`preconditioned_gd_gdp` is at
+    up by the same factor :math:`1 + 10^{-12}` until ``preconditioned_gd_gdp()`` is at
     most :math:`\mu^*` and its epsilon at delta at most the target (conservative rounding).
     ``target_mu`` is :math:`\mu^*` when the caller (a planner) computed it already.
 
@@ -245,7 +245,7 @@ def preconditioned_gd_report(
     Returns
     -------
     PreconditionedPrivacyReport
-        mu by composition of the K + 1 Gaussian releases (:func:`preconditioned_gd_gdp`).
+        mu by composition of the K + 1 Gaussian releases (``preconditioned_gd_gdp()``).
     """
     delta = check_probability("delta", delta)
     constants = dict(gram_sensitivity=gram_sensitivity, sensitivity=sensitivity, n_samples=n_samples)
