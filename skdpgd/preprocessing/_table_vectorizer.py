@@ -28,7 +28,7 @@ _MECHANISM = (
 
 
 class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
-    r"""Encode every column of a raw table by its dtype, privately (accounted).
+    r"""Encode every column of a raw table by its type, privately (accounted).
 
     In the spirit of skrub's ``TableVectorizer``: give it a pandas or polars DataFrame
     (or a NumPy array) as read from a file, and it returns a numeric matrix whose rows
