@@ -114,19 +114,39 @@ def build_parser():
 
     fit = sub.add_parser(
         "fit", help="fit on a CSV file; save the model; print the privacy report",
-        description="Fits a private model on any CSV file. Columns without public "
+        description="Fits a private model on any CSV file. The model kind is public input: "
+        "--model, or implied by --classes (logistic) or --y-bound (ridge); there is no "
+        "default (a numeric target never becomes a classifier by itself). Without "
+        "--classes the label set is released privately (thresholded noisy counts, in "
+        "the one budget); without --y-bound the target's range is. Columns without public "
         "information get private ranges / categories and, if undeclared, a privately "
         "voted type (DPTableVectorizer in one budget); public bounds (--bounds), category "
         "lists (--categories), types (--numeric, --categorical) or --drop override single "
         "columns and cost nothing. A --config TOML/JSON file can hold them (see the docs).",
+        epilog="Defaults: --delta auto = min(1e-5, 1/(10 n)); --solver auto; --C / --alpha "
+        "auto; no --output: nothing saved; no --ledger: nothing recorded; no "
+        "--random-state: fresh OS entropy.",
     )
     fit.add_argument("data", help="CSV file with a header line")
     fit.add_argument("--target", help="column to predict (or `target` in the config)")
-    fit.add_argument("--epsilon", type=_epsilon, default=None)
-    fit.add_argument("--delta", type=_delta, default=None)
+    fit.add_argument("--epsilon", type=_epsilon, default=None,
+                     help="the whole fit's budget (required, flag or config)")
+    fit.add_argument("--delta", type=_delta, default=None,
+                     help="default 'auto' = min(1e-5, 1/(10 n))")
     fit.add_argument("--output", help="where to save the fitted bundle (joblib)")
     fit.add_argument("--config", help="TOML or JSON file with bounds / categories / ...")
-    fit.add_argument("--model", choices=["logistic", "ridge"], default=None)
+    fit.add_argument("--model", choices=["logistic", "ridge"], default=None,
+                     help="required unless --classes (logistic) or --y-bound (ridge) "
+                     "implies it; no default")
+    fit.add_argument("--ledger", metavar="FILE", default=None,
+                     help="a PrivacyLedger file (SQLite, created if missing) charged with "
+                     "the fit's planned cost before any value is read; `skdpgd ledger "
+                     "show FILE` lists it (default: no ledger)")
+    fit.add_argument("--ledger-cap", metavar="EPSILON,DELTA", default=None,
+                     help="cap of a new ledger file (stored in it; default: no cap)")
+    fit.add_argument("--key-file", default=None,
+                     help="the data owner's key file for a keyed ledger (default: "
+                     "$SKDPGD_LEDGER_KEY if set)")
     fit.add_argument("--bounds", action="append", default=[], metavar="NAME=LOW:HIGH")
     fit.add_argument("--categories", action="append", default=[], metavar="NAME=A,B,C")
     fit.add_argument("--drop", action="append", default=[], metavar="NAME")
@@ -135,10 +155,15 @@ def build_parser():
     fit.add_argument("--categorical", action="append", default=[], metavar="NAME[,NAME]",
                      help="declare column(s) categorical (public type; categories found "
                      "privately)")
-    fit.add_argument("--classes", help="logistic: comma-separated public label set "
-                     "(0,1 are ints, yes,no strings: predictions keep that type)")
+    fit.add_argument("--classes", action="append", default=None, metavar="A,B[,...]",
+                     help="logistic (implies --model logistic): the public label set, "
+                     "comma-separated (0,1 are ints, yes,no strings: predictions keep that "
+                     "type); a label holding a comma is quoted CSV-style (--classes "
+                     "'\"a,b\",c') or the flag repeated, one label each (--classes 'a,b' "
+                     "--classes c). Default: the label set is released privately")
     fit.add_argument("--y-bound", type=float, default=None,
-                     help="ridge: public bound on |y| (default: found privately)")
+                     help="ridge (implies --model ridge): public bound on |y| (default "
+                     "with --model ridge: the target's range is released privately)")
     fit.add_argument("--solver", choices=solver_names(),
                      default=None,
                      help="optimiser (default: the estimator's, auto; sgd needs the sgd extra)")

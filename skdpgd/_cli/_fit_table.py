@@ -75,6 +75,8 @@ def needs_private_preparation(path, config):
     target = config.get("target")
     if target not in header:
         return False
+    if config.get("model") == "logistic" and "classes" not in config:
+        return True  # the label set is released privately
     drop = set(config.get("drop", []))
     public = set(config.get("bounds", {})) | set(config.get("categories", {}))
     features = [c for c in header if c != target and c not in drop]
@@ -136,15 +138,15 @@ def make_table_estimator(config):
         right = "C" if wrong == "alpha" else "alpha"
         raise ValueError(f"{wrong} is a parameter of the other model; model {model!r} "
                          f"takes {right} (regularisation).")
-    if model == "logistic":
-        return DPLogisticRegression(classes=config.get("classes"), C=config.get("C", "auto"),
-                                    **common)
+    if model == "logistic":  # no --classes: the pipeline releases the label set
+        return DPLogisticRegression(classes=config.get("classes", "private"),
+                                    C=config.get("C", "auto"), **common)
     return DPRidge(y_bound=config.get("y_bound", "auto"), alpha=config.get("alpha", "auto"),
                    **common)
 
 
 def build_table_pipeline(features, numeric, categorical, config, *, epsilon, delta,
-                         random_state):
+                         random_state, ledger=None):
     """The unfitted private pipeline: schema, DPTableVectorizer, estimator."""
     try:
         from ..pipeline import DPPipeline
@@ -171,15 +173,17 @@ def build_table_pipeline(features, numeric, categorical, config, *, epsilon, del
                                    log1p=logged or "auto")
     estimator = make_table_estimator(config)
     steps = [("column_types", schema), ("vectorizer", vectorizer), ("model", estimator)]
-    return DPPipeline(steps, epsilon=epsilon, delta=delta, random_state=random_state)
+    return DPPipeline(steps, epsilon=epsilon, delta=delta, random_state=random_state,
+                      ledger=ledger)
 
 
 def _check_target(y, model, classes, target):
     """Refuse a target cell outside the label set (or not a number, for ridge).
 
     The message names the column and the kind of problem, never the cell, its line or a
-    count. (The command line charges no ledger; with one, the same refusal would come
-    from the estimator after the charge.)
+    count. Only without ``--ledger``: with one, the same refusal comes from the estimator
+    after the charge (a refusal before it would tell something about the data for free).
+    With a private label set a missing or rare label is no error: its row gets weight 0.
     """
     if model == "ridge":
         if not np.all(np.isfinite(y)):
@@ -193,12 +197,30 @@ def _check_target(y, model, classes, target):
             raise ValueError(f"the target column {target!r} holds a cell that is not one of "
                              f"--classes {list(classes)} (missing or another label; not "
                              "quoted: cells are private).")
-    elif any(canonical(value) is None for value in y.tolist()):
-        raise ValueError(f"the target column {target!r} holds a missing cell; every row "
-                         "needs a label (give the public label set with --classes).")
 
 
-def fit_table(path, config, *, epsilon, delta="auto", random_state=None, output=None):
+def _target(cells, model, classes):
+    """The target column for the estimator: numbers (ridge), labels in the type of the
+    public ``classes``, or texts with missing cells as None (a private label set)."""
+    if model == "ridge":
+        return to_numbers(cells)
+    if classes is not None:
+        return to_labels(cells, classes)
+    return np.asarray([None if canonical(c) is None else str(c).strip() for c in cells],
+                      dtype=object)
+
+
+def ledger_line(ledger):
+    """One line after a charged fit: the ledger file and its worst record's total."""
+    delta = ledger.delta if ledger.delta is not None else 1e-5
+    spent = ledger.spent(delta)
+    return (f"charged to the ledger {ledger.path}: {spent.n_fits} entries, the worst-off "
+            f"record at epsilon={spent.epsilon:.6g} (delta={delta:.3g}); `skdpgd ledger "
+            "show` lists them")
+
+
+def fit_table(path, config, *, epsilon, delta="auto", random_state=None, output=None,
+              ledger=None):
     """Fit the private pipeline on a CSV file, save the bundle, print the report.
 
     Returns
@@ -216,15 +238,18 @@ def fit_table(path, config, *, epsilon, delta="auto", random_state=None, output=
     header, rows = read_table(path, min_rows=2)
     features, numeric, categorical = table_plan(header, config)
     pipeline = build_table_pipeline(features, numeric, categorical, config, epsilon=epsilon,
-                                    delta=delta, random_state=random_state)
+                                    delta=delta, random_state=random_state, ledger=ledger)
     target = config["target"]
     cells = np.asarray([row[header.index(target)] for row in rows], dtype=object)
-    model = config.get("model", "logistic")
-    y = to_numbers(cells) if model == "ridge" else to_labels(cells, config.get("classes"))
-    _check_target(y, model, config.get("classes"), target)
+    model = config["model"]
+    y = _target(cells, model, config.get("classes"))
+    if ledger is None:
+        _check_target(y, model, config.get("classes"), target)
     pipeline.fit(raw_frame(header, rows, features), y)
     report = pipeline.privacy_
     classes = config.get("classes")
+    if model == "logistic" and classes is None:  # released privately: texts
+        classes = list(pipeline.classes_)
     bundle = {
         # The fitted steps as a plain scikit-learn Pipeline: its first step picks the
         # feature columns by name, so it predicts on any frame that holds them (the
@@ -242,6 +267,8 @@ def fit_table(path, config, *, epsilon, delta="auto", random_state=None, output=
           f"({len(schema.numeric_columns_)} numeric, {len(schema.categorical_columns_)} "
           f"categorical columns; target {target!r})")
     print(repr(report))
+    if ledger is not None:
+        print(ledger_line(ledger))
     if output:
         print(f"saved to {output} (joblib bundle: pipeline, dp_pipeline, feature_columns, "
               "target, classes, privacy)")

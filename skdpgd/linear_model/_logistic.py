@@ -8,13 +8,14 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._data._passes import scan_labels
+from ..accounting._report import LABELS_READ_NOTE
 from ..losses import BinaryLogisticLoss, MultinomialLogisticLoss
 from ..utils._sklearn_compat import Interval, LinearClassifierMixin, StrOptions, _fit_context
 from ..utils._validation import validate_private
 from ._base import PUBLIC_SCALE_RANGE, BaseDPLinearModel, fit_or_forget
 from ._defaults import BINARY_RESIDUAL_CLIP, CONFIDENT_LOGIT, logistic_initial_distance
 from ._predict import decision_on_clipped_rows
-from ._refusals import refuse_fit_params, refuse_warm_start
+from ._refusals import refuse_fit_params, refuse_private_classes, refuse_warm_start
 from ._repr import BudgetReprMixin
 from ._weights import check_class_weight, class_weight_bound
 
@@ -79,9 +80,9 @@ class DPLogisticRegression(
         With a clip, ``predict_proba`` is the sigmoid of a model fitted to the Huberised
         loss: a calibrated classifier, but not the logistic maximum-likelihood
         probabilities; use ``residual_clip=1`` when the probabilities themselves matter.
-    classes : array-like or None, default=None
-        The public label set. If None it is read from ``y`` and the privacy report
-        says that the label set was treated as public.
+    classes : array-like, None or "private", default=None
+        The public label set. None: read from ``y``, outside the guarantee (the headline
+        says so); "private" (DPPipeline only): released in its budget (theory.md#label-set).
     solver : {"auto", "preconditioned", "gd", "cyclic", "sgd"}, default="auto"
         ``"auto"``: the candidate with the smallest predicted excess loss (above; ``solver_``,
         every candidate's prediction in ``privacy_.notes``); a fixed ``learning_rate`` keeps
@@ -216,7 +217,7 @@ class DPLogisticRegression(
     _parameter_constraints = {
         **BaseDPLinearModel._parameter_constraints,
         "C": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
-        "classes": ["array-like", None],
+        "classes": ["array-like", None, StrOptions({"private"})],
         "residual_clip": [Interval(numbers.Real, 1e-12, 1, closed="both"), StrOptions({"auto"})],
         "class_weight": "no_validation",  # checked with reasons in fit (_weights.py)
         "max_sample_weight": [Interval(numbers.Real, *PUBLIC_SCALE_RANGE, closed="both"), None],
@@ -288,14 +289,13 @@ class DPLogisticRegression(
         """The sorted public label set ``classes``, or None when it is to be read from y."""
         if self.classes is None:
             return None
+        refuse_private_classes(self.classes)
         public = np.asarray(self.classes)
         if public.dtype.kind == "f" and np.isnan(public).any() or (
             public.dtype.kind == "O" and any(c is None or c != c for c in public.ravel())
         ):
-            raise ValueError(
-                f"classes={self.classes!r} contains NaN or None; the public label set must "
-                "list actual labels."
-            )
+            raise ValueError(f"classes={self.classes!r} contains NaN or None; the public "
+                             "label set must list actual labels.")
         classes = np.unique(public)
         if classes.size < 2:
             raise ValueError(
@@ -317,7 +317,7 @@ class DPLogisticRegression(
         )
         if classes is None:
             classes = found
-            notes.append("label set read from y and treated as public (pass classes= to fix it)")
+            notes.append(LABELS_READ_NOTE)
             if classes.size < 2:  # the label is not quoted: it is a value of y
                 raise ValueError(
                     "DPLogisticRegression needs at least 2 classes; y holds a single label. "

@@ -11,8 +11,8 @@ from sklearn.pipeline import Pipeline
 
 from ..utils._validation import make_generator
 from ._checks import is_private, is_skip
-from ._labels import release_balanced_weights
-from ._plan import CLASS_COUNTS, TARGET_RANGE
+from ._labels import release_balanced_weights, release_label_set
+from ._plan import CLASS_COUNTS, LABEL_SET, TARGET_RANGE
 from ._report import PipelinePrivacyReport
 from ._target import release_target_range, scale_target
 
@@ -59,14 +59,26 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
         y_fit = scale_target(y, low, high)
         estimator.set_params(y_bound=1.0)
         pipeline.target_range_ = (low, high)
+    classes, sample_weight = getattr(final, "classes", None), None
+    if LABEL_SET in allowance:
+        mu, extra = allowance[LABEL_SET]
+        classes, y_fit, sample_weight, report = release_label_set(
+            y, mu=mu, delta0=extra, random_state=_child_seed(rng))
+        spent.append((LABEL_SET, report))
+        estimator.set_params(classes=classes)
+        if estimator.max_sample_weight is None:  # weights in {0, 1}: W_s = 1, same plan
+            estimator.set_params(max_sample_weight=1.0)
     if CLASS_COUNTS in allowance:
         mu, _ = allowance[CLASS_COUNTS]
         weights, report = release_balanced_weights(
-            y, final.classes, mu=mu, random_state=_child_seed(rng))
+            y_fit, classes, mu=mu, random_state=_child_seed(rng))
         spent.append((CLASS_COUNTS, report))
         estimator.set_params(class_weight=weights)
         pipeline.class_weight_ = weights
-    estimator.fit(Xt, y_fit)
+    if sample_weight is None:
+        estimator.fit(Xt, y_fit)
+    else:
+        estimator.fit(Xt, y_fit, sample_weight=sample_weight)
     # The seed that drew the estimator's noise is not kept in the fitted (pickled)
     # model: whoever held it could regenerate the noise and test a neighbouring table
     # by refitting (docs/privacy_model.md, "Fixed seeds"); the pipeline's own
@@ -83,6 +95,9 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
     if norm is not None:
         notes.append(f"the estimator's data_norm is {norm:.6g}, the row-norm bound of the "
                      "last transformer's construction")
+    if LABEL_SET in allowance:
+        notes.append("the label set was released privately (thresholded noisy counts); "
+                     "rows whose label was not released had weight 0 in the fit")
     if TARGET_RANGE in allowance:
         notes.append("DPRidge was fitted on y mapped by the released range to [-1, 1] "
                      "(y_bound=1); its coef_ and intercept_ are on the scale of y")
