@@ -20,14 +20,18 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    # MathJax 3 bundled into _static/mathjax: the maths render without a network
+    # (air-gapped readers); _check_offline below fails the build if a page loads a CDN.
+    "sphinx-mathjax-offline",
     "sphinx.ext.intersphinx",
     "numpydoc",
     "myst_parser",
     "sphinx_gallery.gen_gallery",
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
-exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py",
-                    "auto_examples/*.zip", "auto_examples/*.json"]
+exclude_patterns = ["_build", "sg_execution_times.rst", "auto_examples/sg_execution_times.rst",
+                    "auto_examples/*.ipynb", "auto_examples/*.py", "auto_examples/*.zip",
+                    "auto_examples/*.json"]
 myst_enable_extensions = ["dollarmath", "amsmath"]
 myst_heading_anchors = 3
 # numpydoc renames citations of a References section; one cited nowhere in the text is
@@ -72,6 +76,8 @@ sphinx_gallery_conf = {
     "remove_config_comments": True,
     "abort_on_example_error": True,
     "within_subsection_order": "FileNameSortKey",
+    # the execution-times pages load jQuery and DataTables from a CDN: not offline
+    "write_computation_times": False,
     # API pages list the examples that use them (the minigallery in
     # _templates/autosummary/class.rst reads these files).
     "doc_module": ("skdpgd",),
@@ -207,7 +213,22 @@ def _constant_doc(app, what, name, obj, options, lines):
         lines[:] = []
 
 
+def _check_offline(app, exception):
+    """Fail the build if a page loads a script or style sheet from the network."""
+    if exception is not None or app.builder.format != "html":
+        return
+    remote = re.compile(r"""<(?:script|link)[^>]+(?:src|href)=["']https?://""")
+    offenders = sorted(
+        str(page.relative_to(app.outdir))
+        for page in Path(app.outdir).rglob("*.html")
+        if remote.search(page.read_text(encoding="utf-8", errors="replace"))
+    )
+    if offenders:
+        raise RuntimeError(f"pages load remote scripts (not readable offline): {offenders[:5]}")
+
+
 def setup(app):
+    app.connect("build-finished", _check_offline)
     app.connect("source-read", _optional_pages)
     app.connect("autodoc-process-docstring", _escape_abs_bars)
     app.connect("autodoc-process-docstring", _constant_doc)

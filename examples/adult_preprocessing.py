@@ -142,3 +142,13 @@ if __name__ == "__main__":
     print(f"{X.shape[1]} features; first ones:")
     print(X.iloc[:, :6].round(3).to_string())
     print("row norms:", np.round(np.linalg.norm(X.to_numpy(), axis=1), 3), "(all <= 1)")
+
+    # The three encoded rows: five scaled numbers, then one 1/sqrt(13) per category group
+    # (the unknown "?" of the third row encodes as all zeros).
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 1.8))
+    ax.imshow(X.to_numpy(), aspect="auto", cmap="Blues", vmin=0.0, vmax=1.0 / ROW_SCALE)
+    ax.set_yticks(range(len(rows)), [f"row {i}" for i in range(len(rows))])
+    ax.set_xlabel(f"encoded feature (of {X.shape[1]})")
+    fig.tight_layout()

@@ -119,4 +119,13 @@ in_memory = DPLogisticRegression(
 ).fit(preprocess.transform(frame), frame["label"].to_numpy())
 print("largest coefficient difference:", np.max(np.abs(model.coef_ - in_memory.coef_)))
 
+import matplotlib.pyplot as plt
+
+fig, ax = plt.subplots(figsize=(4, 4))
+ax.scatter(in_memory.coef_.ravel(), model.coef_.ravel())
+ax.axline((0, 0), slope=1, color="k", lw=0.8)
+ax.set_xlabel("coefficient, in memory (numpy)")
+ax.set_ylabel("coefficient, on the cluster (dask)")
+fig.tight_layout()
+
 shutil.rmtree(folder.parent)  # the example's files

@@ -42,6 +42,24 @@ for params, score in zip(search.cv_results_["params"], search.cv_results_["mean_
 print("best:", search.best_params_)
 
 # %%
+# The trade-off the sweep measured: cross-validated accuracy against epsilon, one line per
+# ``C``.
+import matplotlib.pyplot as plt
+
+results = search.cv_results_
+fig, ax = plt.subplots(figsize=(5, 3.2))
+for C in grid["C"]:
+    rows = [i for i, p in enumerate(results["params"]) if p["C"] == C]
+    ax.errorbar([results["params"][i]["epsilon"] for i in rows],
+                results["mean_test_score"][rows], yerr=results["std_test_score"][rows],
+                marker="o", capsize=3, label=f"C={C}")
+ax.set_xscale("log")
+ax.set_xlabel("epsilon of each fit")
+ax.set_ylabel("3-fold accuracy")
+ax.legend()
+fig.tight_layout()
+
+# %%
 # The cost of the whole search
 # ----------------------------
 # Every fit's mu is a function of public numbers (n, d, the parameters), so the search can

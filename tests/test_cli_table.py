@@ -10,9 +10,11 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
+from _chains import assert_chain_free_of, assert_no_original
 from skdpgd._cli import main
-from skdpgd._cli._cells import canonical, classify, number_minus_text, to_categories
-from skdpgd._cli._table import PrivateTableSchema, TableSchema, parse_classes, to_labels
+from skdpgd.preprocessing._cells import canonical, classify, number_minus_text, to_categories
+from skdpgd._cli._table import parse_classes, to_labels
+from skdpgd.preprocessing._table_schema import PrivateTableSchema, TableSchema
 
 pd = pytest.importorskip("pandas")
 
@@ -39,6 +41,23 @@ def _table(path, n=400, seed=0, target="label", holes=True):
     return path
 
 
+@pytest.fixture(autouse=True)
+def _refusal_chains_hold_no_cell(monkeypatch):
+    """Every refusal the command line prints as one line holds no cell in its chain either.
+
+    (Its cause, context and arguments: tests/_chains.py.)"""
+    import skdpgd._cli as cli
+
+    original = cli._one_line
+
+    def checked(exc):
+        assert_chain_free_of(exc, (SECRET,))
+        assert_no_original(exc)
+        return original(exc)
+
+    monkeypatch.setattr(cli, "_one_line", checked)
+
+
 def _err_is_one_clean_line(err, *forbidden):
     assert err.startswith("skdpgd ") and err.count("\n") == 1 and "Traceback" not in err
     for text in forbidden:
@@ -52,6 +71,21 @@ def _err_is_one_clean_line(err, *forbidden):
                                    "NaN", "nan"])
 def test_every_missing_spelling_is_missing(value):
     assert classify(value)[0] == "missing"
+
+
+@pytest.mark.parametrize("value", [None, np.nan, np.float32("nan"), pd.NA, pd.NaT,
+                                   np.datetime64("NaT"), "", "  ", "NA", " NA ", "null",
+                                   "-NaN", " nAn", "+nan", "x", "nana", "0", 0.0, 1, True,
+                                   "1_000", "Male"])
+def test_one_missing_rule_for_the_cli_and_the_transformers(value):
+    # One rule: the command line's per-cell reading, the transformers' missing test and
+    # their category keys agree on every spelling (the 19 strings and their padding).
+    from skdpgd.preprocessing import DEFAULT_MISSING_STRINGS, is_missing
+    from skdpgd.preprocessing._missing import category_key
+    assert (classify(value)[0] == "missing") == is_missing(value)
+    assert (category_key(value) is None) == is_missing(value)
+    assert all(is_missing(f" {text} ") and classify(text)[0] == "missing"
+               for text in DEFAULT_MISSING_STRINGS)
 
 
 def test_pandas_missing_singletons_are_missing():

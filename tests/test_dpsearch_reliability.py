@@ -25,6 +25,7 @@ import scipy.sparse as sp
 from sklearn.compose import make_column_transformer
 from sklearn.pipeline import make_pipeline
 
+from _chains import assert_chain_free_of, assert_no_original
 from skdpgd import DPLogisticRegression, DPRidge
 from skdpgd.model_selection import DPSearchCV
 from skdpgd.model_selection._scoring import (
@@ -339,6 +340,8 @@ def test_refusals_after_the_charge_quote_no_value(what, estimator, X, y):
     text = _printed(info.value)
     for secret in SECRETS:
         assert secret not in text, (what, text)
+    assert_chain_free_of(info.value, SECRETS)  # every link, printed or not, and its args
+    assert_no_original(info.value)
     # no row index (the bad values sit in rows 5, 7, 8, 9, 11, 12, 47) and no count of rows
     assert not re.search(r"\b(5|7|8|9|11|12|47)\b|row\(s\)|\brows? \d", text), (what, text)
     assert not hasattr(search, "best_score_")

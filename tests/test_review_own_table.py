@@ -21,7 +21,7 @@ from scipy.stats import norm
 from sklearn.base import clone
 
 from skdpgd import DPLogisticRegression, DPRidge, make_dp_pipeline
-from skdpgd._cli._cells import number_minus_text
+from skdpgd.preprocessing._cells import number_minus_text
 from skdpgd.model_selection import DPSearchCV
 from skdpgd.pipeline._labels import release_balanced_weights
 from skdpgd.preprocessing import DPTableVectorizer
@@ -344,7 +344,7 @@ def test_every_column_gets_its_own_noise():
 @pytest.mark.parametrize("epsilon", [0.01, 0.1, 0.5, 1.0, 16.0])
 @pytest.mark.parametrize("delta", [1e-12, 1e-9, 1e-6, 1e-4])
 def test_standalone_steps_never_report_above_their_epsilon(epsilon, delta):
-    from skdpgd._cli._table import PrivateTableSchema
+    from skdpgd.preprocessing._table_schema import PrivateTableSchema
 
     rng = np.random.default_rng(0)
     df = pd.DataFrame({"a": rng.uniform(0, 1, 300),
@@ -464,7 +464,7 @@ def test_estimator_mu_does_not_depend_on_the_discovered_width():
 
 
 def test_type_vote_pipeline_composes():
-    from skdpgd._cli._table import PrivateTableSchema
+    from skdpgd.preprocessing._table_schema import PrivateTableSchema
 
     rng = np.random.default_rng(10)
     n = 2000

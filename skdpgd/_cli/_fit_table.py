@@ -6,10 +6,10 @@ When some feature column has no public bound or category list (or a ridge target
 ``make_dp_pipeline(schema, DPTableVectorizer(bounds=..., categories=...), estimator,
 epsilon=..., delta=...)``
 
-- ``schema``: :class:`~skdpgd._cli._table.TableSchema` when every column's type is
+- ``schema``: :class:`~skdpgd.preprocessing._table_schema.TableSchema` when every column's type is
   public (declared by a bound, a category list, ``--numeric`` / ``--categorical`` or
   the config's ``numeric`` / ``categorical``), else
-  :class:`~skdpgd._cli._table.PrivateTableSchema`, which decides the undeclared types
+  :class:`~skdpgd.preprocessing._table_schema.PrivateTableSchema`, which decides the undeclared types
   by a noisy vote charged to the same budget (its module docstring has the mechanism);
 - :class:`~skdpgd.preprocessing.DPTableVectorizer`: the declared bounds and category
   lists are public (free); the other columns get private ranges / categories;
@@ -31,7 +31,7 @@ from ._table import (
     PrivateTableSchema, TableSchema, canonical_list, label_type, raw_frame, read_table,
     schema_of, to_labels,
 )
-from ._cells import canonical, to_numbers
+from ..preprocessing._cells import canonical, to_numbers
 
 NOT_AVAILABLE = (
     "fitting a column without a public bound needs skdpgd.preprocessing."
@@ -46,12 +46,15 @@ def read_header(path):
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"data file {str(path)!r} not found.")
+    header = None
     try:
         with path.open(newline="", encoding="utf-8-sig") as handle:
             header = next(csv.reader(handle), [])
-    except (UnicodeDecodeError, csv.Error):
+    except (UnicodeDecodeError, csv.Error):  # the error holds the raw bytes of the file
+        pass
+    if header is None:  # raised outside the handler: neither __cause__ nor __context__
         raise ValueError(f"{str(path)!r} is not a readable CSV file (UTF-8 text with "
-                         "comma-separated fields).") from None
+                         "comma-separated fields).")
     return [name.strip() for name in header]
 
 

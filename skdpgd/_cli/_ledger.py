@@ -91,5 +91,10 @@ def show_lines(found):
             f"{e['seq']:>5}  {str(e['recorded_at'])[:26]:<26}  {e['n_samples']:>8}  "
             f"{rows:>8}  {e['cost']:<22}  {_num(e['epsilon']):>8}  "
             f"{_num(e['delta'], '.3g'):>8}  {_num(e['spent_epsilon']):>9}  {e['source']}")
+    extra = math.fsum(e.get("extra_delta", 0.0) for e in found.entries)
+    if extra:
+        lines.append(f"  additive delta (thresholded releases): {extra:.3g} summed over the "
+                     "entries, an upper bound on the worst-off record's; it is taken out of "
+                     "delta before 'total eps' is computed")
     lines.append("verdict: " + ("intact" if found.intact else "BROKEN (why: the error below)"))
     return lines

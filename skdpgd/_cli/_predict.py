@@ -1,7 +1,7 @@
 """``skdpgd predict``: the predictions of a saved model on a CSV file, as a CSV column.
 
 The model file is the joblib dict ``skdpgd fit --output`` writes. Its pipeline starts
-with a :class:`~skdpgd._cli._table.TableSchema`, which picks the feature columns by name
+with a :class:`~skdpgd.preprocessing._table_schema.TableSchema`, which picks the feature columns by name
 and reads every cell with the public rule the fit used, so any CSV with those columns
 works (extra columns, the target among them, are ignored). The predictions are written
 as one column named after the target, each label in the type of the public classes given
@@ -31,11 +31,14 @@ def load_bundle(path):
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"model file {str(path)!r} not found.")
+    unreadable = object()
     try:
         bundle = joblib.load(path)
     except Exception:  # noqa: BLE001 - any unreadable file is the same usage error
+        bundle = unreadable  # its text may quote bytes of the file (a data file, even)
+    if bundle is unreadable:  # raised outside the handler: nothing chained to it
         raise ValueError(f"{str(path)!r} is not a model saved by `skdpgd fit --output` "
-                         "(joblib could not read it).") from None
+                         "(joblib could not read it).")
     if not isinstance(bundle, dict) or "pipeline" not in bundle or "target" not in bundle:
         raise ValueError(f"{str(path)!r} is not a model saved by `skdpgd fit --output` "
                          "(no pipeline and target in it).")

@@ -1,51 +1,24 @@
-r"""The first step of every pipeline the command line saves: the table's public schema.
+"""The command line's table: the schema steps it saves, reading a CSV file and its labels.
 
-:class:`TableSchema` picks the feature columns of a table by name (a DataFrame read by
-plain ``pd.read_csv``, the raw text of a CSV file, or an array with the columns in
-order) and gives each its type, read cell by cell with the public rule of
-:mod:`skdpgd._cli._cells`: a numeric column becomes float64 (missing and text cells
-become NaN), a categorical one canonical texts (missing cells ``None``). A fitted
-model therefore predicts the same on ``pd.read_csv(path)``, on
-``pd.read_csv(path, dtype=str)`` and on the file as the command line reads it; extra
-columns (the target, for instance) are ignored.
-
-Which columns are numeric is part of the released model (it decides the features), so
-it must not depend on the private values unaccounted. :class:`TableSchema` takes every
-type as given (public: a config, ``--numeric`` / ``--categorical`` flags, or a column
-declared with bounds or categories); fitting it reads no value. For the columns whose
-type nobody declared, :class:`PrivateTableSchema` decides it by a noisy vote, a
-Gaussian-DP release charged to the pipeline's budget:
-
-.. math::
-
-   \tilde D_j = \#\{\text{number cells of } j\} - \#\{\text{text cells of } j\}
-   + N(0, \sigma^2), \qquad \sigma = 2\sqrt{u}/\mu,
-
-for the :math:`u` undeclared columns, and column :math:`j` is numeric when
-:math:`\tilde D_j \ge 0` (its non-missing cells are mostly numbers). Replacing one
-record changes one cell per column, which moves :math:`D_j` by at most 2 (a number
-cell becomes a text cell), so the vector :math:`D` has L2 sensitivity
-:math:`\Delta = 2\sqrt{u}` and the release is :math:`\Delta/\sigma = \mu`-GDP (Dong, Roth
-and Su 2022, Theorem 2.7); the types are post-processing of it. Proof of the
-sensitivity: the neighbouring tables differ in one row; each column's count changes
-only through that row's cell, by :math:`|\Delta D_j| \le 2`; so
-:math:`\lVert \Delta D\rVert_2 \le \sqrt{\sum_j 2^2} = 2\sqrt u`.
+The first step of every pipeline the command line saves is a
+:class:`~skdpgd.preprocessing._table_schema.TableSchema` (every type public) or a
+:class:`~skdpgd.preprocessing._table_schema.PrivateTableSchema` (the undeclared types
+decided by a private vote); both live in :mod:`skdpgd.preprocessing` with the per-cell
+rule they read by (:mod:`skdpgd.preprocessing._cells`). This module reads the CSV file
+(every cell as its raw text) and the target's labels.
 """
 
 import csv
-import math
 from pathlib import Path
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
 
-from ..accounting import epsilon_delta_to_gdp
-from ..accounting._release import ReleasePrivacyReport
-from ..utils._validation import make_generator
-from ._cells import canonical, number_minus_text, to_categories, to_numbers
+from ..preprocessing._cells import canonical
+from ..preprocessing._table_schema import PrivateTableSchema, TableSchema
 
-TYPES = ("numeric", "categorical")
+__all__ = ["PrivateTableSchema", "TableSchema", "canonical_list", "label_type",
+           "parse_classes", "public_categories", "raw_frame", "read_table", "schema_of",
+           "to_labels"]
 
 
 def _pandas():
@@ -54,253 +27,6 @@ def _pandas():
     except ImportError:  # pragma: no cover - pandas is in the test extra
         return None
     return pd
-
-
-class TableSchema(TransformerMixin, BaseEstimator):
-    """Select the feature columns by name and read each with its public type.
-
-    Parameters
-    ----------
-    columns : list of str
-        The feature columns, in the output order.
-    numeric, categorical : list of str, default=()
-        The columns of each type; together they must name every column of ``columns``.
-    missing_values : list of str, default=()
-        Public extra spellings of a missing cell (besides pandas' defaults, ``""`` and
-        ``"NA"`` among them).
-
-    Attributes
-    ----------
-    numeric_columns_, categorical_columns_ : list of str
-        The columns of each type, in the order of ``columns``.
-    n_features_in_ : int
-        ``len(columns)``.
-    feature_names_in_ : ndarray of str
-        ``columns``.
-    """
-
-    #: Public-bound (skdpgd.model_selection): fit reads column names only, no value.
-    __skdpgd_public_fit__ = True
-
-    def __init__(self, columns, *, numeric=(), categorical=(), missing_values=()):
-        self.columns = columns
-        self.numeric = numeric
-        self.categorical = categorical
-        self.missing_values = missing_values
-
-    # -- public checks ------------------------------------------------------------------
-    def _declared(self):
-        columns = [str(c) for c in self.columns]
-        if not columns:
-            raise ValueError("the schema has no feature column.")
-        numeric, categorical = set(self.numeric), set(self.categorical)
-        both = sorted(numeric & categorical)
-        if both:
-            raise ValueError(f"column(s) {both} are declared both numeric and categorical.")
-        unknown = sorted((numeric | categorical) - set(columns))
-        if unknown:
-            raise ValueError(f"column(s) {unknown} are typed but not feature columns.")
-        return columns, numeric, categorical
-
-    def _markers(self):
-        markers = self.missing_values
-        markers = [markers] if isinstance(markers, str) else list(markers or ())
-        return frozenset(str(m).strip() for m in markers)
-
-    def _read(self, X):
-        """{name: 1-D array of cells} of the feature columns (checks names and shape)."""
-        columns = [str(c) for c in self.columns]
-        if hasattr(X, "columns"):
-            names = [str(c) for c in X.columns]
-            absent = [c for c in columns if c not in names]
-            if absent:
-                raise ValueError(f"the table has no column(s) {absent}; the model reads "
-                                 f"{columns}.")
-            position = {name: j for j, name in enumerate(names)}
-            if hasattr(X, "iloc"):
-                return {c: X.iloc[:, position[c]].to_numpy() for c in columns}
-            return {c: np.asarray(X[c].to_numpy()) for c in columns}  # polars
-        array = np.asarray(X) if isinstance(X, np.ndarray) else np.asarray(X, dtype=object)
-        if array.ndim != 2 or array.shape[1] != len(columns):
-            raise ValueError(f"expected a DataFrame with the columns {columns}, or a 2-D "
-                             f"array of {len(columns)} columns in that order.")
-        return {c: array[:, j] for j, c in enumerate(columns)}
-
-    def _set_types(self, numeric):
-        columns = [str(c) for c in self.columns]
-        self.numeric_columns_ = [c for c in columns if c in numeric]
-        self.categorical_columns_ = [c for c in columns if c not in numeric]
-        self.n_features_in_ = len(columns)
-        self.feature_names_in_ = np.asarray(columns, dtype=object)
-
-    def fit(self, X, y=None):
-        """Record the declared types (reads no value of X beyond its column names).
-
-        Parameters
-        ----------
-        X : DataFrame or array-like of shape (n_samples, n_columns)
-            The table; a DataFrame must hold every name of ``columns``.
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : TableSchema
-        """
-        columns, numeric, categorical = self._declared()
-        undeclared = [c for c in columns if c not in numeric | categorical]
-        if undeclared:
-            raise ValueError(f"column(s) {undeclared} have no declared type; use "
-                             "PrivateTableSchema to decide them under a budget.")
-        self._read(X)
-        self._set_types(numeric)
-        return self
-
-    def transform(self, X):
-        """The feature columns with their types.
-
-        Parameters
-        ----------
-        X : DataFrame or array-like of shape (n_samples, n_columns)
-            The table; extra DataFrame columns are ignored.
-
-        Returns
-        -------
-        table : pandas.DataFrame, or ndarray of object without pandas
-            Numeric columns as float64 (NaN for missing and text cells), categorical
-            ones as object columns of canonical texts (``None`` for missing cells),
-            in the order of ``columns``.
-        """
-        check_is_fitted(self, "numeric_columns_")
-        cells, markers = self._read(X), self._markers()
-        numeric = set(self.numeric_columns_)
-        out = {name: (to_numbers(values, markers) if name in numeric
-                      else to_categories(values, markers))
-               for name, values in cells.items()}
-        pd = _pandas()
-        if pd is None:  # pragma: no cover - pandas is in the test extra
-            table = np.empty((len(next(iter(out.values()))), len(out)), dtype=object)
-            for j, values in enumerate(out.values()):
-                table[:, j] = values
-            return table
-        index = X.index if hasattr(X, "iloc") else None
-        return pd.DataFrame({name: pd.Series(values, dtype=np.float64 if name in numeric
-                                             else object, index=index)
-                             for name, values in out.items()}, index=index)
-
-    def get_feature_names_out(self, input_features=None):
-        """The feature columns, in order.
-
-        Parameters
-        ----------
-        input_features : None
-            Ignored.
-
-        Returns
-        -------
-        names : ndarray of str
-        """
-        check_is_fitted(self, "numeric_columns_")
-        return np.asarray([str(c) for c in self.columns], dtype=object)
-
-
-class PrivateTableSchema(TableSchema):
-    r"""A :class:`TableSchema` that decides the undeclared types by a noisy vote (mu-GDP).
-
-    A private step of :func:`skdpgd.make_dp_pipeline` (the protocol of
-    :mod:`skdpgd.accounting._release`): the pipeline gives it a share ``mu`` of the
-    budget; the step releases :math:`D_j + N(0, (2\sqrt u/\mu)^2)` for its ``u``
-    undeclared columns and types column ``j`` numeric when the release is >= 0 (see the
-    module docstring for the sensitivity). Declared columns cost nothing.
-
-    Parameters
-    ----------
-    columns, numeric, categorical, missing_values
-        As :class:`TableSchema`; columns in neither list are undeclared.
-    epsilon, delta : float or None, default=None
-        The budget of a standalone ``fit`` (converted to mu-GDP exactly); inside a
-        pipeline the pipeline's share is used instead.
-    random_state : None, int or numpy Generator, default=None
-        Noise seed of a standalone ``fit``.
-
-    Attributes
-    ----------
-    numeric_columns_, categorical_columns_ : list of str
-        The columns of each type.
-    privacy_ : ReleasePrivacyReport
-        What the vote released and its mu.
-    """
-
-    __skdpgd_private_fit__ = True
-    __skdpgd_public_fit__ = False  # its fit reads values (the vote): never free
-
-    def __init__(self, columns, *, numeric=(), categorical=(), missing_values=(),
-                 epsilon=None, delta=None, random_state=None):
-        super().__init__(columns, numeric=numeric, categorical=categorical,
-                         missing_values=missing_values)
-        self.epsilon = epsilon
-        self.delta = delta
-        self.random_state = random_state
-
-    def fit(self, X, y=None):
-        """Standalone fit with this step's own ``epsilon`` and ``delta``.
-
-        Parameters
-        ----------
-        X : DataFrame or array-like of shape (n_samples, n_columns)
-            The table.
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : PrivateTableSchema
-        """
-        if self.epsilon is None or self.delta is None:
-            raise ValueError("a standalone PrivateTableSchema needs epsilon and delta.")
-        # rounded down by 1e-9 relative: the GDP inversions are exact to about 1e-14 only,
-        # and privacy_.epsilon_at(delta) must not exceed epsilon
-        mu = float(epsilon_delta_to_gdp(self.epsilon, self.delta)) * (1.0 - 1e-9)
-        return self._fit_private(X, y, mu=mu, extra_delta=0.0,
-                                 random_state=self.random_state)
-
-    def _privacy_plan(self, X):
-        """(Gaussian releases, thresholded releases) from the parameters only: one vote
-        when some type is undeclared, else nothing (the pipeline then gives no share)."""
-        columns, numeric, categorical = self._declared()
-        return (int(any(c not in numeric | categorical for c in columns)), 0)
-
-    def _fit_private(self, X, y=None, *, mu, extra_delta=0.0, random_state=None):
-        """Decide the undeclared types spending at most ``mu``-GDP (no additive delta)."""
-        columns, numeric, categorical = self._declared()
-        undeclared = [c for c in columns if c not in numeric | categorical]
-        cells = self._read(X)
-        if not undeclared:
-            self._set_types(numeric)
-            self.privacy_ = ReleasePrivacyReport(
-                mu=0.0, extra_delta=0.0, mechanism="no release: every type was declared")
-            return self
-        if not mu > 0:
-            raise ValueError(f"{len(undeclared)} column type(s) to decide need a budget "
-                             "mu > 0.")
-        sigma = 2.0 * math.sqrt(len(undeclared)) / mu  # Delta / mu (Theorem 2.7)
-        noise = make_generator(random_state).standard_normal(len(undeclared))
-        markers = self._markers()
-        for name, z in zip(undeclared, noise):
-            vote = number_minus_text(cells[name], markers) + (sigma * z if sigma else 0.0)
-            if vote >= 0:
-                numeric = numeric | {name}
-        self._set_types(numeric)
-        share = mu / math.sqrt(len(undeclared))
-        self.privacy_ = ReleasePrivacyReport(
-            mu=mu, extra_delta=0.0,
-            mechanism="Gaussian mechanism on each undeclared column's count of number "
-                      "cells minus text cells (sensitivity 2 per column; Dong, Roth and Su "
-                      "2022, Theorem 2.7); numeric when the noisy count is >= 0",
-            releases=tuple((f"{name}: type vote", share) for name in undeclared),
-            notes=(f"sigma = {sigma:.6g} on each count",),
-        )
-        return self
 
 
 def schema_of(pipeline):
@@ -321,12 +47,15 @@ def read_table(path, *, min_rows=1):
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"data file {str(path)!r} not found.")
+    rows = None
     try:
         with path.open(newline="", encoding="utf-8-sig") as handle:  # a BOM is not a name
             rows = [row for row in csv.reader(handle) if row]
-    except (UnicodeDecodeError, csv.Error):
+    except (UnicodeDecodeError, csv.Error):  # the error holds the raw bytes of the file
+        pass
+    if rows is None:  # raised outside the handler: neither __cause__ nor __context__
         raise ValueError(f"{str(path)!r} is not a readable CSV file (UTF-8 text with "
-                         "comma-separated fields).") from None
+                         "comma-separated fields).")
     if not rows:
         raise ValueError(f"{str(path)!r} is empty; it needs a header line.")
     header = [name.strip() for name in rows[0]]

@@ -11,7 +11,7 @@ import sqlite3
 import urllib.parse
 from dataclasses import dataclass
 
-from ..accounting._events import GaussianDpEvent, event_from_dict
+from ..accounting._events import GaussianDpEvent, GaussianDpWithDeltaEvent, event_from_dict
 from ..exceptions import LedgerFileError
 from ._chain import Chain, load_key
 from ._entries import scrub_source
@@ -40,14 +40,25 @@ class Inspection:
         return self.problem is None
 
 
+def _extra_delta(text):
+    """The event's additive delta (0 without one, or when unreadable)."""
+    try:
+        return float(getattr(event_from_dict(json.loads(text)), "extra_delta", 0.0))
+    except (TypeError, ValueError, KeyError):
+        return 0.0
+
+
 def _cost(text):
-    """The event as a short public text: ``mu=...`` for Gaussian DP, else its kind."""
+    """The event as a short public text: ``mu=...`` for Gaussian DP (``+d0=...``: its
+    additive delta), else its kind."""
     try:
         event = event_from_dict(json.loads(text))
     except (TypeError, ValueError, KeyError):
         return "unreadable event"
     if isinstance(event, GaussianDpEvent):
         return f"mu={event.mu:.6g}"
+    if isinstance(event, GaussianDpWithDeltaEvent):
+        return f"mu={event.mu:.6g}+d0={event.extra_delta:.2g}"
     return type(event).__name__
 
 
@@ -93,6 +104,7 @@ def inspect_file(path, key_file=None):
             entries = []
             for values in conn.execute(f"SELECT {', '.join(_SHOWN)} FROM entries ORDER BY seq"):
                 entry = dict(zip(_SHOWN, values))
+                entry["extra_delta"] = _extra_delta(entry["event"])
                 entry["cost"] = _cost(entry.pop("event"))
                 entry["source"] = scrub_source(str(entry["source"]))
                 entries.append(entry)

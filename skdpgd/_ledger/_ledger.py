@@ -388,7 +388,7 @@ class PrivacyLedger:
                     return entry
                 spend = account.worst(cap.delta)
                 if not cap.admits(spend):
-                    current = self._account.worst(cap.delta).epsilon
+                    current = self._account.worst(cap.delta)
                     raise over_cap(entry, spend, cap, current, len(self._entries))
                 final = LedgerEntry(**{**entry.__dict__, "spent_epsilon": spend.epsilon})
                 staged.update(account=account, entry=final)
@@ -411,7 +411,7 @@ class PrivacyLedger:
         Returns
         -------
         LedgerSpend
-            The worst record's epsilon, delta, mu (Gaussian only), and the method used.
+            The worst record's epsilon, delta, mu, additive delta and the method.
         """
         delta = self.delta if delta is None else delta
         if delta is None:
@@ -420,7 +420,8 @@ class PrivacyLedger:
             self._refresh()
             comp = self._account.worst(float(delta))
             return LedgerSpend(comp.epsilon, comp.delta, comp.mu, len(self._entries),
-                               int(self._account.ids.size), comp.method, comp.source)
+                               int(self._account.ids.size), comp.method, comp.source,
+                               float(comp.extra_delta))
 
     def mu_per_record(self, sample_ids):
         """Exact GDP parameter paid by each of the given records (GDP entries only).

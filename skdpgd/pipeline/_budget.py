@@ -88,8 +88,8 @@ class PipelineBudget:
 
 
 def split_budget(epsilon, delta, needs_extra_delta, *, preparation_share=PREPARATION_SHARE,
-                 extra_delta_share=EXTRA_DELTA_SHARE):
-    """Split (epsilon, delta) between private releases and the estimator (see module doc).
+                 extra_delta_share=EXTRA_DELTA_SHARE, reserve=None):
+    r"""Split (epsilon, delta) between private releases and the estimator (see module doc).
 
     Parameters
     ----------
@@ -104,6 +104,12 @@ def split_budget(epsilon, delta, needs_extra_delta, *, preparation_share=PREPARA
         rho in (0, 1).
     extra_delta_share : float, default=0.1
         kappa in (0, 1).
+    reserve : bool or None, default=None
+        Whether the Gaussian part is met at :math:`\delta - \kappa\delta` even when no
+        release thresholds (None: when one does). A pipeline whose first private step
+        may threshold by its parameters sets it, so that the plan made without the
+        table's structure bounds every fit and stays within epsilon
+        (``docs/budgets.md``, "Plans without the table").
 
     Returns
     -------
@@ -115,7 +121,8 @@ def split_budget(epsilon, delta, needs_extra_delta, *, preparation_share=PREPARA
     m = len(needs)
     n_thresholded = sum(needs)
     extra = extra_delta_share * delta if n_thresholded else 0.0
-    delta_gdp = delta - extra
+    held = extra_delta_share * delta if (reserve or (reserve is None and n_thresholded)) else 0.0
+    delta_gdp = delta - max(extra, held)
     # rounded down by 1e-9 relative: the GDP conversions are conservative to about 1e-10,
     # so the planned total, converted back, stays at or below epsilon
     mu = (math.inf if epsilon == math.inf

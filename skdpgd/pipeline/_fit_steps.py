@@ -10,7 +10,7 @@ from sklearn.base import clone, is_classifier
 from sklearn.pipeline import Pipeline
 
 from ..utils._validation import make_generator
-from ._checks import is_private, is_skip
+from ._checks import is_prepared, is_private, is_skip
 from ._labels import release_balanced_weights, release_label_set
 from ._plan import CLASS_COUNTS, LABEL_SET, TARGET_RANGE
 from ._report import PipelinePrivacyReport
@@ -29,7 +29,7 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
     rng = make_generator(pipeline.random_state)
     allowance = {name: (mu, extra) for (name, _, _), mu, extra in
                  zip(releases, budget.step_mu, budget.step_extra_delta)}
-    fitted, spent, Xt = [], [], X
+    fitted, spent, shared, Xt = [], [], [], X
     for name, step in pre:
         if is_skip(step):
             fitted.append((name, step))
@@ -39,11 +39,13 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
             mu, extra = allowance.get(name, (0.0, 0.0))
             step._fit_private(Xt, y, mu=mu, extra_delta=extra,
                               random_state=_child_seed(rng))
-            _check_spent(name, step.privacy_, mu, extra)
+            check_spent(name, step.privacy_, mu, extra)
             spent.append((name, step.privacy_))
             Xt = step.transform(Xt)
         else:
             Xt = step.fit_transform(Xt, y)
+            if is_prepared(step):  # released once by prepare(): reused, not charged here
+                shared.append((name, step.privacy_))
         fitted.append((name, step))
     estimator = clone(final).set_params(
         epsilon=budget.estimator_epsilon, delta=budget.estimator_delta, ledger=None,
@@ -84,7 +86,7 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
     # by refitting (docs/privacy_model.md, "Fixed seeds"); the pipeline's own
     # random_state is the only seed the user chose.
     estimator.set_params(random_state=None)
-    _check_spent(last_name, estimator.privacy_, budget.estimator_mu, 0.0)
+    check_spent(last_name, estimator.privacy_, budget.estimator_mu, 0.0)
     if TARGET_RANGE in allowance:
         _unscale_model(estimator, *pipeline.target_range_)
     spent.append((last_name, estimator.privacy_))
@@ -103,7 +105,8 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
                      "(y_bound=1); its coef_ and intercept_ are on the scale of y")
     report = PipelinePrivacyReport.compose(
         spent, delta=budget.delta, n_samples=n,
-        preparation_share=budget.preparation_share, planned=False, notes=notes)
+        preparation_share=budget.preparation_share, planned=False, notes=notes,
+        shared=shared)
     if not report.epsilon <= budget.epsilon:  # the composition theorem says it cannot
         raise RuntimeError(
             f"internal error: the composed epsilon {report.epsilon!r} exceeds the budget "
@@ -119,7 +122,7 @@ def _child_seed(rng):
     return int(rng.integers(2**32))
 
 
-def _check_spent(name, report, mu, extra):
+def check_spent(name, report, mu, extra):
     """Refuse a release that spent more than its allowance (a broken step contract)."""
     spent_mu = float(report.mu)
     spent_extra = float(getattr(report, "extra_delta", 0.0))

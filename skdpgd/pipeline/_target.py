@@ -72,14 +72,17 @@ def target_values(y):
     """y as finite float64 (refused without quoting a value: this runs after the charge)."""
     if getattr(getattr(y, "dtype", None), "kind", None) == "c":
         raise ValueError("Complex data not supported: y must hold real numbers.")
+    values = None
     try:
         with warnings.catch_warnings():  # no warning whose text may depend on a value
             warnings.simplefilter("ignore")
             values = np.asarray(y, dtype=np.float64).ravel()
     except (TypeError, ValueError):
+        pass  # its text may quote a cell: refused below, outside the handler
+    if values is None:  # raised here, so that neither __cause__ nor __context__ is set
         raise ValueError("y could not be read as numbers: every target must be a real "
                          "number. The original message is withheld because it may quote "
-                         "a value of the private data.") from None
+                         "a value of the private data.")
     if not np.all(np.isfinite(values)):
         raise ValueError("y contains NaN or infinity: remove those rows or impute the targets "
                          "before fitting.")

@@ -9,6 +9,13 @@ type and value, never by identity, so every skdpgd transformer maps them alike.
 
 The strings that mean "missing" are a public convention (:data:`DEFAULT_MISSING_STRINGS`,
 the list :func:`pandas.read_csv` uses); they are parameters, never learned from the data.
+
+This is the one missing-value rule of skdpgd: the transformers, the type vote
+(:mod:`skdpgd.preprocessing._table_schema`) and the command line's per-cell reading
+(:mod:`skdpgd.preprocessing._cells`) all call :func:`is_missing`. A string is missing
+when it, or its text stripped of surrounding spaces, is one of the missing strings, or
+when it spells a NaN that Python's :class:`float` reads (``"nan"``, ``"-NaN"``,
+``" nAn "``): a CSV field ``a, NA`` has a space before ``NA``.
 """
 
 import math
@@ -23,6 +30,33 @@ DEFAULT_MISSING_STRINGS = (
     "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
     "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
 )
+
+#: The spellings of NaN that :class:`float` reads, in lower case (after stripping).
+_NAN_TEXTS = frozenset({"nan", "+nan", "-nan"})
+
+
+def is_missing_text(text, missing_strings=DEFAULT_MISSING_STRINGS):
+    """Whether the string ``text`` means "missing" (the string half of :func:`is_missing`).
+
+    Parameters
+    ----------
+    text : str
+        One cell.
+    missing_strings : collection of str, default=DEFAULT_MISSING_STRINGS
+        Strings that mean "missing" (public), compared as given and after stripping.
+
+    Returns
+    -------
+    missing : bool
+        True when ``text`` or ``text.strip()`` is in ``missing_strings``, or when
+        ``text.strip()`` spells NaN (``"nan"``, ``"+NaN"``, ``"-nan"``, any case).
+    """
+    if text in missing_strings:
+        return True
+    stripped = text.strip() if text[:1].isspace() or text[-1:].isspace() else text
+    if stripped is not text and stripped in missing_strings:
+        return True
+    return len(stripped) <= 4 and stripped.lower() in _NAN_TEXTS
 
 
 def _is_na_singleton(value):
@@ -49,19 +83,20 @@ def is_missing(value, missing_strings=DEFAULT_MISSING_STRINGS):
     -------
     missing : bool
         True for None, every NaN float (Python or NumPy, any width), ``pd.NA``,
-        ``pd.NaT``, ``NaT`` and the strings in ``missing_strings``.
+        ``pd.NaT``, ``NaT`` and the strings of :func:`is_missing_text` (those in
+        ``missing_strings``, also after stripping spaces, and the spellings of NaN).
 
     Examples
     --------
     >>> import math
     >>> import numpy as np
-    >>> [is_missing(v) for v in (None, math.nan, np.float32("nan"), "NA", "", "x", 0.0)]
-    [True, True, True, True, True, False, False]
+    >>> [is_missing(v) for v in (None, math.nan, np.float32("nan"), "NA", " NA", "", "x", 0.0)]
+    [True, True, True, True, True, True, False, False]
     """
     if value is None:
         return True
     if isinstance(value, str):
-        return value in missing_strings
+        return is_missing_text(value, missing_strings)
     if isinstance(value, (float, np.floating)):
         return math.isnan(value)
     if isinstance(value, (numbers.Number, np.generic)) and not isinstance(
@@ -101,7 +136,7 @@ def category_key(value, missing_strings=DEFAULT_MISSING_STRINGS):
     ['a', '1', '1', '1', '1', 'True', '2.5', None]
     """
     if type(value) is str:  # fast path: most cells
-        return None if value in missing_strings else value
+        return None if is_missing_text(value, missing_strings) else value
     if is_missing(value, missing_strings):
         return None
     if isinstance(value, np.generic):

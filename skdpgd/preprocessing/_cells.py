@@ -7,10 +7,12 @@ same on a DataFrame read by plain ``pd.read_csv``. The rule looks at one cell on
 applied to every cell of a column it is a row-by-row map, fixed before any data are
 seen (post-processing of nothing private).
 
-- **missing**: ``None``, a float NaN (``np.nan``, ``math.nan``, ``float("nan")``,
+- **missing**: the one missing-value rule of :func:`skdpgd.preprocessing.is_missing`:
+  ``None``, a float NaN (``np.nan``, ``math.nan``, ``float("nan")``,
   ``np.float64("nan")``), ``pd.NA``, ``pd.NaT``, and the strings pandas reads as missing
   by default (:data:`MISSING_STRINGS`: ``""``, ``"NA"``, ``"N/A"``, ``"NaN"``,
-  ``"null"``, ...), after stripping spaces; plus any public marker the user adds.
+  ``"null"``, ...), also after stripping spaces, and every spelling of NaN; plus any
+  public marker the user adds.
 - **number**: a Python or NumPy int or float (not a bool), or a string that Python's
   :class:`float` parses (``"3"``, ``"-1.5e3"``, ``"inf"``) and holds no ``_``.
 - **text**: anything else (``"Male"``, ``"<=50K"``, a bool, ``"1_000"``).
@@ -27,26 +29,16 @@ import numbers
 
 import numpy as np
 
+from ._missing import DEFAULT_MISSING_STRINGS, is_missing
+
 #: The strings ``pandas.read_csv`` reads as missing by default (pandas' ``STR_NA_VALUES``,
-#: copied so that the command line does not need pandas to read a file).
-MISSING_STRINGS = frozenset({
-    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
-    "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
-})
+#: copied so that the command line does not need pandas to read a file): the one list of
+#: :data:`skdpgd.preprocessing.DEFAULT_MISSING_STRINGS`, as a set.
+MISSING_STRINGS = frozenset(DEFAULT_MISSING_STRINGS)
 
 MISSING, NUMBER, TEXT = "missing", "number", "text"
 
 _BOOLS = {"true": "True", "false": "False"}
-
-
-def _is_missing_object(value):
-    """None, a float NaN, pd.NA / pd.NaT / polars' null (without importing pandas)."""
-    if value is None:
-        return True
-    if isinstance(value, float) or isinstance(value, np.floating):
-        return math.isnan(value)
-    name = type(value).__name__
-    return name in ("NAType", "NaTType")
 
 
 def _number_text(text):
@@ -82,7 +74,7 @@ def classify(value, markers=frozenset()):
     text : str or None
         The canonical text (``kind`` "number" or "text"); see the module docstring.
     """
-    if _is_missing_object(value):
+    if not isinstance(value, str) and is_missing(value):
         return MISSING, None, None
     if isinstance(value, (bool, np.bool_)):
         return TEXT, None, str(bool(value))
@@ -91,7 +83,7 @@ def classify(value, markers=frozenset()):
     if isinstance(value, (numbers.Real, np.floating)):
         return NUMBER, float(value), _float_text(float(value))
     text = value.strip() if isinstance(value, str) else str(value).strip()
-    if text in MISSING_STRINGS or text in markers:
+    if is_missing(text, MISSING_STRINGS) or text in markers:
         return MISSING, None, None
     if text.lower() in _BOOLS:
         return TEXT, None, _BOOLS[text.lower()]
@@ -101,8 +93,6 @@ def classify(value, markers=frozenset()):
         except ValueError:
             pass
         else:
-            if math.isnan(number):  # "nAn" and other spellings pandas does not list
-                return MISSING, None, None
             return NUMBER, number, _number_text(text)
     return TEXT, None, text
 
