@@ -10,10 +10,47 @@ import math
 import sys
 
 from .._version import __version__
-from ..solvers import get as get_solver, names as solver_names
-from ._commands import account_command, demo_command, fit_command
 from ._ledger import add_ledger_parser
-from ._predict import predict_command
+
+
+class _SolverNames:
+    """The registry's solver names (:mod:`skdpgd.solvers`), looked up on first use.
+
+    argparse reads ``choices`` only to check a given ``--solver`` or to print help, so
+    ``skdpgd --version`` and ``skdpgd predict`` never import the solvers.
+    """
+
+    def __init__(self, reports_mu=False):
+        self.reports_mu = reports_mu
+
+    def _names(self):
+        from ..solvers import get, names
+
+        return [n for n in names() if not self.reports_mu or get(n).reports_mu]
+
+    def __contains__(self, value):
+        return value in self._names()
+
+    def __iter__(self):
+        return iter(self._names())
+
+    def __len__(self):
+        return len(self._names())
+
+
+def _run(module, function):
+    """A command's body, imported when the command runs (a lazy ``set_defaults(run=...)``)."""
+    def run(args):
+        import importlib
+
+        return getattr(importlib.import_module(module, __name__), function)(args)
+    return run
+
+
+account_command = _run("._commands", "account_command")
+demo_command = _run("._commands", "demo_command")
+fit_command = _run("._commands", "fit_command")
+predict_command = _run("._predict", "predict_command")
 
 EPILOG = (
     "With no command, runs `demo`. Every privacy number printed comes from "
@@ -74,8 +111,8 @@ def build_parser():
                       default=[0.1, 0.5, 1.0, 4.0, math.inf])
     demo.add_argument("--seeds", type=int, nargs="+", default=[0],
                       help="noise seeds; the table shows the median accuracy")
-    demo.add_argument("--solver", choices=solver_names(),
-                      default="auto", help="the estimator's solver (default 'auto')")
+    demo.add_argument("--solver", choices=_SolverNames(), metavar="SOLVER",
+                      default="auto", help="the estimator's solver: %(choices)s (default 'auto')")
     demo.set_defaults(run=demo_command)
 
     acc = sub.add_parser(
@@ -98,8 +135,8 @@ def build_parser():
     acc.add_argument("--max-iter", type=_auto_or_positive_int, default="auto",
                      help="K (preconditioned, gd) or epochs (cyclic); an integer >= 1 or "
                      "'auto' (default)")
-    acc.add_argument("--solver", choices=[n for n in solver_names() if get_solver(n).reports_mu],
-                     default="auto", help="the estimator's solver (default 'auto'); for "
+    acc.add_argument("--solver", choices=_SolverNames(reports_mu=True), metavar="SOLVER",
+                     default="auto", help="the estimator's solver: %(choices)s (default 'auto'); for "
                      "'gd' and 'cyclic' (also when 'auto' picks them) a table compares the "
                      "run's noise with what composition needs")
     acc.add_argument("--batch-size", type=_auto_or_positive_int, default="auto",
@@ -164,9 +201,10 @@ def build_parser():
     fit.add_argument("--y-bound", type=float, default=None,
                      help="ridge (implies --model ridge): public bound on |y| (default "
                      "with --model ridge: the target's range is released privately)")
-    fit.add_argument("--solver", choices=solver_names(),
+    fit.add_argument("--solver", choices=_SolverNames(), metavar="SOLVER",
                      default=None,
-                     help="optimiser (default: the estimator's, auto; sgd needs the sgd extra)")
+                     help="optimiser: %(choices)s (default: the estimator's, auto; sgd needs the "
+                     "sgd extra)")
     fit.add_argument("--C", type=float, default=None, dest="C",
                      help="logistic: inverse regularisation (default 'auto')")
     fit.add_argument("--alpha", type=float, default=None,

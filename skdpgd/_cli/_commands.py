@@ -1,8 +1,5 @@
 """The bodies of the CLI commands (argparse namespace -> printed output)."""
 
-from .._demo import run_demo
-from ..linear_model import DPLogisticRegression, DPRidge
-from ._account import account_lines
 from ._config import check_config, load_config, parse_bound, parse_categories
 
 MODEL_REQUIRED = (
@@ -56,11 +53,16 @@ def resolve_model(config):
 
 def demo_command(args):
     """``skdpgd demo``: the README's main job."""
+    from .._demo import run_demo
+
     run_demo(epsilons=tuple(args.epsilons), seeds=tuple(args.seeds), solver=args.solver)
 
 
 def account_command(args):
     """``skdpgd account``: print the planned run and the baselines."""
+    from ..linear_model import DPLogisticRegression, DPRidge
+    from ._account import account_lines
+
     common = dict(
         epsilon=args.epsilon, delta=args.delta, data_norm=args.data_norm,
         fit_intercept=not args.no_intercept, intercept_scaling=args.intercept_scaling,

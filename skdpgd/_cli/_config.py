@@ -35,7 +35,6 @@ import math
 import numbers
 from pathlib import Path
 
-from ..solvers import DEFAULT as DEFAULT_SOLVER, names as solver_names
 
 CONFIG_KEYS = {
     "target", "model", "classes", "y_bound", "drop", "bounds", "categories", "epsilon",
@@ -101,6 +100,8 @@ def check_config(config):
     Raises ValueError naming the key (and the column) for any value of the wrong shape,
     so that no malformed config reaches the estimator as a traceback.
     """
+    from ..solvers import DEFAULT as DEFAULT_SOLVER, names as solver_names
+
     config = dict(config)
     unknown = set(config) - CONFIG_KEYS
     if unknown:
