@@ -300,8 +300,8 @@ def test_cli_equals_the_python_api_on_the_same_data_and_seed(tmp_path, capsys):
 
 
 def test_config_path_model_predicts_on_plain_read_csv(tmp_path, capsys):
-    # The failure this fixes: a categorical column declared with string categories
-    # comes back as numbers from pd.read_csv, and labels 0/1 as ints.
+    # A categorical column declared with string categories comes back as numbers from
+    # pd.read_csv, and labels 0/1 as ints: the saved model still predicts on that frame.
     data = _table(tmp_path / "t.csv", n=300, holes=False)  # public bounds: no imputation
     out = tmp_path / "c.joblib"
     assert main(["fit", str(data), "--target", "label", "--classes", "0,1",

@@ -331,11 +331,16 @@ def test_dpsearchcv_runs_a_pipeline_without_thresholding():
     assert search.predict(X).shape == y.shape
 
 
-def test_dpsearchcv_refuses_a_pipeline_with_an_additive_delta():
+def test_dpsearchcv_releases_a_thresholding_preparation_once_outside_the_selection():
+    # (it used to refuse it: an additive delta inside a trial breaks the Renyi bound)
     X, y = _classification(n=400)
-    with pytest.raises(UnsupportedEventError, match="thresholds noisy counts"):
-        DPSearchCV(_pipe(thresholds=True), {"dplogisticregression__C": [1.0]},
-                   epsilon=2.0, random_state=0).fit(X, y)
+    search = DPSearchCV(_pipe(thresholds=True), {"dplogisticregression__C": [1.0]},
+                        epsilon=2.0, random_state=0).fit(X, y)
+    report = search.privacy_
+    assert report.epsilon <= 2.0 and report.preparation_steps == ("_noisycentrer",)
+    assert report.preparation_extra_delta == pytest.approx(EXTRA_DELTA_SHARE * report.delta)
+    with pytest.raises(UnsupportedEventError, match="two events"):
+        _ = report.event  # an additive delta: the ledger gets report.events
 
 
 # -- refusals (parameters only: before any value is read) ------------------------------------

@@ -409,7 +409,8 @@ def test_proxy_recursion_matches_closed_form_and_the_loop():
 
     g = np.array([1e-4, 0.01, 0.3])
     kw = dict(margin=0.05, curvature=0.5, strong_convexity=1e-3, learning_rate=0.9)
-    opt, noise = _unit_errors(30, g, momentum=0.0, **kw)
+    mean, variance, h, q = _unit_errors(30, g, momentum=0.0, **kw)
+    opt, noise = 0.5 * h * mean**2, 0.5 * h * q * variance
     h = 0.5 * g + 1e-3
     p = 0.5 * (g + 0.05) + 1e-3
     r = 0.9 * h / p
@@ -417,7 +418,8 @@ def test_proxy_recursion_matches_closed_form_and_the_loop():
     np.testing.assert_allclose(opt, 0.5 * h * (1 - r) ** (2 * k), rtol=1e-12)
     np.testing.assert_allclose(noise, 0.9 / (2 * p) * (1 - (1 - r) ** (2 * k)) / (2 - r), rtol=1e-10)
     # with momentum: Monte Carlo of the loop itself on a 1-D quadratic with theta* = 1
-    opt, noise = _unit_errors(12, np.array([0.02]), momentum=0.6, **kw)
+    mean, variance, h, q = _unit_errors(12, np.array([0.02]), momentum=0.6, **kw)
+    opt, noise = 0.5 * h * mean**2, 0.5 * h * q * variance
     hh, pp = 0.5 * 0.02 + 1e-3, 0.5 * (0.02 + 0.05) + 1e-3
     rng, sigma, runs = np.random.default_rng(13), 0.01, 4000
     finals = np.array([

@@ -23,7 +23,7 @@ the reader recomputes (:func:`skdpgd._ledger._verify.verify_file`).
 keys, no whitespace and ASCII only; a float is written as its exact hexadecimal form
 (``float.hex``: the same on every platform), an integer as an integer, a blob as its
 SHA-256 and length, and the JSON text of a privacy event (the dict of
-:func:`skdpgd.accounting._events.event_to_dict`) as that dict in the same canonical form,
+:meth:`skdpgd.accounting.PrivacyEvent.to_dict`) as that dict in the same canonical form,
 so a new event type needs nothing here.
 
 **What it protects.** Without a key, the chain catches every edit made by a tool that does

@@ -25,10 +25,7 @@ import threading
 
 import numpy as np
 
-from ..accounting import DEFAULT_ORDERS
-from ..accounting._composition import Cap, check_supported
-from ..accounting._record_account import RecordAccount
-from ..accounting._events import RenyiDpEvent
+from ..accounting import DEFAULT_ORDERS, Cap, RecordAccount, RenyiDpEvent, check_supported
 from ..exceptions import LedgerCopyError
 from ._cap import check_cap, over_cap
 from ._chain import load_key
@@ -36,10 +33,6 @@ from ._entries import LedgerEntry, LedgerSpend, check_ids, describe
 from ._memory import MemoryStore, with_seq
 from ._sqlite import FileStore, LedgerFileError
 from ._upgrade import upgrade_v1_file
-
-#: The store's name before it had a module of its own (pickles of an in-memory ledger name
-#: their store class by its module and name).
-_MemoryStore = MemoryStore
 
 
 class PrivacyLedger:
@@ -297,7 +290,7 @@ class PrivacyLedger:
         report : object with an ``event`` attribute
             The run's guarantee (a :class:`skdpgd.PrivacyReport`, or the
             ``SelectionPrivacyReport`` of a ``DPSearchCV``); ``report.event`` is what it
-            releases (:mod:`skdpgd.accounting._events`).
+            releases (:class:`~skdpgd.accounting.PrivacyEvent`).
         n_samples : int
             Rows the fit uses.
         sample_ids : array-like of shape (n_samples,) or None

@@ -30,7 +30,7 @@ The file identifies itself by ``PRAGMA application_id = 0x736B6450`` ("skdP") an
       description TEXT       the theorem behind the cost
       n_samples INTEGER      rows the fit used
       epsilon REAL, delta REAL    the fit's own (epsilon, delta)
-      event TEXT             the privacy event, JSON (skdpgd.accounting._events)
+      event TEXT             the privacy event, JSON (PrivacyEvent.to_dict)
       n_ids INTEGER          NULL: charged to every record
       ids_encoding TEXT      NULL, 'bitmap' (integer ids) or 'npy' (any ids)
       ids_offset INTEGER     the smallest id of a bitmap
@@ -62,7 +62,7 @@ import sqlite3
 import uuid
 
 from .._version import __version__
-from ..accounting._events import event_to_dict
+from ..accounting import event_to_dict
 from ..exceptions import LedgerFileError
 from ._chain import Chain
 from ._schema import _SCHEMA, APPLICATION_ID, ENTRY_COLUMNS, FORMAT, SCHEMA_VERSION, _ids_blob

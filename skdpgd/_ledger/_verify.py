@@ -12,7 +12,7 @@ import math
 import sqlite3
 from dataclasses import dataclass
 
-from ..accounting._events import event_from_dict
+from ..accounting import event_from_dict
 from ..exceptions import LedgerFileError
 from ._chain import KEY_ENV, same
 from ._entries import LedgerEntry

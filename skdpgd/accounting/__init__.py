@@ -20,7 +20,7 @@ utility proxies and the planners that choose run parameters) lives in
 :mod:`skdpgd.solvers`.
 """
 
-from ._calibration import calibrate_noisy_cyclic_gd, calibrate_noisy_gd
+from .calibration import calibrate_noisy_cyclic_gd, calibrate_noisy_gd
 from ._gdp import epsilon_delta_to_gdp, gdp_to_delta, gdp_to_epsilon
 from ._noisy_gd import (
     composition_gdp,
@@ -41,7 +41,7 @@ from ._gd_report import (
     noisy_cyclic_gd_report,
     noisy_gd_report,
 )
-from ._preconditioned import PreconditionedPrivacyReport
+from ._preconditioned import PreconditionedPrivacyReport, preconditioned_gd_report
 from ._altschuler_talwar import SGD_ORDERS, altschuler_talwar_rdp, sampled_gaussian_rdp
 from ._sgd_report import SampledSGDPrivacyReport, sampled_sgd_report
 from ._sampled_sgd import (
@@ -56,12 +56,24 @@ from ._events import (
     GaussianDpWithDeltaEvent,
     NeighbouringRelation,
     PoissonSampledGaussianEvent,
+    PrivacyEvent,
     RenyiDpEvent,
     UnsupportedEvent,
     UnsupportedEventError,
+    event_from_dict,
+    event_to_dict,
+)
+from ._accountants import (
+    Accountant,
+    GdpAccountant,
+    PldAccountant,
+    RdpAccountant,
+    get_accountant,
+    register_accountant,
 )
 from ._composition import Cap, Composition, check_supported, compose, supports
 from ._record_account import RecordAccount
+
 __all__ = [
     "DEFAULT_ORDERS",
     "PrivacyReport",
@@ -70,6 +82,7 @@ __all__ = [
     "NoisyGDPrivacyReport",
     "NoisyCyclicGDPrivacyReport",
     "PreconditionedPrivacyReport",
+    "preconditioned_gd_report",
     "calibrate_noisy_cyclic_gd",
     "calibrate_noisy_gd",
     "chourasia_rdp",
@@ -103,7 +116,16 @@ __all__ = [
     "sampled_sgd_bounds",
     "sampled_sgd_report",
     "uniform_sgd_composition_epsilon",
-    # privacy events and their composition
+    # privacy events, accountants and composition
+    "Accountant",
+    "GdpAccountant",
+    "PldAccountant",
+    "PrivacyEvent",
+    "RdpAccountant",
+    "event_from_dict",
+    "event_to_dict",
+    "get_accountant",
+    "register_accountant",
     "Cap",
     "Composition",
     "GaussianDpEvent",

@@ -34,7 +34,7 @@ from ._checks import check_positive, check_probability
 from ._gdp import epsilon_delta_to_gdp
 from ._rdp import rdp_to_epsilon
 from ._sampled_sgd import (
-    _clt_noise_multiplier,
+    clt_noise_multiplier,
     check_sgd_epsilon,
     poisson_sgd_epsilon,
     search_noise,
@@ -77,7 +77,19 @@ class SampledSGDBounds:
     not_applicable: dict = field(default_factory=dict)
 
 
-def _check_sampling(sampling):
+def check_sampling(sampling):
+    """Validate a sampler's name (one of ``SAMPLINGS``).
+
+    Parameters
+    ----------
+    sampling : str
+        The sampler.
+
+    Returns
+    -------
+    str
+        ``sampling``.
+    """
     if sampling not in SAMPLINGS:
         raise ValueError(f"sampling must be one of {SAMPLINGS}, got {sampling!r}.")
     return sampling
@@ -124,7 +136,7 @@ def sampled_sgd_bounds(
     -------
     SampledSGDBounds
     """
-    sampling = _check_sampling(sampling)
+    sampling = check_sampling(sampling)
     epsilons, not_applicable = {}, {}
     common = dict(batch_size=batch_size, n_samples=n_samples, gradient_bound=gradient_bound)
     at_reason = None
@@ -192,6 +204,6 @@ def calibrate_sampled_sgd(
         return sampled_sgd_bounds(sigma, n_steps, **kwargs).epsilon
 
     target_mu = epsilon_delta_to_gdp(epsilon, delta)
-    z0 = float(_clt_noise_multiplier(target_mu, batch_size / n_samples, n_steps))
+    z0 = float(clt_noise_multiplier(target_mu, batch_size / n_samples, n_steps))
     start = z0 * float(gradient_bound) / batch_size
     return search_noise(eps_of, epsilon, start, rtol=rtol)

@@ -27,10 +27,10 @@ def check_trial_event(event, mu_max, what):
     if type(event).__name__ == "GaussianDpWithDeltaEvent":  # a DPPipeline that thresholds
         raise UnsupportedEventError(
             f"DPSearchCV's selection bound (Renyi DP) needs every trial to be a Gaussian-DP "
-            f"run; {what} is a DP pipeline whose preparation thresholds noisy counts (an "
-            "additive delta, which Renyi DP does not cover). Give its vectorizer the "
-            "category lists (or categorical hashing), or price a GridSearchCV with "
-            "search_privacy_cost instead."
+            f"run; {what} thresholds noisy counts inside the trial (an additive delta, which "
+            "Renyi DP does not cover). Release the preparation once instead: DPSearchCV does "
+            "so for a DPPipeline's private steps, or prepare it yourself "
+            "(DPPipeline.prepare(X, ledger=...)) and search the prepared pipeline."
         )
     if not isinstance(event, GaussianDpEvent):
         raise UnsupportedEventError(

@@ -103,7 +103,7 @@ def check_steps(pipeline):
         if reason:
             raise TypeError(
                 f"Step {name!r} is neither a private step (the protocol of "
-                f"skdpgd.accounting._release) nor public-bound: {reason}."
+                f"skdpgd.preprocessing._private_step) nor public-bound: {reason}."
             )
     return pre, last_name, final
 

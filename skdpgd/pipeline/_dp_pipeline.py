@@ -3,9 +3,9 @@ r"""DPPipeline: private preparation and a DP estimator under one budget and one 
 A :class:`DPPipeline` holds ``steps`` like a scikit-learn ``Pipeline``: transformers, then
 one skdpgd estimator. A transformer is either *public-bound* (its fit reads no value:
 :mod:`skdpgd.preprocessing._public_steps` says which) or *private*: it follows the
-private-step protocol of :mod:`skdpgd.accounting._release` (``__skdpgd_private_fit__``,
-``_fit_private(X, y, *, mu, extra_delta, random_state)``, ``privacy_``), e.g.
-:class:`skdpgd.preprocessing.DPTableVectorizer`. ``fit``:
+private-step protocol of :mod:`skdpgd.preprocessing._private_step` (its base
+``PrivateStepMixin``; ``_privacy_plan``, ``_fit_private``, ``privacy_``, optionally
+``row_norm_bound_``), e.g. :class:`skdpgd.preprocessing.DPTableVectorizer`. ``fit``:
 
 1. checks the parameters and reads n and d from the containers' structure only;
 2. splits ``(epsilon, delta)`` between the private releases and the estimator by the
@@ -23,16 +23,13 @@ Step 1 is :mod:`._checks`, steps 2-3 :mod:`._plan` (the plan is computed once pe
 is both the ledger's charge and the allowances the fit hands out), steps 4-5
 :mod:`._fit_steps`; predictions go through :mod:`._delegation`.
 
-Optional hooks a private step may define (public information only):
-
-- ``_privacy_plan(X)``: ``(number of Gaussian releases, number of thresholded ones)``
-  that ``_fit_private`` would make on data with X's structure (columns and dtypes; X is
-  None when planning without data, and for every step after the first); a step with no
-  release gets no share, a step with a
-  thresholded release makes the pipeline reserve an additive delta. Absent (or failing
-  on None): the step is assumed to need both.
-- a fitted ``row_norm_bound_``: the bound on the norm of every output row, fixed by the
-  construction, used as the estimator's ``data_norm``.
+How the pipeline uses a private step's hooks: ``_privacy_plan(X)`` is called with the
+table for the first private step and with None for the later ones (a step whose plan
+fails on None is assumed to need a share and an additive delta); a step with no release
+gets no share; the last transformer's fitted ``row_norm_bound_`` becomes the estimator's
+``data_norm``. The private range of the target and the noisy class counts are private
+steps on y (:class:`~skdpgd.pipeline._target.PrivateTargetRange`,
+:class:`~skdpgd.pipeline._labels.PrivateClassCounts`).
 """
 
 import numbers
@@ -134,11 +131,12 @@ class DPPipeline(FittedPipelineMethods, _BaseComposition):
     Notes
     -----
     ``fit`` never changes the steps you passed: it fits clones with their budgets set.
-    ``sample_ids`` (public record ids) go to the ledger only. A search over a pipeline
-    (``GridSearchCV``, :class:`~skdpgd.model_selection.DPSearchCV`) clones it with its
-    parameters, ``epsilon`` included, and
-    :func:`~skdpgd.model_selection.search_privacy_cost` prices every fit with
-    :meth:`plan_privacy`.
+    ``sample_ids`` (public record ids) go to the ledger only. Before a search, release
+    the private preparation once with :meth:`prepare` and search the prepared pipeline:
+    its fits (every clone ``GridSearchCV`` makes, ``epsilon`` among the candidates) are
+    charged for the model only, and :func:`~skdpgd.model_selection.search_privacy_cost`
+    prices every fit with :meth:`plan_privacy` and the shared preparation once.
+    :class:`~skdpgd.model_selection.DPSearchCV` releases it once by itself.
 
     Examples
     --------

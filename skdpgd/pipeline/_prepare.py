@@ -25,9 +25,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..accounting._release import ReleasePrivacyReport
 from ..linear_model._base import BaseDPLinearModel
+from ..preprocessing._private_step import check_allowance
 from ..utils._sklearn_compat import _num_samples
 from ._checks import check_steps, is_private, is_skip
-from ._fit_steps import check_spent
 from ._plan import plan_budget, planned_releases
 from ._report import PipelinePrivacyReport
 
@@ -200,27 +200,38 @@ def prepare_pipeline(pipeline, X, y=None, *, ledger=None, sample_ids=None):
         delta=budget.delta, n_samples=n, preparation_share=budget.preparation_share,
         planned=True, notes=("prepare(): the preparation's allowances, released once",))
     if ledger is not None:  # before any value is read; may refuse
-        ledger.charge(_source(pipeline, allowance), planned, n_samples=n,
+        ledger.charge(preparation_source(pipeline, allowance), planned, n_samples=n,
                       sample_ids=sample_ids)
-    steps, _ = release_preparation(pre, X, y, allowance,
-                                   prepare_generator(pipeline.random_state))
-    prepared = clone(pipeline)
-    prepared.steps = steps + [(last_name, clone(final))]
+    prepared = freeze(pipeline, X, y, allowance, prepare_generator(pipeline.random_state))
     return prepared.set_params(ledger=ledger)
 
 
-def _source(pipeline, allowance):
+def preparation_source(pipeline, allowance):
+    """How the ledger names a preparation released once (step classes, the budget)."""
     names = ", ".join(type(step).__name__ for name, step in pipeline.steps
                       if name in allowance)
     return (f"DPPipeline.prepare([{names}], epsilon={pipeline.epsilon!r}, "
             f"delta={pipeline.delta!r})")
 
 
+def freeze(pipeline, X, y, allowance, rng):
+    """A clone of ``pipeline`` whose private steps are released on X and frozen.
+
+    Called after the preparation has been charged; ``allowance`` maps each private
+    step's name to its (mu, additive delta).
+    """
+    pre, last_name, final = check_steps(pipeline)
+    steps, _ = release_preparation(pre, X, y, allowance, rng)
+    prepared = clone(pipeline)
+    prepared.steps = steps + [(last_name, clone(final))]
+    return prepared
+
+
 def release_preparation(pre, X, y, allowance, rng):
     """Release the private steps of ``pre`` on X with their allowances; freeze them.
 
     ``allowance`` maps a private step's name to its (mu, additive delta); a step that
-    reports more is refused (:func:`._fit_steps.check_spent`).
+    reports more is refused (:func:`skdpgd.preprocessing._private_step.check_allowance`).
     Public-bound steps are fitted on the way (their fit reads no value) and kept as
     they were given; every private step becomes a :class:`PreparedStep`.
     Returns the new step list and the released reports ``[(name, report)]``.
@@ -235,7 +246,7 @@ def release_preparation(pre, X, y, allowance, rng):
             mu, extra = allowance.get(name, (0.0, 0.0))
             fitted._fit_private(Xt, y, mu=mu, extra_delta=extra,
                                 random_state=int(rng.integers(2**32)))
-            check_spent(name, fitted.privacy_, mu, extra)
+            check_allowance(name, fitted.privacy_, mu, extra)
             spent.append((name, fitted.privacy_))
             Xt = fitted.transform(Xt)
             steps.append((name, PreparedStep(fitted)))

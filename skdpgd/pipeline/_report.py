@@ -200,10 +200,10 @@ class PipelinePrivacyReport(PrivacyReport):
         for name, report in self.shared:
             extra = float(getattr(report, "extra_delta", 0.0))
             lines.append(
-                f"  {name}: shared, released once by prepare() (mu={format_up(report.mu)}"
+                f"  {name}: shared, released once before this fit (mu={format_up(report.mu)}"
                 + (f", additive delta {format_up(extra)}" if extra else "")
-                + "), charged once when prepared; reused here as post-processing, "
-                "not composed above")
+                + "; DPPipeline.prepare or DPSearchCV charged it once); reused here as "
+                "post-processing, not composed above")
         return lines
 
 

@@ -6,21 +6,21 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..accounting._gdp import epsilon_delta_to_gdp
 from ..accounting._release import ReleasePrivacyReport
-from ..utils._validation import check_epsilon, make_generator, resolve_delta
+from ..utils._sklearn_compat import HasMethods
+from ..utils._validation import make_generator
 from ._column_maps import BooleanEncoding, CategoricalEncoding, NumericEncoding
 from ._missing import DEFAULT_MISSING_STRINGS, category_key
 from ._numeric_rules import check_public_bounds, is_integer_dtype, numeric_map
 from ._private_categories import discover_categories
 from ._private_range import private_range
+from ._private_step import STANDALONE_EXTRA_DELTA_SHARE, PrivateStepMixin
 from ._schema import key_column, n_rows, numeric_column, table_schema
 from ._vectorizer_plan import child_generators, count_releases, plan_columns
 
 #: Share of the standalone fit's delta given to the thresholded releases (category
-#: discovery), when there are any: the thresholds depend on it only through
-#: :math:`\Phi^{-1}(1 - \delta_0)`, the Gaussian part keeps 90% of delta.
-DISCOVERY_DELTA_SHARE = 0.1
+#: discovery): the one rule of every private step's standalone fit.
+DISCOVERY_DELTA_SHARE = STANDALONE_EXTRA_DELTA_SHARE
 
 _MECHANISM = (
     "numeric ranges: Gaussian histograms over a public log grid, replace-one L2 "
@@ -32,7 +32,7 @@ _MECHANISM = (
 
 
 
-class DPTableVectorizer(TransformerMixin, BaseEstimator):
+class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
     r"""Encode every column of a raw table by its dtype, privately (accounted).
 
     In the spirit of skrub's ``TableVectorizer``: give it a pandas or polars DataFrame
@@ -102,6 +102,9 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
     scale_rows : bool, default=True
         Divide every output row by the construction's norm bound so that
         ``row_norm_bound_`` is 1.
+    ledger : skdpgd.PrivacyLedger or None, default=None
+        Charged by a standalone ``fit`` with the planned cost before any value is read
+        (a pipeline refuses a step with its own ledger: give it to the pipeline).
     random_state : None, int or numpy.random.Generator, default=None
         The noise source (None: fresh OS entropy; a fixed seed is for experiments only).
 
@@ -158,7 +161,7 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
     ['age', 'city_Lyon', 'city_Oslo', 'city__other', 'city__missing']
     """
 
-    __skdpgd_private_fit__ = True
+    _standalone_mechanism = _MECHANISM
 
     _parameter_constraints = {
         "epsilon": "no_validation",
@@ -172,13 +175,14 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
         "missing_values": "no_validation",
         "add_indicator": "no_validation",
         "scale_rows": ["boolean"],
+        "ledger": [HasMethods(["charge_event"]), None],
         "random_state": ["random_state"],
     }
 
     def __init__(self, *, epsilon=1.0, delta="auto", bounds=None, categories=None,
                  log1p="auto", categorical="discover", n_buckets=16, column_types=None,
                  missing_values=DEFAULT_MISSING_STRINGS, add_indicator="auto",
-                 scale_rows=True, random_state=None):
+                 scale_rows=True, ledger=None, random_state=None):
         self.epsilon = epsilon
         self.delta = delta
         self.bounds = bounds
@@ -190,6 +194,7 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
         self.missing_values = missing_values
         self.add_indicator = add_indicator
         self.scale_rows = scale_rows
+        self.ledger = ledger
         self.random_state = random_state
 
     # -- the public plan: from the schema and the parameters only -------------------
@@ -211,36 +216,6 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
         return self._n_releases(plan)
 
     # -- fitting ------------------------------------------------------------------
-
-    def fit(self, X, y=None):
-        """Fit standalone, spending this step's own ``epsilon`` and ``delta``.
-
-        Parameters
-        ----------
-        X : pandas.DataFrame, polars.DataFrame or array-like of shape (n_samples, n_features)
-            The raw table.
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : DPTableVectorizer
-            Fitted; ``privacy_`` says what was released.
-        """
-        epsilon = check_epsilon(self.epsilon)
-        n = n_rows(X)
-        if n < 1:
-            raise ValueError("Found array with 0 sample(s): X has no row.")
-        delta = resolve_delta(self.delta, max(n, 1))
-        plan, _ = self._plan(X)
-        _, n_thresholded = self._n_releases(plan)
-        extra_delta = DISCOVERY_DELTA_SHARE * delta if n_thresholded else 0.0
-        # rounded down by 1e-9 relative (as DPPipeline does): the GDP inversions are exact
-        # to about 1e-14 only, and privacy_.epsilon_at(delta) must not exceed epsilon
-        mu = np.inf if np.isinf(epsilon) else (
-            epsilon_delta_to_gdp(epsilon, delta - extra_delta) * (1.0 - 1e-9))
-        return self._fit_private(X, y, mu=float(mu), extra_delta=extra_delta,
-                                 random_state=self.random_state)
 
     def _fit_private(self, X, y=None, *, mu, extra_delta, random_state):
         """Fit spending at most ``mu``-GDP and ``extra_delta`` (the private-step protocol).

@@ -32,16 +32,13 @@ from ..optim._preconditioned import (
     GramPreconditioner,
     preconditioned_noisy_gradient_descent,
 )
-from ..accounting._preconditioned import preconditioned_gd_report
+from ..accounting import preconditioned_gd_report
 from ._base import Solver
-from ._preconditioned_planning import GRAM_SHARE, PreconditionedGDPlan, plan_preconditioned_gd
+from ._preconditioned_planning import GRAM_SHARE, plan_preconditioned_gd
 from ._utility import Prediction, predicted_excess_loss
 
-__all__ = ["PreconditionedPlan", "PreconditionedSolver"]
+__all__ = ["PreconditionedSolver"]
 
-
-#: A Gram-preconditioned run: the planner's plan itself, with its solver.
-PreconditionedPlan = PreconditionedGDPlan
 
 
 class PreconditionedSolver(Solver):

@@ -20,8 +20,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..accounting import epsilon_delta_to_gdp
-from ..accounting._checks import check_count, check_positive, check_probability
-from ..accounting._preconditioned import _check_share, calibrate_preconditioned_gd
+from ..accounting.calibration import (
+    calibrate_preconditioned_gd,
+    check_count,
+    check_positive,
+    check_probability,
+    check_share,
+)
 from ._utility import error_moments
 
 __all__ = [
@@ -75,13 +80,15 @@ SPECTRUM_GRID = np.logspace(-8.0, 0.0, 121)
 
 def _unit_errors(max_steps, eigenvalues, *, margin, curvature, strong_convexity, learning_rate,
                  momentum):
-    r"""Per-direction errors of K = 1..max_steps steps, arrays of shape (max_steps, grid).
+    r"""Per-direction moments of K = 1..max_steps steps: (mean, variance, h).
 
     ``eigenvalues``, ``strong_convexity`` and ``momentum`` broadcast together (the planner
-    passes columns of lam and beta against a row of eigenvalues). Returns (O, N):
-    O[K-1] = :math:`\frac h2 e_K^2` for :math:`e_0 = e_{-1} = 1`
-    (:math:`\theta_* = 1`, the run starts at 0) and N[K-1] = :math:`\frac h2 \mathrm{Var}(e_K)`
-    for unit noise std, from the exact recursion of :func:`preconditioned_utility_proxy`.
+    passes columns of lam and beta against a row of eigenvalues). ``mean[K-1]`` is
+    :math:`E e_K` for :math:`e_0 = e_{-1} = 1` (:math:`\theta_* = 1`, the run starts at 0),
+    ``variance[K-1]`` is :math:`\mathrm{Var}(e_K)` for unit noise std, from the exact
+    recursion of :func:`preconditioned_utility_proxy` (:func:`~._utility.error_moments`),
+    and h the curvature; the proxy's :math:`O_g(K) = \frac h2 (E e_K)^2` and
+    :math:`N_g(K) = \frac h2 \mathrm{Var}(e_K)`.
     """
     g = np.asarray(eigenvalues, dtype=float)
     lam, beta = np.asarray(strong_convexity, dtype=float), np.asarray(momentum, dtype=float)
@@ -89,14 +96,8 @@ def _unit_errors(max_steps, eigenvalues, *, margin, curvature, strong_convexity,
     p = curvature * (g + margin) + lam
     r = np.minimum(learning_rate * h / p, 1.0)
     a, b = (1.0 - r) * (1.0 + beta), -(1.0 - r) * beta
-    q = (learning_rate / p) ** 2
-    shape = np.broadcast(a, h).shape
-    h = np.broadcast_to(h, shape)
-    opt, noise = np.empty((max_steps,) + shape), np.empty((max_steps,) + shape)
-    for k, (e, variance) in enumerate(error_moments(a, b, q, max_steps)):
-        opt[k] = 0.5 * h * e * e
-        noise[k] = 0.5 * h * variance
-    return opt, noise
+    mean, variance = error_moments(a, b, 1.0, max_steps)  # unit q: scaled by the caller
+    return mean, variance, np.broadcast_to(h, a.shape), (learning_rate / p) ** 2
 
 
 def preconditioned_utility_proxy(
@@ -168,15 +169,23 @@ def _proxy_table(max_steps, sigma1, *, margin, curvature, lams, momenta, learnin
     an array of shape (max_steps, len(lams)), one recursion for all of them."""
     rt2 = row_norm**2
     g = np.concatenate([[0.0], rt2 * SPECTRUM_GRID])[None, :]  # column 0: g = 0
-    opt, noise = _unit_errors(
+    mean, variance, h, q = _unit_errors(
         max_steps, g, margin=margin, curvature=curvature, strong_convexity=lams[:, None],
         learning_rate=learning_rate, momentum=momenta[:, None],
     )
     count = np.minimum(float(n_params), n_outputs * rt2 / g[:, 1:])
-    sigma2 = np.arange(1, max_steps + 1)[:, None] * sigma1**2
     r0 = initial_distance
-    worst_opt = r0 * r0 / n_params * np.max(count * opt[:, :, 1:], axis=2)
-    worst_noise = np.max(count * noise[:, :, 1:] + (n_params - count) * noise[:, :, :1], axis=2)
+    # the weights of each direction, folded once: r0^2/p t_g h/2 (optimisation), t_g q h/2
+    # and (p - t_g) q_0 h_0/2 (noise); then one pass over the (K, pair, g) moments each
+    half = 0.5 * h
+    opt = mean[:, :, 1:]
+    opt *= opt
+    opt *= r0 * r0 / n_params * count * half[:, 1:]
+    worst_opt = np.max(opt, axis=2)
+    noise = variance[:, :, 1:] * (count * (q * half)[:, 1:])
+    noise += variance[:, :, :1] * ((n_params - count) * (q * half)[:, :1])
+    worst_noise = np.max(noise, axis=2)
+    sigma2 = np.arange(1, max_steps + 1)[:, None] * sigma1**2
     return 0.5 * lams[None, :] * r0 * r0 + worst_opt + sigma2 * worst_noise
 
 
@@ -338,7 +347,7 @@ def plan_preconditioned_gd(
     r0 = check_positive("initial_distance", initial_distance)
     max_steps = check_count("max_steps", max_steps)
     eta = check_positive("learning_rate", learning_rate)
-    share = _check_share(gram_share)
+    share = check_share(gram_share)
     momenta = sorted({float(beta) for beta in momenta})
     if not momenta or not all(0.0 <= beta < 1.0 for beta in momenta):
         raise ValueError(f"momenta must be a non-empty set of values in [0, 1), got {momenta!r}.")

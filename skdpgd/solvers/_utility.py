@@ -124,27 +124,46 @@ def direction_errors(n_steps, curvature, step, momentum=0.0):
     h, gamma = np.broadcast_arrays(np.asarray(curvature, float), np.asarray(step, float))
     r = gamma * h
     a, b = (1.0 - r) * (1.0 + momentum), -(1.0 - r) * momentum
-    mean, variance = np.ones(np.broadcast(a, b).shape), None
-    for mean, variance in error_moments(a, b, gamma**2, n_steps):
-        pass
-    return mean, (np.zeros(mean.shape) if variance is None else variance)
+    return error_moments(a, b, gamma**2, n_steps, every_step=False)
 
 
-def error_moments(a, b, q, n_steps):
-    r"""Yield :math:`(E e_k, \mathrm{Var}\,e_k)` for k = 1..``n_steps`` of
-    :math:`e_{k+1} = a e_k + b e_{k-1} - \sqrt q Z_k` from :math:`e_0 = e_{-1} = 1`.
+def error_moments(a, b, q, n_steps, *, every_step=True):
+    r""":math:`(E e_k, \mathrm{Var}\,e_k)` of :math:`e_{k+1} = a e_k + b e_{k-1} - \sqrt q Z_k`
+    from :math:`e_0 = e_{-1} = 1`, for k = 1..``n_steps`` or at k = ``n_steps`` only.
 
-    The mean follows the recursion without noise; the covariance of :math:`(e_k, e_{k-1})`
-    is propagated exactly (``a``, ``b``, ``q`` broadcast together). The one recursion of
-    :func:`direction_errors` and of the preconditioned planner's proxy.
+    Through the impulse response :math:`\phi_0 = 1`, :math:`\phi_k = a\phi_{k-1} +
+    b\phi_{k-2}` (:math:`\phi_{-1} = 0`): the mean is :math:`E e_k = \phi_k + b\phi_{k-1}`
+    and, the noises being independent, :math:`\mathrm{Var}\,e_k = q\sum_{i<k}\phi_i^2`
+    (docs/theory.md#predicted-utility). ``a``, ``b``, ``q`` broadcast together. The one
+    recursion of :func:`direction_errors` and of the preconditioned planner's proxy.
+
+    Returns
+    -------
+    mean, variance : ndarray
+        Of shape ``(n_steps,) + shape`` with ``every_step``, else ``shape``.
     """
     a, b, q = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (a, b, q)))
-    e, e_prev = np.ones(a.shape), np.ones(a.shape)
-    c00, c01, c11 = np.zeros(a.shape), np.zeros(a.shape), np.zeros(a.shape)
-    for _ in range(int(n_steps)):
-        e, e_prev = a * e + b * e_prev, e
-        c00, c01, c11 = a * a * c00 + 2.0 * a * b * c01 + b * b * c11 + q, a * c00 + b * c01, c00
-        yield e, c00
+    n_steps = int(n_steps)
+    if every_step:
+        phi = np.empty((n_steps + 1,) + a.shape)
+        phi[0] = 1.0
+        if n_steps:
+            phi[1] = a
+        for k in range(2, n_steps + 1):
+            np.multiply(a, phi[k - 1], out=phi[k])
+            phi[k] += b * phi[k - 2]
+        mean = b * phi[:-1]
+        mean += phi[1:]
+        variance = np.square(phi[:-1], out=phi[:-1])  # phi_K is no longer needed
+        for k in range(1, n_steps):  # running sums (faster than cumsum over axis 0)
+            variance[k] += variance[k - 1]
+        variance *= q
+        return mean, variance
+    phi, phi_prev, total = np.ones(a.shape), np.zeros(a.shape), np.zeros(a.shape)
+    for _ in range(n_steps):
+        total += phi * phi
+        phi, phi_prev = a * phi + b * phi_prev, phi
+    return phi + b * phi_prev, q * total
 
 
 def scale_free_excess(data_curvature, curvature, mean, variance, share, count, weights=None):

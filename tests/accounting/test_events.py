@@ -23,7 +23,7 @@ from skdpgd.accounting import (
     compose,
     supports,
 )
-from skdpgd.accounting._events import event_from_dict, event_to_dict
+from skdpgd.accounting import event_from_dict, event_to_dict
 
 ORDERS = tuple(accounting.DEFAULT_ORDERS)
 DELTA = 1e-5
