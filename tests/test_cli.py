@@ -251,7 +251,7 @@ def test_unreadable_csv_and_unexpected_errors_have_no_traceback(tmp_path, capsys
     path.write_bytes(b"a,b\n\xff\xfe,1\n\x80,2\n")
     assert main(["fit", str(path), "--target", "b", "--bounds", "a=0:1", "--epsilon", "1",
                  "--model", "logistic"]) == 2
-    assert "not a readable CSV file" in capsys.readouterr().err
+    assert "is not UTF-8 text" in capsys.readouterr().err  # the real problem
 
     def boom(*args, **kwargs):
         raise RuntimeError("something\nunexpected")

@@ -87,6 +87,13 @@ def _auto_or_positive_int(text):
     return value
 
 
+def _add_dialect(parser):
+    parser.add_argument("--sep", default=None, help="field separator (default: sniffed "
+                        "from the header line only: ',', ';', tab or '|')")
+    parser.add_argument("--decimal", default=None, choices=[".", ","],
+                        help="decimal mark (default: ',' for a ';'-separated file, else '.')")
+
+
 def build_parser():
     """The argparse parser of the commands."""
     parser = argparse.ArgumentParser(
@@ -172,6 +179,7 @@ def build_parser():
                      help="default 'auto' = min(1e-5, 1/(10 n))")
     fit.add_argument("--output", help="where to save the fitted bundle (joblib)")
     fit.add_argument("--config", help="TOML or JSON file with bounds / categories / ...")
+    _add_dialect(fit)
     fit.add_argument("--model", choices=["logistic", "ridge"], default=None,
                      help="required unless --classes (logistic) or --y-bound (ridge) "
                      "implies it; no default")
@@ -226,6 +234,7 @@ def build_parser():
     predict.add_argument("data", help="CSV file with a header line")
     predict.add_argument("--output", help="where to write the predictions (CSV; default: "
                          "standard output)")
+    _add_dialect(predict)
     predict.set_defaults(run=predict_command)
     add_ledger_parser(sub)
     return parser

@@ -19,19 +19,22 @@ The pipeline splits the budget by its public rule and reports every release comp
 the command prints that report and nothing computed from the data.
 """
 
-import csv
 import math
-from pathlib import Path
 
 import numpy as np
 
 from .._version import __version__
-from ._config import _names
-from ._table import (
-    PrivateTableSchema, TableSchema, canonical_list, label_type, raw_frame, read_table,
-    schema_of, to_labels,
-)
 from ..preprocessing._cells import canonical, to_numbers
+from ._config import _names
+from ._csv import index_column, read_frame, sniff
+from ._table import (
+    PrivateTableSchema,
+    TableSchema,
+    canonical_list,
+    label_type,
+    schema_of,
+    to_labels,
+)
 
 NOT_AVAILABLE = (
     "fitting a column without a public bound needs skdpgd.preprocessing."
@@ -41,21 +44,13 @@ NOT_AVAILABLE = (
 )
 
 
-def read_header(path):
-    """The column names of a CSV file (its first line): public, read without any cell."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"data file {str(path)!r} not found.")
-    header = None
-    try:
-        with path.open(newline="", encoding="utf-8-sig") as handle:
-            header = next(csv.reader(handle), [])
-    except (UnicodeDecodeError, csv.Error):  # the error holds the raw bytes of the file
-        pass
-    if header is None:  # raised outside the handler: neither __cause__ nor __context__
-        raise ValueError(f"{str(path)!r} is not a readable CSV file (UTF-8 text with "
-                         "comma-separated fields).")
-    return [name.strip() for name in header]
+def read_header(path, config=None):
+    """The column names of a CSV file (its first line, the dialect of ``config``'s
+    ``sep``): public, read without any cell; an unnamed first column (a row index) is
+    left out, as :func:`~skdpgd._cli._csv.read_frame` drops it."""
+    config = config or {}
+    header, _, _, _ = sniff(path, config.get("sep"), config.get("decimal"))
+    return header[1:] if index_column(header) is not None else header
 
 
 def _typed(config):
@@ -74,7 +69,7 @@ def needs_private_preparation(path, config):
     fit has no public ``y_bound``. False when the target is not in the file (the fully
     public path then names the problem).
     """
-    header = read_header(path)
+    header = read_header(path, config)
     target = config.get("target")
     if target not in header:
         return False
@@ -209,8 +204,7 @@ def _target(cells, model, classes):
         return to_numbers(cells)
     if classes is not None:
         return to_labels(cells, classes)
-    return np.asarray([None if canonical(c) is None else str(c).strip() for c in cells],
-                      dtype=object)
+    return np.asarray([canonical(c) for c in cells], dtype=object)
 
 
 def ledger_line(ledger):
@@ -238,17 +232,20 @@ def fit_table(path, config, *, epsilon, delta="auto", random_state=None, output=
     """
     import joblib
 
-    header, rows = read_table(path, min_rows=2)
+    frame, sep, decimal, notes = read_frame(path, sep=config.get("sep"),
+                                            decimal=config.get("decimal"),
+                                            markers=_markers(config), min_rows=2)
+    header = [str(c) for c in frame.columns]
     features, numeric, categorical = table_plan(header, config)
     pipeline = build_table_pipeline(features, numeric, categorical, config, epsilon=epsilon,
                                     delta=delta, random_state=random_state, ledger=ledger)
     target = config["target"]
-    cells = np.asarray([row[header.index(target)] for row in rows], dtype=object)
+    cells = frame[target].to_numpy(dtype=object)
     model = config["model"]
     y = _target(cells, model, config.get("classes"))
     if ledger is None:
         _check_target(y, model, config.get("classes"), target)
-    pipeline.fit(raw_frame(header, rows, features), y)
+    pipeline.fit(frame[features], y)
     report = pipeline.privacy_
     classes = config.get("classes")
     if model == "logistic" and classes is None:  # released privately: texts
@@ -261,7 +258,7 @@ def fit_table(path, config, *, epsilon, delta="auto", random_state=None, output=
         "feature_columns": features, "target": target, "model": model,
         "classes": classes, "label_type": label_type(classes) if classes else None,
         "privacy": report.to_dict() if hasattr(report, "to_dict") else repr(report),
-        "skdpgd_version": __version__,
+        "skdpgd_version": __version__, "csv": {"sep": sep, "decimal": decimal},
     }
     if output is not None:
         joblib.dump(bundle, output)
@@ -269,6 +266,8 @@ def fit_table(path, config, *, epsilon, delta="auto", random_state=None, output=
     print(f"skdpgd fit: {type(pipeline.steps[-1][1]).__name__} on {path} through DPTableVectorizer "
           f"({len(schema.numeric_columns_)} numeric, {len(schema.categorical_columns_)} "
           f"categorical columns; target {target!r})")
+    for note in notes:
+        print(f"read: {note}")
     print(repr(report))
     if ledger is not None:
         print(ledger_line(ledger))
