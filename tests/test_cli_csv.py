@@ -83,3 +83,17 @@ def test_the_fast_read_gives_what_the_rule_gives_the_text(tmp_path):
     for name in ("n", "m"):
         np.testing.assert_array_equal(a[name].to_numpy(), b[name].to_numpy())
     assert a["c"].tolist() == b["c"].tolist()
+
+
+def test_account_plans_the_raw_table_pipeline(tmp_path, capsys):
+    data = _semicolon_file(tmp_path / "eu.csv", n=300)
+    assert main(["account", "--table", str(data), "--target", "label", "--model",
+                 "logistic", "--epsilon", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "n=300 rows" in out and "planned (upper bound)" in out
+    for release in ("column_types", "vectorizer", "label set (classes='private')", "model"):
+        assert f"  {release}: mu=" in out
+    assert main(["account", "--table", str(data), "--target", "label", "--epsilon", "1"]) == 2
+    assert "--model is required" in capsys.readouterr().err
+    assert main(["account", "--epsilon", "1"]) == 2  # an estimator plan needs n
+    assert "--n is required" in capsys.readouterr().err

@@ -131,12 +131,24 @@ def build_parser():
     acc.add_argument("--epsilon", type=_epsilon, required=True)
     acc.add_argument("--delta", type=_delta, default="auto",
                      help="default 'auto' = min(1e-5, 1/(10 n))")
-    acc.add_argument("--n", type=int, required=True, help="number of training rows (public)")
+    acc.add_argument("--n", type=int, default=None, help="number of training rows (public; "
+                     "required without --table)")
+    acc.add_argument("--table", metavar="CSV", default=None,
+                     help="plan the raw-table pipeline `skdpgd fit CSV --target T` would run "
+                     "(its releases and their shares; n counted from the file, columns "
+                     "from its header); --model / --classes / --y-bound as for fit")
+    acc.add_argument("--target", default=None, help="with --table: the target column")
+    acc.add_argument("--classes", action="append", default=None, metavar="A,B[,...]",
+                     help="with --table: the public label set (else released privately)")
+    _add_dialect(acc)
     acc.add_argument("--n-features", type=int, default=10, help="d (default 10)")
     acc.add_argument("--data-norm", type=float, default=1.0, help="public row-norm bound R")
-    acc.add_argument("--model", choices=["logistic", "ridge"], default="logistic")
+    acc.add_argument("--model", choices=["logistic", "ridge"], default=None,
+                     help="default logistic (with --table: required unless --classes or "
+                     "--y-bound implies it)")
     acc.add_argument("--n-classes", type=int, default=2, help="logistic: label set size")
-    acc.add_argument("--y-bound", type=float, default=1.0, help="ridge: bound on |y|")
+    acc.add_argument("--y-bound", type=float, default=None,
+                     help="ridge: bound on |y| (default 1; with --table: private range)")
     acc.add_argument("--regularization", type=float, default=None,
                      help="C (logistic) or alpha (ridge); default 'auto'")
     acc.add_argument("--max-iter", type=_auto_or_positive_int, default="auto",

@@ -58,10 +58,52 @@ def demo_command(args):
     run_demo(epsilons=tuple(args.epsilons), seeds=tuple(args.seeds), solver=args.solver)
 
 
+def account_table(args):
+    """``skdpgd account --table CSV``: the raw-table pipeline's planned releases."""
+    from ._fit_table import build_table_pipeline, count_rows, read_header, table_plan
+
+    config = {key: value for key, value in (
+        ("target", args.target), ("epsilon", args.epsilon), ("delta", args.delta),
+        ("sep", args.sep), ("decimal", args.decimal)) if value is not None}
+    if args.target is None:
+        raise ValueError("--table needs --target (the column to predict).")
+    if args.classes:
+        config["classes"] = classes_from_flags(args.classes)
+    if args.model is not None:
+        config["model"] = args.model
+    if args.y_bound is not None:
+        config["y_bound"] = args.y_bound
+    config["model"] = resolve_model(config)
+    config = check_config(config)
+    header = read_header(args.table, config)
+    features, numeric, categorical = table_plan(header, config)
+    n = count_rows(args.table) if args.n is None else args.n
+    pipeline = build_table_pipeline(features, numeric, categorical, config,
+                                    epsilon=args.epsilon, delta=args.delta,
+                                    random_state=None)
+    report = pipeline.plan_privacy(n)
+    print(f"skdpgd account: the pipeline `skdpgd fit {args.table} --target {args.target}` "
+          f"would run on n={n} rows ({len(features)} feature columns: {len(numeric)} "
+          f"declared numeric, {len(categorical)} declared categorical, "
+          f"{len(features) - len(numeric) - len(categorical)} typed by the private vote)")
+    print(repr(report))
+    print(f"the estimator's width is known after the vectorizer's release: 2 columns per "
+          f"numeric feature (value, missing indicator), and per categorical one its "
+          f"released categories + 2 (other, missing); with the header's "
+          f"{len(features)} columns all numeric, {2 * len(features)}")
+
+
 def account_command(args):
     """``skdpgd account``: print the planned run and the baselines."""
     from ..linear_model import DPLogisticRegression, DPRidge
     from ._account import account_lines
+
+    if args.table is not None:
+        return account_table(args)
+    if args.n is None:
+        raise ValueError("--n is required (or --table CSV to plan a raw-table pipeline).")
+    args.model = args.model or "logistic"
+    args.y_bound = 1.0 if args.y_bound is None else args.y_bound
 
     common = dict(
         epsilon=args.epsilon, delta=args.delta, data_norm=args.data_norm,

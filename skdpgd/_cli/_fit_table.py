@@ -53,6 +53,15 @@ def read_header(path, config=None):
     return header[1:] if index_column(header) is not None else header
 
 
+def count_rows(path):
+    """The number of data rows n (public), counted by the CSV reader without keeping a
+    cell (quoted fields may hold line breaks)."""
+    import csv
+
+    with open(path, newline="", encoding="utf-8-sig", errors="replace") as handle:
+        return max(sum(1 for row in csv.reader(handle) if row) - 1, 0)
+
+
 def _typed(config):
     """(numeric, categorical) column names declared in the config and flags."""
     numeric = set(_names("numeric", config.get("numeric", [])))
