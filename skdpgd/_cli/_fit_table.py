@@ -220,7 +220,8 @@ def ledger_line(ledger):
     """One line after a charged fit: the ledger file and its worst record's total."""
     delta = ledger.delta if ledger.delta is not None else 1e-5
     spent = ledger.spent(delta)
-    return (f"charged to the ledger {ledger.path}: {spent.n_fits} entries, the worst-off "
+    entries = f"{spent.n_fits} entr{'y' if spent.n_fits == 1 else 'ies'}"
+    return (f"charged to the ledger {ledger.path}: {entries}, the worst-off "
             f"record at epsilon={spent.epsilon:.6g} (delta={delta:.3g}); `skdpgd ledger "
             "show` lists them")
 
