@@ -24,6 +24,8 @@ _LAZY = {
     "DPPipeline": ".pipeline",
     "make_dp_pipeline": ".pipeline",
     "PrivacyLedger": "._ledger",
+    "LedgerEntry": "._ledger",
+    "LedgerSpend": "._ledger",
     "PrivacyReport": ".accounting",
 }
 _SUBPACKAGES = ("accounting", "audit", "model_selection", "preprocessing")
@@ -32,6 +34,8 @@ __all__ = [
     "DPLogisticRegression",
     "DPPipeline",
     "DPRidge",
+    "LedgerEntry",
+    "LedgerSpend",
     "PrivacyLedger",
     "PrivacyReport",
     "accounting",

@@ -332,7 +332,8 @@ def test_dpsearchcv_runs_a_pipeline_without_thresholding():
 
 
 def test_dpsearchcv_releases_a_thresholding_preparation_once_outside_the_selection():
-    # (it used to refuse it: an additive delta inside a trial breaks the Renyi bound)
+    # released once, outside the trials: an additive delta inside a trial would break the
+    # Renyi bound of the selection
     X, y = _classification(n=400)
     search = DPSearchCV(_pipe(thresholds=True), {"dplogisticregression__C": [1.0]},
                         epsilon=2.0, random_state=0).fit(X, y)

@@ -25,6 +25,7 @@ import numpy as np
 
 from .._version import __version__
 from ..preprocessing._cells import canonical, to_numbers
+from ..preprocessing._vectorizer_summary import summary_text
 from ._config import _names
 from ._csv import index_column, read_frame, sniff
 from ._table import (
@@ -176,12 +177,19 @@ def build_table_pipeline(features, numeric, categorical, config, *, epsilon, del
     categories = {name: canonical_list(name, values)
                   for name, values in config.get("categories", {}).items()
                   if name in features}
+    # the schema step has decided every type (declared or voted): read them as dtypes
     vectorizer = DPTableVectorizer(bounds=bounds or None, categories=categories or None,
-                                   log1p=logged or "auto")
+                                   log1p=logged or "auto", types="dtype")
     estimator = make_table_estimator(config)
     steps = [("column_types", schema), ("vectorizer", vectorizer), ("model", estimator)]
     return DPPipeline(steps, epsilon=epsilon, delta=delta, random_state=random_state,
                       ledger=ledger)
+
+
+def _type_sources(schema):
+    """Where the schema's types came from: declared (public) or the private vote."""
+    declared = set(schema.numeric) | set(schema.categorical)
+    return {c: "declared" if c in declared else "vote" for c in schema.columns}
 
 
 def _check_target(y, model, classes, target):
@@ -279,6 +287,7 @@ def fit_table(path, config, *, epsilon, delta="auto", random_state=None, output=
     for note in notes:
         print(f"read: {note}")
     print(repr(report))
+    print(summary_text(pipeline.pipeline_[1], type_from=_type_sources(schema)))
     if ledger is not None:
         print(ledger_line(ledger))
     if output:

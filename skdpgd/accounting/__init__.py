@@ -35,6 +35,7 @@ from ._noisy_gd import (
 )
 from ._rdp import DEFAULT_ORDERS, chourasia_rdp, composition_rdp, gdp_to_rdp, rdp_to_epsilon
 from ._report import GaussianRunPrivacyReport, PrivacyReport, RunPrivacyReport
+from ._release import ReleasePrivacyReport
 from ._gd_report import (
     NoisyCyclicGDPrivacyReport,
     NoisyGDPrivacyReport,
@@ -71,7 +72,7 @@ from ._accountants import (
     get_accountant,
     register_accountant,
 )
-from ._composition import Cap, Composition, check_supported, compose, supports
+from ._composition import Cap, Composition, check_supported, compose
 from ._record_account import RecordAccount
 
 __all__ = [
@@ -82,6 +83,7 @@ __all__ = [
     "NoisyGDPrivacyReport",
     "NoisyCyclicGDPrivacyReport",
     "PreconditionedPrivacyReport",
+    "ReleasePrivacyReport",
     "preconditioned_gd_report",
     "calibrate_noisy_cyclic_gd",
     "calibrate_noisy_gd",
@@ -138,5 +140,4 @@ __all__ = [
     "UnsupportedEventError",
     "check_supported",
     "compose",
-    "supports",
 ]

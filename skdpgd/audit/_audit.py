@@ -85,7 +85,7 @@ def default_statistic(estimator, x, y):
         A released model: a classifier with ``decision_function`` and ``classes_``, a
         regressor with ``predict``, or any model with ``coef_``.
     x : array-like of shape (n_features,)
-        The canary's point (:attr:`Canary.score_x`).
+        The canary's point (``Canary.score_x``).
     y : object or None
         The canary's label (classifiers: one of ``classes_``), target (regressors) or
         None (unsupervised estimators).

@@ -22,7 +22,7 @@ The solvers (see the user guide, "Solvers"):
 from ._auto import AutoSolver
 from ._base import PublicProblem, Solver
 from ._cyclic import CyclicSolver
-from .._data._fit_data import FitData
+from .._data import FitData
 from ._gd import gd_solver
 from ._cyclic_planning import (
     NoisyCyclicGDPlan,
@@ -38,6 +38,7 @@ from ._gd_planning import (
     utility_proxy,
 )
 from ._preconditioned import PreconditionedSolver
+from ._preconditioned_planning import concentrated_initial_distance
 from ._registry import DEFAULT, NAMES, get, names, register, unregister
 from ._sgd import SampledSolver
 from ._sgd_planning import SampledSGDPlan, plan_sampled_sgd, sgd_sampling_variance, sgd_utility_proxy
@@ -59,6 +60,7 @@ __all__ = [
     "optimisation_error", "plan_noisy_cyclic_gd", "plan_noisy_cyclic_gd_regularization",
     "plan_noisy_gd", "plan_noisy_gd_regularization", "plan_sampled_sgd",
     "sgd_sampling_variance", "sgd_utility_proxy", "utility_proxy",
+    "concentrated_initial_distance",
     # the proxy "auto" compares the candidates with
     "Prediction", "predicted_excess_loss",
 ]
