@@ -91,7 +91,8 @@ def test_account_plans_the_raw_table_pipeline(tmp_path, capsys):
                  "logistic", "--epsilon", "1"]) == 0
     out = capsys.readouterr().out
     assert "n=300 rows" in out and "planned (upper bound)" in out
-    for release in ("column_types", "vectorizer", "label set (classes='private')", "model"):
+    for release in ("column_types", "vectorizer", "label set (no --classes: released "
+                    "privately)", "model"):
         assert f"  {release}: mu=" in out
     assert main(["account", "--table", str(data), "--target", "label", "--epsilon", "1"]) == 2
     assert "--model is required" in capsys.readouterr().err

@@ -60,7 +60,9 @@ def demo_command(args):
 
 def account_table(args):
     """``skdpgd account --table CSV``: the raw-table pipeline's planned releases."""
-    from ._fit_table import build_table_pipeline, count_rows, read_header, table_plan
+    from ._fit_table import (
+        build_table_pipeline, cli_spelling, count_rows, read_header, table_plan,
+    )
 
     config = {key: value for key, value in (
         ("target", args.target), ("epsilon", args.epsilon), ("delta", args.delta),
@@ -86,7 +88,7 @@ def account_table(args):
           f"would run on n={n} rows ({len(features)} feature columns: {len(numeric)} "
           f"declared numeric, {len(categorical)} declared categorical, "
           f"{len(features) - len(numeric) - len(categorical)} typed by the private vote)")
-    print(repr(report))
+    print(cli_spelling(repr(report)))
     print(f"the estimator's width is known after the vectorizer's release: 2 columns per "
           f"numeric feature (value, missing indicator), and per categorical one its "
           f"released categories + 2 (other, missing); with the header's "

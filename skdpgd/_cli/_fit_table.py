@@ -224,6 +224,22 @@ def _target(cells, model, classes):
     return np.asarray([canonical(c) for c in cells], dtype=object)
 
 
+#: Python spellings in the pipeline's report -> the command line's (notes use the
+#: spelling of the interface in use).
+CLI_SPELLING = (
+    ("label set (classes='private')", "label set (no --classes: released privately)"),
+    ("target range (y_bound='auto')", "target range (no --y-bound: released privately)"),
+    ("(pass classes= to fix it)", "(give --classes to fix it)"),
+)
+
+
+def cli_spelling(text):
+    """``text`` with the Python parameter spellings of :data:`CLI_SPELLING` replaced."""
+    for python, cli in CLI_SPELLING:
+        text = text.replace(python, cli)
+    return text
+
+
 def ledger_line(ledger):
     """One line after a charged fit: the ledger file and its worst record's total."""
     delta = ledger.delta if ledger.delta is not None else 1e-5
@@ -286,7 +302,7 @@ def fit_table(path, config, *, epsilon, delta="auto", random_state=None, output=
           f"categorical columns; target {target!r})")
     for note in notes:
         print(f"read: {note}")
-    print(repr(report))
+    print(cli_spelling(repr(report)))
     print(summary_text(pipeline.pipeline_[1], type_from=_type_sources(schema)))
     if ledger is not None:
         print(ledger_line(ledger))
