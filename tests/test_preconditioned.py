@@ -75,6 +75,24 @@ def test_gram_sum_is_bit_identical_for_every_n_jobs():
     np.testing.assert_array_equal(one, two)
 
 
+def test_gram_pass_copies_each_chunk_once(monkeypatch):
+    # the Gram pass builds each block's clipped rows itself (ClippedDesign.gram): the row
+    # sums hand it the chunk as is, not a pre-scaled copy made first
+    rng = np.random.default_rng(2)
+    des = design(rng, n=500, d=5)
+    expected = _gram(des, chunk_size=64)
+    calls = []
+    original = ClippedDesign.prescaled
+
+    def counted(self, *args, **kwargs):
+        calls.append(self.shape[0])
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(ClippedDesign, "prescaled", counted)
+    np.testing.assert_array_equal(_gram(des, chunk_size=64), expected)  # bit-identical
+    assert calls == []
+
+
 def _brute_force_sensitivity(x, xp):
     return np.linalg.norm(upper(np.outer(x, x) - np.outer(xp, xp)))
 
