@@ -423,7 +423,7 @@ def test_planner_is_public_and_calibrated():
 
 
 def test_proxy_recursion_matches_closed_form_and_the_loop():
-    from skdpgd.solvers._preconditioned_planning import _recursion
+    from skdpgd.solvers._preconditioned_proxy import _recursion
     from skdpgd.solvers._utility import error_moments
 
     def _unit_errors(n_steps, g, **kw):
