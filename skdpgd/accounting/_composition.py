@@ -55,7 +55,6 @@ from dataclasses import dataclass, field
 
 from ._accountants import Composition, accountant_for
 from ._accountants._base import as_events
-from ._events import UnsupportedEventError
 from ._gdp import epsilon_delta_to_gdp
 
 __all__ = [
@@ -63,7 +62,6 @@ __all__ = [
     "Composition",
     "check_supported",
     "compose",
-    "supports",
 ]
 
 
@@ -87,26 +85,6 @@ def check_supported(events):
     events = as_events(events)
     accountant_for(events)
     return events
-
-
-def supports(events):
-    """Whether :func:`check_supported` accepts ``events``.
-
-    Parameters
-    ----------
-    events : event or iterable of events
-        The events to test.
-
-    Returns
-    -------
-    bool
-        True when they can be composed.
-    """
-    try:
-        check_supported(events)
-    except UnsupportedEventError:
-        return False
-    return True
 
 
 def compose(events, delta):

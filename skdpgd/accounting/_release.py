@@ -58,13 +58,35 @@ class ReleasePrivacyReport:
     neighbouring_relation: str = "replace-one"
 
     def epsilon_at(self, delta):
-        r"""Smallest epsilon at ``delta``: the GDP curve at :math:`\delta - \delta_0`."""
+        r"""Smallest epsilon at ``delta``: the GDP curve at :math:`\delta - \delta_0`.
+
+        Parameters
+        ----------
+        delta : float
+            In (0, 1).
+
+        Returns
+        -------
+        float
+            ``inf`` when ``delta`` is at most :attr:`extra_delta`.
+        """
         if delta <= self.extra_delta:
             return np.inf
         return float(gdp_to_epsilon(self.mu, delta - self.extra_delta))
 
     def delta_at(self, epsilon):
-        r""":math:`\delta_\mu(\varepsilon) + \delta_0`."""
+        r""":math:`\delta_\mu(\varepsilon) + \delta_0` (Dong, Roth and Su 2022, Corollary 2.13).
+
+        Parameters
+        ----------
+        epsilon : float
+            >= 0.
+
+        Returns
+        -------
+        float
+            The delta at which the release is (epsilon, delta)-DP.
+        """
         return float(gdp_to_delta(self.mu, epsilon)) + self.extra_delta
 
     @property
@@ -75,7 +97,13 @@ class ReleasePrivacyReport:
         return GaussianDpEvent(self.mu)
 
     def to_dict(self):
-        """Plain-type summary (for logs and the ledger); holds no data value."""
+        """Plain-type summary (for logs and the ledger); holds no data value.
+
+        Returns
+        -------
+        dict
+            Every field by name, tuples as lists.
+        """
         return {
             "mu": self.mu, "extra_delta": self.extra_delta, "mechanism": self.mechanism,
             "releases": [list(r) for r in self.releases], "notes": list(self.notes),

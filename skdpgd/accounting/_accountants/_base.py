@@ -8,8 +8,8 @@ composition. Every accountant composes two parts the same way:
 
 * the **Gaussian part**: the events with a Gaussian-DP form
   (:meth:`~skdpgd.accounting.PrivacyEvent.gaussian_dp`), whose :math:`\mu_j^2` add (Dong,
-  Roth and Su 2022, Corollary 3.3, adaptive composition; :attr:`Accountant.mu2` is their
-  exact sum, :func:`math.fsum`); how that part enters the accountant's currency is the
+  Roth and Su 2022, Corollary 3.3, adaptive composition; ``Accountant.mu2`` is their
+  exact sum, ``math.fsum``); how that part enters the accountant's currency is the
   subclass's business (exactly, in each of skdpgd's three);
 * the **additive delta** :math:`\Delta = \sum_j \delta_{0,j}` of those events: the
   composition is :math:`(\varepsilon, \delta_{\mathrm{rest}}(\varepsilon) + \Delta)`-DP
@@ -124,7 +124,7 @@ class Accountant:
     mu2: float = 0.0
     extra_delta: float = 0.0
 
-    #: The registry's name of the accountant (also :attr:`Composition.method`).
+    #: The registry's name of the accountant (also the ``method`` of its compositions).
     name: ClassVar[str] = ""
     #: The theorems it composes by.
     source: ClassVar[str] = ""
@@ -277,8 +277,9 @@ _ACCOUNTANTS = {}
 def register_accountant(accountant_class):
     """Add an :class:`Accountant` subclass to the registry under its ``name``.
 
-    Usable as a class decorator. :func:`accountant_for` tries the registered accountants
-    in registration order, so a new one is used only for events no earlier one composes.
+    Usable as a class decorator. :func:`compose` (and so the ledger) tries the registered
+    accountants in registration order, so a new one is used only for events no earlier one
+    composes.
 
     Parameters
     ----------
@@ -317,7 +318,8 @@ def get_accountant(name):
     Parameters
     ----------
     name : str
-        One of :func:`accountant_names`.
+        A registered name: ``"gdp"``, ``"pld"``, ``"rdp"``, or one added with
+        :func:`register_accountant`.
 
     Returns
     -------
@@ -337,8 +339,7 @@ def accountant_for(events, *, mu2=0.0, extra_delta=0.0):
     events : PrivacyEvent or iterable of PrivacyEvent
         One record's events.
     mu2, extra_delta : float, default=0.0
-        A Gaussian part already summed (:attr:`Accountant.mu2`,
-        :attr:`Accountant.extra_delta`).
+        A Gaussian part already summed (``Accountant.mu2``, ``Accountant.extra_delta``).
 
     Returns
     -------

@@ -3,7 +3,7 @@ r"""Privacy events: what a run released, as a value every accountant can read.
 One module per event kind, each a frozen dataclass on :class:`PrivacyEvent`
 (:mod:`._base`: the stored ``kind`` registry, the JSON form, the composition hooks and
 the stored format's evolution rules). Reports expose one (``PrivacyReport.event``), the
-ledger stores them, and the accountants (:mod:`skdpgd.accounting._accountant`) compose
+ledger stores them, and the accountants (:mod:`skdpgd.accounting._accountants`) compose
 them by the hooks each event overrides. Every event states its neighbouring relation
 with :class:`NeighbouringRelation`; skdpgd's own runs are all ``REPLACE_ONE`` (n is
 public).

@@ -13,7 +13,7 @@ estimator that ran it (the idea of ``dp_accounting``'s ``DpEvent``). A subclass 
   :meth:`~PrivacyEvent.renyi_dp` (a Renyi-DP curve) and
   :meth:`~PrivacyEvent.poisson_runs` (Poisson-subsampled Gaussian runs). Each hook
   returns None on the base: the event has no such form. The accountants
-  (:mod:`skdpgd.accounting._accountant`) read these hooks and nothing else.
+  (:mod:`skdpgd.accounting._accountants`) read these hooks and nothing else.
 
 **Stored format, evolution rules.** A ledger file keeps every event as the dict of
 :meth:`~PrivacyEvent.to_dict` (``kind``, ``relation`` and the dataclass fields, in
