@@ -28,9 +28,9 @@ def _theorem_4_2(c, k):  # Bok-Su-Altschuler Theorem 4.2, squared, written out
     return (1 + c) / (1 - c) * (1 - c**k) / (1 + c**k)
 
 
-def _theorem_4_5(c, l, e):  # Theorem 4.5, squared, written out (E >= 2)
-    return 1 + c ** (2 * l - 2) * (1 - c * c) / (1 - c**l) ** 2 * (
-        (1 - c ** (l * (e - 1))) / (1 + c ** (l * (e - 1))))
+def _theorem_4_5(c, batches, e):  # Theorem 4.5, squared, written out (E >= 2)
+    return 1 + c ** (2 * batches - 2) * (1 - c * c) / (1 - c**batches) ** 2 * (
+        (1 - c ** (batches * (e - 1))) / (1 + c ** (batches * (e - 1))))
 
 
 @pytest.mark.parametrize("c", [0.0, 0.3, 0.9, 0.999])
