@@ -290,13 +290,26 @@ def test_cli_equals_the_python_api_on_the_same_data_and_seed(tmp_path, capsys):
     cli_accuracy = (pd.read_csv(tmp_path / "p.csv")["label"].to_numpy() == truth).mean()
 
     frame = pd.read_csv(train)
-    python = make_dp_pipeline(DPTableVectorizer(), DPLogisticRegression(classes=[0, 1]),
-                              epsilon=2.0, random_state=0)
+    python = make_dp_pipeline(DPTableVectorizer(column_types={"city": "categorical"}),
+                              DPLogisticRegression(classes=[0, 1]),
+                              epsilon=2.0, random_state=0)  # declared, as --categorical
     python.fit(frame[["age", "city", "income"]], frame["label"])
     python_accuracy = (python.predict(pd.read_csv(test)[["age", "city", "income"]])
                        == truth).mean()
     assert cli_accuracy == python_accuracy
     assert cli_accuracy > 0.75
+
+
+def test_fit_prints_the_per_column_summary(tmp_path, capsys):
+    code, _, _ = _fit(tmp_path, "--model", "logistic", "--classes", "0,1", "--epsilon", "8",
+                      "--categorical", "city")
+    assert code == 0
+    printed = capsys.readouterr().out
+    lines = {line.split(" (")[0].strip(): line for line in printed.splitlines()
+             if line.startswith("  ") and " from " in line}
+    assert "categorical from declared" in lines["city"]
+    assert "numeric from vote" in lines["age"] and "range [" in lines["age"]
+    assert "per-column decisions" in printed
 
 
 def test_config_path_model_predicts_on_plain_read_csv(tmp_path, capsys):

@@ -405,7 +405,13 @@ def test_planner_is_public_and_calibrated():
 
 
 def test_proxy_recursion_matches_closed_form_and_the_loop():
-    from skdpgd.solvers._preconditioned_planning import _unit_errors
+    from skdpgd.solvers._preconditioned_planning import _recursion
+    from skdpgd.solvers._utility import error_moments
+
+    def _unit_errors(n_steps, g, **kw):
+        a, b, q, h = _recursion(g, **kw)
+        mean, variance = (np.array(x) for x in zip(*error_moments(a, b, q, n_steps)))
+        return mean, variance / q, h, q
 
     g = np.array([1e-4, 0.01, 0.3])
     kw = dict(margin=0.05, curvature=0.5, strong_convexity=1e-3, learning_rate=0.9)
@@ -463,7 +469,7 @@ def test_tolerance_stops_noiseless_runs_only():
 
 
 def test_concentrated_initial_distance_is_the_upper_end_of_the_range():
-    from skdpgd.solvers._preconditioned_planning import concentrated_initial_distance
+    from skdpgd.solvers import concentrated_initial_distance
     from skdpgd.linear_model._defaults import initial_distance
 
     assert concentrated_initial_distance(2.0, 0.5, 16, 3) == pytest.approx(2.0 * math.sqrt(48) / 0.5)

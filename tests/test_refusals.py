@@ -155,7 +155,7 @@ OUTSIDE = {  # (dtype of y, the value at row 7): every one is a label outside [0
 @pytest.mark.parametrize("ledger", [False, True], ids=["no ledger", "ledger"])
 def test_a_label_outside_classes_gets_the_same_message_for_every_dtype(case, ledger):
     # whatever the dtype of y, the refusal says that y holds a label outside the public
-    # set and names that set only (issue: object dtype once said "Unknown label type")
+    # set and names that set only, object dtype included (not "Unknown label type")
     dtype, outside = OUTSIDE[case]
     X, labels = _labels(dtype, outside)
     est = DPLogisticRegression(classes=[0, 1], max_iter=3, random_state=0,

@@ -10,13 +10,14 @@ epsilon, which no charge repairs). Such data sets are fitted: the data term of t
 objective is zero (or whatever it is), the release is the noisy run around the
 regulariser's minimiser, and the accounting (public W, n) is unchanged.
 
-The audit pair: n = 40 rows of which every other row has weight 0, and the canary row,
-the same (x, y), with weight 0 in D and weight 1 in D'. Were D refused ("every row
-weight is zero") after the charge and D' fitted, the two would be told apart with 0 false
-positives and 0 false negatives: an empirical lower bound of 5.31 at a claimed epsilon of
-1 with 1000 runs a side (4.62 with 500), measured on an estimator that refused. The same
-pair through a public ``class_weight={0: 0.0, 1: 1.0}`` with every other
-label 0: a canary labelled 0 (D) or 1 (D').
+The audit pair: n = 40 rows, every row but the canary (row 0) of weight 0, and the
+canary with weight 0 in D and weight 1 in D'. When D was refused ("every row weight is
+zero") after the charge and D' always fitted, every run was told apart: an empirical
+lower bound of 5.31 at a claimed epsilon of 1 with 1000 runs a side (750 held out; 500 a
+side would give 4.62). The same pair through a public ``class_weight={0: 0.0, 1: 1.0}``
+with every other label 0: the canary labelled 0 (D) or 1 (D'). Both now fit on both
+sides; the statistic is the decision value at the canary (a refusal scores 1e6), and the
+bound measured with 1000 runs a side is 0.00 for both routes.
 """
 
 import numpy as np

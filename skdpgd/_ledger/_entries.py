@@ -139,8 +139,12 @@ class LedgerSpend:
         extra = (f" (of which additive delta {self.extra_delta:.3g} from thresholded "
                  "releases)" if self.extra_delta else "")
         mu = "" if self.mu is None else f", mu={self.mu:.4g}"
+        why = ""
+        if self.extra_delta >= self.delta:
+            why = ("; infinite because the additive deltas reach delta: release the "
+                   "preparation once (DPPipeline.prepare) or state epsilon at a larger delta")
         return (f"epsilon={self.epsilon:.4g} at delta={self.delta:.3g}{extra}{mu}, "
-                f"{self.n_fits} fit(s)")
+                f"{self.n_fits} fit(s){why}")
 
 
 #: Parameters never recorded, whatever their value: seeds and generators (whoever knows

@@ -56,12 +56,11 @@ def contraction_factor(learning_rate, strong_convexity, smoothness):
 def _powers(c, k):
     """(c**k, 1 - c**k) elementwise for 0 <= c < 1 and k >= 0 (k may be inf), without
     cancellation: c**k = exp(k log c) and 1 - c**k = -expm1(k log c)."""
-    c, k = np.broadcast_arrays(np.asarray(c, dtype=float), np.asarray(k, dtype=float))
+    c, k = np.asarray(c, dtype=float), np.asarray(k, dtype=float)
     positive = c > 0.0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        exponent = np.where(
-            k > 0.0, np.where(positive, k * np.log(np.where(positive, c, 1.0)), -np.inf), 0.0
-        )
+    log_c = np.log(np.where(positive, c, 1.0))  # on c's own shape, before broadcasting
+    with np.errstate(invalid="ignore"):
+        exponent = np.where(k > 0.0, np.where(positive, k * log_c, -np.inf), 0.0)
     return np.exp(exponent), -np.expm1(exponent)
 
 

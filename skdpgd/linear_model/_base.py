@@ -17,8 +17,8 @@ from sklearn.base import BaseEstimator, is_classifier
 
 from ._defaults import auto_intercept_scaling
 from ..losses import WeightedLoss
-from ..solvers import NAMES as SOLVER_NAMES, FitData, PublicProblem, get as get_solver
-from ..solvers._preconditioned_planning import concentrated_initial_distance
+from ..solvers import NAMES as SOLVER_NAMES, FitData, PublicProblem, concentrated_initial_distance
+from ..solvers import get as get_solver
 from ._inputs import InputChecks
 from ._weights import check_sample_weight_shape, row_weights
 from ..utils._sklearn_compat import HasMethods, Interval, Options, StrOptions

@@ -104,7 +104,8 @@ def privacy_utility_curve(estimator, X, y, epsilons, *, cv=None, scoring=None, b
         One row per epsilon (baseline last) with keys ``epsilon``, ``mean_score``,
         ``std_score``, ``scores`` (one per fold), ``mu`` (the GDP parameter of one fit,
         largest over folds), ``mu_per_record`` (training cost so far for the worst
-        record, cumulative over the rows above), ``baseline`` (bool).
+        record, cumulative over the rows above; None when a fit has an additive delta,
+        i.e. an unprepared pipeline whose vectorizer thresholds), ``baseline`` (bool).
     """
     if not (isinstance(estimator, BaseDPLinearModel) or is_dp_pipeline(estimator)):
         raise TypeError(f"privacy_utility_curve needs an skdpgd estimator or a DPPipeline, "

@@ -141,7 +141,8 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         Charged once with the search's event (its total Renyi-DP curve,
         ``privacy_.event``), before any data are touched; with a shared preparation,
         twice before any data are touched: the preparation (Gaussian DP with its
-        additive delta), then the selection's curve (``privacy_.events``).
+        additive delta), then the selection's curve (``privacy_.events``). The estimator
+        may carry this same ledger (as ``DPPipeline.prepare`` leaves it), no other.
     random_state : int, Generator or None, default=None
         All randomness (split, K, candidate draws, noise). None: fresh OS entropy.
 
@@ -231,7 +232,9 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
 
     def _check_setup(self):
         _, base, name = split_estimator(self.estimator)  # TypeError: not skdpgd / not public
-        if base.ledger is not None:
+        if base.ledger is not None and base.ledger is not self.ledger:
+            # (the search's own ledger on the estimator, as DPPipeline.prepare leaves it,
+            # is harmless: every candidate's ledger is replaced by the trial guard)
             raise ValueError(
                 "Give the ledger to DPSearchCV(ledger=...), not to its estimator: the search "
                 "charges its total (trials + selection + refit) once, before any fit."

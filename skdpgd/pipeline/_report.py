@@ -197,6 +197,8 @@ class PipelinePrivacyReport(PrivacyReport):
                 + (f", additive delta {format_up(extra)}" if extra else "")
                 + (f"; {what}" if what else "")
             )
+            lines.extend(f"    {note}" for note in getattr(report, "notes", ())
+                         if str(note).startswith("fallback"))
         for name, report in self.shared:
             extra = float(getattr(report, "extra_delta", 0.0))
             lines.append(

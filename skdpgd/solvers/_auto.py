@@ -24,7 +24,7 @@ batch size). The report's notes list every candidate's prediction and the winner
 
 from dataclasses import replace
 
-from ..optim._preconditioned import MAX_DENSE_DIM
+from ..optim import MAX_DENSE_DIM
 from ._base import AUTO_MAX_PASSES, Solver
 from ._cyclic import CyclicSolver
 from ._preconditioned import PreconditionedSolver

@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 
 from .. import accounting
-from .._data._chunks import single_threaded_blas
+from .._data import single_threaded_blas
 from ..optim import cyclic_partition, noisy_cyclic_gradient_descent
 from ._base import AUTO_MAX_PASSES, Solver, check_learning_rate
 from ._utility import Prediction, predicted_excess_loss

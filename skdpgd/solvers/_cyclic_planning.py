@@ -103,24 +103,35 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
     contraction = np.maximum(np.abs(1.0 - etas * lam), np.abs(1.0 - etas * beta))
     epochs = np.arange(1, max_epochs + 1)
     shape = etas.shape + (len(batch_sizes),)
-    proxies, best_epochs = np.empty(shape), np.empty(shape, dtype=int)
-    for j, b in enumerate(batch_sizes):
-        sizes = cyclic_batch_sizes(n_samples, b)
-        n_batches, b_min = len(sizes), int(sizes.min())
-        if target_mu == math.inf or sensitivity == 0:
-            sigmas = np.zeros(epochs.shape)
-        else:
-            factors = cyclic_factors(contraction[:, :, None], n_batches, epochs)
-            sigmas = sensitivity * np.sqrt(factors) / (b_min * target_mu)
-        proxy = _proxy(
-            n_batches * epochs, sigmas, n_params=n_params, learning_rate=etas[:, :, None],
-            strong_convexity=lam[:, :, None], smoothness=beta[:, :, None], initial_distance=r0,
-        ) + batch_heterogeneity(
-            etas, gradient_bound=gradient_bound, batch_size=b_min, n_samples=n_samples
-        )[:, :, None]
-        best = np.argmin(proxy, axis=2)  # the first (fewest epochs) of equal values
-        proxies[:, :, j] = np.take_along_axis(proxy, best[:, :, None], axis=2)[:, :, 0]
-        best_epochs[:, :, j] = epochs[best]
+    proxies, best_epochs = np.full(shape, np.inf), np.ones(shape, dtype=int)
+    # every term but the bias lam r0^2 / 2 is >= 0: the smaller half of the lams is scored
+    # first, and of the others only those whose bias does not exceed the best value found
+    # (the rest are larger everywhere: the winner is that of the whole grid)
+    first = lam[:, 0] <= np.median(lam)
+    for rows in (first, None):
+        if rows is None:
+            rows = ~first & (0.5 * lam[:, 0] * r0**2 <= proxies.min())
+        if not rows.any():
+            continue
+        for j, b in enumerate(batch_sizes):
+            sizes = cyclic_batch_sizes(n_samples, b)
+            n_batches, b_min = len(sizes), int(sizes.min())
+            if target_mu == math.inf or sensitivity == 0:
+                sigmas = np.zeros(epochs.shape)
+            else:
+                factors = cyclic_factors(contraction[rows, :, None], n_batches, epochs)
+                sigmas = sensitivity * np.sqrt(factors) / (b_min * target_mu)
+            proxy = _proxy(
+                n_batches * epochs, sigmas, n_params=n_params,
+                learning_rate=etas[rows, :, None], strong_convexity=lam[rows, :, None],
+                smoothness=beta[rows, :, None], initial_distance=r0,
+            ) + batch_heterogeneity(
+                etas[rows], gradient_bound=gradient_bound, batch_size=b_min,
+                n_samples=n_samples,
+            )[:, :, None]
+            best = np.argmin(proxy, axis=2)  # the first (fewest epochs) of equal values
+            proxies[rows, :, j] = np.take_along_axis(proxy, best[:, :, None], axis=2)[:, :, 0]
+            best_epochs[rows, :, j] = epochs[best]
     flat = (-1, shape[1] * shape[2])
     keys = (np.broadcast_to(np.asarray(batch_sizes), shape).reshape(flat),
             np.broadcast_to(etas[:, :, None], shape).reshape(flat),

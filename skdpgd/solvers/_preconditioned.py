@@ -24,13 +24,13 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._data._chunks import single_threaded_blas
-from .._data._gram import gram_sum
-from ..optim._gram_release import gram_sensitivity, release_gram
-from ..optim._preconditioned import (
+from .._data import gram_sum, single_threaded_blas
+from ..optim import (
     MAX_DENSE_DIM,
     GramPreconditioner,
+    gram_sensitivity,
     preconditioned_noisy_gradient_descent,
+    release_gram,
 )
 from ..accounting import preconditioned_gd_report
 from ._base import Solver

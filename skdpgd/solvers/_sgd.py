@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 
 from .. import accounting
-from .._data._chunks import single_threaded_blas
+from .._data import single_threaded_blas
 from ..optim import noisy_sampled_gradient_descent
 from ._base import AUTO_MAX_PASSES, Solver
 from ._sgd_planning import SGD_SAMPLING_RATES, plan_sampled_sgd

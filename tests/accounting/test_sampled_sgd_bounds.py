@@ -1,6 +1,5 @@
 """The minimum over sampled-SGD bounds, the report and the SGD planner (needs dp-accounting)."""
 
-import time
 
 import pytest
 
@@ -75,13 +74,11 @@ def test_sampling_variance_and_proxy():
     assert value == pytest.approx(0.5 * 0.1 * 4 + 0.5 * (3 * 0.01 + 0.2) / 4)
 
 
-def test_planner_meets_the_target_fast_and_reports_its_proxy():
+def test_planner_meets_the_target_and_reports_its_proxy():
+    # (its speed is measured in benchmarks/planning_time.py, not asserted here)
     common = dict(gradient_bound=1.0, data_smoothness=0.5, n_samples=20_000, n_params=20,
                   initial_distance=5.0, max_passes=10)
-    start = time.perf_counter()
     plan = plan_sampled_sgd(0.5, 1e-5, **common)  # lam "auto"
-    elapsed = time.perf_counter() - start
-    assert elapsed < 5.0  # measured ~0.2 s; generous for a shared 2-core CI machine
     assert plan.epsilon <= 0.5 and plan.epsilon > 0.5 * 0.98
     assert plan.n_steps * plan.batch_size / 20_000 <= 10 * 1.01  # within the pass budget
     assert plan.learning_rate <= 2.0 / (plan.smoothness + plan.strong_convexity) * (1 + 1e-12)

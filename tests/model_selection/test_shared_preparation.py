@@ -1,9 +1,9 @@
 """Searches on the raw-table path: the preparation released once, charged once, shared.
 
-Issue 28, "Search and ledger on the raw-table path": DPPipeline.prepare, GridSearchCV over
-a prepared pipeline under a capped ledger, search_privacy_cost equal to the ledger,
-plans within the epsilon asked for, the additive delta shown beside epsilon, DPSearchCV
-on the default pipeline, privacy_utility_curve on a DPPipeline.
+DPPipeline.prepare, GridSearchCV over a prepared pipeline under a capped ledger,
+search_privacy_cost equal to the ledger, plans within the epsilon asked for, the additive
+delta shown beside epsilon, DPSearchCV on the default pipeline, privacy_utility_curve on
+a DPPipeline.
 """
 
 import math
@@ -120,8 +120,9 @@ def test_search_cost_equals_the_ledger_without_preparation(table, categorical):
     assert cost.epsilon == pytest.approx(spent.epsilon, rel=1e-9)
     assert cost.extra_delta == pytest.approx(spent.extra_delta, rel=1e-12)
     assert (spent.extra_delta > 0) == (categorical == "discover")
-    # without X the plan assumes thresholding: an upper bound, never below the ledger
-    assert search_privacy_cost(search).epsilon >= spent.epsilon * (1 - 1e-9)
+    # without X the vectorizer plans from its parameters: hashing never thresholds, and
+    # discovery on a table with a categorical column does: the same total
+    assert search_privacy_cost(search).epsilon == pytest.approx(spent.epsilon, rel=1e-9)
 
 
 def test_an_infinite_total_says_which_releases_and_what_fixes_it(table):
@@ -141,6 +142,9 @@ def test_the_cap_message_shows_the_additive_delta_and_the_fix(table):
         pipe.fit(X, y)
     assert ledger.spent().extra_delta == pytest.approx(9 * 0.1 * DELTA, rel=1e-9)
     assert "additive delta" in str(ledger.spent())
+    at_smaller_delta = ledger.spent(9e-6)  # the additive deltas alone reach it
+    assert at_smaller_delta.epsilon == math.inf
+    assert "infinite because the additive deltas reach delta" in str(at_smaller_delta)
     with pytest.raises(PrivacyBudgetExceeded) as info:
         pipe.fit(X, y)
     message = str(info.value)
@@ -156,12 +160,17 @@ def test_ledger_show_names_the_additive_delta(table, tmp_path):
     assert any("additive delta (thresholded releases)" in line for line in lines)
 
 
-@pytest.mark.parametrize("categorical", ["discover", "hash"])
-def test_a_plan_without_the_table_never_exceeds_the_epsilon_asked_for(table, categorical):
+@pytest.mark.parametrize("categorical, numeric_only", [
+    ("discover", False), ("hash", False), ("discover", True)])
+def test_a_plan_without_the_table_never_exceeds_the_epsilon_asked_for(table, categorical,
+                                                                        numeric_only):
     X, y = table
+    if numeric_only:  # discovery asked for, nothing to discover: the plan still bounds it
+        X = X[["age"]]
     pipe = _pipe(vectorizer=DPTableVectorizer(categorical=categorical))
     plan = pipe.plan_privacy(len(X))
     assert plan.epsilon <= 1.0
+    assert (plan.extra_delta > 0) == (categorical == "discover")
     fit = pipe.fit(X, y).privacy_  # the fit is within the plan in both coordinates
     assert fit.mu <= plan.mu * (1 + 1e-12) and fit.extra_delta <= plan.extra_delta
     assert fit.epsilon <= plan.epsilon
@@ -205,3 +214,30 @@ def test_privacy_utility_curve_takes_a_prepared_pipeline(table):
     assert all(0.0 <= r["mean_score"] <= 1.0 for r in rows)
     assert len(ledger.entries) == 1 + 2 * 3  # the preparation once, then the models
     assert all(type(e.event) is GaussianDpEvent for e in ledger.entries[1:])
+
+
+def test_dpsearch_searches_a_prepared_pipeline_as_it_is(table):
+    X, y = table
+    ledger = PrivacyLedger()
+    prepared = _pipe(ledger=None).prepare(X, ledger=ledger)
+    search = DPSearchCV(prepared, {"dplogisticregression__C": [0.1, 1.0]}, epsilon=1.0,
+                        delta=DELTA, ledger=ledger, random_state=0).fit(X, y)
+    assert search.privacy_.preparation_steps == ()  # nothing left to release
+    assert search.privacy_.epsilon <= 1.0
+    # the preparation was charged by prepare, the selection by the search
+    assert [type(e.event).__name__ for e in ledger.entries] == [
+        "GaussianDpWithDeltaEvent", "RenyiDpEvent"]
+    assert search.best_estimator_.steps[0][1] is prepared.steps[0][1]
+    # another ledger on the pipeline than the search's would be charged behind its back
+    with pytest.raises(ValueError, match="not to its estimator"):
+        DPSearchCV(prepared, {"dplogisticregression__C": [1.0]},
+                   ledger=PrivacyLedger()).fit(X, y)
+
+
+def test_a_prepared_step_is_frozen_and_prepare_needs_a_private_step(table):
+    X, _ = table
+    prepared = _pipe().prepare(X)
+    with pytest.raises(ValueError, match="frozen"):
+        prepared.set_params(dptablevectorizer__n_buckets=8)
+    with pytest.raises(ValueError, match="no private preparation step"):
+        prepared.prepare(X)
