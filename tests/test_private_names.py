@@ -28,7 +28,6 @@ NOT_YET = {
     ('_cli', 'preprocessing'): 5,
     ('_cli', 'skdpgd'): 4,
     ('_data', 'utils'): 5,
-    ('_ledger', 'accounting'): 7,
     ('_ledger', 'skdpgd'): 1,
     ('audit', 'model_selection'): 2,
     ('audit', 'utils'): 4,
