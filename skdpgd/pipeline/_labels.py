@@ -19,7 +19,7 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from ..accounting._release import ReleasePrivacyReport
+from ..accounting import ReleasePrivacyReport
 from ..linear_model._weights import class_weight_from_counts
 from ..preprocessing._private_step import PrivateStepMixin
 from ..utils._validation import make_generator
