@@ -5,7 +5,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..accounting._release import ReleasePrivacyReport
+from ..accounting import ReleasePrivacyReport
 from ..utils._sklearn_compat import HasMethods
 from ._column_maps import CategoricalEncoding
 from ._missing import DEFAULT_MISSING_STRINGS
