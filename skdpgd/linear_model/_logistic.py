@@ -73,7 +73,7 @@ class DPLogisticRegression(
         the privacy report's headline says that the label set was read from the data.
         ``"private"``, inside a :class:`~skdpgd.DPPipeline` only: the pipeline releases
         the label set by thresholded noisy counts, accounted in its budget
-        (docs/theory.md#label-set).
+        (:ref:`label-set`).
     {solver}
     {batch_size}
     {max_iter}

@@ -171,7 +171,7 @@ def release_label_set(y, *, mu, delta0, random_state):
     r"""Release the label set of ``y`` by thresholded noisy counts (mu-GDP plus delta0).
 
     The mechanism of :func:`skdpgd.preprocessing._private_categories.discover_categories`
-    on the labels (docs/theory.md#label-set): every label present (missing ones
+    on the labels (:ref:`label-set`): every label present (missing ones
     excluded) gets :math:`c_\ell + \sigma Z_\ell`, :math:`\sigma = \sqrt2/\mu`, and is
     released when that passes :math:`\tau = 1 + \sigma\Phi^{-1}(1 - \delta_0)`. A label
     held by one record is released with probability at most :math:`\delta_0`. The rows
