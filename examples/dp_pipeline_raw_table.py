@@ -28,7 +28,8 @@ ledger = PrivacyLedger(epsilon=2.0, delta=1e-5)  # the data set's total budget
 pipe = make_dp_pipeline(DPTableVectorizer(), DPLogisticRegression(classes=[0, 1]),
                         epsilon=1.0, delta=1e-5, ledger=ledger, random_state=0)
 pipe.fit(X, y)
-print(f"test accuracy: {pipe.score(X_test, y_test):.3f}")
+accuracy = pipe.score(X_test, y_test)
+print(f"test accuracy: {accuracy:.3f}")
 
 # %%
 # One report for everything the pipeline released
@@ -63,7 +64,7 @@ fig, ax = plt.subplots(figsize=(6, 2.5))
 ax.barh(names, shares)
 ax.axvline(pipe.privacy_.mu ** 2, color="k", linestyle="--", label=r"pipeline $\mu^2$")
 ax.set_xlabel(r"$\mu_i^2$ (Gaussian DP)")
-ax.set_title(f"test accuracy {pipe.score(X_test, y_test):.3f}")
+ax.set_title(f"test accuracy {accuracy:.3f}")
 ax.legend(loc="lower right")
 fig.tight_layout()
 plt.show()

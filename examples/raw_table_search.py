@@ -59,6 +59,8 @@ for c in grid["dplogisticregression__C"]:
     order = np.argsort(eps)
     ax.plot(eps[order], results["mean_test_score"][keep][order], "o-", label=f"C = {c}")
 ax.set_xscale("log")
+ax.set_xticks(grid["epsilon"], [str(e) for e in grid["epsilon"]])
+ax.minorticks_off()
 ax.set_xlabel("epsilon of each fit")
 ax.set_ylabel("mean CV accuracy")
 ax.legend()
