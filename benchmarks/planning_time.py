@@ -6,7 +6,8 @@ kernels (where numba is installed) are already compiled by a warm-up fit on othe
 public numbers, so that "first" means a cold plan cache only. Medians of ``--repeats``:
 
 * ``plan_first``: ``solver="auto"``'s planning (every candidate planned and scored:
-  :func:`skdpgd.solvers._auto.choose`) with a cold plan cache;
+  :func:`skdpgd.solvers._auto.choose`) with a cold plan cache, wall-clock and CPU time of
+  the process (the latter less sensitive to other processes on a loaded machine);
 * ``fit_first`` / ``fit_repeat``: the whole ``fit`` with a cold plan cache, and again with
   the same public numbers (the plan cached: a grid search or an audit refitting one
   configuration), side by side, and their ratio;
@@ -51,29 +52,31 @@ def measure(repeats):
     from skdpgd import DPLogisticRegression
     from skdpgd.solvers import _auto, _base
 
-    plans = {"calls": 0, "seconds": 0.0}
+    plans = {"calls": 0, "seconds": 0.0, "cpu": 0.0}
     choose = _auto.choose
 
     def timed_choose(problem):  # auto's planning: every candidate planned and scored
-        tic = time.perf_counter()
+        tic, cpu = time.perf_counter(), time.process_time()
         try:
             return choose(problem)
         finally:
             plans["calls"] += 1
             plans["seconds"] += time.perf_counter() - tic
+            plans["cpu"] += time.process_time() - cpu
 
     _auto.choose = timed_choose
     X, y = _data(N_SAMPLES, N_FEATURES)
     DPLogisticRegression(classes=[0, 1], random_state=0).fit(X[:5000], y[:5000])  # warm-up
-    plan_first, fit_first, fit_repeat = [], [], []
+    plan_first, plan_first_cpu, fit_first, fit_repeat = [], [], [], []
     for r in range(repeats):
         _base._cached_plan.cache_clear()
-        plans.update(calls=0, seconds=0.0)
+        plans.update(calls=0, seconds=0.0, cpu=0.0)
         model = DPLogisticRegression(classes=[0, 1], random_state=r)
         tic = time.perf_counter()
         model.fit(X, y)
         fit_first.append(time.perf_counter() - tic)
         plan_first.append(plans["seconds"])
+        plan_first_cpu.append(plans["cpu"])
         tic = time.perf_counter()
         DPLogisticRegression(classes=[0, 1], random_state=r).fit(X, y)
         fit_repeat.append(time.perf_counter() - tic)
@@ -92,13 +95,15 @@ def measure(repeats):
     med = lambda xs: float(np.median(xs))  # noqa: E731
     return dict(
         skdpgd=str(Path(skdpgd.__file__).parent), chosen=model.solver_,
-        plan_first_ms=1e3 * med(plan_first), fit_first_ms=1e3 * med(fit_first),
+        plan_first_ms=1e3 * med(plan_first), plan_first_cpu_ms=1e3 * med(plan_first_cpu),
+        fit_first_ms=1e3 * med(fit_first),
         fit_repeat_ms=1e3 * med(fit_repeat),
         first_over_repeat=med(fit_first) / med(fit_repeat),
         search_5_fold=search,
         search_within_5_first_plans=all(
             s["plan_seconds"] <= 5 * med(plan_first) for s in search.values()),
-        raw=dict(plan_first=plan_first, fit_first=fit_first, fit_repeat=fit_repeat),
+        raw=dict(plan_first=plan_first, plan_first_cpu=plan_first_cpu, fit_first=fit_first,
+                 fit_repeat=fit_repeat),
     )
 
 
@@ -115,7 +120,8 @@ def main(argv=None):
         return
     result = dict(problem=f"DPLogisticRegression() defaults, dense {N_SAMPLES} x {N_FEATURES}",
                   machine=f"{platform.machine()}, {os.cpu_count()} cores, "
-                          f"Python {platform.python_version()}, numpy {np.__version__}")
+                          f"Python {platform.python_version()}, numpy {np.__version__}",
+                  load_average_before=os.getloadavg())
     if args.before:
         env = dict(os.environ, PYTHONPATH=os.path.abspath(args.before))
         done = subprocess.run([sys.executable, os.path.abspath(__file__), "--json-only", "--repeats",
@@ -123,11 +129,13 @@ def main(argv=None):
                               check=True, cwd=args.before)
         result["before"] = json.loads(done.stdout.strip().splitlines()[-1])
     result["after"] = measure(args.repeats)
+    result["load_average_after"] = os.getloadavg()
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     for label in ("before", "after"):
         if label in result:
             r = result[label]
-            print(f"{label:6s} plan (first fit) {r['plan_first_ms']:7.1f} ms | fit first "
+            print(f"{label:6s} plan (first fit) {r['plan_first_ms']:6.1f} ms "
+                  f"(CPU {r['plan_first_cpu_ms']:6.1f} ms) | fit first "
                   f"{r['fit_first_ms']:7.1f} ms, repeat {r['fit_repeat_ms']:6.1f} ms, ratio "
                   f"{r['first_over_repeat']:.2f} | 5-fold search: " + ", ".join(
                       f"{k}: {s['plans_paid']} plans, {1e3 * s['plan_seconds']:.1f} ms"

@@ -248,7 +248,7 @@ def test_no_config_ridge_needs_no_y_bound(tmp_path, capsys):
     assert main(["fit", str(path), "--target", "y", "--model", "ridge", "--epsilon", "8",
                  "--numeric", "x", "--categorical", "kind", "--random-state", "0",
                  "--output", str(out)]) == 0
-    assert "target range (y_bound='auto')" in capsys.readouterr().out
+    assert "target range (no --y-bound: released privately)" in capsys.readouterr().out
     assert main(["predict", str(out), str(path)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "y" and len(lines) == 301

@@ -60,7 +60,6 @@ EXCLUDED = {
     "skdpgd.accounting.rdp_to_epsilon": {"PR01", "RT01"},
     "skdpgd.accounting.calibrate_poisson_sgd": {"PR01"},
     "skdpgd.accounting.composed_replace_one_epsilon": {"PR07", "RT03"},
-    "skdpgd.accounting.uniform_sgd_composition_epsilon": {"PR01", "RT01"},
     "skdpgd.accounting.calibrate_sampled_sgd": {"PR01", "RT01"},
     "skdpgd.accounting.sampled_sgd_bounds": {"RT03"},
     "skdpgd.solvers.plan_sampled_sgd": {"PR03", "RT03"},

@@ -535,6 +535,27 @@ def test_cli_fit_quotes_no_cell(case, tmp_path, capsys, caplog):
     assert not leaks, leaks
 
 
+@pytest.fixture(autouse=True)
+def _cli_refusal_chains_hold_no_secret(monkeypatch):
+    """Every refusal the command line prints (as one line) holds no secret in its chain.
+
+    Its cause, context and arguments at any depth (tests/_chains.py). A ``LookupError``
+    is printed by its type only, whatever it holds (test_cli_withholds_the_text_of_a_
+    lookup_error plants one), so it is left out here.
+    """
+    import skdpgd._cli as cli
+
+    original = cli._one_line
+
+    def checked(exc):
+        if not isinstance(exc, LookupError):
+            assert not _leaks(chain_texts(exc)), chain_texts(exc)
+            assert_no_original(exc)
+        return original(exc)
+
+    monkeypatch.setattr(cli, "_one_line", checked)
+
+
 def _cli_refusal(argv):
     """The exception the command line would print as one line (it never shows it)."""
     from skdpgd._cli import build_parser

@@ -469,7 +469,7 @@ def test_tolerance_stops_noiseless_runs_only():
 
 
 def test_concentrated_initial_distance_is_the_upper_end_of_the_range():
-    from skdpgd.solvers._preconditioned_planning import concentrated_initial_distance
+    from skdpgd.solvers import concentrated_initial_distance
     from skdpgd.linear_model._defaults import initial_distance
 
     assert concentrated_initial_distance(2.0, 0.5, 16, 3) == pytest.approx(2.0 * math.sqrt(48) / 0.5)

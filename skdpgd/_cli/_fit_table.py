@@ -25,7 +25,6 @@ import numpy as np
 
 from .._version import __version__
 from ..preprocessing._cells import canonical, to_numbers
-from ..preprocessing._vectorizer_summary import summary_text
 from ._config import _names
 from ._csv import index_column, read_frame, sniff
 from ._table import (
@@ -303,7 +302,7 @@ def fit_table(path, config, *, epsilon, delta="auto", random_state=None, output=
     for note in notes:
         print(f"read: {note}")
     print(cli_spelling(repr(report)))
-    print(summary_text(pipeline.pipeline_[1], type_from=_type_sources(schema)))
+    print(pipeline.pipeline_[1].summary_text(type_from=_type_sources(schema)))
     if ledger is not None:
         print(ledger_line(ledger))
     if output:

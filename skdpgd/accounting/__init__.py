@@ -11,8 +11,8 @@ Bounds
 - (C) :func:`noisy_cyclic_gd_gdp`: Bok-Su-Altschuler Thm 4.5, cyclic mini-batches.
 - (D) :func:`chourasia_rdp`: Chourasia-Ye-Shokri Cor. 1 (Renyi DP), for comparison.
 - (E) :func:`composition_gdp`, :func:`composition_rdp`: composition baselines.
-- (SGD) :func:`sampled_sgd_bounds`: sampled noisy SGD, the minimum of composition with
-  amplification (dp-accounting, extra ``sgd``) and Altschuler-Talwar eq. (3.3).
+- (SGD) :func:`sampled_sgd_bounds`: Poisson-sampled noisy SGD, composition with
+  amplification (dp-accounting, extra ``sgd``).
 
 Privacy only: bounds, events, composition, calibration by inversion
 (:mod:`skdpgd.accounting._inverter`) and one report class per accountant. Planning (the
@@ -43,14 +43,12 @@ from ._gd_report import (
     noisy_gd_report,
 )
 from ._preconditioned import PreconditionedPrivacyReport, preconditioned_gd_report
-from ._altschuler_talwar import SGD_ORDERS, altschuler_talwar_rdp, sampled_gaussian_rdp
 from ._sgd_report import SampledSGDPrivacyReport, sampled_sgd_report
 from ._sampled_sgd import (
     calibrate_poisson_sgd,
     composed_replace_one_epsilon,
     poisson_sgd_epsilon,
 )
-from ._uniform_sgd import uniform_sgd_composition_epsilon
 from ._sgd_bounds import SampledSGDBounds, calibrate_sampled_sgd, sampled_sgd_bounds
 from ._events import (
     GaussianDpEvent,
@@ -106,18 +104,14 @@ __all__ = [
     "noisy_gd_report",
     "rdp_to_epsilon",
     # sampled noisy SGD (docs/theory.md#sampled-sgd)
-    "SGD_ORDERS",
     "SampledSGDBounds",
     "SampledSGDPrivacyReport",
-    "altschuler_talwar_rdp",
     "calibrate_poisson_sgd",
     "calibrate_sampled_sgd",
     "composed_replace_one_epsilon",
     "poisson_sgd_epsilon",
-    "sampled_gaussian_rdp",
     "sampled_sgd_bounds",
     "sampled_sgd_report",
-    "uniform_sgd_composition_epsilon",
     # privacy events, accountants and composition
     "Accountant",
     "GdpAccountant",

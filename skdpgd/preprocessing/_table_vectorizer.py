@@ -135,7 +135,8 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
     types_ : dict
         ``{column: (type, source)}`` of the kept columns: ``"numeric"``,
         ``"categorical"`` or ``"boolean"``, from ``"dtype"``, ``"declared"`` or
-        ``"vote"``. :meth:`summary` and :meth:`summary_text` give every decision per
+        ``"vote"``. :meth:`~skdpgd.preprocessing.DPTableVectorizer.summary` and
+        :meth:`~skdpgd.preprocessing.DPTableVectorizer.summary_text` give every decision per
         column (a :class:`~skdpgd.exceptions.PreparationFallbackWarning` names the
         columns that fell back to a public default).
     privacy_ : ReleasePrivacyReport
@@ -371,8 +372,16 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
         check_is_fitted(self, "encodings_")
         return summary_frame(self)
 
-    def summary_text(self):
-        """:meth:`summary` as readable text, one line per column, fallbacks flagged.
+    def summary_text(self, type_from=None):
+        """The :meth:`~skdpgd.preprocessing.DPTableVectorizer.summary` as readable text.
+
+        One line per column, fallbacks flagged.
+
+        Parameters
+        ----------
+        type_from : dict or None, default=None
+            ``{column: source}`` for types an earlier step decided (the command line's
+            schema step: ``"declared"`` or ``"vote"``); by default, this step's own.
 
         Returns
         -------
@@ -381,7 +390,7 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
             or categories, missing-value handling and ``[FALLBACK: ...]`` if any.
         """
         check_is_fitted(self, "encodings_")
-        return summary_text(self)
+        return summary_text(self, type_from)
 
     def get_feature_names_out(self, input_features=None):
         """Output column names (``col``, ``col__missing``, ``col_<category>``, ...).

@@ -38,11 +38,10 @@ from ._gd_planning import (
     utility_proxy,
 )
 from ._preconditioned import PreconditionedSolver
-from ._preconditioned_planning import concentrated_initial_distance
 from ._registry import DEFAULT, NAMES, get, names, register, unregister
 from ._sgd import SampledSolver
 from ._sgd_planning import SampledSGDPlan, plan_sampled_sgd, sgd_sampling_variance, sgd_utility_proxy
-from ._utility import Prediction, predicted_excess_loss
+from ._utility import Prediction, concentrated_initial_distance, predicted_excess_loss
 
 
 # The registry: one line per solver.

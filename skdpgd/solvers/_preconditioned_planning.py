@@ -2,9 +2,11 @@ r"""Planning Gram-preconditioned noisy GD: K, the momentum and lam by a public u
 
 Not privacy maths (that is :mod:`skdpgd.accounting._preconditioned`: the composition
 bound, the calibration of (tau, sigma) and the report): the public margin m of the Gram
-noise (a convergence matter), the utility proxy of the run on a quadratic model, the r0
-the planner uses, and :func:`plan_preconditioned_gd`, which minimises the proxy and has
-the accountant calibrate the winner's noise (:func:`calibrate_preconditioned_gd`).
+noise (a convergence matter), the utility proxy of the run on a quadratic model (scored for
+every momentum, lam and K at once, step by step), and :func:`plan_preconditioned_gd`, which
+minimises the proxy and has the accountant calibrate the winner's noise
+(:func:`calibrate_preconditioned_gd`). The r0 it plans with is
+:func:`~skdpgd.solvers._utility.concentrated_initial_distance`.
 
 References
 ----------
@@ -32,7 +34,6 @@ from ._utility import error_moments
 __all__ = [
     "GRAM_SHARE",
     "PreconditionedGDPlan",
-    "concentrated_initial_distance",
     "gram_noise_margin",
     "plan_preconditioned_gd",
     "preconditioned_utility_proxy",
@@ -212,56 +213,6 @@ def _search_table(max_steps, sigma1, *, pairs, noisy, initial_distance, **kwargs
                                             momenta=momenta[chosen], initial_distance=r0,
                                             **kwargs)
     return table
-
-
-def concentrated_initial_distance(output_scale, data_norm, n_features, n_outputs=1,
-                                  intercept_scaling=None):
-    r"""The r0 to plan this solver with: the upper end of the public range of
-    :math:`\|\theta_*\|`.
-
-    A linear model must output about m = ``output_scale`` on rows of norm up to R; spread
-    over the :math:`kd` weights that takes a norm :math:`m/R`, carried by one coordinate
-    :math:`m\sqrt{kd}/R` (the range of
-    :func:`skdpgd.linear_model._defaults.minimax_norm_guess`, which takes its geometric
-    mean), plus :math:`m\sqrt k/b` on the intercept column b:
-
-    .. math::
-
-        r_0 = \sqrt{\frac{m^2 k d}{R^2} + \frac{k m^2}{b^2}}.
-
-    Why the upper end here: the proxy's best K grows like r0 (noise ~ K, optimisation
-    ~ r0^2 / K) and the errors are lopsided: too few steps leave the run far from the
-    optimum (diamonds with linear columns: R^2 0.77 instead of 0.93 at epsilon 0.1), too
-    many cost a little noise (Adult: accuracy within 0.002). Measured in
-    ``benchmarks/optimizer_study.py``; the optimum's norm there is 2.2x (Adult) and 6.5x
-    (diamonds, linear columns) the geometric-mean guess.
-
-    Parameters
-    ----------
-    output_scale : float
-        m, the public scale of the model's output.
-    data_norm : float
-        R, the public bound on a row's norm.
-    n_features : int
-        d.
-    n_outputs : int, default=1
-        k.
-    intercept_scaling : float, optional
-        b, the intercept column's constant (None: no intercept).
-
-    Returns
-    -------
-    float
-        r0.
-    """
-    m = check_positive("output_scale", output_scale)
-    R = check_positive("data_norm", data_norm)
-    d = check_count("n_features", n_features)
-    k = check_count("n_outputs", n_outputs)
-    r0 = m * math.sqrt(k * d) / R
-    if intercept_scaling is None:
-        return r0
-    return math.hypot(r0, m * math.sqrt(k) / check_positive("intercept_scaling", intercept_scaling))
 
 
 #: Without noise the run may stop early, when a step moves theta by less than this fraction

@@ -1,9 +1,8 @@
 r"""``solver="sgd"``: Poisson-sampled noisy SGD.
 
-Planned by :func:`skdpgd.solvers.plan_sampled_sgd`; its privacy is the minimum of the
-bounds that apply (composition with amplification by sampling, computed with
-dp-accounting's PLD accountant; Altschuler and Talwar (NeurIPS 2022), eq. (3.3), on a
-bounded domain). See the theory page, "Sampled SGD".
+Planned by :func:`skdpgd.solvers.plan_sampled_sgd`; its privacy is composition with
+amplification by Poisson sampling, computed with dp-accounting's PLD accountant. See the
+theory page, "Sampled SGD".
 """
 
 from dataclasses import replace

@@ -165,8 +165,8 @@ def _exact_plan(epsilon, delta, candidate, *, lip, beta_l, n, p, r0, sampling, d
     _, lam, b, k, eta = candidate
     beta = beta_l + lam
     run = dict(
-        sampling=sampling, batch_size=b, n_samples=n, gradient_bound=lip, learning_rate=eta,
-        smoothness=beta, discretization=discretization,
+        sampling=sampling, batch_size=b, n_samples=n, gradient_bound=lip,
+        discretization=discretization,
     )
     sigma = calibrate_sampled_sgd(epsilon, delta, n_steps=k, **run)
     bounds = sampled_sgd_bounds(sigma, k, delta=delta, **run)
@@ -228,8 +228,8 @@ def plan_sampled_sgd(
         choosing the number of passes up to it.
     strong_convexity : float or None
         lam > 0, or None to choose it.
-    sampling : {"poisson", "uniform"}
-        The sampler the run will use.
+    sampling : {"poisson"}
+        The sampler the run will use (the one the accounting covers).
     sampling_rates : tuple of float
         Candidate q.
     discretization : float or None

@@ -14,7 +14,7 @@ same model of what is public. That model (docs/theory.md#predicted-utility):
   :math:`h = c g + \lambda` with the regularisation.
 * **Optimum.** :math:`\|\theta_*\| = r_0`, spread evenly: :math:`\theta_{*i}^2 = r_0^2/p`
   (r0 the upper end of its public range,
-  :func:`~skdpgd.solvers._preconditioned_planning.concentrated_initial_distance`).
+  :func:`concentrated_initial_distance`).
 * **Run.** In each eigendirection the error :math:`e_k` to the regularised optimum
   follows the linear recursion of a (preconditioned, momentum) gradient step with
   Gaussian noise, :math:`e_{k+1} = (1 - \gamma h)((1+\beta)e_k - \beta e_{k-1}) -
@@ -45,8 +45,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..accounting.calibration import check_count, check_positive
+
 __all__ = [
     "Prediction",
+    "concentrated_initial_distance",
     "direction_errors",
     "error_moments",
     "predicted_excess_loss",
@@ -78,6 +81,56 @@ class Prediction:
     label: str
     excess_loss: float
     passes: float
+
+
+def concentrated_initial_distance(output_scale, data_norm, n_features, n_outputs=1,
+                                  intercept_scaling=None):
+    r"""The r0 to plan this solver with: the upper end of the public range of
+    :math:`\|\theta_*\|`.
+
+    A linear model must output about m = ``output_scale`` on rows of norm up to R; spread
+    over the :math:`kd` weights that takes a norm :math:`m/R`, carried by one coordinate
+    :math:`m\sqrt{kd}/R` (the range of
+    :func:`skdpgd.linear_model._defaults.minimax_norm_guess`, which takes its geometric
+    mean), plus :math:`m\sqrt k/b` on the intercept column b:
+
+    .. math::
+
+        r_0 = \sqrt{\frac{m^2 k d}{R^2} + \frac{k m^2}{b^2}}.
+
+    Why the upper end here: the proxy's best K grows like r0 (noise ~ K, optimisation
+    ~ r0^2 / K) and the errors are lopsided: too few steps leave the run far from the
+    optimum (diamonds with linear columns: R^2 0.77 instead of 0.93 at epsilon 0.1), too
+    many cost a little noise (Adult: accuracy within 0.002). Measured in
+    ``benchmarks/optimizer_study.py``; the optimum's norm there is 2.2x (Adult) and 6.5x
+    (diamonds, linear columns) the geometric-mean guess.
+
+    Parameters
+    ----------
+    output_scale : float
+        m, the public scale of the model's output.
+    data_norm : float
+        R, the public bound on a row's norm.
+    n_features : int
+        d.
+    n_outputs : int, default=1
+        k.
+    intercept_scaling : float, optional
+        b, the intercept column's constant (None: no intercept).
+
+    Returns
+    -------
+    float
+        r0.
+    """
+    m = check_positive("output_scale", output_scale)
+    R = check_positive("data_norm", data_norm)
+    d = check_count("n_features", n_features)
+    k = check_count("n_outputs", n_outputs)
+    r0 = m * math.sqrt(k * d) / R
+    if intercept_scaling is None:
+        return r0
+    return math.hypot(r0, m * math.sqrt(k) / check_positive("intercept_scaling", intercept_scaling))
 
 
 def semicircle_nodes(n_points=SEMICIRCLE_POINTS):

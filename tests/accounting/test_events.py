@@ -21,8 +21,9 @@ from skdpgd.accounting import (
     UnsupportedEventError,
     check_supported,
     compose,
+    event_from_dict,
+    event_to_dict,
 )
-from skdpgd.accounting import event_from_dict, event_to_dict
 
 ORDERS = tuple(accounting.DEFAULT_ORDERS)
 DELTA = 1e-5
