@@ -26,7 +26,7 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from ..accounting._release import ReleasePrivacyReport
+from ..accounting import ReleasePrivacyReport
 from ..linear_model._weights import class_weight_from_counts
 from ..preprocessing._private_categories import discovery_threshold, sigma_for_mu
 from ..preprocessing._private_step import PrivateStepMixin

@@ -5,7 +5,7 @@ and dtypes) only, so the planned report is what the ledger is charged before any
 is read, and what :meth:`skdpgd.DPPipeline.plan_privacy` returns.
 """
 
-from ..accounting._release import ReleasePrivacyReport
+from ..accounting import ReleasePrivacyReport
 from ..linear_model import DPRidge
 from ..utils._validation import check_epsilon, resolve_delta
 from ._budget import EXTRA_DELTA_SHARE, split_budget
