@@ -24,7 +24,7 @@ def _semicolon_file(path, n=600):
 
 def test_semicolons_and_decimal_commas_are_read(tmp_path, capsys):
     data = _semicolon_file(tmp_path / "eu.csv")
-    header, sep, decimal, notes = sniff(data)
+    header, sep, decimal, _ = sniff(data)
     assert (header, sep, decimal) == (["weight", "city", "label"], ";", ",")
     out = tmp_path / "m.joblib"
     assert main(["fit", str(data), "--target", "label", "--classes", "no,yes", "--epsilon",
