@@ -1,4 +1,4 @@
-"""The command line reads the files people have (issue 28, item 7): the dialect from the
+"""The command line reads the files people have: the dialect from the
 header line, an unnamed index column dropped, errors naming the real problem, and a
 vectorised read that gives every cell the value the per-cell rule gives its text."""
 
@@ -24,7 +24,7 @@ def _semicolon_file(path, n=600):
 
 def test_semicolons_and_decimal_commas_are_read(tmp_path, capsys):
     data = _semicolon_file(tmp_path / "eu.csv")
-    header, sep, decimal, notes = sniff(data)
+    header, sep, decimal, _ = sniff(data)
     assert (header, sep, decimal) == (["weight", "city", "label"], ";", ",")
     out = tmp_path / "m.joblib"
     assert main(["fit", str(data), "--target", "label", "--classes", "no,yes", "--epsilon",

@@ -61,7 +61,11 @@ def demo_command(args):
 def account_table(args):
     """``skdpgd account --table CSV``: the raw-table pipeline's planned releases."""
     from ._fit_table import (
-        build_table_pipeline, cli_spelling, count_rows, read_header, table_plan,
+        build_table_pipeline,
+        cli_spelling,
+        count_rows,
+        read_header,
+        table_plan,
     )
 
     config = {key: value for key, value in (

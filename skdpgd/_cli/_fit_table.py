@@ -286,7 +286,7 @@ def fit_table(path, config, *, epsilon, delta="auto", random_state=None, output=
     bundle = {
         # The fitted steps as a plain scikit-learn Pipeline: its first step picks the
         # feature columns by name, so it predicts on any frame that holds them (the
-        # DPPipeline itself checks that a frame has exactly the fit's columns).
+        # DPPipeline reads a frame by name too: one predict contract).
         "pipeline": pipeline.pipeline_, "dp_pipeline": pipeline,
         "feature_columns": features, "target": target, "model": model,
         "classes": classes, "label_type": label_type(classes) if classes else None,

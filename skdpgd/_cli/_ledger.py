@@ -16,7 +16,6 @@ version-1 file (:meth:`skdpgd.PrivacyLedger.upgrade_file`).
 import math
 
 
-
 def add_ledger_parser(sub):
     """Register ``skdpgd ledger`` on the CLI's subparsers."""
     ledger = sub.add_parser(

@@ -10,7 +10,12 @@ from ..linear_model import DPRidge
 from ..utils._validation import check_epsilon, resolve_delta
 from ._budget import EXTRA_DELTA_SHARE, split_budget
 from ._checks import (
-    is_auto, is_balanced, is_prepared, is_private, is_private_classes, is_skip,
+    is_auto,
+    is_balanced,
+    is_prepared,
+    is_private,
+    is_private_classes,
+    is_skip,
 )
 from ._report import PipelinePrivacyReport
 

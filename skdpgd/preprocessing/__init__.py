@@ -22,7 +22,8 @@ columns), learning ranges and categories through accounted Gaussian releases (it
 ``privacy_`` report; ``summary()`` per column; its ``encodings_``:
 :class:`NumericEncoding`, :class:`BooleanEncoding`, :class:`CategoricalEncoding`). Every
 private step derives from :class:`PrivateStepMixin` (the private-step protocol; its
-standalone budget is a :class:`StepBudget`).
+standalone budget is a :class:`StepBudget`; :func:`check_allowance` checks a step's report
+against its allowance).
 :func:`private_range` and :func:`private_abs_bound` are its mechanism for one column;
 :func:`is_missing` is the one missing-value rule of skdpgd.
 """
@@ -33,7 +34,7 @@ from ._log import Log1pTransformer
 from ._missing import DEFAULT_MISSING_STRINGS, is_missing
 from ._one_hot import PublicOneHotEncoder, public_one_hot
 from ._private_range import PrivateBound, PrivateRange, private_abs_bound, private_range
-from ._private_step import PrivateStepMixin, StepBudget
+from ._private_step import PrivateStepMixin, StepBudget, check_allowance
 from ._row_norm import RowNormClipper
 from ._table_vectorizer import DPTableVectorizer
 
@@ -51,6 +52,7 @@ __all__ = [
     "PublicOneHotEncoder",
     "RowNormClipper",
     "StepBudget",
+    "check_allowance",
     "is_missing",
     "private_abs_bound",
     "private_range",
