@@ -1,0 +1,156 @@
+r"""Private inference for a fit: plan its releases (public), then compute the table.
+
+The two halves an estimator calls (docs/theory.md, "Private inference for the
+coefficients"):
+
+* :func:`fit_budget` and :func:`compose_report`, before any value is read: split the
+  budget (:func:`~skdpgd.inference._budget.split_inference_budget`), refuse what
+  inference does not support (with the reason) and compose the one report
+  (:func:`~skdpgd.inference._report.inference_report`) the ledger charges;
+* :func:`infer`, after the run: releases M and Q at the estimate
+  (:func:`~skdpgd.inference._releases.release_matrices`) and post-processes them with the
+  plan's public numbers into a :class:`~skdpgd.inference._table.CoefficientTable`.
+"""
+
+import numpy as np
+
+from ._budget import INFERENCE_SHARE, split_inference_budget
+from ._releases import curvature_and_residual_bounds, matrix_sensitivity, release_matrices
+from ._report import inference_report
+from ._sandwich import coefficient_covariance
+from ._table import CoefficientTable
+
+__all__ = ["SUPPORTED_SOLVERS", "check_solver", "compose_report", "fit_budget", "infer",
+           "reliability_note"]
+
+#: The solvers whose noise covariance is computed (sgd: refused, see ``plan_inference``).
+SUPPORTED_SOLVERS = ("gd", "cyclic", "preconditioned")
+
+
+def check_solver(name):
+    """Refuse a solver whose optimizer noise is not computed (public: the solver's name)."""
+    if name not in SUPPORTED_SOLVERS:
+        raise ValueError(
+            f"inference=True is not available with solver={name!r}: the noise of a sampled "
+            "run depends on which rows each step drew (Poisson or shuffled batches), and its "
+            "linearised covariance is not computed here. Use solver='auto', 'gd', 'cyclic' "
+            "or 'preconditioned'."
+        )
+
+
+def fit_budget(epsilon, delta, share=INFERENCE_SHARE):
+    """The :class:`~skdpgd.inference._budget.InferenceBudget` of a target (public)."""
+    return split_inference_budget(epsilon, delta, share)
+
+
+def compose_report(loss, run_report, budget, *, row_norm, delta, notes=()):
+    """The one report of a fit with inference: the run's and the two releases'.
+
+    Parameters
+    ----------
+    loss : BinaryLogisticLoss or HuberLoss
+        The fit's loss (anything else is refused with the reason, before any value is read).
+    run_report : GaussianRunPrivacyReport
+        The run's report, planned at ``budget.fit_epsilon``.
+    budget : InferenceBudget
+        From :func:`fit_budget`.
+    row_norm : float
+        Rt, the bound on an augmented row.
+    delta : float
+    notes : tuple of str
+
+    Returns
+    -------
+    InferencePrivacyReport
+    """
+    bound_h, bound_psi = curvature_and_residual_bounds(loss)
+    return inference_report(
+        run_report, delta=delta, hessian_sensitivity=matrix_sensitivity(bound_h, row_norm),
+        score_sensitivity=matrix_sensitivity(bound_psi**2, row_norm),
+        hessian_mu=budget.hessian_mu, score_mu=budget.score_mu, share=budget.share,
+        notes=notes,
+    )
+
+
+def infer(row_sums, loss, coef, *, plan, report, n_steps, rng, preconditioner=None,
+          names, intercept_scaling, covers):
+    r"""Release M and Q at ``coef`` and return the private coefficient table.
+
+    Parameters
+    ----------
+    row_sums : ChunkedRowSums or DaskRowSums
+        The fit's row sums (entered).
+    loss : BinaryLogisticLoss or HuberLoss
+    coef : ndarray of shape (p,)
+        The last iterate (augmented coordinates).
+    plan : dataclass
+        The run's plan (``learning_rate``, ``noise_std``, ``strong_convexity``,
+        ``momentum`` for the preconditioned solver, ``n_batches`` for cyclic).
+    report : InferencePrivacyReport
+        Gives the noise of the two releases.
+    n_steps : int
+        The steps that ran (every batch step).
+    rng : numpy.random.Generator
+        The fit's generator, after the run.
+    preconditioner : ndarray, optional
+    names : list of str
+        Feature names (the intercept is appended when ``intercept_scaling`` is not None).
+    intercept_scaling : float or None
+        b: the intercept is b times the last coordinate.
+    covers : str
+        What the intervals cover (a note of the table).
+
+    Returns
+    -------
+    CoefficientTable
+    """
+    n = report.n_samples
+    hessian, score = release_matrices(
+        row_sums, loss, coef, n, (report.hessian_noise_std, report.score_noise_std), rng
+    )
+    estimate, cov, diag = coefficient_covariance(
+        coef, hessian, score, n_samples=n, hessian_noise_std=report.hessian_noise_std,
+        score_noise_std=report.score_noise_std, strong_convexity=plan.strong_convexity,
+        learning_rate=plan.learning_rate, noise_std=plan.noise_std, n_steps=n_steps,
+        momentum=getattr(plan, "momentum", 0.0), preconditioner=preconditioner,
+    )
+    scale = np.ones(estimate.shape[0])
+    names = list(names)
+    if intercept_scaling is not None:
+        scale[-1] = intercept_scaling
+        names.append("intercept")
+    notes = [covers]
+    warning = reliability_note(diag)
+    if warning:
+        notes.append(warning)
+    table = CoefficientTable(names, scale * estimate, cov * np.outer(scale, scale), notes)
+    table.diagnostics = diag
+    return table
+
+
+#: Above this ratio of the Hessian noise's edge to the smallest released curvature, the
+#: intervals are flagged (docs/theory.md, "When the intervals are not trusted").
+HESSIAN_NOISE_LIMIT = 0.25
+
+
+def reliability_note(diagnostics):
+    """A warning when the releases say the intervals may under-cover, else None.
+
+    Post-processing of the releases (their diagnostics) and public numbers only.
+    """
+    reasons = []
+    if diagnostics["hessian_floored"] or diagnostics["hessian_noise_ratio"] > HESSIAN_NOISE_LIMIT:
+        reasons.append(
+            "the private Hessian's noise is comparable to its smallest curvature "
+            f"(ratio {diagnostics['hessian_noise_ratio']:.2g} > {HESSIAN_NOISE_LIMIT})"
+        )
+    if diagnostics["unfinished"] > 0.5:
+        reasons.append(
+            f"the run had not converged (shrinkage factor {diagnostics['unfinished']:.2g}); "
+            "its linearised correction is rough"
+        )
+    if not reasons:
+        return None
+    return ("coverage may be below the nominal level: " + "; ".join(reasons)
+            + ".")
+
