@@ -11,7 +11,7 @@ from skdpgd._data._design import ClippedDesign
 from skdpgd._data._gradients import ChunkedRowSums
 from skdpgd.accounting import epsilon_delta_to_gdp
 from skdpgd.inference import (
-    INFERENCE_SHARE,
+    INFERENCE_SHARES,
     CoefficientTable,
     coefficient_covariance,
     compose_report,
@@ -19,7 +19,7 @@ from skdpgd.inference import (
     fit_budget,
     matrix_sensitivity,
     optimizer_noise,
-    release_matrices,
+    release_at,
     row_weights_and_residuals,
 )
 from skdpgd.losses import BinaryLogisticLoss, HuberLoss, MultinomialLogisticLoss
@@ -97,16 +97,19 @@ def test_unsupported_losses_are_refused_with_a_reason():
 
 
 @pytest.mark.parametrize("loss", LOSSES, ids=["logistic", "huber"])
-def test_released_matrices_without_noise_are_the_weighted_grams(loss):
-    """tau = 0: the release is the exact average over the clipped, augmented rows."""
+def test_releases_without_noise_are_the_exact_averages(loss):
+    """No noise: the gradient and the weighted Grams averaged over the clipped rows."""
     rng = np.random.default_rng(1)
     X = rng.normal(size=(300, 3)) * 0.7
     y = rng.integers(0, 2, 300).astype(float)
     design = ClippedDesign.from_data(X, 1.0, 0.5)
     coef = np.array([0.5, -1.0, 2.0, 0.3])
     with ChunkedRowSums(loss.gradient_sum, design, y, chunk_size=64) as sums:
-        h, q = release_matrices(sums, loss, coef, 300, (0.0, 0.0), rng)
+        g, h, q = release_at(sums, loss, coef, 300, (0.0, 0.0, 0.0), rng)
     h_ref, q_ref = _sums(loss, coef, design.toarray(), y)
+    rows = design.toarray()
+    _, psi = row_weights_and_residuals(loss, rows @ coef, y)
+    np.testing.assert_allclose(g, rows.T @ psi / 300, rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(h, h_ref / 300, rtol=1e-10, atol=1e-14)
     np.testing.assert_allclose(q, q_ref / 300, rtol=1e-10, atol=1e-14)
     w, psi = row_weights_and_residuals(loss, design.toarray() @ coef, y)
@@ -184,32 +187,65 @@ def test_preconditioned_momentum_noise_covariance_matches_monte_carlo():
     _check_moments(chains, cov, (np.eye(dim) - unfinished) @ optimum, n_chains=n_chains)
 
 
-def test_corrections_recover_the_unpenalised_optimum_of_a_quadratic():
-    """Without noise: A theta_K is the minimiser of the unpenalised quadratic, for a run
-    stopped early and a large lam (steps 3 of the module docstring are exact here)."""
+def test_newton_step_recovers_the_unpenalised_optimum_of_a_quadratic():
+    """Exact releases: from a run stopped early with a large lam, one Newton step on the
+    unpenalised loss lands on its minimiser, and the covariance is the sandwich plus the
+    gradient noise through the step (rho = 0: no Hessian noise, no leftover)."""
     rng = np.random.default_rng(5)
     dim, lam, eta, k = 4, 0.3, 0.5, 15
     hessian, b = _quadratic(dim, rng)
     coef = noisy_gradient_descent(lambda c: hessian @ c - b + lam * c, np.zeros(dim),
                                   learning_rate=eta, noise_std=0.0, n_steps=k, rng=rng)
+    score = np.diag([1.0, 2.0, 3.0, 4.0])
     estimate, cov, diag = coefficient_covariance(
-        coef, hessian, hessian, n_samples=100, hessian_noise_std=0.0, score_noise_std=0.0,
-        strong_convexity=lam, learning_rate=eta, noise_std=0.0, n_steps=k,
+        coef, hessian @ coef - b, hessian, score, n_samples=100, gradient_noise_std=0.1,
+        hessian_noise_std=0.0, score_noise_std=0.0, strong_convexity=lam, learning_rate=eta,
+        noise_std=0.3, n_steps=k,
     )
     np.testing.assert_allclose(estimate, np.linalg.solve(hessian, b), rtol=1e-8)
-    np.testing.assert_allclose(cov, np.linalg.inv(hessian) / 100, rtol=1e-8)  # Q = H
+    inv = np.linalg.inv(hessian)
+    np.testing.assert_allclose(cov, inv @ score @ inv / 100 + 0.01 * inv @ inv, rtol=1e-8)
     assert diag["unfinished"] > 0.01 and diag["hessian_floored"] == 0
+    assert diag["hessian_noise_ratio"] == 0.0
+
+
+def test_leftover_bound_covers_a_noisy_newton_step():
+    """Monte Carlo over the run's noise and the Hessian's noise on a quadratic: the spread of
+    the Newton-step estimate around the exact minimiser stays within the formula's
+    covariance (leftover bound included; no gradient noise, no sampling term)."""
+    rng = np.random.default_rng(6)
+    dim, eta, sigma, k, tau, reps = 3, 0.8, 0.05, 20, 0.01, 400
+    hessian, b = _quadratic(dim, rng)
+    target = np.linalg.solve(hessian, b)
+    z2, z_formula = [], []
+    for _ in range(reps):
+        coef = noisy_gradient_descent(lambda c: hessian @ c - b, np.zeros(dim),
+                                      learning_rate=eta, noise_std=sigma, n_steps=k, rng=rng)
+        noisy = hessian + tau * _symmetric(dim, rng)
+        estimate, cov, _ = coefficient_covariance(
+            coef, hessian @ coef - b, noisy, np.zeros((dim, dim)), n_samples=1,
+            gradient_noise_std=0.0, hessian_noise_std=tau, score_noise_std=0.0,
+            strong_convexity=0.0, learning_rate=eta, noise_std=sigma, n_steps=k,
+        )
+        z2.append((estimate - target) ** 2 / np.diag(cov))
+    # every coordinate's mean squared standardised error is at most 1 (conservative bound)
+    assert np.all(np.mean(z2, axis=0) <= 1.0)
+
+
+def _symmetric(dim, rng):
+    upper = np.triu(rng.normal(size=(dim, dim)))
+    return upper + np.triu(upper, 1).T
 
 
 def test_repair_floors_a_noisy_hessian_at_the_public_level():
     hessian = np.diag([1.0, -0.01])  # a release whose noise made an eigenvalue negative
     _, cov, diag = coefficient_covariance(
-        np.zeros(2), hessian, np.eye(2), n_samples=10, hessian_noise_std=0.05,
-        score_noise_std=0.0, strong_convexity=0.0, learning_rate=0.1, noise_std=0.0,
-        n_steps=1,
+        np.zeros(2), np.zeros(2), hessian, np.eye(2), n_samples=10, gradient_noise_std=0.0,
+        hessian_noise_std=0.05, score_noise_std=0.0, strong_convexity=0.0, learning_rate=0.1,
+        noise_std=0.0, n_steps=1,
     )
     floor = 2 * 0.05 * math.sqrt(2)
-    assert diag["hessian_floored"] == 1
+    assert diag["hessian_floored"] == 1 and diag["hessian_noise_ratio"] == 1.0
     np.testing.assert_allclose(cov[1, 1], 1 / floor**2 / 10, rtol=1e-10)
     assert np.all(np.linalg.eigvalsh(cov) > 0)
 
@@ -223,14 +259,19 @@ def test_report_composes_run_and_releases_in_one_mu(epsilon):
     delta, n = 1e-5, 5000
     budget = fit_budget(epsilon, delta)
     mu = epsilon_delta_to_gdp(epsilon, delta)
-    assert budget.hessian_mu**2 + budget.score_mu**2 == pytest.approx(INFERENCE_SHARE * mu**2)
+    for part, share in zip((budget.gradient_mu, budget.hessian_mu, budget.score_mu),
+                           INFERENCE_SHARES[1:]):
+        assert part**2 == pytest.approx(share * mu**2)
     run = DPRidge(epsilon=budget.fit_epsilon, delta=delta, y_bound=1.0).plan_privacy(n, 4)
+    assert run.mu <= budget.fit_mu * (1 + 1e-9)
     report = compose_report(HuberLoss(0.25), run, budget, row_norm=1.2, delta=delta)
-    assert report.mu == pytest.approx(math.sqrt(run.mu**2 + budget.hessian_mu**2
-                                                + budget.score_mu**2), rel=1e-12)
+    assert report.mu == pytest.approx(math.sqrt(
+        run.mu**2 + budget.gradient_mu**2 + budget.hessian_mu**2 + budget.score_mu**2),
+        rel=1e-12)
     assert report.mu <= mu and report.epsilon <= epsilon
     assert report.event.mu == report.mu
     # each release's noise is its Gaussian mechanism at its mu
+    assert report.gradient_noise_std == pytest.approx(2 * 0.25 * 1.2 / (n * budget.gradient_mu))
     assert report.hessian_noise_std == pytest.approx(
         math.sqrt(2) * 1.2**2 / (n * budget.hessian_mu))
     assert report.score_noise_std == pytest.approx(

@@ -1,19 +1,19 @@
 """Private inference for the coefficients: standard errors, intervals, p-values.
 
-The releases (the Hessian and the score covariance at the estimate), their accounting in
-one report with the fit, the sandwich covariance with the optimizer's own noise for the
-solver that ran, and the coefficient table (docs/theory.md, "Private inference for the
+The releases at the estimate (the gradient, the Hessian and the score covariance), their
+accounting in one report with the fit, one private Newton step, the sandwich covariance
+with the optimizer's own noise for the solver that ran, and the coefficient table (docs/theory.md, "Private inference for the
 coefficients"). A layer between the solvers and the estimators: the estimators call
 :func:`fit_budget`, :func:`compose_report` and :func:`infer`.
 """
 
-from ._budget import INFERENCE_SHARE, InferenceBudget, split_inference_budget
+from ._budget import INFERENCE_SHARES, InferenceBudget, split_inference_budget
 from ._fit import SUPPORTED_SOLVERS, check_solver, compose_report, fit_budget, infer
 from ._optimizer_noise import impulse_responses, optimizer_noise
 from ._releases import (
     curvature_and_residual_bounds,
     matrix_sensitivity,
-    release_matrices,
+    release_at,
     row_weights_and_residuals,
 )
 from ._report import InferencePrivacyReport, inference_report
@@ -21,7 +21,7 @@ from ._sandwich import coefficient_covariance
 from ._table import CoefficientTable
 
 __all__ = [
-    "INFERENCE_SHARE",
+    "INFERENCE_SHARES",
     "SUPPORTED_SOLVERS",
     "CoefficientTable",
     "InferenceBudget",
@@ -36,7 +36,7 @@ __all__ = [
     "inference_report",
     "matrix_sensitivity",
     "optimizer_noise",
-    "release_matrices",
+    "release_at",
     "row_weights_and_residuals",
     "split_inference_budget",
 ]

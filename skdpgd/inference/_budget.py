@@ -1,23 +1,26 @@
 r"""The public split of one budget between the fit and the two inference releases.
 
-With ``inference=True`` a fit makes three releases about the data: the estimate (the
-solver's run, itself a composition), the Hessian M and the score covariance Q at the
-estimate. The target :math:`(\varepsilon, \delta)` is met by Gaussian DP,
+With ``inference=True`` a fit makes four releases about the data: the estimate
+:math:`\theta_K` (the solver's run, itself a composition), then at :math:`\theta_K` the
+gradient g of the data loss, the Hessian M and the score covariance Q. The target
+:math:`(\varepsilon, \delta)` is met by Gaussian DP,
 :math:`\mu = \mathrm{epsilon\_delta\_to\_gdp}(\varepsilon, \delta)` (Dong, Roth and Su
-2022, Corollary 2.13), split as
+2022, Corollary 2.13), split with public shares (:data:`INFERENCE_SHARES`, derived in
+docs/theory.md, "The budget of the releases") as
 
 .. math::
 
-    \mu_{\mathrm{fit}}^2 = (1 - s)\,\mu^2, \qquad \mu_M^2 = \mu_Q^2 = \frac s2\,\mu^2,
-    \qquad \mu_{\mathrm{fit}}^2 + \mu_M^2 + \mu_Q^2 = \mu^2
+    \mu_{\mathrm{fit}}^2 = s_\theta\mu^2,\quad \mu_g^2 = s_g\mu^2,\quad
+    \mu_M^2 = s_M\mu^2,\quad \mu_Q^2 = s_Q\mu^2,\qquad
+    \mu_{\mathrm{fit}}^2 + \mu_g^2 + \mu_M^2 + \mu_Q^2 = \mu^2
 
-(adaptive composition, their Corollary 3.3), with the public share s =
-:data:`INFERENCE_SHARE` (derivation in docs/theory.md, "The budget of the releases").
+(adaptive composition, their Corollary 3.3).
 The fit is planned at :math:`\varepsilon_{\mathrm{fit}} =
 \mathrm{gdp\_to\_epsilon}(\mu_{\mathrm{fit}}, \delta)`, so its report's mu is at most
 :math:`\mu_{\mathrm{fit}}`; each matrix release gets the noise
 :math:`\tau = S/(n\mu_i)` with S its sensitivity
-(:func:`skdpgd.inference._releases.matrix_sensitivity`).
+(:func:`skdpgd.inference._releases.matrix_sensitivity`), and the gradient
+:math:`\sigma_g = S/(n\mu_g)` with S the loss's replace-one sensitivity.
 """
 
 import math
@@ -25,10 +28,10 @@ from dataclasses import dataclass
 
 from ..accounting._gdp import epsilon_delta_to_gdp, gdp_to_epsilon
 
-__all__ = ["INFERENCE_SHARE", "InferenceBudget", "split_inference_budget"]
+__all__ = ["INFERENCE_SHARES", "InferenceBudget", "split_inference_budget"]
 
-#: Share s of mu^2 spent on the two matrix releases together.
-INFERENCE_SHARE = 0.2
+#: Shares of mu^2: (the run, the gradient, the Hessian, the score covariance).
+INFERENCE_SHARES = (0.3, 0.5, 0.1, 0.1)
 
 #: The fit is calibrated to this fraction of its mu (the GDP inverses are conservative to
 #: about 1e-10 relative; the pipeline's budget uses the same margin).
@@ -45,22 +48,23 @@ class InferenceBudget:
         Gaussian-DP parameter of the whole fit (estimate and both matrices).
     fit_mu, fit_epsilon : float
         The largest mu of the solver's run, and the epsilon at delta it is planned at.
-    hessian_mu, score_mu : float
-        mu of the Hessian and of the score-covariance release.
-    share : float
-        s.
+    gradient_mu, hessian_mu, score_mu : float
+        mu of the gradient, the Hessian and the score-covariance releases.
+    shares : tuple of float
+        The four shares of mu^2.
     """
 
     mu: float
     fit_mu: float
     fit_epsilon: float
+    gradient_mu: float
     hessian_mu: float
     score_mu: float
-    share: float
+    shares: tuple
 
 
-def split_inference_budget(epsilon, delta, share=INFERENCE_SHARE):
-    """Split (epsilon, delta) between the fit and the two matrix releases (module docstring).
+def split_inference_budget(epsilon, delta, shares=INFERENCE_SHARES):
+    """Split (epsilon, delta) between the run and the three releases (module docstring).
 
     Parameters
     ----------
@@ -68,24 +72,25 @@ def split_inference_budget(epsilon, delta, share=INFERENCE_SHARE):
         > 0 or inf.
     delta : float
         In (0, 1).
-    share : float, default=INFERENCE_SHARE
-        s in (0, 1).
+    shares : tuple of 4 floats, default=INFERENCE_SHARES
+        Positive, summing to 1.
 
     Returns
     -------
     InferenceBudget
     """
-    epsilon, delta, share = float(epsilon), float(delta), float(share)
-    if not 0.0 < share < 1.0:
-        raise ValueError(f"the inference share must be in (0, 1), got {share!r}.")
+    epsilon, delta = float(epsilon), float(delta)
+    shares = tuple(float(s) for s in shares)
+    if len(shares) != 4 or min(shares) <= 0.0 or abs(sum(shares) - 1.0) > 1e-12:
+        raise ValueError(f"the inference shares must be 4 positive numbers summing to 1, "
+                         f"got {shares!r}.")
     if epsilon == math.inf:
-        return InferenceBudget(math.inf, math.inf, math.inf, math.inf, math.inf, share)
+        return InferenceBudget(*(math.inf,) * 6, shares)
     mu = float(epsilon_delta_to_gdp(epsilon, delta)) * _MARGIN
-    fit_mu = mu * math.sqrt(1.0 - share)
-    part = mu * math.sqrt(share / 2.0)
+    fit_mu, grad_mu, hess_mu, score_mu = (mu * math.sqrt(s) for s in shares)
     return InferenceBudget(
         mu=mu, fit_mu=fit_mu, fit_epsilon=float(gdp_to_epsilon(fit_mu * _MARGIN, delta)),
-        hessian_mu=part, score_mu=part, share=share,
+        gradient_mu=grad_mu, hessian_mu=hess_mu, score_mu=score_mu, shares=shares,
     )
 
 

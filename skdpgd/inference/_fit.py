@@ -7,15 +7,15 @@ coefficients"):
   budget (:func:`~skdpgd.inference._budget.split_inference_budget`), refuse what
   inference does not support (with the reason) and compose the one report
   (:func:`~skdpgd.inference._report.inference_report`) the ledger charges;
-* :func:`infer`, after the run: releases M and Q at the estimate
-  (:func:`~skdpgd.inference._releases.release_matrices`) and post-processes them with the
+* :func:`infer`, after the run: releases the gradient, M and Q at the estimate
+  (:func:`~skdpgd.inference._releases.release_at`) and post-processes them with the
   plan's public numbers into a :class:`~skdpgd.inference._table.CoefficientTable`.
 """
 
 import numpy as np
 
-from ._budget import INFERENCE_SHARE, split_inference_budget
-from ._releases import curvature_and_residual_bounds, matrix_sensitivity, release_matrices
+from ._budget import INFERENCE_SHARES, split_inference_budget
+from ._releases import curvature_and_residual_bounds, matrix_sensitivity, release_at
 from ._report import inference_report
 from ._sandwich import coefficient_covariance
 from ._table import CoefficientTable
@@ -38,9 +38,20 @@ def check_solver(name):
         )
 
 
-def fit_budget(epsilon, delta, share=INFERENCE_SHARE):
-    """The :class:`~skdpgd.inference._budget.InferenceBudget` of a target (public)."""
-    return split_inference_budget(epsilon, delta, share)
+def fit_budget(epsilon, delta, shares=INFERENCE_SHARES):
+    """The :class:`~skdpgd.inference._budget.InferenceBudget` of a target (public).
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The fit's target.
+    shares : tuple of float, default=INFERENCE_SHARES
+
+    Returns
+    -------
+    InferenceBudget
+    """
+    return split_inference_budget(epsilon, delta, shares)
 
 
 def compose_report(loss, run_report, budget, *, row_norm, delta, notes=()):
@@ -64,17 +75,18 @@ def compose_report(loss, run_report, budget, *, row_norm, delta, notes=()):
     InferencePrivacyReport
     """
     bound_h, bound_psi = curvature_and_residual_bounds(loss)
+    sensitivities = (float(loss.sensitivity(row_norm)), matrix_sensitivity(bound_h, row_norm),
+                     matrix_sensitivity(bound_psi**2, row_norm))
     return inference_report(
-        run_report, delta=delta, hessian_sensitivity=matrix_sensitivity(bound_h, row_norm),
-        score_sensitivity=matrix_sensitivity(bound_psi**2, row_norm),
-        hessian_mu=budget.hessian_mu, score_mu=budget.score_mu, share=budget.share,
+        run_report, delta=delta, sensitivities=sensitivities,
+        mus=(budget.gradient_mu, budget.hessian_mu, budget.score_mu), shares=budget.shares,
         notes=notes,
     )
 
 
 def infer(row_sums, loss, coef, *, plan, report, n_steps, rng, preconditioner=None,
           names, intercept_scaling, covers):
-    r"""Release M and Q at ``coef`` and return the private coefficient table.
+    r"""Release the gradient, M and Q at ``coef``; return the private coefficient table.
 
     Parameters
     ----------
@@ -105,11 +117,14 @@ def infer(row_sums, loss, coef, *, plan, report, n_steps, rng, preconditioner=No
     CoefficientTable
     """
     n = report.n_samples
-    hessian, score = release_matrices(
-        row_sums, loss, coef, n, (report.hessian_noise_std, report.score_noise_std), rng
+    gradient, hessian, score = release_at(
+        row_sums, loss, coef, n,
+        (report.gradient_noise_std, report.hessian_noise_std, report.score_noise_std), rng,
     )
     estimate, cov, diag = coefficient_covariance(
-        coef, hessian, score, n_samples=n, hessian_noise_std=report.hessian_noise_std,
+        coef, gradient, hessian, score, n_samples=n,
+        gradient_noise_std=report.gradient_noise_std,
+        hessian_noise_std=report.hessian_noise_std,
         score_noise_std=report.score_noise_std, strong_convexity=plan.strong_convexity,
         learning_rate=plan.learning_rate, noise_std=plan.noise_std, n_steps=n_steps,
         momentum=getattr(plan, "momentum", 0.0), preconditioner=preconditioner,
@@ -143,11 +158,6 @@ def reliability_note(diagnostics):
         reasons.append(
             "the private Hessian's noise is comparable to its smallest curvature "
             f"(ratio {diagnostics['hessian_noise_ratio']:.2g} > {HESSIAN_NOISE_LIMIT})"
-        )
-    if diagnostics["unfinished"] > 0.5:
-        reasons.append(
-            f"the run had not converged (shrinkage factor {diagnostics['unfinished']:.2g}); "
-            "its linearised correction is rough"
         )
     if not reasons:
         return None

@@ -1,4 +1,4 @@
-r"""The two matrix releases of private inference: the Hessian and the score covariance.
+r"""The releases of private inference at the estimate: gradient, Hessian, score covariance.
 
 At the released estimate :math:`\hat\theta` (docs/theory.md, "Private inference for the
 coefficients"), with :math:`\tilde x_i` the clipped, intercept-augmented rows
@@ -55,7 +55,7 @@ from ..optim._gram_release import symmetric_gaussian
 __all__ = [
     "curvature_and_residual_bounds",
     "matrix_sensitivity",
-    "release_matrices",
+    "release_at",
     "row_weights_and_residuals",
 ]
 
@@ -114,35 +114,44 @@ def _chunk_matrices(loss):
     return method
 
 
-def release_matrices(row_sums, loss, coef, n_samples, noise_stds, rng):
-    r"""The released :math:`(M, Q)` at ``coef`` (module docstring).
+def release_at(row_sums, loss, coef, n_samples, noise_stds, rng):
+    r"""The released gradient :math:`\tilde g`, M and Q at ``coef`` (module docstring).
+
+    :math:`\tilde g = \frac1n\sum_i \psi_i\tilde x_i + \sigma_g Z` (the loss's own
+    ``gradient_sum``, of replace-one sensitivity S/n, its per-example sensitivity over n).
 
     Parameters
     ----------
     row_sums : ChunkedRowSums or DaskRowSums
-        The fit's row sums, entered (``with``).
+        The fit's row sums of ``loss.gradient_sum``, entered (``with``).
     loss : BinaryLogisticLoss or HuberLoss
     coef : ndarray of shape (p,)
         The released estimate (augmented: intercept column last).
     n_samples : int
         n (public).
-    noise_stds : (float, float)
-        :math:`(\tau_M, \tau_Q)`, noise std of each upper-triangle entry of the averaged
-        matrices (0: exact, for epsilon = inf).
+    noise_stds : (float, float, float)
+        :math:`(\sigma_g, \tau_M, \tau_Q)`: the noise std of each coordinate of the
+        averaged gradient and of each upper-triangle entry of the averaged matrices (0:
+        exact, for epsilon = inf).
     rng : numpy.random.Generator
-        Draws p(p+1)/2 normals for M, then as many for Q (when the stds are > 0).
+        Draws p normals for the gradient, then p(p+1)/2 for M, then as many for Q (those
+        whose std is > 0).
 
     Returns
     -------
+    gradient : ndarray of shape (p,)
     hessian, score_cov : ndarray of shape (p, p), symmetric
     """
     coef = np.asarray(coef, dtype=np.float64)
     dim = coef.shape[0]
+    gradient = np.asarray(row_sums.sum(coef), dtype=np.float64) / n_samples
+    if noise_stds[0] > 0.0:
+        gradient = gradient + noise_stds[0] * rng.standard_normal(dim)
     sums = np.asarray(row_sums.sum(coef, method=_chunk_matrices(loss),
                                    chunk_size=gram_chunk_rows(n_samples, dim)), dtype=np.float64)
-    out = []
-    for matrix, tau in zip(sums, noise_stds):
+    out = [gradient]
+    for matrix, tau in zip(sums, noise_stds[1:]):
         matrix = 0.5 * (matrix + matrix.T) / n_samples
         out.append(matrix + symmetric_gaussian(dim, tau, rng))
-    return out[0], out[1]
+    return tuple(out)
 

@@ -7,12 +7,12 @@ the coefficients"). With ``inference=True``:
   logistic loss is the plain one (``residual_clip="auto"`` means 1; another clip is
   refused), multinomial fits, weighted fits and ``solver="sgd"`` are refused with the
   reason, the budget is split (:func:`skdpgd.inference.fit_budget`), the run is planned
-  at its share and one report composes the run with the Hessian and score-covariance
-  releases (:func:`skdpgd.inference.compose_report`);
-* **after the run**: M and Q are released at the last iterate, the estimate is corrected
-  (unfinished run, regularisation) and its private covariance computed
-  (:func:`skdpgd.inference.infer`). ``coef_`` and ``intercept_`` are the corrected
-  estimate, the centre of the intervals.
+  at its share and one report composes the run with the gradient, Hessian and
+  score-covariance releases (:func:`skdpgd.inference.compose_report`);
+* **after the run**: the gradient, M and Q are released at the last iterate, one Newton
+  step on the unpenalised loss gives the estimate and the sandwich its private covariance
+  (:func:`skdpgd.inference.infer`). ``coef_`` and ``intercept_`` are that estimate, the
+  centre of the intervals.
 """
 
 import numpy as np
@@ -27,14 +27,14 @@ __all__ = ["InferenceMixin"]
 
 COVERS_LOGISTIC = (
     "intervals cover the coefficients of the logistic model on rows clipped to data_norm "
-    "(the unpenalised maximum-likelihood target: the shrinkage of lam and of the unfinished "
-    "run is corrected, the loss is the plain one); these are the true coefficients when "
+    "(the unpenalised maximum-likelihood target: one private Newton step removes the "
+    "shrinkage of lam and of the unfinished run; the loss is the plain one); these are the true coefficients when "
     "P(y=1|x) is logistic in x and no row is longer than data_norm."
 )
 COVERS_HUBER = (
     "intervals cover the Huber-regression coefficients (threshold residual_clip_) of y "
-    "clipped to [-y_bound, y_bound] on rows clipped to data_norm (the shrinkage of lam and "
-    "of the unfinished run is corrected); these are the true coefficients of "
+    "clipped to [-y_bound, y_bound] on rows clipped to data_norm (one private Newton step "
+    "removes the shrinkage of lam and of the unfinished run); these are the true coefficients of "
     "y = x.beta + b0 + e when e is symmetric about 0 given x, |y| <= y_bound and no row "
     "is longer than data_norm."
 )
