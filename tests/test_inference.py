@@ -289,3 +289,28 @@ def test_table_wald_quantities():
     assert list(frame.columns) == ["coef", "std_err", "ci_low", "ci_high", "p_value"]
     assert list(frame.index) == ["a", "intercept"]
     assert "intercept" in table.text()
+
+
+def test_public_ratio_bounds_every_design_and_refuses_hopeless_shapes():
+    """rho_pub uses the largest smallest curvature c_H Rt^2 / p a design can have: random
+    designs stay below it, the isotropic design at full norm attains it; a shape with
+    rho_pub > 1 is refused with the n it needs (no row count of the data in the message)."""
+    from skdpgd.inference import check_identifiable, public_noise_ratio
+
+    rng = np.random.default_rng(7)
+    dim, row_norm, c_h = 5, 1.3, 0.25
+    for _ in range(20):
+        rows = rng.normal(size=(50, dim)) * rng.uniform(0.1, 2.0, dim)
+        rows *= row_norm / np.linalg.norm(rows, axis=1, keepdims=True)
+        assert np.linalg.eigvalsh(c_h * rows.T @ rows / 50)[0] <= c_h * row_norm**2 / dim
+    axes = np.vstack([row_norm * np.eye(dim), -row_norm * np.eye(dim)])
+    np.testing.assert_allclose(np.linalg.eigvalsh(c_h * axes.T @ axes / len(axes)),
+                               c_h * row_norm**2 / dim)
+    budget = fit_budget(1.0, 1e-5)
+    tau = math.sqrt(2) * c_h * row_norm**2 / (1000 * budget.hessian_mu)
+    assert public_noise_ratio(1000, dim, budget.hessian_mu) == pytest.approx(
+        2 * tau * math.sqrt(dim) / (c_h * row_norm**2 / dim))
+    assert check_identifiable(100000, 11, budget) < 0.05
+    with pytest.raises(ValueError, match=r"needs n >= \d+ rows") as info:
+        check_identifiable(1000, 31, budget)
+    assert "1000" not in str(info.value)

@@ -8,7 +8,15 @@ coefficients"). A layer between the solvers and the estimators: the estimators c
 """
 
 from ._budget import INFERENCE_SHARES, InferenceBudget, split_inference_budget
-from ._fit import SUPPORTED_SOLVERS, check_solver, compose_report, fit_budget, infer
+from ._fit import (
+    SUPPORTED_SOLVERS,
+    check_identifiable,
+    check_solver,
+    compose_report,
+    fit_budget,
+    infer,
+    public_noise_ratio,
+)
 from ._optimizer_noise import impulse_responses, optimizer_noise
 from ._releases import (
     curvature_and_residual_bounds,
@@ -26,6 +34,7 @@ __all__ = [
     "CoefficientTable",
     "InferenceBudget",
     "InferencePrivacyReport",
+    "check_identifiable",
     "check_solver",
     "coefficient_covariance",
     "compose_report",
@@ -36,6 +45,7 @@ __all__ = [
     "inference_report",
     "matrix_sensitivity",
     "optimizer_noise",
+    "public_noise_ratio",
     "release_at",
     "row_weights_and_residuals",
     "split_inference_budget",

@@ -12,6 +12,8 @@ coefficients"):
   plan's public numbers into a :class:`~skdpgd.inference._table.CoefficientTable`.
 """
 
+import math
+
 import numpy as np
 
 from ._budget import INFERENCE_SHARES, split_inference_budget
@@ -20,8 +22,8 @@ from ._report import inference_report
 from ._sandwich import coefficient_covariance
 from ._table import CoefficientTable
 
-__all__ = ["SUPPORTED_SOLVERS", "check_solver", "compose_report", "fit_budget", "infer",
-           "reliability_note"]
+__all__ = ["SUPPORTED_SOLVERS", "check_identifiable", "check_solver", "compose_report",
+           "fit_budget", "infer", "public_noise_ratio", "reliability_note"]
 
 #: The solvers whose noise covariance is computed (sgd: refused, see ``plan_inference``).
 SUPPORTED_SOLVERS = ("gd", "cyclic", "preconditioned")
@@ -143,24 +145,47 @@ def infer(row_sums, loss, coef, *, plan, report, n_steps, rng, preconditioner=No
     return table
 
 
-#: Above this ratio of the Hessian noise's edge to the smallest released curvature, the
-#: intervals are flagged (docs/theory.md, "When the intervals are not trusted").
-HESSIAN_NOISE_LIMIT = 0.25
+def public_noise_ratio(n_samples, n_params, hessian_mu):
+    r""":math:`\rho_{\mathrm{pub}} = 2\sqrt2\,p^{3/2}/(n\mu_M)`, from public numbers only.
+
+    The Hessian noise's edge :math:`f_M = 2\tau_M\sqrt p`,
+    :math:`\tau_M = \sqrt2 c_H\tilde R^2/(n\mu_M)`, over the largest smallest curvature
+    any data set of this shape can have, :math:`c_H\tilde R^2/p` (rows of norm at most
+    :math:`\tilde R` give :math:`\mathrm{tr}\,H \le c_H\tilde R^2`): a lower bound on
+    the ratio :math:`\rho` of every fit (docs/theory.md, "When the intervals are not
+    trusted").
+    """
+    if hessian_mu == float("inf"):
+        return 0.0
+    return 2.0 * 2.0**0.5 * n_params**1.5 / (int(n_samples) * float(hessian_mu))
+
+
+def check_identifiable(n_samples, n_params, budget):
+    """Refuse inference when no data set of this shape can show its curvature (public)."""
+    ratio = public_noise_ratio(n_samples, n_params, budget.hessian_mu)
+    if ratio > 1.0:
+        need = 2.0 * 2.0**0.5 * n_params**1.5 / budget.hessian_mu
+        raise ValueError(
+            f"inference=True is refused for these public numbers: with {n_params} "
+            f"coefficients (intercept included) and mu_H = {budget.hessian_mu:.3g} for the "
+            "Hessian release, the Hessian's noise would exceed the curvature of every data "
+            "set of this size (the noise edge 2 tau sqrt(p) is above the largest smallest "
+            f"eigenvalue a design of rows of norm <= data_norm can have), so no interval "
+            f"would be trustworthy. It needs n >= {math.ceil(need)} rows at this budget: "
+            "use more rows, a larger epsilon, or fewer features."
+        )
+    return ratio
 
 
 def reliability_note(diagnostics):
-    """A warning when the releases say the intervals may under-cover, else None.
+    """A note when the released Hessian did not stand out of its noise, else None.
 
-    Post-processing of the releases (their diagnostics) and public numbers only.
+    Post-processing of the releases only.
     """
-    reasons = []
-    if diagnostics["hessian_floored"] or diagnostics["hessian_noise_ratio"] > HESSIAN_NOISE_LIMIT:
-        reasons.append(
-            "the private Hessian's noise is comparable to its smallest curvature "
-            f"(ratio {diagnostics['hessian_noise_ratio']:.2g} > {HESSIAN_NOISE_LIMIT})"
-        )
-    if not reasons:
+    if not diagnostics["hessian_floored"]:
         return None
-    return ("coverage may be below the nominal level: " + "; ".join(reasons)
-            + ".")
-
+    return (
+        "in some direction the private Hessian did not stand out of its noise (its "
+        "eigenvalue was raised to the noise edge): the leftover bound then takes the whole "
+        "run error, and intervals are wide and conservative."
+    )

@@ -5,10 +5,12 @@ the coefficients"). With ``inference=True``:
 
 * **before any value is read** (planning, hence the ledger's one charge): the binary
   logistic loss is the plain one (``residual_clip="auto"`` means 1; another clip is
-  refused), multinomial fits, weighted fits and ``solver="sgd"`` are refused with the
-  reason, the budget is split (:func:`skdpgd.inference.fit_budget`), the run is planned
-  at its share and one report composes the run with the gradient, Hessian and
-  score-covariance releases (:func:`skdpgd.inference.compose_report`);
+  refused); multinomial fits, weighted fits, ``solver="sgd"`` and shapes whose Hessian
+  could not stand out of its noise (:func:`skdpgd.inference.check_identifiable`) are
+  refused with the reason; the budget is split between the run and three releases
+  (:func:`skdpgd.inference.fit_budget`), the run is planned at its share and one report
+  composes it with the gradient, Hessian and score-covariance releases
+  (:func:`skdpgd.inference.compose_report`);
 * **after the run**: the gradient, M and Q are released at the last iterate, one Newton
   step on the unpenalised loss gives the estimate and the sandwich its private covariance
   (:func:`skdpgd.inference.infer`). ``coef_`` and ``intercept_`` are that estimate, the
@@ -18,7 +20,7 @@ the coefficients"). With ``inference=True``:
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ..inference import check_solver, compose_report, fit_budget, infer
+from ..inference import check_identifiable, check_solver, compose_report, fit_budget, infer
 from ..losses import BinaryLogisticLoss, HuberLoss
 from ..solvers import FitData, make_solver
 from ..utils._validation import check_epsilon, make_generator, resolve_delta
@@ -75,6 +77,7 @@ class InferenceMixin:
         loss, coef_shape = self._loss_and_shape(n_features, n_classes)
         delta = resolve_delta(self.delta, n_samples)
         budget = fit_budget(check_epsilon(self.epsilon), delta)
+        check_identifiable(n_samples, coef_shape[0], budget)
         problem = self._problem(
             loss, n_samples, n_features, int(np.prod(coef_shape)), budget.fit_epsilon, delta
         )
