@@ -209,15 +209,20 @@ def test_newton_step_recovers_the_unpenalised_optimum_of_a_quadratic():
     assert diag["hessian_noise_ratio"] == 0.0
 
 
-def test_leftover_bound_covers_a_noisy_newton_step():
-    """Monte Carlo over the run's noise and the Hessian's noise on a quadratic: the spread of
-    the Newton-step estimate around the exact minimiser stays within the formula's
-    covariance (leftover bound included; no gradient noise, no sampling term)."""
+@pytest.mark.parametrize("tau, low, high", [(0.003, 0.6, 1.1), (0.01, 0.0, 1.0),
+                                             (0.02, 0.0, 1.0)],
+                         ids=["first order", "bound", "floored"])
+def test_leftover_term_matches_a_noisy_newton_step(tau, low, high):
+    """Monte Carlo over the run's noise and the Hessian's noise on a quadratic (no gradient
+    noise, no sampling term): the mean squared standardised error of the Newton-step
+    estimate around the exact minimiser is about 1 where the first order holds (noise edge
+    0.2 of the smallest curvature; 400 draws of a chi-square(1): standard error 0.07) and
+    at most 1 where the edge is 0.7 and 1.4 of it (rho > 1/2: the bound)."""
     rng = np.random.default_rng(6)
-    dim, eta, sigma, k, tau, reps = 3, 0.8, 0.05, 20, 0.01, 400
+    dim, eta, sigma, k, reps = 3, 0.8, 0.05, 20, 400
     hessian, b = _quadratic(dim, rng)
     target = np.linalg.solve(hessian, b)
-    z2, z_formula = [], []
+    z2 = []
     for _ in range(reps):
         coef = noisy_gradient_descent(lambda c: hessian @ c - b, np.zeros(dim),
                                       learning_rate=eta, noise_std=sigma, n_steps=k, rng=rng)
@@ -228,8 +233,7 @@ def test_leftover_bound_covers_a_noisy_newton_step():
             strong_convexity=0.0, learning_rate=eta, noise_std=sigma, n_steps=k,
         )
         z2.append((estimate - target) ** 2 / np.diag(cov))
-    # every coordinate's mean squared standardised error is at most 1 (conservative bound)
-    assert np.all(np.mean(z2, axis=0) <= 1.0)
+    assert np.all((np.mean(z2, axis=0) >= low) & (np.mean(z2, axis=0) <= high))
 
 
 def _symmetric(dim, rng):
@@ -246,7 +250,7 @@ def test_repair_floors_a_noisy_hessian_at_the_public_level():
     )
     floor = 2 * 0.05 * math.sqrt(2)
     assert diag["hessian_floored"] == 1 and diag["hessian_noise_ratio"] == 1.0
-    np.testing.assert_allclose(cov[1, 1], 1 / floor**2 / 10, rtol=1e-10)
+    np.testing.assert_allclose(cov[1, 1], 1 / floor**2 / 10, rtol=1e-10)  # no run noise
     assert np.all(np.linalg.eigvalsh(cov) > 0)
 
 

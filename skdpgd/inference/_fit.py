@@ -19,7 +19,7 @@ import numpy as np
 from ._budget import INFERENCE_SHARES, split_inference_budget
 from ._releases import curvature_and_residual_bounds, matrix_sensitivity, release_at
 from ._report import inference_report
-from ._sandwich import coefficient_covariance
+from ._sandwich import FIRST_ORDER_LIMIT, coefficient_covariance
 from ._table import CoefficientTable
 
 __all__ = ["SUPPORTED_SOLVERS", "check_identifiable", "check_solver", "compose_report",
@@ -178,14 +178,15 @@ def check_identifiable(n_samples, n_params, budget):
 
 
 def reliability_note(diagnostics):
-    """A note when the released Hessian did not stand out of its noise, else None.
+    """A note when the released Hessian barely stands out of its noise, else None.
 
-    Post-processing of the releases only.
+    Post-processing of the releases only: rho > 1/2 (the leftover then takes its bound).
     """
-    if not diagnostics["hessian_floored"]:
+    if diagnostics["hessian_noise_ratio"] <= FIRST_ORDER_LIMIT:
         return None
     return (
-        "in some direction the private Hessian did not stand out of its noise (its "
-        "eigenvalue was raised to the noise edge): the leftover bound then takes the whole "
-        "run error, and intervals are wide and conservative."
+        "the private Hessian's noise is comparable to its smallest curvature in some "
+        f"direction (ratio {diagnostics['hessian_noise_ratio']:.2g} > {FIRST_ORDER_LIMIT}): "
+        "the run's leftover error is bounded, not estimated, so the intervals are wide "
+        "and conservative."
     )

@@ -25,24 +25,39 @@ docs/theory.md, "Private inference for the coefficients"):
 
    .. math::
 
-       \Sigma = \frac1n M_+^{-1}Q_+M_+^{-1} + \sigma_g^2 M_+^{-2}
-       + \rho^2\big(\|V_{\mathrm{opt}}\|_2 + \|C\hat\theta\|^2\big) I,
-       \qquad \rho = \min\Big(1, \frac{f_M}{\lambda_{\min}(M_+)}\Big):
+       \Sigma = \frac1n M_+^{-1}Q_+M_+^{-1} + \sigma_g^2 M_+^{-2} + \Lambda,
 
    the sandwich of the M-estimator (Huber 1967; made private with noisy matrices as in
-   Avella-Medina, Bradshaw and Loh 2023), the gradient's noise through the step, and a
-   bound on the leftover :math:`(I - M_+^{-1}H)(\theta_K - \hat\theta_n)`: on the event
-   :math:`\|M - H\|_2 \le f_M`, :math:`\|I - M_+^{-1}H\|_2 \le \rho`, and the run's error
-   has covariance :math:`V_{\mathrm{opt}}` and mean :math:`-C\theta_\lambda`, both computed
-   exactly for the solver that ran
-   (:func:`skdpgd.inference._optimizer_noise.optimizer_noise`).
+   Avella-Medina, Bradshaw and Loh 2023), the gradient's noise through the step, and
+   :math:`\Lambda`, the covariance of the leftover
+   :math:`(I - M^{-1}H)(\theta_K - \hat\theta_n) = M^{-1}E_M(\theta_K - \hat\theta_n)`.
+   The run's error has second moment :math:`W = V_{\mathrm{opt}} + (C\hat\theta)(C\hat\theta)^\top`
+   (covariance and mean computed exactly for the solver that ran,
+   :func:`skdpgd.inference._optimizer_noise.optimizer_noise`), independent of
+   :math:`E_M`, whose entries are i.i.d. :math:`\mathcal N(0, \tau_M^2)` on and above the
+   diagonal, so :math:`E[E_M W E_M] = \tau_M^2(W + \mathrm{tr}(W) I)` up to the diagonal's
+   share, and to first order in :math:`E_M`
+
+   .. math::
+
+       \Lambda = \tau_M^2\,M_+^{-1}\big(W + \mathrm{tr}(W)\,I\big)M_+^{-1} .
+
+   With :math:`\rho = \min(1, f_M/\lambda_{\min}(M_+))`, on the event
+   :math:`\lVert E_M\rVert_2 \le f_M` the step's factor :math:`M^{-1}E_M` has norm at most
+   :math:`\rho`. Where :math:`\rho` > :data:`FIRST_ORDER_LIMIT` = 1/2 the first order does
+   not hold (the noise is comparable to the curvature, or the repair raised an
+   eigenvalue): then :math:`\Lambda = \rho^2\lVert W\rVert_2 I`, the bound in every
+   direction, and the table says so.
 """
 
 import numpy as np
 
 from ._optimizer_noise import optimizer_noise
 
-__all__ = ["coefficient_covariance"]
+__all__ = ["FIRST_ORDER_LIMIT", "coefficient_covariance"]
+
+#: Above this rho the leftover takes its bound instead of its first-order covariance.
+FIRST_ORDER_LIMIT = 0.5
 
 
 def coefficient_covariance(coef, gradient, hessian, score_cov, *, n_samples,
@@ -85,6 +100,7 @@ def coefficient_covariance(coef, gradient, hessian, score_cov, *, n_samples,
     """
     coef = np.asarray(coef, dtype=np.float64)
     p = coef.shape[0]
+    eye = np.eye(p)
     f_m = 2.0 * hessian_noise_std * np.sqrt(p)
     hess, hess_floored = _floor(hessian, f_m)
     score, score_floored = _floor(score_cov, 2.0 * score_noise_std * np.sqrt(p))
@@ -96,15 +112,18 @@ def coefficient_covariance(coef, gradient, hessian, score_cov, *, n_samples,
     )
     smallest = float(np.linalg.eigvalsh(hess)[0])
     rho = min(1.0, f_m / smallest)
-    leftover = rho**2 * (float(np.linalg.eigvalsh(v_opt)[-1])
-                         + float(np.sum((unfinished @ estimate) ** 2)))
+    shift = unfinished @ estimate
+    second = v_opt + np.outer(shift, shift)
+    leftover = hessian_noise_std**2 * (hess_inv @ (second + np.trace(second) * eye) @ hess_inv)
+    if rho > FIRST_ORDER_LIMIT:  # no first order: the bound, in every direction
+        leftover = rho**2 * float(np.linalg.eigvalsh(second)[-1]) * eye
     sandwich = hess_inv @ score @ hess_inv / n_samples
-    covariance = sandwich + gradient_noise_std**2 * (hess_inv @ hess_inv) + leftover * np.eye(p)
+    covariance = sandwich + gradient_noise_std**2 * (hess_inv @ hess_inv) + leftover
     covariance = 0.5 * (covariance + covariance.T)
     diagnostics = {
         "hessian_floored": hess_floored, "score_floored": score_floored,
         "unfinished": float(np.linalg.norm(unfinished, 2)), "hessian_noise_ratio": rho,
-        "leftover_share": float(leftover * p / np.trace(covariance)),
+        "leftover_share": float(np.trace(leftover) / np.trace(covariance)),
     }
     return estimate, covariance, diagnostics
 
