@@ -31,13 +31,19 @@ Usage::
 import argparse
 import json
 import math
+import os
 import platform
 import sys
 import time
 from pathlib import Path
 
-import numpy as np
-from joblib import Parallel, delayed
+# one BLAS thread per worker: --n-jobs workers share the cores (statsmodels' OLS and Logit
+# at n = 1e5 are 5-10x slower with oversubscribed BLAS threads)
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
+from joblib import Parallel, delayed  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 

@@ -24,7 +24,10 @@ from skdpgd.inference import (
 )
 from skdpgd.losses import BinaryLogisticLoss, HuberLoss, MultinomialLogisticLoss
 from skdpgd.optim import noisy_cyclic_gradient_descent, noisy_gradient_descent
-from skdpgd.optim._preconditioned import GramPreconditioner, preconditioned_noisy_gradient_descent
+from skdpgd.optim._preconditioned import (
+    GramPreconditioner,
+    preconditioned_noisy_gradient_descent,
+)
 
 LOSSES = [BinaryLogisticLoss(1.0), HuberLoss(0.7)]
 

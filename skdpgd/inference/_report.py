@@ -70,12 +70,13 @@ class InferencePrivacyReport(GaussianRunPrivacyReport):
     def _lines(self):
         shares = ", ".join(f"{s:g}" for s in self.inference_shares)
         return [
-            f"  run: {type(self.run).__name__}, mu_run={format_up(self.run.mu)} "
-            f"({self.run.theorem}; binding: {self.run.binding_bound})",
-            f"  inference: gradient sigma={format_near(self.gradient_noise_std)}, "
-            f"mu_g={format_up(self.gradient_mu)}; Hessian tau={format_near(self.hessian_noise_std)}"
-            f", mu_H={format_up(self.hessian_mu)}; score covariance "
-            f"tau={format_near(self.score_noise_std)}, mu_Q={format_up(self.score_mu)}",
+            (f"  run: {type(self.run).__name__}, mu_run={format_up(self.run.mu)} "
+             f"({self.run.theorem}; binding: {self.run.binding_bound})"),
+            (f"  inference: gradient sigma={format_near(self.gradient_noise_std)}, "
+             f"mu_g={format_up(self.gradient_mu)}; Hessian "
+             f"tau={format_near(self.hessian_noise_std)}, mu_H={format_up(self.hessian_mu)}; "
+             f"score covariance tau={format_near(self.score_noise_std)}, "
+             f"mu_Q={format_up(self.score_mu)}"),
             f"  shares of mu^2 (run, gradient, Hessian, score): {shares}; {THEOREM}",
         ]
 

@@ -20,7 +20,13 @@ the coefficients"). With ``inference=True``:
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ..inference import check_identifiable, check_solver, compose_report, fit_budget, infer
+from ..inference import (
+    check_identifiable,
+    check_solver,
+    compose_report,
+    fit_budget,
+    infer,
+)
 from ..losses import BinaryLogisticLoss, HuberLoss
 from ..solvers import FitData, make_solver
 from ..utils._validation import check_epsilon, make_generator, resolve_delta
@@ -48,10 +54,9 @@ class InferenceMixin:
     def _inference_on(self):
         return bool(getattr(self, "inference", False))
 
-    def _loss_and_shape(self, n_features, n_classes):
-        loss, shape = super()._loss_and_shape(n_features, n_classes)
-        if not self._inference_on():
-            return loss, shape
+    def _inference_loss_and_shape(self, n_features, n_classes):
+        """The estimator's loss and shape, with the plain logistic loss for ``"auto"``."""
+        loss, shape = self._loss_and_shape(n_features, n_classes)
         if len(shape) != 1:
             raise ValueError(
                 "inference=True supports binary logistic regression only: the softmax "
@@ -74,7 +79,7 @@ class InferenceMixin:
                 "sandwich of a weighted fit targets a reweighted population and its "
                 "releases would need the weight bound in every sensitivity. Fit unweighted."
             )
-        loss, coef_shape = self._loss_and_shape(n_features, n_classes)
+        loss, coef_shape = self._inference_loss_and_shape(n_features, n_classes)
         delta = resolve_delta(self.delta, n_samples)
         budget = fit_budget(check_epsilon(self.epsilon), delta)
         check_identifiable(n_samples, coef_shape[0], budget)
@@ -150,17 +155,21 @@ class InferenceMixin:
         """
         return self._fitted_table().conf_int(alpha)
 
-    def summary(self, alpha=0.05):
+    def summary(self, alpha=0.05, feature_names=None):
         """The private coefficient table as a pandas DataFrame (``inference=True``).
 
-        Indexed by feature name (``feature_names_in_``, else x0, x1, ...) then
-        ``"intercept"``; columns ``coef``, ``std_err``, ``ci_low``, ``ci_high``,
-        ``p_value``. ``inference_.text(alpha)`` is the same table as text, with what the
-        intervals cover and any warning (its ``attrs["notes"]`` here).
+        Indexed by feature name (``feature_names``, else ``feature_names_in_``, else x0,
+        x1, ...) then ``"intercept"``; columns ``coef``, ``std_err``, ``ci_low``,
+        ``ci_high``, ``p_value``. ``inference_.text(alpha)`` is the same table as text,
+        with what the intervals cover and any warning (its ``attrs["notes"]`` here).
 
         Parameters
         ----------
         alpha : float, default=0.05
+        feature_names : sequence of str, optional
+            Names of the columns the model saw, e.g. ``pipeline[:-1].get_feature_names_out()``
+            for the last step of a pipeline (the coefficients are in the units of those
+            columns).
 
         Returns
         -------
@@ -168,6 +177,13 @@ class InferenceMixin:
         """
         table = self._fitted_table()
         frame = table.frame(alpha)
+        if feature_names is not None:
+            names = [str(name) for name in feature_names]
+            if len(names) != self.n_features_in_:
+                raise ValueError(f"feature_names has {len(names)} names; the model has "
+                                 f"{self.n_features_in_} features.")
+            frame = frame.set_axis(names + list(frame.index[len(names):]), axis=0)
+            frame.index.name = "coefficient"
         frame.attrs["notes"] = list(table.notes)
         return frame
 
