@@ -187,6 +187,7 @@ def reliability_note(diagnostics):
     return (
         "the private Hessian's noise is comparable to its smallest curvature in some "
         f"direction (ratio {diagnostics['hessian_noise_ratio']:.2g} > {FIRST_ORDER_LIMIT}): "
-        "the run's leftover error is bounded, not estimated, so the intervals are wide "
-        "and conservative."
+        "the run's leftover error is bounded with the repaired Hessian, which overstates the "
+        "curvature there; the intervals are wide but their coverage is not guaranteed "
+        "(more rows or a larger epsilon help)."
     )

@@ -47,7 +47,8 @@ docs/theory.md, "Private inference for the coefficients"):
    :math:`\rho`. Where :math:`\rho` > :data:`FIRST_ORDER_LIMIT` = 1/2 the first order does
    not hold (the noise is comparable to the curvature, or the repair raised an
    eigenvalue): then :math:`\Lambda = \rho^2\lVert W\rVert_2 I`, the bound in every
-   direction, and the table says so.
+   direction, and the table says so (W itself is computed with the repaired Hessian, which
+   overstates a raised direction's curvature: not a guarantee there).
 """
 
 import numpy as np
