@@ -22,8 +22,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from skdpgd import DPLogisticRegression  # noqa: E402
-from skdpgd.datasets import load_adult  # noqa: E402
+from skdpgd import DPLogisticRegression
+from skdpgd.datasets import load_adult
 
 COLUMNS = ["age", "education-num", "hours-per-week", "log1p capital-gain", "male", "married"]
 
@@ -70,7 +70,7 @@ def main(argv=None):
     table.index = names
     table["sm_coef"], table["sm_std_err"] = ref, np.asarray(sm_fit.bse)
     result = {
-        "epsilon": args.epsilon, "seeds": args.seeds, "n": int(len(y)), "columns": names,
+        "epsilon": args.epsilon, "seeds": args.seeds, "n": len(y), "columns": names,
         "privacy": repr(last.privacy_),
         "sign_agreement": np.mean(signs, axis=0).round(3).tolist(),
         "contains_nonprivate": np.mean(contains, axis=0).round(3).tolist(),
