@@ -15,7 +15,9 @@ Methods (``--methods``; each applies to the datasets where it makes sense):
                      --c-grid (an oracle, not private: the reference numbers of the issue)
   adassp             AdaSSP (Wang 2018, Alg. 2), paper's add/remove-one sensitivities
   adassp-replace     AdaSSP with replace-one sensitivities (skdpgd's neighbouring relation)
-  skdpgd             skdpgd DPLogisticRegression / DPRidge with DEFAULT hyperparameters
+  skdpgd-auto        skdpgd DPLogisticRegression / DPRidge with DEFAULT hyperparameters
+                     (solver="auto"; DPRidge gets the public y_bound=1 it requires)
+  skdpgd             the same with solver="gd" (the default before solver="auto")
   opacus-tuned       Opacus 1.6 DP-SGD logistic regression (Adult only), noise calibrated
                      under REPLACE-ONE by skdpgd's PLD accountant; for each epsilon the
                      configuration of OPACUS_GRID with the best median TEST accuracy (an
@@ -61,21 +63,23 @@ DEFAULT_EPSILONS = [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0]
 DEFAULT_C_GRID = [0.01, 0.1, 1.0, 10.0, 100.0]
 DELTA = 1e-5
 
-ALL_METHODS = ["sklearn", "diffprivlib", "diffprivlib-tuned", "adassp", "adassp-replace", "skdpgd",
-               "skdpgd-cyclic", "skdpgd-sgd", "opacus-tuned"]
+ALL_METHODS = ["sklearn", "diffprivlib", "diffprivlib-tuned", "adassp", "adassp-replace",
+               "skdpgd-auto", "skdpgd", "skdpgd-cyclic", "skdpgd-sgd", "opacus-tuned"]
 APPLIES = {
-    "adult": ["sklearn", "diffprivlib", "diffprivlib-tuned", "skdpgd", "skdpgd-cyclic",
-              "skdpgd-sgd", "opacus-tuned"],
-    "diamonds": ["sklearn", "diffprivlib", "adassp", "adassp-replace", "skdpgd", "skdpgd-cyclic",
-                 "skdpgd-sgd"],
+    "adult": ["sklearn", "diffprivlib", "diffprivlib-tuned", "skdpgd-auto", "skdpgd",
+              "skdpgd-cyclic", "skdpgd-sgd", "opacus-tuned"],
+    "diamonds": ["sklearn", "diffprivlib", "adassp", "adassp-replace", "skdpgd-auto", "skdpgd",
+                 "skdpgd-cyclic", "skdpgd-sgd"],
 }
 #: skdpgd variants: method name -> solver (every other hyperparameter at its default).
-SKDPGD_SOLVERS = {"skdpgd": "gd", "skdpgd-cyclic": "cyclic", "skdpgd-sgd": "sgd"}
+SKDPGD_SOLVERS = {"skdpgd-auto": "auto", "skdpgd": "gd", "skdpgd-cyclic": "cyclic",
+                  "skdpgd-sgd": "sgd"}
 LABELS = {
     "adult": {
         "sklearn": "scikit-learn LogisticRegression (non-private, C=1)",
         "diffprivlib": "diffprivlib LogisticRegression (default C=1)",
         "diffprivlib-tuned": "diffprivlib LogisticRegression (C tuned on TEST set, oracle)",
+        "skdpgd-auto": "skdpgd DPLogisticRegression (defaults: solver='auto')",
         "skdpgd": "skdpgd DPLogisticRegression (solver='gd', the default before solver='auto')",
         "skdpgd-cyclic": "skdpgd DPLogisticRegression (solver='cyclic', defaults)",
         "skdpgd-sgd": "skdpgd DPLogisticRegression (solver='sgd', defaults)",
@@ -86,6 +90,7 @@ LABELS = {
         "diffprivlib": "diffprivlib LinearRegression (functional mechanism)",
         "adassp": "AdaSSP (Wang 2018; paper's sensitivities)",
         "adassp-replace": "AdaSSP (replace-one sensitivities)",
+        "skdpgd-auto": "skdpgd DPRidge (y_bound=1, otherwise defaults: solver='auto')",
         "skdpgd": "skdpgd DPRidge (solver='gd', the default before solver='auto')",
         "skdpgd-cyclic": "skdpgd DPRidge (solver='cyclic', defaults)",
         "skdpgd-sgd": "skdpgd DPRidge (solver='sgd', defaults)",

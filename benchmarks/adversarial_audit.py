@@ -51,9 +51,13 @@ and ``score``, a threshold test on best_score_ itself (non-finite scored +1e300)
 Usage::
 
     nice python benchmarks/adversarial_audit.py [--trials 2000] [--epsilons 1 4]
-        [--solvers gd cyclic sgd] [--label after] [--out benchmarks/results/x.json]
-    nice python benchmarks/adversarial_audit.py --search [--trials 500] [--label after]
-        [--out benchmarks/results/x.json]
+        [--solvers gd cyclic sgd] [--label TEXT] [--out PATH]
+    nice python benchmarks/adversarial_audit.py --search [--trials 500] [--label TEXT]
+        [--out PATH]
+
+Nothing is written without ``--out``; name the file by the code it measured (e.g.
+``benchmarks/results/adversarial_audit_overflow_safe_clip.json``), and say in ``--label``
+which checkout that was.
 """
 
 import argparse

@@ -56,8 +56,8 @@ from skdpgd.optim._gram_release import gram_sensitivity, release_gram
 from skdpgd.optim._preconditioned import GramPreconditioner, preconditioned_noisy_gradient_descent
 from skdpgd.accounting import epsilon_delta_to_gdp
 from skdpgd.accounting._preconditioned import calibrate_preconditioned_gd, preconditioned_gd_gdp
+from skdpgd.solvers import concentrated_initial_distance
 from skdpgd.solvers._preconditioned_planning import (
-    concentrated_initial_distance,
     gram_noise_margin,
     plan_preconditioned_gd,
 )

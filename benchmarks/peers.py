@@ -206,8 +206,9 @@ def calibrate_opacus(epsilon, delta, *, n_samples, batch_size, epochs, rtol=1e-3
     """
     from skdpgd.accounting._gdp import epsilon_delta_to_gdp
     from skdpgd.accounting._sampled_sgd import (
-        _clt_noise_multiplier, composed_replace_one_epsilon, poisson_sgd_epsilon, search_noise,
+        composed_replace_one_epsilon, poisson_sgd_epsilon, search_noise,
     )
+    from skdpgd.accounting.calibration import clt_noise_multiplier
 
     t0 = time.perf_counter()
     q, k, b_exp = opacus_run(n_samples, batch_size, epochs)
@@ -215,7 +216,7 @@ def calibrate_opacus(epsilon, delta, *, n_samples, batch_size, epochs, rtol=1e-3
     def eps_of(z):
         return composed_replace_one_epsilon(delta, poisson_runs=((q, float(z), k),))
 
-    start = float(_clt_noise_multiplier(epsilon_delta_to_gdp(epsilon, delta), q, k))
+    start = float(clt_noise_multiplier(epsilon_delta_to_gdp(epsilon, delta), q, k))
     z = search_noise(eps_of, epsilon, start, rtol=rtol)
     eps_z = eps_of(z)
     if not eps_z <= epsilon:  # search_noise guarantees it; keep the claim checked

@@ -121,7 +121,7 @@ def _escape_abs_bars(app, what, name, obj, options, lines):
 #: not in any public ``__all__``); a reference to them renders as plain text.
 UNDOCUMENTED_INTERNALS = (
     "search_noise", "check_sgd_epsilon", "pld_discretization", "STEP_FRACTIONS",
-    "MAX_CANDIDATE_THRESHOLDS", "SELECTION_CONFIDENCE", "LedgerCopyError", "LedgerSpend",
+    "MAX_CANDIDATE_THRESHOLDS", "SELECTION_CONFIDENCE",
 )
 nitpick_ignore_regex += [
     # private modules and functions (a leading underscore somewhere in the dotted path)

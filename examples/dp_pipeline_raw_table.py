@@ -41,7 +41,11 @@ print("ledger:", ledger.spent())
 # What the vectorizer found
 # -------------------------
 # Its fitted clone is the first step of ``pipeline_``; the estimator's ``data_norm`` was
-# set to the vectorizer's row-norm bound, a constant of its construction.
+# set to the vectorizer's row-norm bound, a constant of its construction. Its summary
+# gives each column's type and where it came from (the string columns, whose dtype
+# ``pd.read_csv`` inferred from the values, by the private vote), the released range and
+# rule, the categories kept and the imputed value, and flags every fallback.
 vectorizer, model = pipe.pipeline_[0], pipe.pipeline_[-1]
+print(vectorizer.summary_text())
 print(len(vectorizer.get_feature_names_out()), "columns; data_norm =", model.data_norm)
 print("planned before any value was read:", pipe.plan_privacy(len(y)).epsilon)

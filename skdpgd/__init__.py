@@ -12,7 +12,7 @@ are accounted by exact Gaussian-DP composition (Dong, Roth, Su 2022). The report
 """
 
 from . import accounting, audit, model_selection, preprocessing
-from ._ledger import PrivacyLedger
+from ._ledger import LedgerEntry, LedgerSpend, PrivacyLedger
 from ._version import __version__
 from .accounting import PrivacyReport
 from .linear_model import DPLogisticRegression, DPRidge
@@ -22,6 +22,8 @@ __all__ = [
     "DPLogisticRegression",
     "DPPipeline",
     "DPRidge",
+    "LedgerEntry",
+    "LedgerSpend",
     "PrivacyLedger",
     "PrivacyReport",
     "accounting",

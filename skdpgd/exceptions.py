@@ -38,3 +38,12 @@ class LedgerFileError(ValueError):
     header that broke, never a stored value or the key.
     """
 
+
+
+class PreparationFallbackWarning(UserWarning):
+    """A private preparation step fell back to a public default for some column.
+
+    For example, no histogram cell of a numeric column passed the threshold (too few rows
+    for the noise) and a public map was used, or every column of an array became
+    categorical. The message names the columns and the kind of fallback, never a value.
+    """

@@ -203,8 +203,8 @@ def test_adversarial_record_enters_a_search_as_its_clipped_value(estimator, kind
     and releases what it does on D with the clipped row: same parameters, same noisy
     score and model to rtol 1e-6 (float32 1e-5; the reasons in the module docstring).
     Of seeds 0 and 1 (validation_size=0.5: m = 25 of 50 rows), the split of seed 1 puts
-    ROW in the validation part, where the score reads it (before the fix: a NaN or
-    unclipped score), and seed 0 in the training part."""
+    ROW in the validation part, where the score reads it (a score on the unclipped row
+    would be NaN or differ), and seed 0 in the training part."""
     X, y = _data(estimator)
     if kind == "float32":
         X = X.astype(np.float32).astype(np.float64)

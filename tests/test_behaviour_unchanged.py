@@ -8,7 +8,11 @@ may move the last bits of a sum of a few hundred terms, about 1e-15 relative eac
 amplified by at most a few hundred noisy steps; an algorithmic change moves them by far
 more than 1e-9, since each step adds noise of relative size ~1e-1), and the reported
 ``mu``, ``epsilon`` (to 1e-12, planning is pure arithmetic on public numbers) and
-``n_iter_`` exactly.
+``n_iter_`` exactly. The one exception is the epsilon of ``solver="sgd"``: it comes from
+``dp_accounting``'s privacy-loss-distribution accountant, whose FFT convolutions round
+differently across machines and library builds (2e-12 relative seen between two
+machines with the same versions), so it is compared to 1e-9 relative, the tolerance of the
+coefficients, still far below any change of the noise or the number of steps.
 """
 
 import importlib.util
@@ -43,6 +47,7 @@ def test_fit_reproduces_the_recorded_baseline(case):
     np.testing.assert_allclose(np.atleast_1d(est.intercept_), expected["intercept"], rtol=0,
                                atol=1e-9 * max(1.0, np.abs(expected["intercept"]).max()))
     assert est.n_iter_ == expected["n_iter"]
-    assert est.privacy_.epsilon == pytest.approx(expected["epsilon"], rel=1e-12)
+    epsilon_rel = 1e-9 if solver == "sgd" else 1e-12  # PLD's FFT rounding (docstring)
+    assert est.privacy_.epsilon == pytest.approx(expected["epsilon"], rel=epsilon_rel)
     if expected["mu"] is not None:
         assert est.privacy_.mu == pytest.approx(expected["mu"], rel=1e-12)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
+from _chains import assert_chain_free_of, assert_no_original
 from skdpgd._cli import main
 from skdpgd.preprocessing._cells import canonical, classify, number_minus_text, to_categories
 from skdpgd._cli._table import parse_classes, to_labels
@@ -38,6 +39,23 @@ def _table(path, n=400, seed=0, target="label", holes=True):
         lines.append(f"{a},{c},{k},{m},{int(label[i])}")
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+@pytest.fixture(autouse=True)
+def _refusal_chains_hold_no_cell(monkeypatch):
+    """Every refusal the command line prints as one line holds no cell in its chain either.
+
+    (Its cause, context and arguments: tests/_chains.py.)"""
+    import skdpgd._cli as cli
+
+    original = cli._one_line
+
+    def checked(exc):
+        assert_chain_free_of(exc, (SECRET,))
+        assert_no_original(exc)
+        return original(exc)
+
+    monkeypatch.setattr(cli, "_one_line", checked)
 
 
 def _err_is_one_clean_line(err, *forbidden):
@@ -272,8 +290,9 @@ def test_cli_equals_the_python_api_on_the_same_data_and_seed(tmp_path, capsys):
     cli_accuracy = (pd.read_csv(tmp_path / "p.csv")["label"].to_numpy() == truth).mean()
 
     frame = pd.read_csv(train)
-    python = make_dp_pipeline(DPTableVectorizer(), DPLogisticRegression(classes=[0, 1]),
-                              epsilon=2.0, random_state=0)
+    python = make_dp_pipeline(DPTableVectorizer(column_types={"city": "categorical"}),
+                              DPLogisticRegression(classes=[0, 1]),
+                              epsilon=2.0, random_state=0)  # declared, as --categorical
     python.fit(frame[["age", "city", "income"]], frame["label"])
     python_accuracy = (python.predict(pd.read_csv(test)[["age", "city", "income"]])
                        == truth).mean()
@@ -281,9 +300,21 @@ def test_cli_equals_the_python_api_on_the_same_data_and_seed(tmp_path, capsys):
     assert cli_accuracy > 0.75
 
 
+def test_fit_prints_the_per_column_summary(tmp_path, capsys):
+    code, _, _ = _fit(tmp_path, "--model", "logistic", "--classes", "0,1", "--epsilon", "8",
+                      "--categorical", "city")
+    assert code == 0
+    printed = capsys.readouterr().out
+    lines = {line.split(" (")[0].strip(): line for line in printed.splitlines()
+             if line.startswith("  ") and " from " in line}
+    assert "categorical from declared" in lines["city"]
+    assert "numeric from vote" in lines["age"] and "range [" in lines["age"]
+    assert "per-column decisions" in printed
+
+
 def test_config_path_model_predicts_on_plain_read_csv(tmp_path, capsys):
-    # The failure this fixes: a categorical column declared with string categories
-    # comes back as numbers from pd.read_csv, and labels 0/1 as ints.
+    # A categorical column declared with string categories comes back as numbers from
+    # pd.read_csv, and labels 0/1 as ints: the saved model still predicts on that frame.
     data = _table(tmp_path / "t.csv", n=300, holes=False)  # public bounds: no imputation
     out = tmp_path / "c.joblib"
     assert main(["fit", str(data), "--target", "label", "--classes", "0,1",

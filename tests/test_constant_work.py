@@ -41,13 +41,13 @@ MAX64 = np.finfo(np.float64).max
 
 #: Replacements of row 0: far outside the bound (data_norm = 1), in three regimes.
 FAR_ROWS = {
-    "far": 1e4,  # norm ~3e4 R: the old code stored such rows apart
-    "overflowing": 1e200,  # sum of squares overflows (the old code redid its norm)
+    "far": 1e4,  # norm ~3e4 R: above 1024 R
+    "overflowing": 1e200,  # sum of squares overflows
     "largest": MAX64,  # norm itself above the largest float
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _in_package(filename):
     return os.path.abspath(filename).startswith(PACKAGE)
 

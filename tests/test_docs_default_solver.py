@@ -39,7 +39,8 @@ def _names_another_default(text):
 
 
 def test_the_checker_catches_a_stale_default():
-    # the detector must fail on the old wording, or the tests below could not fail
+    # the detector must flag a docstring naming another default, or the tests below
+    # could not fail
     assert _names_another_default('solver : str, default="gd"') == ["gd"]
     assert _names_another_default("plain ``\"gd\"`` (the default) steps") == ["gd"]
     assert _names_another_default(f'default="{DEFAULT}"') == []

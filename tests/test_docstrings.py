@@ -60,29 +60,11 @@ EXCLUDED = {
     "skdpgd.accounting.rdp_to_epsilon": {"PR01", "RT01"},
     "skdpgd.accounting.calibrate_poisson_sgd": {"PR01"},
     "skdpgd.accounting.composed_replace_one_epsilon": {"PR07", "RT03"},
-    "skdpgd.accounting.uniform_sgd_composition_epsilon": {"PR01", "RT01"},
     "skdpgd.accounting.calibrate_sampled_sgd": {"PR01", "RT01"},
     "skdpgd.accounting.sampled_sgd_bounds": {"RT03"},
     "skdpgd.solvers.plan_sampled_sgd": {"PR03", "RT03"},
     "skdpgd.solvers.sgd_sampling_variance": {"PR01", "RT01"},
     "skdpgd.solvers.sgd_utility_proxy": {"PR01", "RT01"},
-    # skdpgd/audit
-    "skdpgd.audit.AuditResult.tradeoff_curve": {"RT01"},
-    "skdpgd.audit.AuditResult.plot": {"PR01", "RT01"},
-    "skdpgd.audit.audit_epsilon": {"PR07", "RT03"},
-    "skdpgd.audit.default_statistic": {"PR01", "RT01"},
-    "skdpgd.audit.gdp_tradeoff": {"PR01", "RT01"},
-    "skdpgd.audit.epsilon_from_counts": {"PR01", "RT01"},
-    "skdpgd.audit.epsilon_from_scores": {"RT03"},
-    "skdpgd.audit.Canary.datasets": {"PR01", "RT01"},
-    "skdpgd.audit.make_canary": {"PR07", "RT03"},
-    # skdpgd/linear_model (the lead's)
-    "skdpgd.DPLogisticRegression.fit": {"PR07", "RT03"},
-    "skdpgd.DPLogisticRegression.predict_proba": {"PR01", "RT01"},
-    "skdpgd.DPLogisticRegression.predict_log_proba": {"PR01", "RT01"},
-    "skdpgd.DPRidge": {"PR01", "PR02", "PR04", "PR07"},
-    "skdpgd.DPRidge.fit": {"RT03"},
-    "skdpgd.DPRidge.predict": {"PR01", "RT01"},
 }
 
 

@@ -331,11 +331,17 @@ def test_dpsearchcv_runs_a_pipeline_without_thresholding():
     assert search.predict(X).shape == y.shape
 
 
-def test_dpsearchcv_refuses_a_pipeline_with_an_additive_delta():
+def test_dpsearchcv_releases_a_thresholding_preparation_once_outside_the_selection():
+    # released once, outside the trials: an additive delta inside a trial would break the
+    # Renyi bound of the selection
     X, y = _classification(n=400)
-    with pytest.raises(UnsupportedEventError, match="thresholds noisy counts"):
-        DPSearchCV(_pipe(thresholds=True), {"dplogisticregression__C": [1.0]},
-                   epsilon=2.0, random_state=0).fit(X, y)
+    search = DPSearchCV(_pipe(thresholds=True), {"dplogisticregression__C": [1.0]},
+                        epsilon=2.0, random_state=0).fit(X, y)
+    report = search.privacy_
+    assert report.epsilon <= 2.0 and report.preparation_steps == ("_noisycentrer",)
+    assert report.preparation_extra_delta == pytest.approx(EXTRA_DELTA_SHARE * report.delta)
+    with pytest.raises(UnsupportedEventError, match="two events"):
+        _ = report.event  # an additive delta: the ledger gets report.events
 
 
 # -- refusals (parameters only: before any value is read) ------------------------------------
@@ -589,7 +595,9 @@ def test_only_the_first_step_plans_from_the_tables_structure():
                             DPLogisticRegression(classes=[0, 1]), random_state=0)
     pipe.fit(X, y)
     # the first sees X; the second sees what the first hands on, unknown before the charge
-    assert _Spy.seen == ["ndarray", None]
+    # (the plan without X, asked for the budget rule's reserve, shows each step None)
+    assert _Spy.seen[:2] == ["ndarray", None]
+    assert _Spy.seen.count("ndarray") == 1
     assert [name for name, _ in pipe.privacy_.steps] == ["_spy-1", "_spy-2",
                                                          "dplogisticregression"]
     assert pipe.privacy_.epsilon <= 1.0

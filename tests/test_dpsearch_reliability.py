@@ -1,14 +1,14 @@
 r"""DPSearchCV reveals no record through its scores, its warnings or its refusals.
 
-Two bugs this file pins down:
+Two properties this file checks:
 
-1. The validation score must be computed on the rows the fit sees (clipped to the
+1. The validation score is computed on the rows the fit sees (clipped to the
    estimator's ``data_norm`` by the fit's overflow-safe clip, targets clipped to
-   ``y_bound``), so that it lies in its stated range for *every* row, and no warning may
-   leave the search. Before the fix, a finite row such as ``[M, M, M, M]``,
-   ``M = 1.797e308``, made ``X_val @ coef_`` overflow: a NaN score froze the noisy max
-   (``best_score_`` NaN) and "overflow encountered" warnings were printed, both only
-   when the row was there.
+   ``y_bound``), so that it lies in its stated range for *every* row, and no warning
+   leaves the search. A finite row such as ``[M, M, M, M]``, ``M = 1.797e308``, scored
+   unclipped, would make ``X_val @ coef_`` overflow: a NaN score would freeze the noisy
+   max (``best_score_`` NaN) and "overflow encountered" warnings would be printed, both
+   only when the row is there.
 2. The search must charge its ledger before it reads any value, and its refusals after
    the charge must quote no value, no row index and no count of rows.
 """
@@ -25,6 +25,7 @@ import scipy.sparse as sp
 from sklearn.compose import make_column_transformer
 from sklearn.pipeline import make_pipeline
 
+from _chains import assert_chain_free_of, assert_no_original
 from skdpgd import DPLogisticRegression, DPRidge
 from skdpgd.model_selection import DPSearchCV
 from skdpgd.model_selection._scoring import (
@@ -47,7 +48,7 @@ def _clean(kind, seed=0):
     if kind == "classifier":
         return X, (X[:, 0] > 0).astype(int)
     # targets of size ~5 (y_bound=10) make |coef_| > 1, so that M * coef_j overflows term
-    # by term and a row of mixed signs gave inf - inf = NaN before the fix
+    # by term and a row of mixed signs, scored unclipped, gives inf - inf = NaN
     return X, 5.0 * np.tanh(X @ np.array([1.0, -0.5, 0.0, 0.0]) / 0.7)
 
 
@@ -79,8 +80,8 @@ def _score_range(search, kind):
 def test_far_rows_give_a_finite_score_in_range_for_every_seed(kind):
     """50 searches on D' (16 far rows, the issue's [M, M, M, M] among them).
 
-    Before the fix the regressor's best_score_ was NaN or out of range whenever a
-    mixed-sign far row fell in the validation part. The released score is the noiseless
+    Scored on the raw rows, the regressor's best_score_ would be NaN or out of range
+    whenever a mixed-sign far row falls in the validation part. The released score is the noiseless
     score plus N(0, s^2) noise, s = privacy_.score_noise_std, maximised over K trials;
     the test allows 8 s outside the range: P(|N(0, 1)| > 8) = 1.2e-15 per trial, so a
     false alarm over 50 searches of E[K] = 3 trials is below 1e-12.
@@ -113,8 +114,8 @@ def test_far_rows_enter_the_search_as_their_clipped_values(kind):
     replaced by its clipped value (computed independently): the same parameters and the
     same score up to rounding (rtol 1e-6: the fits agree to ~1e-9, tests/
     test_adversarial_records.py, and the score is a mean of smooth per-row terms).
-    Before the fix, the regressor scored the raw row (prediction clipped to +-B), which
-    differs whenever a far row is in the validation part (80% of seeds here)."""
+    A score read on the raw row (prediction clipped to +-B) would differ whenever a far
+    row is in the validation part (80% of seeds here)."""
     X, y = _clean(kind)
     X2 = _far(X)
     X3 = X2.copy()
@@ -153,8 +154,8 @@ def _as_input(X, container):
 @pytest.mark.parametrize("kind", ["classifier", "regressor"])
 def test_no_warning_leaves_a_search_on_adversarial_rows(kind, container):
     """Every warning is recorded ("always"), and none may appear: a warning printed only
-    when a far row is present is an unaccounted output. Before the fix, "overflow
-    encountered in matmul" appeared whenever a far row was in the validation part."""
+    when a far row is present is an unaccounted output ("overflow encountered in
+    matmul" for a far row in the validation part, scored unclipped)."""
     X, y = _clean(kind)
     rows = ROWS32 if container == "float32" else ROWS
     X2 = X.copy()
@@ -219,7 +220,7 @@ def test_the_noisy_max_cannot_be_frozen_by_a_nan():
                 best = (s, i)
         return best[1]
 
-    assert select([math.nan, 0.1, 0.5, 0.3]) == 2  # a NaN first no longer freezes it
+    assert select([math.nan, 0.1, 0.5, 0.3]) == 2  # a NaN first does not freeze it
     assert select([0.2, math.nan, 0.1]) == 0        # and a NaN later never wins
     assert select([-1.0, -0.5, math.nan, -2.0]) == 1
 
@@ -248,8 +249,8 @@ def _variants(kind):
 @pytest.mark.parametrize("variant", ["clean", "nan label", "string X", "complex X"])
 @pytest.mark.parametrize("kind", ["classifier", "regressor"])
 def test_an_exhausted_ledger_refuses_every_variant_alike(kind, variant):
-    """Before the fix, a NaN label, a string and a complex value were refused for free
-    (before the charge), with the value in the message."""
+    """A NaN label, a string and a complex value are refused like clean data: by the
+    charge, before any value is read, so no message can quote one."""
     X, y = _variants(kind)[variant]
     for estimator in (_estimator(kind), make_pipeline(BoundedScaler(bounds=(-1.0, 1.0)),
                                                       _estimator(kind))):
@@ -339,6 +340,8 @@ def test_refusals_after_the_charge_quote_no_value(what, estimator, X, y):
     text = _printed(info.value)
     for secret in SECRETS:
         assert secret not in text, (what, text)
+    assert_chain_free_of(info.value, SECRETS)  # every link, printed or not, and its args
+    assert_no_original(info.value)
     # no row index (the bad values sit in rows 5, 7, 8, 9, 11, 12, 47) and no count of rows
     assert not re.search(r"\b(5|7|8|9|11|12|47)\b|row\(s\)|\brows? \d", text), (what, text)
     assert not hasattr(search, "best_score_")

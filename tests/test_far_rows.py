@@ -82,7 +82,8 @@ def test_float32_extremes_enter_as_clipped_float64_rows():
 
 def test_a_far_row_is_not_stored_apart():
     # The design holds X and two factors per row, whatever the rows: no copy of a far row
-    # (1024 times the bound: the old threshold for storing it apart), nothing else.
+    # (rows just below and above 1024 times the bound, and the largest floats), nothing
+    # else.
     X = np.array([[1.0, 0.0], [1024 * 0.99, 0.0], [1024 * 1.01, 0.0], [MAX64, MAX64]])
     design = ClippedDesign.from_data(X, 1.0)
     near = ClippedDesign.from_data(np.ones_like(X), 1.0)

@@ -9,10 +9,9 @@ names the submodule ``pkg.sub`` when it exists, else the package ``pkg``).
   the same line of :data:`LAYERS`) and from any layer strictly earlier; never from a later one. Function-level
   (lazy) imports count here exactly like module-level ones: an import that runs late is
   still a dependency. Every module must belong to an entry.
-* **Circles.** The graph of module-level imports has no cycle. A function-level import
-  also counts, unless its line (or the line above it) carries a comment
-  ``# lazy: breaks <why>``, which documents it as a deliberate lazy import; such an import
-  still obeys the layer rule.
+* **Circles.** The graph of all imports, module-level and function-level (lazy) alike,
+  has no cycle: an import that runs late still ties the two modules together, so a lazy
+  import is no way out of a circle.
 * **Size.** No source file above :data:`MAX_LINES` lines.
 * **scikit-learn's private names** (a module or a name starting with ``_``) are imported
   only by ``skdpgd/utils/_sklearn_compat.py``.
@@ -78,18 +77,11 @@ def _is_package(module):
     return MODULES[module].name == "__init__.py"
 
 
-def _lazy_documented(lines, node):
-    here = lines[node.lineno - 1]
-    above = lines[node.lineno - 2] if node.lineno >= 2 else ""
-    return "# lazy: breaks" in here or above.strip().startswith("# lazy: breaks")
-
-
 def _imports(module):
-    """[(imported module, line, module_level, documented_lazy)] of one source file."""
+    """[(imported module, line, module_level)] of one source file."""
     path = MODULES[module]
     source = path.read_text(encoding="utf-8")
     tree = ast.parse(source, filename=str(path))
-    lines = source.splitlines()
     base = module if _is_package(module) else module.rpartition(".")[0]
     found = []
 
@@ -98,8 +90,7 @@ def _imports(module):
             nested = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
             if isinstance(child, (ast.Import, ast.ImportFrom)):
                 for target in _targets(child, base):
-                    found.append((target, child.lineno, not in_function,
-                                  in_function and _lazy_documented(lines, child)))
+                    found.append((target, child.lineno, not in_function))
             visit(child, nested)
 
     visit(tree, False)
@@ -149,7 +140,7 @@ def upward_imports():
         own = _entry(module)
         if own is None:
             continue
-        for target, line, _, _ in imports:
+        for target, line, _ in imports:
             theirs = _entry(target)
             if theirs is None or theirs[1] == own[1] or target == module:
                 continue
@@ -163,12 +154,13 @@ def test_no_upward_import():
     assert not bad, "imports against the layer order:\n" + "\n".join(bad)
 
 
-def import_circles():
+def import_circles(graph=None):
     """Strongly connected components (more than one module, or a self-loop) of the graph
-    of module-level imports plus undocumented function-level ones (Tarjan)."""
+    of every import, module-level and function-level (Tarjan)."""
+    graph = GRAPH if graph is None else graph
     edges = {
-        module: sorted({t for t, _, top, lazy in imports if (top or not lazy) and t in MODULES})
-        for module, imports in GRAPH.items()
+        module: sorted({t for t, _, _ in imports if t in graph})
+        for module, imports in graph.items()
     }
     index, low, on_stack, stack, circles = {}, {}, set(), [], []
 
@@ -202,6 +194,14 @@ def import_circles():
 def test_no_import_circle():
     circles = import_circles()
     assert not circles, "import circles:\n" + "\n".join(" <-> ".join(c) for c in circles)
+
+
+def test_a_lazy_import_closes_a_circle_too():
+    """An import inside a function (module_level False) still makes a circle."""
+    graph = {"p.a": [("p.b", 3, True)], "p.b": [("p.a", 12, False)], "p.c": [("p.a", 1, True)]}
+    assert import_circles(graph) == [["p.a", "p.b"]]
+    graph["p.b"] = []
+    assert import_circles(graph) == []
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from sklearn.pipeline import make_pipeline
 
+from _chains import chain_texts
 from skdpgd import DPLogisticRegression, DPRidge, PrivacyLedger
 from skdpgd._ledger._entries import describe
 from skdpgd.exceptions import PrivacyBudgetExceeded
@@ -106,6 +107,8 @@ def test_a_seeded_fit_leaves_no_seed_in_the_ledger_file_or_entries(tmp_path, ran
             DPLogisticRegression(epsilon=1.0, classes=[0, 1], ledger=ledger, max_iter=20,
                                  random_state=seed).fit(X, y)
     _assert_clean(str(refused.value), secrets, "refusal")
+    for text in chain_texts(refused.value):  # every link of its chain and their args
+        _assert_clean(text, secrets, "refusal's chain")
     del ledger
     with sqlite3.connect(path) as conn:  # fold the write-ahead log into the file
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

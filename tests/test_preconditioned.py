@@ -405,11 +405,18 @@ def test_planner_is_public_and_calibrated():
 
 
 def test_proxy_recursion_matches_closed_form_and_the_loop():
-    from skdpgd.solvers._preconditioned_planning import _unit_errors
+    from skdpgd.solvers._preconditioned_planning import _recursion
+    from skdpgd.solvers._utility import error_moments
+
+    def _unit_errors(n_steps, g, **kw):
+        a, b, q, h = _recursion(g, **kw)
+        mean, variance = (np.array(x) for x in zip(*error_moments(a, b, q, n_steps)))
+        return mean, variance / q, h, q
 
     g = np.array([1e-4, 0.01, 0.3])
     kw = dict(margin=0.05, curvature=0.5, strong_convexity=1e-3, learning_rate=0.9)
-    opt, noise = _unit_errors(30, g, momentum=0.0, **kw)
+    mean, variance, h, q = _unit_errors(30, g, momentum=0.0, **kw)
+    opt, noise = 0.5 * h * mean**2, 0.5 * h * q * variance
     h = 0.5 * g + 1e-3
     p = 0.5 * (g + 0.05) + 1e-3
     r = 0.9 * h / p
@@ -417,7 +424,8 @@ def test_proxy_recursion_matches_closed_form_and_the_loop():
     np.testing.assert_allclose(opt, 0.5 * h * (1 - r) ** (2 * k), rtol=1e-12)
     np.testing.assert_allclose(noise, 0.9 / (2 * p) * (1 - (1 - r) ** (2 * k)) / (2 - r), rtol=1e-10)
     # with momentum: Monte Carlo of the loop itself on a 1-D quadratic with theta* = 1
-    opt, noise = _unit_errors(12, np.array([0.02]), momentum=0.6, **kw)
+    mean, variance, h, q = _unit_errors(12, np.array([0.02]), momentum=0.6, **kw)
+    opt, noise = 0.5 * h * mean**2, 0.5 * h * q * variance
     hh, pp = 0.5 * 0.02 + 1e-3, 0.5 * (0.02 + 0.05) + 1e-3
     rng, sigma, runs = np.random.default_rng(13), 0.01, 4000
     finals = np.array([
@@ -461,7 +469,7 @@ def test_tolerance_stops_noiseless_runs_only():
 
 
 def test_concentrated_initial_distance_is_the_upper_end_of_the_range():
-    from skdpgd.solvers._preconditioned_planning import concentrated_initial_distance
+    from skdpgd.solvers import concentrated_initial_distance
     from skdpgd.linear_model._defaults import initial_distance
 
     assert concentrated_initial_distance(2.0, 0.5, 16, 3) == pytest.approx(2.0 * math.sqrt(48) / 0.5)

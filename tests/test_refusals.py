@@ -127,3 +127,53 @@ def test_labels_outside_classes_are_named_by_the_public_set_only():
     with pytest.raises(ValueError, match="y holds a single label") as info:
         DPLogisticRegression().fit(X, np.array(["HIV+: patient 4711"] * len(y)))
     assert "4711" not in str(info.value)
+
+
+def _labels(dtype, outside):
+    """Binary labels 0/1 in ``dtype`` with row 7 set to ``outside``."""
+    X, y = _data()
+    labels = y.astype(dtype)
+    labels[7] = outside
+    return X, labels
+
+
+OUTSIDE = {  # (dtype of y, the value at row 7): every one is a label outside [0, 1]
+    "int": (np.int64, 4711),
+    "float, not an integer": (np.float64, 0.4711),
+    "float, another integer": (np.float64, 4711.0),
+    "object int": (object, 4711),
+    "object text": (object, "HIV+: patient 4711"),
+    "object text of a class": (object, "1"),
+    "object None": (object, None),
+    "object list": (object, [4711]),
+    "numpy text": ("<U20", "4711"),
+    "bool": (bool, True),  # True == 1 is in classes=[0, 1]: the control case
+}
+
+
+@pytest.mark.parametrize("case", list(OUTSIDE))
+@pytest.mark.parametrize("ledger", [False, True], ids=["no ledger", "ledger"])
+def test_a_label_outside_classes_gets_the_same_message_for_every_dtype(case, ledger):
+    # whatever the dtype of y, the refusal says that y holds a label outside the public
+    # set and names that set only, object dtype included (not "Unknown label type")
+    dtype, outside = OUTSIDE[case]
+    X, labels = _labels(dtype, outside)
+    est = DPLogisticRegression(classes=[0, 1], max_iter=3, random_state=0,
+                               ledger=PrivacyLedger() if ledger else None)
+    if case == "bool":
+        est.fit(X, labels)
+        return
+    with pytest.raises(ValueError, match=r"^y holds a label that is not in classes=\[0, 1\]") \
+            as info:
+        est.fit(X, labels)
+    assert "4711" not in str(info.value) and "7" not in str(info.value)
+    if ledger:
+        assert len(est.ledger.entries) == 1  # refused after the charge
+
+
+def test_object_labels_inside_classes_are_fitted_like_int_labels():
+    X, y = _data()
+    fits = [DPLogisticRegression(classes=[0, 1], random_state=0, max_iter=5).fit(X, labels)
+            for labels in (y, y.astype(object), y.astype(float))]
+    for fit in fits[1:]:
+        np.testing.assert_array_equal(fit.coef_, fits[0].coef_)

@@ -247,25 +247,31 @@ def test_clipping_scales_do_not_depend_on_n_jobs(small_chunks):
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
-@pytest.mark.parametrize("kind", ["int", "str"])
+@pytest.mark.parametrize("kind", ["int", "str", "object int", "object str"])
 def test_label_scan_is_chunked_and_gives_numpys_answer(kind, n_jobs, small_chunks):
     from skdpgd._data._passes import scan_labels
 
     rng = np.random.default_rng(0)
     y = rng.integers(0, 5, size=1000)  # 16 chunks of 64 labels
     y[::97] = 7
-    if kind == "str":
+    if kind.endswith("str"):
         y = np.array([f"label {v}" for v in y])
-    found, codes, unknown = scan_labels(y, None, n_jobs=n_jobs)
-    np.testing.assert_array_equal(found, np.unique(y))
-    np.testing.assert_array_equal(codes, np.searchsorted(np.unique(y), y))
-    assert unknown.size == 0
+    if kind.startswith("object"):
+        y = y.astype(object)
+    else:  # scikit-learn's type check of an object array says "unknown": public set only
+        found, codes, outside = scan_labels(y, None, n_jobs=n_jobs)
+        np.testing.assert_array_equal(found, np.unique(y))
+        np.testing.assert_array_equal(codes, np.searchsorted(np.unique(y), y))
+        assert not outside
     public = np.unique(y)[:-1]  # the largest label (7) is not public
-    same, codes, unknown = scan_labels(y, public, n_jobs=n_jobs)
+    same, codes, outside = scan_labels(y, public, n_jobs=n_jobs)
     assert same is public or np.array_equal(same, public)
     known = y != np.unique(y)[-1]
     np.testing.assert_array_equal(codes[known], np.searchsorted(public, y[known]))
-    np.testing.assert_array_equal(unknown, np.unique(y)[-1:])
+    assert outside
+    _, codes, outside = scan_labels(y[known], public, n_jobs=n_jobs)
+    np.testing.assert_array_equal(codes, np.searchsorted(public, y[known]))
+    assert not outside
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
@@ -274,6 +280,10 @@ def test_label_scan_refuses_a_continuous_target_whatever_n_jobs(n_jobs, small_ch
     y[900] = 0.5  # one continuous value in the 15th chunk
     with pytest.raises(ValueError, match="Unknown label type: continuous"):
         DPLogisticRegression(max_iter=2, n_jobs=n_jobs).fit(np.ones((1000, 2)), y)
+    # with the public label set, 0.5 is a label outside it, like any other
+    with pytest.raises(ValueError, match=r"not in classes=\[0, 1\]"):
+        DPLogisticRegression(max_iter=2, n_jobs=n_jobs, classes=[0, 1]).fit(
+            np.ones((1000, 2)), y)
 
 
 def test_first_error_in_chunk_order_is_raised_whatever_the_timing():
@@ -298,7 +308,7 @@ def test_first_error_in_chunk_order_is_raised_whatever_the_timing():
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_non_finite_X_is_refused_by_the_chunked_row_norm_pass(n_jobs, small_chunks):
-    # validate_data no longer reads the values of X (one read less); the fit's row-norm
+    # validate_data does not read the values of X (one read less); the fit's row-norm
     # pass, chunked on n_jobs threads, refuses NaN/inf after the ledger's charge
     # (tests/test_charge_first.py), with a message that names no row, count or value.
     X, y, _ = _sparse_problem(n=1000, d=5)

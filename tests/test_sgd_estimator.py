@@ -33,7 +33,6 @@ def test_sgd_run_is_the_documented_loop_and_meets_its_target():
     bounds = sampled_sgd_bounds(
         report.noise_std, report.n_steps, delta=report.delta, sampling="poisson",
         batch_size=150, n_samples=len(X), gradient_bound=np.sqrt(2.0),
-        learning_rate=report.learning_rate, smoothness=report.smoothness,
     )
     assert report.epsilon == pytest.approx(bounds.epsilon, rel=1e-9)
     assert report.binding_bound == bounds.binding_bound

@@ -6,6 +6,7 @@ defined here, registered, fitted through ``DPLogisticRegression(solver="toy")`` 
 command line's choices, and unregistered; nothing else in the package names it.
 """
 
+import inspect
 import math
 import re
 from dataclasses import dataclass
@@ -123,3 +124,29 @@ def test_the_docs_table_lists_exactly_the_registered_solvers():
     assert sorted(listed) == sorted(solvers.names()), (
         "docs/solvers.md's table and the registry (skdpgd/solvers/__init__.py) disagree"
     )
+
+
+def _algorithm_index():
+    """{solver name: [cells]} of docs/solvers.md's "Where each algorithm lives" table."""
+    text = (ROOT / "docs" / "solvers.md").read_text(encoding="utf-8")
+    section = text.split("## Where each algorithm lives", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| \*\*(\w+)\*\* \|(.*)\|$", section, flags=re.MULTILINE)
+    return {name: [cell.strip() for cell in cells.split("|")] for name, cells in rows}
+
+
+def test_the_algorithm_index_is_complete():
+    index = _algorithm_index()
+    assert sorted(index) == sorted(solvers.names()), (
+        "docs/solvers.md's algorithm index and the registry disagree"
+    )
+    for name, cells in index.items():
+        assert len(cells) == 6, f"{name}: a row of the index has 7 columns"
+        paths = re.findall(r"`([\w/]+\.py)`", " ".join(cells))
+        missing = [path for path in paths if not (ROOT / path).is_file()]
+        assert not missing, f"{name}: the index names files that do not exist: {missing}"
+        # the solver's class is defined in a file of its "solver module" cell
+        module = inspect.getsourcefile(type(solvers.get(name)))
+        listed = [str(ROOT / path) for path in re.findall(r"`([\w/]+\.py)`", cells[0])]
+        assert module in listed, f"{name}: its class lives in {module}, not in {listed}"
+        assert any(path.startswith("tests/") for path in re.findall(r"`([\w/]+\.py)`",
+                                                                    cells[5])), name

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from skdpgd import DPLogisticRegression, DPRidge, accounting, solvers
-from skdpgd.solvers import CyclicSolver, PublicProblem, SampledSolver, make_solver
+from skdpgd.solvers import CyclicSolver, PublicProblem, SampledSolver, get
 
 PROBLEM = PublicProblem(
     epsilon=1.0, delta=1e-5, n_samples=5000, n_params=11, sensitivity=1.2,
@@ -18,7 +18,7 @@ PROBLEM = PublicProblem(
 
 
 def test_gd_is_cyclic_with_one_batch_and_loses_nothing():
-    plan = make_solver("gd").plan(PROBLEM)
+    plan = get("gd").plan(PROBLEM)
     assert plan.n_batches == 1 and plan.batch_size == PROBLEM.n_samples
     # the dedicated full-batch planner (bound (A) only), same compute budget
     reference = solvers.plan_noisy_gd(
@@ -27,7 +27,7 @@ def test_gd_is_cyclic_with_one_batch_and_loses_nothing():
     )
     assert (plan.n_steps, plan.learning_rate) == (reference.n_steps, reference.learning_rate)
     assert plan.noise_std == pytest.approx(reference.noise_std, rel=1e-9)
-    report = make_solver("gd").report(plan, PROBLEM)
+    report = get("gd").report(plan, PROBLEM)
     assert report.accountant == "noisy_gd"
     mu = accounting.noisy_gd_gdp(
         plan.noise_std, plan.n_steps, sensitivity=1.2, n_samples=5000,
@@ -38,8 +38,8 @@ def test_gd_is_cyclic_with_one_batch_and_loses_nothing():
 
 
 def test_cyclic_report_uses_bound_c_and_meets_the_target():
-    plan = make_solver("cyclic").plan(PROBLEM)
-    report = make_solver("cyclic").report(plan, PROBLEM)
+    plan = get("cyclic").plan(PROBLEM)
+    report = get("cyclic").report(plan, PROBLEM)
     assert plan.n_batches > 1 and report.accountant == "noisy_cyclic_gd"
     mu = accounting.noisy_cyclic_gd_gdp(
         plan.noise_std, plan.n_epochs, batch_size=plan.batch_size, sensitivity=1.2,
@@ -51,10 +51,10 @@ def test_cyclic_report_uses_bound_c_and_meets_the_target():
 
 
 def test_plans_are_cached_pure_functions_of_public_numbers():
-    assert make_solver("cyclic").plan(PROBLEM) is CyclicSolver().plan(PROBLEM)
-    assert make_solver("gd") != make_solver("cyclic")
+    assert get("cyclic").plan(PROBLEM) is CyclicSolver().plan(PROBLEM)
+    assert get("gd") != get("cyclic")
     with pytest.raises(ValueError, match="unknown solver"):
-        make_solver("lbfgs")
+        get("lbfgs")
 
 
 def _data(n=400, d=4, seed=0):

@@ -72,7 +72,7 @@ def test_numeric_map_by_hand():
 
 def test_standalone_budget_and_equal_split():
     df = _table()
-    vec = _fit(df, epsilon=0.5, delta=1e-6)
+    vec = _fit(df, epsilon=0.5, delta=1e-6, types="dtype")  # the vote: test_type_vote.py
     report = vec.privacy_
     assert isinstance(report, ReleasePrivacyReport)
     assert report.extra_delta == pytest.approx(1e-7)  # 10% of delta: one discovery
@@ -105,7 +105,7 @@ def test_public_bounds_and_lists_cost_nothing():
     probe = _table(9, n=50)
     assert_array_equal(vec.transform(probe), other.transform(probe))
     # one public column: the others still pay, the public one is not in the releases
-    mixed = _fit(df, bounds={"age": (17, 90)})
+    mixed = _fit(df, bounds={"age": (17, 90)}, types="dtype")
     assert all(not name.startswith("age") for name, _ in mixed.privacy_.releases)
     assert len(mixed.privacy_.releases) == 2
 
@@ -154,7 +154,7 @@ def test_log1p_choices_are_public_overrides():
 
 def test_hashing_is_free_and_no_extra_delta_means_hashing():
     df = _table()
-    vec = _fit(df, categorical="hash", n_buckets=8)
+    vec = _fit(df, categorical="hash", n_buckets=8, types="dtype")
     assert vec.privacy_.extra_delta == 0.0 and len(vec.privacy_.releases) == 2
     assert vec.transform(df)[:, 3:12].sum(axis=1).min() > 0  # one bucket or missing each
     forced = DPTableVectorizer()._fit_private(df, mu=0.5, extra_delta=0.0, random_state=0)

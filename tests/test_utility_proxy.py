@@ -187,3 +187,33 @@ def test_a_fixed_learning_rate_keeps_the_plain_step():
     problem = _problem(DPLogisticRegression(classes=[0, 1], epsilon=1.0, batch_size=100),
                        1000, 5, 2)
     assert [s.name for s in candidates(problem)] == ["cyclic"]
+
+
+# auto's choice on cells of benchmarks/auto_grid.py's validation grid (public numbers only:
+# n, d, the estimator, epsilon; default delta and data_norm), recorded with the planners
+# before they were vectorised (commit 8942247); planning faster must not change a choice.
+# (task, n, d, epsilon) -> (winner, K or E, batch size)
+RECORDED_CHOICES = {
+    ("classification", 750, 104, 0.1): ("gd", 4, 750),  # adult-750
+    ("classification", 2000, 104, 1.0): ("cyclic (4 batches)", 38, 500),  # adult-2000
+    ("classification", 2000, 104, 4.0): ("preconditioned (Gram share 0.125, margin x4)", 50, None),
+    ("regression", 43152, 26, 0.5): ("preconditioned (Gram share 0.125, margin x2)", 50, None),
+    ("classification", 40000, 10, 0.1): ("preconditioned (Gram share 0.125, margin x2)", 39, None),
+    ("classification", 40000, 100, 0.1): ("cyclic (4 batches)", 50, 10000),
+    ("classification", 40000, 1500, 0.1): ("gd", 50, 40000),
+}
+
+
+@pytest.mark.parametrize("cell", sorted(RECORDED_CHOICES))
+def test_auto_keeps_its_recorded_choice_on_the_validation_grid(cell):
+    task, n, d, epsilon = cell
+    winner, steps, batch_size = RECORDED_CHOICES[cell]
+    if task == "classification":
+        est, n_classes = DPLogisticRegression(classes=[0, 1], epsilon=epsilon), 2
+    else:
+        est, n_classes = DPRidge(y_bound=1.0, epsilon=epsilon), None
+    _, _, problem, plan, report = est._plan_and_report(n, d, n_classes)
+    assert plan.notes[-1].startswith(f"solver='auto' chose {winner}:")
+    assert getattr(plan, "n_epochs", plan.n_steps) == steps
+    assert getattr(plan, "batch_size", None) == batch_size
+    assert report.epsilon <= epsilon  # calibrated to the target, never above it

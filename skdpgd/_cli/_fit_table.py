@@ -26,12 +26,18 @@ from pathlib import Path
 import numpy as np
 
 from .._version import __version__
+from ..preprocessing._cells import canonical, to_numbers
 from ._config import _names
 from ._table import (
-    PrivateTableSchema, TableSchema, canonical_list, label_type, raw_frame, read_table,
-    schema_of, to_labels,
+    PrivateTableSchema,
+    TableSchema,
+    canonical_list,
+    label_type,
+    raw_frame,
+    read_table,
+    schema_of,
+    to_labels,
 )
-from ..preprocessing._cells import canonical, to_numbers
 
 NOT_AVAILABLE = (
     "fitting a column without a public bound needs skdpgd.preprocessing."
@@ -46,12 +52,15 @@ def read_header(path):
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"data file {str(path)!r} not found.")
+    header = None
     try:
         with path.open(newline="", encoding="utf-8-sig") as handle:
             header = next(csv.reader(handle), [])
-    except (UnicodeDecodeError, csv.Error):
+    except (UnicodeDecodeError, csv.Error):  # the error holds the raw bytes of the file
+        pass
+    if header is None:  # raised outside the handler: neither __cause__ nor __context__
         raise ValueError(f"{str(path)!r} is not a readable CSV file (UTF-8 text with "
-                         "comma-separated fields).") from None
+                         "comma-separated fields).")
     return [name.strip() for name in header]
 
 
@@ -167,11 +176,18 @@ def build_table_pipeline(features, numeric, categorical, config, *, epsilon, del
     categories = {name: canonical_list(name, values)
                   for name, values in config.get("categories", {}).items()
                   if name in features}
+    # the schema step has decided every type (declared or voted): read them as dtypes
     vectorizer = DPTableVectorizer(bounds=bounds or None, categories=categories or None,
-                                   log1p=logged or "auto")
+                                   log1p=logged or "auto", types="dtype")
     estimator = make_table_estimator(config)
     steps = [("column_types", schema), ("vectorizer", vectorizer), ("model", estimator)]
     return DPPipeline(steps, epsilon=epsilon, delta=delta, random_state=random_state)
+
+
+def _type_sources(schema):
+    """Where the schema's types came from: declared (public) or the private vote."""
+    declared = set(schema.numeric) | set(schema.categorical)
+    return {c: "declared" if c in declared else "vote" for c in schema.columns}
 
 
 def _check_target(y, model, classes, target):
@@ -242,6 +258,7 @@ def fit_table(path, config, *, epsilon, delta="auto", random_state=None, output=
           f"({len(schema.numeric_columns_)} numeric, {len(schema.categorical_columns_)} "
           f"categorical columns; target {target!r})")
     print(repr(report))
+    print(pipeline.pipeline_[1].summary_text(type_from=_type_sources(schema)))
     if output:
         print(f"saved to {output} (joblib bundle: pipeline, dp_pipeline, feature_columns, "
               "target, classes, privacy)")

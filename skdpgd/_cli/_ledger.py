@@ -1,8 +1,12 @@
 """``skdpgd ledger show | verify | upgrade PATH``: look at a ledger file, check its chain.
 
-``show`` prints the header (cap, relation, creation, whether a key is used, the head
-hash to keep elsewhere) and one line per entry (seq, when, source, n, rows, mu or event,
-the fit's epsilon and delta, the running total); ``verify`` prints the verdict only.
+``show`` prints the header (cap, relation, creation, whether a key is used, the ledger id
+and the head hash to keep elsewhere) and one line per entry (seq, when, source, n, rows,
+mu or event, the fit's epsilon and delta, the running total); ``verify`` prints the
+verdict only. ``--expect-head H`` and ``--expect-id ID`` compare the file with a head hash
+and a ledger id kept elsewhere (:func:`skdpgd._ledger._verify.check_expected`): what the
+chain alone cannot show (a rollback, a cut tail with its head written back, another
+ledger's file, a re-chained file).
 Both read the file without writing it and exit 2 (one line ``skdpgd ledger: error: ...``,
 no traceback) when the chain is broken. Nothing secret is printed: sources hold public
 hyperparameters only, and the key is never shown. ``upgrade`` adds the hash chain to a
@@ -31,6 +35,16 @@ def add_ledger_parser(sub):
         action.add_argument("--key-file", default=None,
                             help="the data owner's key file, for a keyed ledger (default: "
                             "$SKDPGD_LEDGER_KEY if set)")
+        if name != "upgrade":
+            action.add_argument(
+                "--expect-head", default=None, metavar="H",
+                help="a head hash kept elsewhere (printed after some charge): the file "
+                "must extend it; catches a rollback, a cut tail, a re-chained or swapped "
+                "file")
+            action.add_argument(
+                "--expect-id", default=None, metavar="ID",
+                help="the ledger id kept elsewhere: catches another ledger's file (even "
+                "one made with the same key) or a new file where yours was deleted")
     ledger.set_defaults(run=ledger_command)
 
 
@@ -44,7 +58,8 @@ def ledger_command(args):
         print(f"{found.path}: schema version {found.version}, {n} entries, hash chain "
               f"verified; head hash {found.header.get('head_hash')}")
         return 0
-    found = inspect_file(args.path, key_file=args.key_file)
+    found = inspect_file(args.path, key_file=args.key_file, expect_head=args.expect_head,
+                         expect_id=args.expect_id)
     if args.ledger_action == "show":
         for line in show_lines(found):
             print(line)
@@ -53,8 +68,27 @@ def ledger_command(args):
     if args.ledger_action == "verify":
         print(f"{found.path}: intact ({len(found.entries)} entries, header and hash chain "
               f"verified{', keyed' if found.header.get('keyed') else ''}); head hash "
-              f"{found.header.get('head_hash')}")
+              f"{found.header.get('head_hash')}; ledger id {found.header.get('ledger_id')}")
+    if args.ledger_action == "verify" or found.kept_at is not None:
+        for line in _expected_lines(args, found):
+            print(line)
     return 0
+
+
+def _expected_lines(args, found):
+    """What ``--expect-head`` and ``--expect-id`` confirmed, or what they would catch."""
+    lines = []
+    if args.expect_id is not None:
+        lines.append("  ledger id as expected")
+    if found.kept_at is not None:
+        added = len(found.entries) - found.kept_at
+        lines.append(f"  the head you kept is this file's after entry #{found.kept_at}; "
+                     f"{added} entr{'y' if added == 1 else 'ies'} appended since")
+    if args.expect_head is None:
+        lines.append("  (the chain alone cannot show a rollback, a cut tail with its head "
+                     "written back, a swapped or re-chained file: compare with a head kept "
+                     "elsewhere, --expect-head H)")
+    return lines
 
 
 def _num(x, fmt=".4g"):
@@ -77,12 +111,15 @@ def show_lines(found):
         f"by {h.get('created_by')}",
         f"  relation {h.get('relation')}, {cap}, {chain}",
     ]
+    if h.get("ledger_id"):
+        lines.append(f"  ledger id {h['ledger_id']} (keep it: PrivacyLedger(ledger_id=...), "
+                     "--expect-id)")
     if h.get("v1_entries"):
         lines.append(f"  upgraded from version 1: entries #1 to #{h['v1_entries']} predate the "
                      "chain (only as trustworthy as the version-1 file was)")
     if found.version != 1:
         lines.append(f"  head hash {h.get('head_hash')} after {h.get('head_seq')} entries "
-                     "(keep a copy elsewhere: it detects a rollback)")
+                     "(keep a copy elsewhere and compare: --expect-head)")
     lines.append(f"{'seq':>5}  {'recorded_at (UTC)':<26}  {'n':>8}  {'rows':>8}  "
                  f"{'cost':<22}  {'epsilon':>8}  {'delta':>8}  {'total eps':>9}  source")
     for e in found.entries:
@@ -91,5 +128,10 @@ def show_lines(found):
             f"{e['seq']:>5}  {str(e['recorded_at'])[:26]:<26}  {e['n_samples']:>8}  "
             f"{rows:>8}  {e['cost']:<22}  {_num(e['epsilon']):>8}  "
             f"{_num(e['delta'], '.3g'):>8}  {_num(e['spent_epsilon']):>9}  {e['source']}")
+    extra = math.fsum(e.get("extra_delta", 0.0) for e in found.entries)
+    if extra:
+        lines.append(f"  additive delta (thresholded releases): {extra:.3g} summed over the "
+                     "entries, an upper bound on the worst-off record's; it is taken out of "
+                     "delta before 'total eps' is computed")
     lines.append("verdict: " + ("intact" if found.intact else "BROKEN (why: the error below)"))
     return lines

@@ -31,11 +31,14 @@ def load_bundle(path):
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"model file {str(path)!r} not found.")
+    unreadable = object()
     try:
         bundle = joblib.load(path)
     except Exception:  # noqa: BLE001 - any unreadable file is the same usage error
+        bundle = unreadable  # its text may quote bytes of the file (a data file, even)
+    if bundle is unreadable:  # raised outside the handler: nothing chained to it
         raise ValueError(f"{str(path)!r} is not a model saved by `skdpgd fit --output` "
-                         "(joblib could not read it).") from None
+                         "(joblib could not read it).")
     if not isinstance(bundle, dict) or "pipeline" not in bundle or "target" not in bundle:
         raise ValueError(f"{str(path)!r} is not a model saved by `skdpgd fit --output` "
                          "(no pipeline and target in it).")

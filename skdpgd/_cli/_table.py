@@ -47,12 +47,15 @@ def read_table(path, *, min_rows=1):
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"data file {str(path)!r} not found.")
+    rows = None
     try:
         with path.open(newline="", encoding="utf-8-sig") as handle:  # a BOM is not a name
             rows = [row for row in csv.reader(handle) if row]
-    except (UnicodeDecodeError, csv.Error):
+    except (UnicodeDecodeError, csv.Error):  # the error holds the raw bytes of the file
+        pass
+    if rows is None:  # raised outside the handler: neither __cause__ nor __context__
         raise ValueError(f"{str(path)!r} is not a readable CSV file (UTF-8 text with "
-                         "comma-separated fields).") from None
+                         "comma-separated fields).")
     if not rows:
         raise ValueError(f"{str(path)!r} is empty; it needs a header line.")
     header = [name.strip() for name in rows[0]]

@@ -5,3 +5,9 @@ privacy here (layer 1 of ``docs/architecture.md``; it imports only :mod:`skdpgd.
 and :mod:`skdpgd.exceptions`). A loss enters only as the ``method`` of a row sum and by the
 name of its fused kernel.
 """
+
+from ._chunks import single_threaded_blas
+from ._fit_data import FitData
+from ._gram import gram_sum
+
+__all__ = ["FitData", "gram_sum", "single_threaded_blas"]

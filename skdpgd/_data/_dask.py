@@ -102,7 +102,11 @@ def _block_sum(method, coef, block, rows=None):
     if rows is not None:
         design, y_block = design[rows], y_block[rows]
     fused = fused_gradient_sum(method, coef, design, y_block)  # None: not applicable
-    return method(coef, design.prescaled(), y_block) if fused is None else fused
+    if fused is not None:
+        return fused
+    if not getattr(method, "scales_its_rows", False):  # the Gram pass scales its own blocks
+        design = design.prescaled()
+    return method(coef, design, y_block)
 
 
 def _split_by_block(rows, edges):

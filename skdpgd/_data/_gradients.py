@@ -50,7 +50,9 @@ def _partial_sum(method, coef, X, y, start, stop, rows):
     fused = fused_gradient_sum(method, coef, X_rows, y_rows)
     if fused is not None:  # one read of each row, GIL released (skdpgd._data._fused)
         return fused
-    return np.array(method(coef, _prescaled(X_rows, own=own), y_rows), dtype=np.float64, copy=True)
+    if not getattr(method, "scales_its_rows", False):  # the Gram pass scales its own blocks
+        X_rows = _prescaled(X_rows, own=own)
+    return np.array(method(coef, X_rows, y_rows), dtype=np.float64, copy=True)
 
 
 def _partial_sums(method, coef, X, y, bounds, rows):

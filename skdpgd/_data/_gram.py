@@ -38,9 +38,15 @@ def gram_chunk_rows(n_samples, dim):
 def chunk_gram(coef, design, y):
     r"""One chunk's :math:`\sum_i \tilde x_i \tilde x_i^\top` (worker side; coef, y unused).
 
-    Every row enters as its clipped value (:meth:`~skdpgd._data._design.ClippedDesign.gram`).
+    Every row enters as its clipped value (:meth:`~skdpgd._data._design.ClippedDesign.gram`),
+    which scales the rows itself, block by block: the row sums hand it the chunk as is
+    (:data:`scales_its_rows`), so each row is copied once.
     """
     return design.gram()
+
+
+#: The row sums pass the chunk to :func:`chunk_gram` without a pre-scaled copy.
+chunk_gram.scales_its_rows = True
 
 
 def gram_sum(row_sums, n_samples, dim, *, chunk_size=None):

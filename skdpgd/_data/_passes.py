@@ -51,30 +51,58 @@ def map_chunks(function, bounds, n_jobs=None):
 
 
 def _chunk_labels(y, classes, start, stop):
-    """One chunk of the label scan: its label type checked, its labels, its codes."""
+    """One chunk of the label scan without a public label set: its type checked, its labels."""
     from sklearn.utils.multiclass import check_classification_targets
 
     chunk = y[start:stop]
     check_classification_targets(chunk)  # scikit-learn's error for a regression target
-    if classes is None:
-        return np.unique(chunk)
-    codes = np.searchsorted(classes, chunk)
-    np.minimum(codes, classes.size - 1, out=codes)
-    known = classes[codes] == chunk
-    return codes, (None if known.all() else np.unique(chunk[~known]))
+    return np.unique(chunk)
+
+
+def _chunk_codes(y, classes, start, stop):
+    """One chunk of the label scan with the public label set: codes, and whether a label is outside.
+
+    Membership is equality with a label of ``classes``, whatever the dtype of y (numbers,
+    strings, objects; a label of another type, NaN, None or an unhashable object is
+    simply not in the set), so the one refusal this allows names the public set only.
+    """
+    chunk = y[start:stop]
+    numeric = chunk.dtype.kind in "biuf" and classes.dtype.kind in "biuf"
+    if numeric or (chunk.dtype.kind == classes.dtype.kind and chunk.dtype.kind in "US"):
+        codes = np.searchsorted(classes, chunk)
+        np.minimum(codes, classes.size - 1, out=codes)
+        with np.errstate(invalid="ignore"):
+            known = classes[codes] == chunk  # NaN equals no class
+        return codes, not bool(known.all())
+    lookup = {}
+    for code, label in enumerate(classes.tolist()):
+        lookup.setdefault(label, code)
+    codes = np.fromiter((_code_of(lookup, value) for value in chunk.tolist()),
+                        dtype=np.intp, count=chunk.shape[0])
+    outside = codes < 0
+    codes[outside] = 0
+    return codes, bool(outside.any())
+
+
+def _code_of(lookup, value):
+    try:
+        return lookup.get(value, -1)
+    except TypeError:  # unhashable: equal to no label of the public set
+        return -1
 
 
 def scan_labels(y, classes=None, *, n_jobs=None):
     r"""Labels of a classifier's y in one or two chunked passes: label set and codes.
 
-    Each chunk of y is checked with scikit-learn's ``check_classification_targets``
-    (a continuous target is refused with its message), then
-
-    * without ``classes``: the label set is the union of the chunks' label sets (a set,
-      hence independent of the chunking), and a second pass computes the codes;
+    * without ``classes``: each chunk of y is checked with scikit-learn's
+      ``check_classification_targets`` (a continuous target is refused with its
+      message), the label set is the union of the chunks' label sets (a set, hence
+      independent of the chunking), and a second pass computes the codes;
     * with ``classes`` (sorted, public): one pass computes the codes
-      :math:`c_i = \mathrm{searchsorted}(\text{classes}, y_i)` and the labels of y that
-      are not in ``classes``.
+      :math:`c_i = \mathrm{searchsorted}(\text{classes}, y_i)` (by equality with a label
+      of ``classes`` for object or mixed dtypes) and whether some label of y is not in
+      ``classes``, for every dtype of y: a continuous value, a label of another type, NaN
+      or None is a label outside the public set, nothing else.
 
     Parameters
     ----------
@@ -91,29 +119,18 @@ def scan_labels(y, classes=None, *, n_jobs=None):
         ``classes`` as given, or the sorted labels of y.
     codes : ndarray of intp, shape (n_samples,)
         The index of each label in ``classes`` (meaningless where the label is unknown).
-    unknown : ndarray
-        The sorted labels of y that are not in ``classes`` (empty when classes is None).
+    outside : bool
+        Whether some label of y is not in ``classes`` (False when classes is None).
     """
     y = np.asarray(y)
     bounds = chunk_bounds(max(1, y.shape[0]), 1)
     if classes is None:
         parts = map_chunks(lambda a, b: _chunk_labels(y, None, a, b), bounds, n_jobs)
         classes = np.unique(np.concatenate(parts))
-        check = False
+        results = map_chunks(
+            lambda a, b: (np.searchsorted(classes, y[a:b]), False), bounds, n_jobs)
     else:
         classes = np.asarray(classes)
-        check = True
-    results = map_chunks(
-        lambda a, b: _codes_only(y, classes, a, b, check), bounds, n_jobs
-    )
+        results = map_chunks(lambda a, b: _chunk_codes(y, classes, a, b), bounds, n_jobs)
     codes = np.concatenate([codes for codes, _ in results]) if results else np.empty(0, np.intp)
-    unknown = [extra for _, extra in results if extra is not None]
-    unknown = np.unique(np.concatenate(unknown)) if unknown else classes[:0]
-    return classes, codes, unknown
-
-
-def _codes_only(y, classes, start, stop, check):
-    if check:
-        return _chunk_labels(y, classes, start, stop)
-    codes = np.searchsorted(classes, y[start:stop])
-    return codes, None
+    return classes, codes, any(outside for _, outside in results)

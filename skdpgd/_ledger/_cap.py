@@ -31,16 +31,35 @@ def over_cap(entry, spend, cap, current, n_entries):
     """The :class:`~skdpgd.exceptions.PrivacyBudgetExceeded` for a refused ``entry``.
 
     ``spend`` is the worst record's cost with the entry, ``current`` the worst record's
-    epsilon without it, ``n_entries`` the number of fits recorded so far.
+    cost without it (both :class:`~skdpgd.accounting._composition.Composition`),
+    ``n_entries`` the number of fits recorded so far. The accumulated additive delta is
+    shown beside epsilon; when it reaches the cap's delta (epsilon infinite), the message
+    says so and what fixes it.
     """
+    why = ""
+    if spend.extra_delta >= cap.delta:
+        why = (f" The worst-off record's additive deltas (thresholded releases such as "
+               f"category discovery, one per fit that thresholds) would add up to "
+               f"{spend.extra_delta:.3g}, at or above delta={cap.delta:.3g}, so no epsilon "
+               "holds. Release the preparation once and reuse it in every fit "
+               "(DPPipeline.prepare), give the vectorizer public category lists or "
+               "categorical='hash', or cap the ledger at a larger delta.")
     return PrivacyBudgetExceeded(
         f"Refused before touching the data: this fit ({entry.source}, "
         f"{_cost_text(entry)}) would take the worst-off record to "
-        f"epsilon={spend.epsilon:.4g} at delta={cap.delta:.3g}, over the cap "
-        f"epsilon={cap.epsilon:.4g} (spent so far: epsilon={current:.4g} "
-        f"over {n_entries} fit(s)). Nothing was recorded."
+        f"epsilon={spend.epsilon:.4g}{_extra(spend)} at delta={cap.delta:.3g}, over the "
+        f"cap epsilon={cap.epsilon:.4g} (spent so far: epsilon={current.epsilon:.4g}"
+        f"{_extra(current)} over {n_entries} fit(s)). Nothing was recorded.{why}"
     )
 
 
+def _extra(composition):
+    extra = float(getattr(composition, "extra_delta", 0.0))
+    return f" with additive delta {extra:.3g}" if extra else ""
+
+
 def _cost_text(entry):
-    return f"mu={entry.mu:.4g}" if entry.mu is not None else f"epsilon={entry.epsilon:.4g}"
+    extra = float(getattr(entry.event, "extra_delta", 0.0))
+    if entry.mu is not None:
+        return f"mu={entry.mu:.4g}" + (f" + additive delta {extra:.3g}" if extra else "")
+    return f"epsilon={entry.epsilon:.4g}"

@@ -23,16 +23,21 @@ the reader recomputes (:func:`skdpgd._ledger._verify.verify_file`).
 keys, no whitespace and ASCII only; a float is written as its exact hexadecimal form
 (``float.hex``: the same on every platform), an integer as an integer, a blob as its
 SHA-256 and length, and the JSON text of a privacy event (the dict of
-:func:`skdpgd.accounting._events.event_to_dict`) as that dict in the same canonical form,
+:meth:`skdpgd.accounting.PrivacyEvent.to_dict`) as that dict in the same canonical form,
 so a new event type needs nothing here.
 
 **What it protects.** Without a key, the chain catches every edit made by a tool that does
 not recompute the digests (an SQL ``UPDATE`` or ``DELETE``, a hex editor); someone who
 knows this scheme can recompute a consistent chain. With a key held by the data owner
 (HMAC-SHA256, Bellare, Canetti and Krawczyk 1996; RFC 2104), nobody without the key can
-produce a valid chain. Neither detects the whole file replaced by an older copy of itself
-(a rollback) or deleted: for that, keep the head digest (``skdpgd ledger show``) somewhere
-the writer cannot change.
+produce a valid chain. A chain only shows that the file agrees with itself, so neither
+detects: the whole file replaced by an older copy of itself (a rollback), the file cut
+after entry k with entry k's head written back, another ledger's file made with the same
+key, a new file where the old one was deleted, or a rewrite by a key holder (or by anyone,
+without a key). For those keep, where the writers cannot change them, the ledger id (fixed
+at creation, part of :math:`h_0`) and the latest head, and compare
+(:func:`skdpgd._ledger._verify.check_expected`: ``skdpgd ledger verify --expect-head``,
+``--expect-id``, ``PrivacyLedger(ledger_id=...)``).
 """
 
 import hashlib

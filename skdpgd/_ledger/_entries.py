@@ -6,7 +6,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..accounting._events import GaussianDpEvent, PoissonSampledGaussianEvent, RenyiDpEvent
+from ..accounting._events import (
+    GaussianDpEvent,
+    GaussianDpWithDeltaEvent,
+    PoissonSampledGaussianEvent,
+    RenyiDpEvent,
+)
 
 
 @dataclass(frozen=True, repr=False)
@@ -49,8 +54,16 @@ class LedgerEntry:
 
     @property
     def mu(self):
-        """The GDP parameter of a Gaussian-DP entry; None for other events."""
-        return self.event.mu if isinstance(self.event, GaussianDpEvent) else None
+        """The GDP parameter of a Gaussian-DP entry (with or without an additive delta);
+        None for other events."""
+        if isinstance(self.event, (GaussianDpEvent, GaussianDpWithDeltaEvent)):
+            return self.event.mu
+        return None
+
+    @property
+    def extra_delta(self):
+        """The additive delta of the entry (thresholded releases), 0 for other events."""
+        return float(getattr(self.event, "extra_delta", 0.0))
 
     @property
     def rdp(self):
@@ -68,12 +81,24 @@ class LedgerEntry:
         return "all" if self.sample_ids is None else int(self.sample_ids.size)
 
     def __repr__(self):
-        cost = (f"mu={self.mu:.4g}" if self.mu is not None
-                else "RDP curve" if self.rdp is not None else "Poisson SGD run")
+        cost = event_text(self.event)
         return (
             f"LedgerEntry(#{self.seq}, {self.source}, n={self.n_samples}, rows={self.rows}, "
             f"{cost}, ({self.epsilon:.4g}, {self.delta:.3g})-DP)"
         )
+
+
+def event_text(event):
+    """A short public text naming the event's mechanism and cost."""
+    if isinstance(event, GaussianDpWithDeltaEvent):
+        return f"mu={event.mu:.4g} + additive delta {event.extra_delta:.3g}"
+    if isinstance(event, GaussianDpEvent):
+        return f"mu={event.mu:.4g}"
+    if isinstance(event, RenyiDpEvent):
+        return "RDP curve"
+    if isinstance(event, PoissonSampledGaussianEvent):
+        return "Poisson SGD run"
+    return type(event).__name__
 
 
 @dataclass(frozen=True)
@@ -92,8 +117,13 @@ class LedgerSpend:
     n_records_identified : int
         Distinct ids named by fits that passed ``sample_ids``.
     composition : str
-        ``"gdp"`` (exact), ``"rdp"`` or ``"pld"``, with :attr:`source` the theorems used.
+        ``"gdp"`` (exact), ``"gdp+delta"`` (exact GDP plus additive deltas), ``"rdp"``
+        or ``"pld"``, with :attr:`source` the theorems used.
     source : str
+    extra_delta : float
+        The worst record's accumulated additive delta (thresholded releases, e.g.
+        category discovery), taken out of ``delta`` before epsilon is computed: epsilon
+        is infinite once it reaches ``delta``.
     """
 
     epsilon: float
@@ -103,6 +133,18 @@ class LedgerSpend:
     n_records_identified: int
     composition: str
     source: str
+    extra_delta: float = 0.0
+
+    def __str__(self):
+        extra = (f" (of which additive delta {self.extra_delta:.3g} from thresholded "
+                 "releases)" if self.extra_delta else "")
+        mu = "" if self.mu is None else f", mu={self.mu:.4g}"
+        why = ""
+        if self.extra_delta >= self.delta:
+            why = ("; infinite because the additive deltas reach delta: release the "
+                   "preparation once (DPPipeline.prepare) or state epsilon at a larger delta")
+        return (f"epsilon={self.epsilon:.4g} at delta={self.delta:.3g}{extra}{mu}, "
+                f"{self.n_fits} fit(s){why}")
 
 
 #: Parameters never recorded, whatever their value: seeds and generators (whoever knows

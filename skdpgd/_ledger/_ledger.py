@@ -25,21 +25,15 @@ import threading
 
 import numpy as np
 
-from ..accounting import DEFAULT_ORDERS
-from ..accounting._composition import Cap, check_supported
-from ..accounting._record_account import RecordAccount
-from ..accounting._events import RenyiDpEvent
+from ..accounting import DEFAULT_ORDERS, Cap, RecordAccount, RenyiDpEvent, check_supported
 from ..exceptions import LedgerCopyError
 from ._cap import check_cap, over_cap
 from ._chain import load_key
 from ._entries import LedgerEntry, LedgerSpend, check_ids, describe
+from ._inspect import verify_ledger_file
 from ._memory import MemoryStore, with_seq
 from ._sqlite import FileStore, LedgerFileError
-from ._upgrade import upgrade_v1_file
-
-#: The store's name before it had a module of its own (pickles of an in-memory ledger name
-#: their store class by its module and name).
-_MemoryStore = MemoryStore
+from ._upgrade import upgrade_ledger_file
 
 
 class PrivacyLedger:
@@ -73,6 +67,10 @@ class PrivacyLedger:
         ``SKDPGD_LEDGER_KEY`` if it is set, else no key. A file created with a key
         cannot be opened without it, or with another key; a key given for a file created
         without one is refused. The key itself is never stored, printed or pickled.
+    ledger_id : str or None, default=None
+        File ledgers: the id the file must carry (:attr:`ledger_id`, kept from when it
+        was created). Another ledger's file, even one made with the same key, is
+        refused on opening and at every charge, and a missing file is not created.
 
     Attributes
     ----------
@@ -119,18 +117,18 @@ class PrivacyLedger:
     pickling (or ``copy.deepcopy``), or used in another process, is read-only and its
     :meth:`charge` raises :class:`LedgerCopyError` before the fit touches the data.
 
-    **Tamper evidence.** Every entry of a ledger file carries a SHA-256 digest chained to
-    the one before and to the file's header (cap, relation, creation time, schema
-    version), and the header records the number of entries and the last digest. The
-    chain is verified when the file is opened and inside the transaction of every charge;
-    any change (an entry deleted, edited or moved, the cap raised or removed) raises
-    :class:`~skdpgd.exceptions.LedgerFileError` naming the entry or the header, and
-    nothing is charged. Without a key this catches edits made with tools that do not
-    recompute the digests; with a key (``key_file``) it catches every edit by someone who
-    does not hold the key. Neither catches the whole file deleted, or replaced by an
-    older copy of itself: keep its head hash (``skdpgd ledger show``) elsewhere
-    (see the privacy model, "The ledger file"). A version-1 file (skdpgd before the
-    chain) is refused until upgraded once with :meth:`upgrade_file`.
+    **Tamper evidence.** A ledger file carries a hash chain (HMAC with ``key_file``)
+    over its header (cap, relation, creation, schema version, ledger id, key flag) and
+    every entry, verified on opening and inside every charge: an entry edited, deleted,
+    inserted or moved, the cap or header changed, or a head that does not match the
+    entries raises :class:`~skdpgd.exceptions.LedgerFileError` and charges nothing. A chain shows only
+    that the file agrees with itself, so it does not catch: an earlier copy of the file
+    (a rollback), the file cut after an entry with that entry's head written back,
+    another ledger's file made with the same key, a new file where the old one was
+    deleted, or, without a key, a file edited and re-chained. Keep :attr:`ledger_id`
+    and the latest :attr:`head_hash` where the file's writers cannot change them, and
+    give them to :meth:`verify_file` (``expect_id``, ``expect_head``) and the id to
+    ``ledger_id=``. Version-1 files are refused until :meth:`upgrade_file`.
 
     Examples
     --------
@@ -157,11 +155,12 @@ class PrivacyLedger:
     #: :meta hide-value:
     orders = DEFAULT_ORDERS
 
-    def __init__(self, epsilon=None, delta=None, *, path=None, key_file=None):
+    def __init__(self, epsilon=None, delta=None, *, path=None, key_file=None,
+                 ledger_id=None):
         epsilon, delta = check_cap(epsilon, delta)
-        if key_file is not None and path is None:
-            raise ValueError("key_file= protects a ledger file: give path= as well (an "
-                             "in-memory ledger has no file to protect).")
+        if (key_file is not None or ledger_id is not None) and path is None:
+            raise ValueError("key_file= and ledger_id= protect a ledger file: give path= as "
+                             "well (an in-memory ledger has no file to protect).")
         self.key_file = None if key_file is None else os.path.abspath(os.fspath(key_file))
         self._lock = threading.RLock()
         self._owner_pid = os.getpid()
@@ -173,7 +172,7 @@ class PrivacyLedger:
             self._store = MemoryStore()
             self.epsilon, self.delta = epsilon, delta
         else:
-            self._store = FileStore(path, key=load_key(self.key_file))
+            self._store = FileStore(path, key=load_key(self.key_file), expect_id=ledger_id)
             self.path = self._store.path
             self.epsilon, self.delta = self._open_file(epsilon, delta)
 
@@ -195,32 +194,19 @@ class PrivacyLedger:
             )
         return file_eps, file_delta
 
-    @staticmethod
-    def upgrade_file(path, *, key_file=None):
-        """Add the tamper-evident hash chain to a version-1 ledger file (once).
+    upgrade_file = staticmethod(upgrade_ledger_file)
 
-        Opening a version-1 file (written by skdpgd before schema version 2) is refused
-        until it is upgraded: the upgrade is never automatic, so that a file whose
-        version was set back by someone who edited it is not sealed unnoticed. It adds
-        the chain's columns and computes the chain over the entries as they are now, in
-        one transaction. Entries recorded before the upgrade are only as trustworthy as
-        the version-1 file was; the chain protects them from then on. A version-2 file
-        is verified and left as it is.
+    verify_file = staticmethod(verify_ledger_file)
 
-        Parameters
-        ----------
-        path : str or os.PathLike
-            The ledger file.
-        key_file : str, os.PathLike or None, default=None
-            As in :class:`PrivacyLedger`: the data owner's key for an HMAC chain
-            (None: ``SKDPGD_LEDGER_KEY`` if set, else no key).
+    @property
+    def ledger_id(self):
+        """The file's random id, fixed when it was created (None in memory)."""
+        return None if self.path is None else self._store.ledger_id
 
-        Returns
-        -------
-        int
-            The number of entries the file holds.
-        """
-        return upgrade_v1_file(path, key=load_key(key_file))
+    @property
+    def head_hash(self):
+        """The file's head hash at the last verification or charge (None in memory)."""
+        return None if self.path is None else self._store.head[1]
 
     # -- sharing ----------------------------------------------------------------------
     def __sklearn_clone__(self):
@@ -230,7 +216,8 @@ class PrivacyLedger:
     def __getstate__(self):
         if self.path is not None:  # a file ledger travels as its file
             return {"path": self.path, "epsilon": self.epsilon, "delta": self.delta,
-                    "key_file": self.key_file}  # the key file's path, never the key
+                    "key_file": self.key_file,  # the key file's path, never the key
+                    "ledger_id": self._store.ledger_id}  # a copy opens this ledger only
         state = self.__dict__.copy()
         del state["_lock"]
         return state
@@ -238,7 +225,7 @@ class PrivacyLedger:
     def __setstate__(self, state):
         if "path" in state and "_store" not in state:
             self.__init__(state["epsilon"], state["delta"], path=state["path"],
-                          key_file=state.get("key_file"))
+                          key_file=state.get("key_file"), ledger_id=state.get("ledger_id"))
             return
         self.__dict__.update(state)
         self._lock = threading.RLock()
@@ -297,7 +284,7 @@ class PrivacyLedger:
         report : object with an ``event`` attribute
             The run's guarantee (a :class:`skdpgd.PrivacyReport`, or the
             ``SelectionPrivacyReport`` of a ``DPSearchCV``); ``report.event`` is what it
-            releases (:mod:`skdpgd.accounting._events`).
+            releases (:class:`~skdpgd.accounting.PrivacyEvent`).
         n_samples : int
             Rows the fit uses.
         sample_ids : array-like of shape (n_samples,) or None
@@ -388,7 +375,7 @@ class PrivacyLedger:
                     return entry
                 spend = account.worst(cap.delta)
                 if not cap.admits(spend):
-                    current = self._account.worst(cap.delta).epsilon
+                    current = self._account.worst(cap.delta)
                     raise over_cap(entry, spend, cap, current, len(self._entries))
                 final = LedgerEntry(**{**entry.__dict__, "spent_epsilon": spend.epsilon})
                 staged.update(account=account, entry=final)
@@ -411,7 +398,7 @@ class PrivacyLedger:
         Returns
         -------
         LedgerSpend
-            The worst record's epsilon, delta, mu (Gaussian only), and the method used.
+            The worst record's epsilon, delta, mu, additive delta and the method.
         """
         delta = self.delta if delta is None else delta
         if delta is None:
@@ -420,7 +407,8 @@ class PrivacyLedger:
             self._refresh()
             comp = self._account.worst(float(delta))
             return LedgerSpend(comp.epsilon, comp.delta, comp.mu, len(self._entries),
-                               int(self._account.ids.size), comp.method, comp.source)
+                               int(self._account.ids.size), comp.method, comp.source,
+                               float(comp.extra_delta))
 
     def mu_per_record(self, sample_ids):
         """Exact GDP parameter paid by each of the given records (GDP entries only).

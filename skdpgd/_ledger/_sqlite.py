@@ -30,7 +30,7 @@ The file identifies itself by ``PRAGMA application_id = 0x736B6450`` ("skdP") an
       description TEXT       the theorem behind the cost
       n_samples INTEGER      rows the fit used
       epsilon REAL, delta REAL    the fit's own (epsilon, delta)
-      event TEXT             the privacy event, JSON (skdpgd.accounting._events)
+      event TEXT             the privacy event, JSON (PrivacyEvent.to_dict)
       n_ids INTEGER          NULL: charged to every record
       ids_encoding TEXT      NULL, 'bitmap' (integer ids) or 'npy' (any ids)
       ids_offset INTEGER     the smallest id of a bitmap
@@ -62,11 +62,11 @@ import sqlite3
 import uuid
 
 from .._version import __version__
-from ..accounting._events import event_to_dict
+from ..accounting import event_to_dict
 from ..exceptions import LedgerFileError
 from ._chain import Chain
 from ._schema import _SCHEMA, APPLICATION_ID, ENTRY_COLUMNS, FORMAT, SCHEMA_VERSION, _ids_blob
-from ._verify import _damaged, rechain, verify_file, verify_known
+from ._verify import _damaged, check_expected, rechain, verify_file, verify_known
 
 #: Seconds a charge waits for another process's transaction before giving up.
 BUSY_TIMEOUT = 60.0
@@ -101,9 +101,11 @@ class FileStore:
     aside, never used. ``key`` (bytes or None) is the data owner's HMAC key.
     """
 
-    def __init__(self, path, key=None):
+    def __init__(self, path, key=None, expect_id=None):
         self.path = os.path.abspath(os.fspath(path))
         self._chain = Chain(key)
+        self.expect_id = expect_id  # the ledger id the file must carry (None: any)
+        self.ledger_id = None
         self._conn = None
         self._pid = None
         self.cap = None  # (epsilon or None, delta or None), read from the file
@@ -122,6 +124,12 @@ class FileStore:
             _INHERITED.append(self._conn)  # opened before a fork: never touch it here
         self._conn, self._known = None, None
         directory = os.path.dirname(self.path)
+        if self.expect_id is not None and not os.path.exists(self.path):
+            raise LedgerFileError(
+                f"No privacy ledger file at {self.path!r}, and ledger_id= names an existing "
+                "ledger: a new file would be another ledger, starting from zero (was the "
+                "file deleted or moved?). Nothing was created or recorded."
+            )
         if not os.path.isdir(directory):
             raise LedgerFileError(
                 f"Cannot create the privacy ledger file {self.path!r}: the folder "
@@ -203,7 +211,9 @@ class FileStore:
                                  decode)
         else:
             found = verify_file(conn, self._chain, self.path, since, decode)
+        check_expected(conn, self._chain, self.path, found, expect_id=self.expect_id)
         self._known = (version, found.n_entries, found.last_hash)
+        self.ledger_id = found.header["ledger_id"]
         self.cap = (found.header["cap_epsilon"], found.header["cap_delta"])
         self.head = (found.n_entries, found.header["head_hash"])
         return found

@@ -20,7 +20,7 @@ import sqlite3
 import uuid
 
 from ..exceptions import LedgerFileError
-from ._chain import Chain
+from ._chain import Chain, load_key
 from ._entries import scrub_source
 from ._schema import APPLICATION_ID, FORMAT, SCHEMA_VERSION
 from ._sqlite import BUSY_TIMEOUT, _rollback, check_version
@@ -29,6 +29,33 @@ from ._verify import _damaged, rechain, verify_file
 _NEW_HEADER_COLUMNS = ("ledger_id TEXT", "keyed INTEGER", "v1_entries INTEGER",
                        "key_check TEXT", "header_hash TEXT", "head_seq INTEGER",
                        "head_hash TEXT")
+
+
+def upgrade_ledger_file(path, *, key_file=None):
+    """Add the tamper-evident hash chain to a version-1 ledger file (once).
+
+    Opening a version-1 file (written by skdpgd before schema version 2) is refused
+    until it is upgraded: the upgrade is never automatic, so that a file whose
+    version was set back by someone who edited it is not sealed unnoticed. It adds
+    the chain's columns and computes the chain over the entries as they are now, in
+    one transaction. Entries recorded before the upgrade are only as trustworthy as
+    the version-1 file was; the chain protects them from then on. A version-2 file
+    is verified and left as it is.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The ledger file.
+    key_file : str, os.PathLike or None, default=None
+        As in :class:`~skdpgd.PrivacyLedger`: the data owner's key for an HMAC chain
+        (None: ``SKDPGD_LEDGER_KEY`` if set, else no key).
+
+    Returns
+    -------
+    int
+        The number of entries the file holds.
+    """
+    return upgrade_v1_file(path, key=load_key(key_file))
 
 
 def upgrade_v1_file(path, key=None):

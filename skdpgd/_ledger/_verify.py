@@ -12,7 +12,7 @@ import math
 import sqlite3
 from dataclasses import dataclass
 
-from ..accounting._events import event_from_dict
+from ..accounting import event_from_dict
 from ..exceptions import LedgerFileError
 from ._chain import KEY_ENV, same
 from ._entries import LedgerEntry
@@ -237,3 +237,53 @@ def rechain(conn, chain, path):
     conn.executemany("UPDATE entries SET entry_hash = ? WHERE seq = ?", hashes)
     conn.execute("UPDATE ledger SET header_hash = ?, head_seq = ?, head_hash = ?",
                  (h0, len(hashes), chain.head(h0, len(hashes), previous)))
+
+
+# -- what the chain cannot show by itself: a head and an id kept elsewhere ----------------
+def check_expected(conn, chain, path, found, expect_head=None, expect_id=None):
+    """Compare a verified file with a head digest and a ledger id kept outside it.
+
+    A chain that verifies only says the file is consistent with itself: an earlier copy
+    of the file, the file cut after entry k with the head of entry k written back, a file
+    of another ledger made with the same key, or (without a key) a file edited and
+    re-chained all verify. What tells them from the real file is something kept where the
+    file's writers cannot change it:
+
+    * ``expect_id``: the ledger's random id (set when the file was created, covered by
+      :math:`h_0` and, with a key, by the key check). Another ledger's file has another id.
+    * ``expect_head``: a head digest :math:`H(h_0, k, h_k)` printed after some entry k
+      (``skdpgd ledger show``). The file must pass through it: one of its prefixes
+      (k = 0, ..., n) must have that head. A file that extends the kept state by
+      appending passes; a rollback or a cut to before entry k, any change to entries 1
+      to k or to the header, and another ledger's file do not (SHA-256 / HMAC-SHA256
+      second preimages).
+
+    Call it after :func:`verify_file` (``found``) in the same transaction: the stored
+    entry digests are then the verified :math:`h_k`.
+
+    Returns
+    -------
+    int or None
+        k, the number of entries at the kept head (None without ``expect_head``).
+
+    Raises
+    ------
+    LedgerFileError
+        Naming what differs (the id, or that no prefix has the kept head).
+    """
+    if expect_id is not None and not same(str(expect_id), found.header["ledger_id"]):
+        raise _broken(path, "it is another ledger's file: its ledger id is not the one "
+                      "you expected (a file swapped in, or a new file where yours was "
+                      "deleted)")
+    if expect_head is None:
+        return None
+    expect_head = str(expect_head).strip().lower()
+    if same(chain.head(found.header_hash, 0, found.header_hash), expect_head):
+        return 0
+    for seq, digest in conn.execute("SELECT seq, entry_hash FROM entries ORDER BY seq"):
+        if seq <= found.n_entries and same(chain.head(found.header_hash, seq, digest),
+                                           expect_head):
+            return int(seq)
+    raise _broken(path, "the head hash you kept is not the head of this file after any "
+                  f"of its {found.n_entries} entries: the file was rolled back or cut to "
+                  "before it, rewritten (re-chained), or replaced by another ledger's file")

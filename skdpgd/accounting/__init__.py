@@ -11,8 +11,8 @@ Bounds
 - (C) :func:`noisy_cyclic_gd_gdp`: Bok-Su-Altschuler Thm 4.5, cyclic mini-batches.
 - (D) :func:`chourasia_rdp`: Chourasia-Ye-Shokri Cor. 1 (Renyi DP), for comparison.
 - (E) :func:`composition_gdp`, :func:`composition_rdp`: composition baselines.
-- (SGD) :func:`sampled_sgd_bounds`: sampled noisy SGD, the minimum of composition with
-  amplification (dp-accounting, extra ``sgd``) and Altschuler-Talwar eq. (3.3).
+- (SGD) :func:`sampled_sgd_bounds`: Poisson-sampled noisy SGD, composition with
+  amplification (dp-accounting, extra ``sgd``).
 
 Privacy only: bounds, events, composition, calibration by inversion
 (:mod:`skdpgd.accounting._inverter`) and one report class per accountant. Planning (the
@@ -20,7 +20,7 @@ utility proxies and the planners that choose run parameters) lives in
 :mod:`skdpgd.solvers`.
 """
 
-from ._calibration import calibrate_noisy_cyclic_gd, calibrate_noisy_gd
+from .calibration import calibrate_noisy_cyclic_gd, calibrate_noisy_gd
 from ._gdp import epsilon_delta_to_gdp, gdp_to_delta, gdp_to_epsilon
 from ._noisy_gd import (
     composition_gdp,
@@ -35,33 +35,44 @@ from ._noisy_gd import (
 )
 from ._rdp import DEFAULT_ORDERS, chourasia_rdp, composition_rdp, gdp_to_rdp, rdp_to_epsilon
 from ._report import GaussianRunPrivacyReport, PrivacyReport, RunPrivacyReport
+from ._release import ReleasePrivacyReport
 from ._gd_report import (
     NoisyCyclicGDPrivacyReport,
     NoisyGDPrivacyReport,
     noisy_cyclic_gd_report,
     noisy_gd_report,
 )
-from ._preconditioned import PreconditionedPrivacyReport
-from ._altschuler_talwar import SGD_ORDERS, altschuler_talwar_rdp, sampled_gaussian_rdp
+from ._preconditioned import PreconditionedPrivacyReport, preconditioned_gd_report
 from ._sgd_report import SampledSGDPrivacyReport, sampled_sgd_report
 from ._sampled_sgd import (
     calibrate_poisson_sgd,
     composed_replace_one_epsilon,
     poisson_sgd_epsilon,
 )
-from ._uniform_sgd import uniform_sgd_composition_epsilon
 from ._sgd_bounds import SampledSGDBounds, calibrate_sampled_sgd, sampled_sgd_bounds
 from ._events import (
     GaussianDpEvent,
     GaussianDpWithDeltaEvent,
     NeighbouringRelation,
     PoissonSampledGaussianEvent,
+    PrivacyEvent,
     RenyiDpEvent,
     UnsupportedEvent,
     UnsupportedEventError,
+    event_from_dict,
+    event_to_dict,
 )
-from ._composition import Cap, Composition, check_supported, compose, supports
+from ._accountants import (
+    Accountant,
+    GdpAccountant,
+    PldAccountant,
+    RdpAccountant,
+    get_accountant,
+    register_accountant,
+)
+from ._composition import Cap, Composition, check_supported, compose
 from ._record_account import RecordAccount
+
 __all__ = [
     "DEFAULT_ORDERS",
     "PrivacyReport",
@@ -70,6 +81,8 @@ __all__ = [
     "NoisyGDPrivacyReport",
     "NoisyCyclicGDPrivacyReport",
     "PreconditionedPrivacyReport",
+    "ReleasePrivacyReport",
+    "preconditioned_gd_report",
     "calibrate_noisy_cyclic_gd",
     "calibrate_noisy_gd",
     "chourasia_rdp",
@@ -91,19 +104,24 @@ __all__ = [
     "noisy_gd_report",
     "rdp_to_epsilon",
     # sampled noisy SGD (docs/theory.md#sampled-sgd)
-    "SGD_ORDERS",
     "SampledSGDBounds",
     "SampledSGDPrivacyReport",
-    "altschuler_talwar_rdp",
     "calibrate_poisson_sgd",
     "calibrate_sampled_sgd",
     "composed_replace_one_epsilon",
     "poisson_sgd_epsilon",
-    "sampled_gaussian_rdp",
     "sampled_sgd_bounds",
     "sampled_sgd_report",
-    "uniform_sgd_composition_epsilon",
-    # privacy events and their composition
+    # privacy events, accountants and composition
+    "Accountant",
+    "GdpAccountant",
+    "PldAccountant",
+    "PrivacyEvent",
+    "RdpAccountant",
+    "event_from_dict",
+    "event_to_dict",
+    "get_accountant",
+    "register_accountant",
     "Cap",
     "Composition",
     "GaussianDpEvent",
@@ -116,5 +134,4 @@ __all__ = [
     "UnsupportedEventError",
     "check_supported",
     "compose",
-    "supports",
 ]

@@ -16,6 +16,7 @@ a mu that is too large for the stated target.
 """
 
 import math
+from functools import lru_cache
 
 import numpy as np
 from scipy import optimize, special
@@ -150,6 +151,7 @@ def gdp_to_epsilon(mu, delta):
 HUGE_MU = 1e100
 
 
+@lru_cache(maxsize=4096)  # pure: the calibrations of one fit ask for the same mu* often
 def _gdp_to_epsilon_scalar(mu, delta):
     if mu == 0.0:
         return 0.0
@@ -199,6 +201,7 @@ def epsilon_delta_to_gdp(epsilon, delta):
     return _scalar_or_array(out)
 
 
+@lru_cache(maxsize=1024)  # pure: one root-finding per target, however many planners ask
 def _epsilon_delta_to_gdp_scalar(epsilon, delta):
     if epsilon == math.inf:
         return math.inf

@@ -53,21 +53,30 @@ def contraction_factor(learning_rate, strong_convexity, smoothness):
     return max(abs(1.0 - eta * lam), abs(1.0 - eta * beta))
 
 
-def _one_minus_power(c, k):
-    """1 - c**k for 0 <= c < 1 and k >= 0 (k may be inf), without cancellation."""
-    if c == 0.0:
-        return 0.0 if k == 0 else 1.0
-    if k == math.inf:
-        return 1.0
-    return -math.expm1(k * math.log(c))
+def _powers(c, k):
+    """(c**k, 1 - c**k) elementwise for 0 <= c < 1 and k >= 0 (k may be inf), without
+    cancellation: c**k = exp(k log c) and 1 - c**k = -expm1(k log c)."""
+    c, k = np.asarray(c, dtype=float), np.asarray(k, dtype=float)
+    positive = c > 0.0
+    log_c = np.log(np.where(positive, c, 1.0))  # on c's own shape, before broadcasting
+    with np.errstate(invalid="ignore"):
+        exponent = np.where(k > 0.0, np.where(positive, k * log_c, -np.inf), 0.0)
+    return np.exp(exponent), -np.expm1(exponent)
 
 
-def _power(c, k):
-    if k == 0:
-        return 1.0
-    if c == 0.0 or k == math.inf:
-        return 0.0
-    return math.exp(k * math.log(c))
+def convergent_gd_squares(contraction, n_steps):
+    r"""The square of Theorem 4.2's convergent factor, elementwise (the one closed form).
+
+    :math:`\frac{1+c}{1-c}\cdot\frac{1-c^K}{1+c^K}` for c < 1, ``inf`` for c >= 1;
+    ``contraction`` and ``n_steps`` broadcast together. :func:`convergent_gd_factor` is its
+    square root; the planners' vectorised factors
+    (:func:`skdpgd.accounting.calibration.gd_factors`) take it as is.
+    """
+    c = np.asarray(contraction, dtype=float)
+    inside = c < 1.0
+    safe = np.where(inside, c, 0.0)
+    power, rest = _powers(safe, n_steps)
+    return np.where(inside, (1.0 + safe) / (1.0 - safe) * rest / (1.0 + power), np.inf)
 
 
 def convergent_gd_factor(contraction, n_steps):
@@ -78,13 +87,10 @@ def convergent_gd_factor(contraction, n_steps):
         g_{\mathrm{conv}}(K) = \sqrt{\frac{1+c}{1-c}\cdot\frac{1-c^K}{1+c^K}},
 
     increasing in K towards :math:`\sqrt{(1+c)/(1-c)}`. Returns ``inf`` when
-    ``c >= 1`` (no contraction: the theorem does not apply).
+    ``c >= 1`` (no contraction: the theorem does not apply). The square root of
+    :func:`convergent_gd_squares`.
     """
-    c = float(contraction)
-    if c >= 1.0:
-        return math.inf
-    ratio = (1.0 + c) / (1.0 - c)
-    return math.sqrt(ratio * _one_minus_power(c, n_steps) / (1.0 + _power(c, n_steps)))
+    return math.sqrt(float(convergent_gd_squares(float(contraction), n_steps)))
 
 
 def _check_common(noise_std, sensitivity, n_samples):
@@ -263,25 +269,41 @@ def noisy_cyclic_gd_gdp(
     return factor * _scale(s, b_min, sigma)
 
 
+def convergent_cyclic_squares(contraction, n_batches, n_epochs):
+    r"""The square of Theorem 4.5's convergent factor, elementwise (the one closed form).
+
+    .. math::
+
+        1 + c^{2l-2}\frac{1-c^2}{(1-c^l)^2}\cdot\frac{1-c^{l(E-1)}}{1+c^{l(E-1)}}
+
+    for c < 1 and E > 1 (1 for E <= 1), ``inf`` for c >= 1; with one batch (l = 1) the
+    smaller of it and :func:`convergent_gd_squares` (Theorem 4.2 with K = E, exact for full
+    batches). ``contraction`` and ``n_epochs`` broadcast together.
+    :func:`convergent_cyclic_factor` is its square root; the planners' vectorised factors
+    (:func:`skdpgd.accounting.calibration.cyclic_factors`) take it as is.
+    """
+    c, e = np.broadcast_arrays(np.asarray(contraction, dtype=float),
+                               np.asarray(n_epochs, dtype=float))
+    l = int(n_batches)
+    inside = c < 1.0
+    safe = np.where(inside, c, 0.0)
+    head_power, _ = _powers(safe, 2 * l - 2)
+    _, head_rest = _powers(safe, l)
+    head = head_power * (1.0 - safe * safe) / head_rest**2
+    with np.errstate(invalid="ignore"):
+        power, rest = _powers(safe, np.where(e > 1.0, l * (e - 1.0), 0.0))
+    squares = np.where(e <= 1.0, 1.0, 1.0 + head * rest / (1.0 + power))
+    if l == 1:
+        squares = np.minimum(squares, convergent_gd_squares(safe, e))
+    return np.where(inside, squares, np.inf)
+
+
 def convergent_cyclic_factor(contraction, n_batches, n_epochs):
     r"""The convergent factor of Bok-Su-Altschuler Theorem 4.5 (``inf`` when c >= 1).
 
-    With one batch (l = 1) the run is full-batch noisy GD with K = E steps, for which
+    With one batch (l = 1) the run is full-batch noisy GD with K = E epochs, for which
     Theorem 4.2 is exact (:func:`convergent_gd_factor`); the smaller of the two is
-    returned, so full-batch GD is cyclic GD with one batch and loses nothing.
+    returned, so full-batch GD is cyclic GD with one batch and loses nothing. The square
+    root of :func:`convergent_cyclic_squares`.
     """
-    c, l, e = float(contraction), int(n_batches), n_epochs
-    if c >= 1.0:
-        return math.inf
-    if l == 1:
-        return min(_theorem_4_5_factor(c, 1, e), convergent_gd_factor(c, e))
-    return _theorem_4_5_factor(c, l, e)
-
-
-def _theorem_4_5_factor(c, l, e):
-    """Bok-Su-Altschuler Theorem 4.5's convergent factor for c < 1."""
-    if e <= 1:
-        return 1.0
-    head = _power(c, 2 * l - 2) * (1.0 - c * c) / _one_minus_power(c, l) ** 2
-    later = l * (e - 1)
-    return math.sqrt(1.0 + head * _one_minus_power(c, later) / (1.0 + _power(c, later)))
+    return math.sqrt(float(convergent_cyclic_squares(float(contraction), n_batches, n_epochs)))

@@ -112,7 +112,19 @@ def preconditioned_gd_gdp(
     return math.sqrt(mu_g * mu_g + k * mu_step * mu_step)
 
 
-def _check_share(gram_share):
+def check_share(gram_share):
+    """Validate the Gram share s in (0, 1), the fraction of mu^2 spent on the Gram release.
+
+    Parameters
+    ----------
+    gram_share : float
+        s.
+
+    Returns
+    -------
+    float
+        s.
+    """
     share = check_positive("gram_share", gram_share)
     if not share < 1.0:
         raise ValueError(
@@ -141,7 +153,7 @@ def calibrate_preconditioned_gd(
     """
     epsilon = check_positive("epsilon", epsilon, allow_inf=True)
     delta = check_probability("delta", delta)
-    share = _check_share(gram_share)
+    share = check_share(gram_share)
     k = check_count("n_steps", n_steps)
     s = check_positive("sensitivity", sensitivity)
     s_g = check_positive("gram_sensitivity", gram_sensitivity)
@@ -211,7 +223,30 @@ def preconditioned_gd_report(
     gram_noise_std, noise_std, n_steps, *, delta, sensitivity, gram_sensitivity, n_samples,
     learning_rate, strong_convexity, curvature, margin, row_norm, momentum=0.0, notes=(),
 ):
-    """Build the :class:`PreconditionedPrivacyReport` of a preconditioned run."""
+    r"""Build the :class:`PreconditionedPrivacyReport` of a preconditioned run.
+
+    Parameters
+    ----------
+    gram_noise_std, noise_std : float
+        tau (the Gram release's noise) and sigma (each step's, on the averaged gradient).
+    n_steps : int
+        K.
+    delta : float
+        The delta the report's epsilon is stated at.
+    sensitivity, gram_sensitivity : float
+        S (per-example gradient) and S_G (per-example Gram term).
+    n_samples : int
+        n.
+    learning_rate, strong_convexity, curvature, margin, row_norm, momentum : float
+        The run's eta, lam, c, preconditioner margin, Rt and momentum (recorded).
+    notes : tuple of str, default=()
+        Lines for the report.
+
+    Returns
+    -------
+    PreconditionedPrivacyReport
+        mu by composition of the K + 1 Gaussian releases (:func:`preconditioned_gd_gdp`).
+    """
     delta = check_probability("delta", delta)
     constants = dict(gram_sensitivity=gram_sensitivity, sensitivity=sensitivity, n_samples=n_samples)
     mu = preconditioned_gd_gdp(gram_noise_std, noise_std, n_steps, **constants)

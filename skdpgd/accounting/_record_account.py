@@ -13,13 +13,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._composition import _GAUSSIAN, _compose, check_supported
-from ._events import (
-    GaussianDpEvent,
-    GaussianDpWithDeltaEvent,
-    PoissonSampledGaussianEvent,
-    RenyiDpEvent,
-)
+from ._accountants import accountant_for
+from ._composition import check_supported
+from ._events import GaussianDpEvent
 
 __all__ = ["RecordAccount"]
 
@@ -49,7 +45,8 @@ class RecordAccount:
     Attributes
     ----------
     full_mu2 : float
-        Sum of mu^2 over Gaussian events charged to every record.
+        Sum of mu^2 over Gaussian events (events with a Gaussian-DP form,
+        :meth:`~skdpgd.accounting.PrivacyEvent.gaussian_dp`) charged to every record.
     full_other : tuple
         Non-Gaussian events charged to every record.
     ids : ndarray
@@ -59,8 +56,8 @@ class RecordAccount:
     id_other : tuple of (ndarray, event)
         Non-Gaussian events with their (sorted, distinct) ids.
     full_delta : float
-        Sum of the additive deltas of :class:`GaussianDpWithDeltaEvent` events charged to
-        every record.
+        Sum of the additive deltas of the Gaussian events (e.g.
+        :class:`~skdpgd.accounting.GaussianDpWithDeltaEvent`) charged to every record.
     id_delta : ndarray
         Per id, the sum of the additive deltas of the events naming it.
     """
@@ -106,11 +103,12 @@ class RecordAccount:
             A new account (this one is unchanged).
         """
         check_supported(self.events() + (event,))
-        gaussian = isinstance(event, _GAUSSIAN)
-        extra = event.extra_delta if isinstance(event, GaussianDpWithDeltaEvent) else 0.0
+        form = event.gaussian_dp()
+        gaussian = form is not None
+        mu, extra = form if gaussian else (0.0, 0.0)
         if ids is None:
             if gaussian:
-                return RecordAccount(self.full_mu2 + event.mu * event.mu, self.full_other,
+                return RecordAccount(self.full_mu2 + mu * mu, self.full_other,
                                      self.ids, self.id_mu2, self.id_other,
                                      self.full_delta + extra, self.id_delta)
             return RecordAccount(self.full_mu2, self.full_other + (event,), self.ids,
@@ -122,7 +120,7 @@ class RecordAccount:
                 f"recorded ({self.ids.dtype!s}): use one kind of id (integers or strings) "
                 "for every fit on a data set."
             )
-        mu2 = event.mu * event.mu if gaussian else 0.0
+        mu2 = mu * mu if gaussian else 0.0
         merged, mu2s = _merge(self.ids, self.id_mu2, ids, mu2)
         id_delta = self.id_delta
         if extra > 0.0 or self.id_delta.size:
@@ -177,16 +175,15 @@ class RecordAccount:
         no_delta = self.full_delta == 0.0 and not np.any(self._id_deltas())
         if not self.full_other and not self.id_other and no_delta:  # one exact answer
             worst_id = float(self.id_mu2.max()) if self.id_mu2.size else 0.0
-            return _compose(self.full_mu2 + worst_id, (), [], delta)
+            return accountant_for((), mu2=self.full_mu2 + worst_id).composition(delta)
         best = None
         groups = [(np.zeros(1), np.zeros(1), ())] + list(self._groups())
         for mu2s, deltas, extra in groups:
             events = self.full_other + extra
-            runs = tuple(e.run for e in events if isinstance(e, PoissonSampledGaussianEvent))
-            renyi = [e for e in events if isinstance(e, RenyiDpEvent)]
             for mu2, record_delta in _pareto(mu2s, deltas):
-                comp = _compose(self.full_mu2 + mu2, runs, renyi, delta,
-                                self.full_delta + record_delta)
+                comp = accountant_for(events, mu2=self.full_mu2 + mu2,
+                                      extra_delta=self.full_delta + record_delta
+                                      ).composition(delta)
                 if best is None or comp.epsilon > best.epsilon or (
                         comp.epsilon == best.epsilon and comp.mu is not None
                         and best.mu is not None and comp.mu > best.mu):

@@ -11,26 +11,21 @@ Corollary 2.13; ``docs/theory.md``). Composition of such steps with the estimato
 :math:`\mu = \sqrt{\sum_i \mu_i^2}` (Dong, Roth and Su 2022, Corollary 3.3) and the
 additive deltas add (basic composition of the events on which a threshold fails).
 
-The private-step protocol (duck-typed; what :func:`skdpgd.make_dp_pipeline` calls):
-
-- the class attribute ``__skdpgd_private_fit__ = True``;
-- ``_fit_private(X, y=None, *, mu, extra_delta, random_state)``: fit spending at most
-  ``mu``-GDP and at most ``extra_delta`` additive delta, and set ``privacy_`` to a
-  :class:`ReleasePrivacyReport` whose ``mu`` and ``extra_delta`` are within those
-  allowances. It returns ``self``. The caller has charged any ledger already.
-- ``fit(X, y=None)``, standalone, does the same with the step's own ``epsilon`` and
-  ``delta`` parameters.
+The private-step protocol (``_privacy_plan``, ``_fit_private``, ``privacy_``, the
+standalone ``fit``) is written once, with its base class, in
+:mod:`skdpgd.preprocessing._private_step` (``PrivateStepMixin``); this layer only holds
+the report and the class attribute that marks a private step.
 """
 
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._events import GaussianDpEvent
+from ._events import GaussianDpEvent, GaussianDpWithDeltaEvent
 from ._gdp import gdp_to_delta, gdp_to_epsilon
 
-#: Class attribute a transformer sets to True to say its fit is a private release that
-#: follows the protocol above (``_fit_private``, ``privacy_``).
+#: Class attribute that marks a private step (set by
+#: ``skdpgd.preprocessing._private_step.PrivateStepMixin``; the pipeline reads it).
 PRIVATE_FIT_ATTRIBUTE = "__skdpgd_private_fit__"
 
 
@@ -63,22 +58,52 @@ class ReleasePrivacyReport:
     neighbouring_relation: str = "replace-one"
 
     def epsilon_at(self, delta):
-        r"""Smallest epsilon at ``delta``: the GDP curve at :math:`\delta - \delta_0`."""
+        r"""Smallest epsilon at ``delta``: the GDP curve at :math:`\delta - \delta_0`.
+
+        Parameters
+        ----------
+        delta : float
+            In (0, 1).
+
+        Returns
+        -------
+        float
+            ``inf`` when ``delta`` is at most :attr:`extra_delta`.
+        """
         if delta <= self.extra_delta:
             return np.inf
         return float(gdp_to_epsilon(self.mu, delta - self.extra_delta))
 
     def delta_at(self, epsilon):
-        r""":math:`\delta_\mu(\varepsilon) + \delta_0`."""
+        r""":math:`\delta_\mu(\varepsilon) + \delta_0` (Dong, Roth and Su 2022, Corollary 2.13).
+
+        Parameters
+        ----------
+        epsilon : float
+            >= 0.
+
+        Returns
+        -------
+        float
+            The delta at which the release is (epsilon, delta)-DP.
+        """
         return float(gdp_to_delta(self.mu, epsilon)) + self.extra_delta
 
     @property
     def event(self):
-        """The GDP part of the release (the additive delta is ``extra_delta``)."""
+        """The release as a privacy event: Gaussian DP, plus the additive delta if any."""
+        if self.extra_delta > 0.0:
+            return GaussianDpWithDeltaEvent(self.mu, self.extra_delta)
         return GaussianDpEvent(self.mu)
 
     def to_dict(self):
-        """Plain-type summary (for logs and the ledger); holds no data value."""
+        """Plain-type summary (for logs and the ledger); holds no data value.
+
+        Returns
+        -------
+        dict
+            Every field by name, tuples as lists.
+        """
         return {
             "mu": self.mu, "extra_delta": self.extra_delta, "mechanism": self.mechanism,
             "releases": [list(r) for r in self.releases], "notes": list(self.notes),

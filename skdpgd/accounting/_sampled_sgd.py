@@ -57,7 +57,7 @@ def _run_mu_scale(q, z, k):
     probability q, a fresh draw of :math:`\mathcal N(0, z^2)` otherwise), so one step is
     at most :math:`2/z`-GDP (replace-one shift 2) and K steps
     :math:`2\sqrt K/z`-GDP (Dong, Roth, Su 2022, Corollary 3.3). (ii) The CLT scale
-    :math:`q\sqrt{4K\sinh(1/z^2)}` of :func:`_clt_noise_multiplier`, which accounts for
+    :math:`q\sqrt{4K\sinh(1/z^2)}` of :func:`clt_noise_multiplier`, which accounts for
     the amplification at small q.
     """
     if k == 0 or q == 0.0 or z == math.inf:
@@ -350,7 +350,7 @@ def _composed_epsilon(mu, runs, delta, discretization):
     return float(accountant.get_epsilon(delta)) if touched else 0.0
 
 
-def _clt_noise_multiplier(target_mu, q, k):
+def clt_noise_multiplier(target_mu, q, k):
     r"""z with q sqrt(4 K sinh(1/z^2)) = mu*: a CLT approximation, for planning only.
 
     For the replace-one pair of the module doc the per-step KL divergence is
@@ -408,7 +408,7 @@ def calibrate_poisson_sgd(
         d = _resolve_discretization(discretization, _run_mu_scale(q, float(z), k))
         return _poisson_pld_epsilon(q, float(z), k, delta, d)
 
-    z0 = float(_clt_noise_multiplier(epsilon_delta_to_gdp(epsilon, delta), q, k))
+    z0 = float(clt_noise_multiplier(epsilon_delta_to_gdp(epsilon, delta), q, k))
     return search_noise(eps_of, epsilon, z0, rtol=rtol) * lip / b
 
 

@@ -1,21 +1,20 @@
-r"""Privacy of one sampled noisy SGD run: the minimum over every bound that covers it.
+r"""Privacy of one sampled noisy SGD run: the bounds that cover it, and their minimum.
 
-A projected noisy SGD run is covered by several theorems at once; each is a valid upper
-bound on the same quantity, so their minimum is one too, and the report names the one
-that binds.
+A projected noisy SGD run may be covered by several theorems at once; each is a valid
+upper bound on the same quantity, so their minimum is one too, and the report names the
+one that binds. The run skdpgd implements and accounts (``solver="sgd"``) is Poisson
+sampling with the sum normalised by the expected batch size b, and one bound covers it:
 
 ============================  ==================  =============================================
 bound                         sampling            source
 ============================  ==================  =============================================
 ``"composition"``             Poisson             PLD of the Poisson-subsampled Gaussian,
                                                   replace-one (:func:`poisson_sgd_epsilon`)
-``"composition"``             uniform, size b     RDP of sampling without replacement, Wang-
-                                                  Balle-Kasiviswanathan 2019, Thm 27
-                                                  (:func:`uniform_sgd_composition_epsilon`)
-``"altschuler_talwar"``       uniform, size b     Altschuler-Talwar 2022 eq. (3.3), convex,
-                                                  eta <= 2/M, projection on a set of
-                                                  diameter D (:func:`altschuler_talwar_rdp`)
 ============================  ==================  =============================================
+
+Every report also states why Altschuler and Talwar (NeurIPS 2022), eq. (3.3), does not
+cover the run (:data:`NOT_APPLICABLE`): it is stated and proved for fixed-size batches
+drawn uniformly without replacement and a bounded domain, a run no estimator makes.
 
 Not used: Ryffel, Bach, Pointcheval (2022) Theorem 3.2 (it does not hold as stated; see
 ``tests/test_ryffel_counterexample.py`` and ``docs/sgd_bounds.md``), and any strongly
@@ -28,30 +27,30 @@ symmetrised operator, which dp-accounting's events understate (``docs/sgd_bounds
 import math
 from dataclasses import dataclass, field
 
-from ..exceptions import BoundNotApplicableError
-from ._altschuler_talwar import SGD_ORDERS, altschuler_talwar_rdp
-from ._checks import check_positive, check_probability
+from ._checks import check_probability
 from ._gdp import epsilon_delta_to_gdp
-from ._rdp import rdp_to_epsilon
 from ._sampled_sgd import (
-    _clt_noise_multiplier,
     check_sgd_epsilon,
+    clt_noise_multiplier,
     poisson_sgd_epsilon,
     search_noise,
 )
-from ._uniform_sgd import uniform_sgd_composition_epsilon
 
-SAMPLINGS = ("poisson", "uniform")
+#: The samplers accounted here (the one ``solver="sgd"`` runs).
+SAMPLINGS = ("poisson",)
 
+#: Bound name -> the theorem it comes from.
 THEOREMS = {
-    "composition": {
-        "poisson": "composition of the Poisson-subsampled Gaussian, replace-one, PLD "
-        "(dp-accounting; Doroshenko et al. 2022)",
-        "uniform": "composition of the subsampled Gaussian without replacement, replace-one, "
-        "RDP (Wang, Balle, Kasiviswanathan 2019, Theorem 27; dp-accounting)",
-    },
-    "altschuler_talwar": "Altschuler, Talwar (NeurIPS 2022), eq. (3.3) (last iterate, convex, "
-    "bounded domain, fixed-size uniform batches)",
+    "composition": "composition of the Poisson-subsampled Gaussian, replace-one, PLD "
+    "(dp-accounting; Doroshenko et al. 2022)",
+}
+
+#: Theorems about sampled SGD that do not cover skdpgd's run, and why (every report
+#: lists them).
+NOT_APPLICABLE = {
+    "altschuler_talwar": "stated and proved for fixed-size batches drawn uniformly without "
+    "replacement; with Poisson sampling and the fixed normaliser b a large realised batch "
+    "can make the step expansive",
 }
 
 
@@ -77,7 +76,19 @@ class SampledSGDBounds:
     not_applicable: dict = field(default_factory=dict)
 
 
-def _check_sampling(sampling):
+def check_sampling(sampling):
+    """Validate a sampler's name (one of ``SAMPLINGS``).
+
+    Parameters
+    ----------
+    sampling : str
+        The sampler.
+
+    Returns
+    -------
+    str
+        ``sampling``.
+    """
     if sampling not in SAMPLINGS:
         raise ValueError(f"sampling must be one of {SAMPLINGS}, got {sampling!r}.")
     return sampling
@@ -92,9 +103,6 @@ def sampled_sgd_bounds(
     batch_size,
     n_samples,
     gradient_bound,
-    learning_rate,
-    smoothness,
-    domain_radius=None,
     discretization=None,
 ):
     r"""(epsilon, delta) of a sampled noisy SGD run: the minimum over the bounds that cover it.
@@ -105,55 +113,26 @@ def sampled_sgd_bounds(
         sigma (on the averaged gradient) and K.
     delta : float
         Target delta.
-    sampling : {"poisson", "uniform"}
+    sampling : {"poisson"}
         How :func:`skdpgd.optim.noisy_sampled_gradient_descent` drew the batches.
     batch_size, n_samples : int
-        b (expected size for Poisson) and n.
+        b (the expected size) and n.
     gradient_bound : float
         L, bound on every per-example gradient norm over the domain.
-    learning_rate, smoothness : float
-        eta and M = beta_l + lam (smoothness of the regularised objective).
-    domain_radius : float, optional
-        r when every iterate is projected onto the ball of radius r around 0
-        (diameter 2r); None when there is no projection.
     discretization : float or None
-        PLD grid (Poisson composition only); None: automatic
+        PLD grid; None: automatic
         (:func:`~skdpgd.accounting._sampled_sgd.pld_discretization`).
 
     Returns
     -------
     SampledSGDBounds
     """
-    sampling = _check_sampling(sampling)
-    epsilons, not_applicable = {}, {}
-    common = dict(batch_size=batch_size, n_samples=n_samples, gradient_bound=gradient_bound)
-    at_reason = None
-    if sampling == "poisson":
-        epsilons["composition"] = poisson_sgd_epsilon(
-            noise_std, n_steps, delta=delta, discretization=discretization, **common
-        )
-        at_reason = (
-            "stated and proved for fixed-size batches drawn uniformly without replacement; "
-            "with Poisson sampling and the fixed normaliser b a large realised batch can make "
-            "the step expansive"
-        )
-    else:
-        epsilons["composition"] = uniform_sgd_composition_epsilon(
-            noise_std, n_steps, delta=delta, **common
-        )
-        diameter = math.inf if domain_radius is None else 2.0 * float(domain_radius)
-        try:
-            rdp = altschuler_talwar_rdp(
-                SGD_ORDERS, noise_std, n_steps, learning_rate=learning_rate,
-                smoothness=smoothness, diameter=diameter, **common
-            )
-            epsilons["altschuler_talwar"] = rdp_to_epsilon(SGD_ORDERS, rdp, delta)
-        except BoundNotApplicableError as exc:
-            at_reason = str(exc)
-    if at_reason is not None:
-        not_applicable["altschuler_talwar"] = at_reason
+    check_sampling(sampling)
+    epsilons = {"composition": poisson_sgd_epsilon(
+        noise_std, n_steps, delta=delta, discretization=discretization,
+        batch_size=batch_size, n_samples=n_samples, gradient_bound=gradient_bound)}
     binding = min(epsilons, key=lambda name: (epsilons[name], name != "composition"))
-    return SampledSGDBounds(epsilons[binding], binding, epsilons, not_applicable)
+    return SampledSGDBounds(epsilons[binding], binding, epsilons, dict(NOT_APPLICABLE))
 
 
 def calibrate_sampled_sgd(
@@ -165,9 +144,6 @@ def calibrate_sampled_sgd(
     batch_size,
     n_samples,
     gradient_bound,
-    learning_rate,
-    smoothness,
-    domain_radius=None,
     discretization=None,
     rtol=2e-3,
 ):
@@ -184,14 +160,13 @@ def calibrate_sampled_sgd(
         return 0.0
     kwargs = dict(
         delta=delta, sampling=sampling, batch_size=batch_size, n_samples=n_samples,
-        gradient_bound=gradient_bound, learning_rate=learning_rate, smoothness=smoothness,
-        domain_radius=domain_radius, discretization=discretization,
+        gradient_bound=gradient_bound, discretization=discretization,
     )
 
     def eps_of(sigma):
         return sampled_sgd_bounds(sigma, n_steps, **kwargs).epsilon
 
     target_mu = epsilon_delta_to_gdp(epsilon, delta)
-    z0 = float(_clt_noise_multiplier(target_mu, batch_size / n_samples, n_steps))
+    z0 = float(clt_noise_multiplier(target_mu, batch_size / n_samples, n_steps))
     start = z0 * float(gradient_bound) / batch_size
     return search_noise(eps_of, epsilon, start, rtol=rtol)

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-from ._events import NeighbouringRelation, PoissonSampledGaussianEvent, UnsupportedEvent
+from ._events import NeighbouringRelation, PoissonSampledGaussianEvent
 from ._format import format_near, format_up
 from ._report import RunPrivacyReport
 from ._sampled_sgd import poisson_noise_multiplier, poisson_run_discretization
@@ -22,16 +22,13 @@ class SampledSGDPrivacyReport(RunPrivacyReport):
     Attributes
     ----------
     sampling : str
-        ``"poisson"`` (rate q = b/n, sum normalised by the expected size b) or
-        ``"uniform"`` (b rows without replacement).
+        ``"poisson"`` (rate q = b/n, sum normalised by the expected size b).
     batch_size : int
         b (the expected size for Poisson sampling).
     sampling_rate : float
         q = b / n.
     gradient_bound : float
         L (``sensitivity`` = 2L is the replace-one sensitivity of the batch sum).
-    domain_radius : float or None
-        Radius of the projection ball, None without projection.
     composition_epsilon : float
         The composition bound's epsilon at ``delta``.
     bound_epsilons : tuple of (str, float)
@@ -47,7 +44,6 @@ class SampledSGDPrivacyReport(RunPrivacyReport):
     batch_size: int
     sampling_rate: float
     gradient_bound: float
-    domain_radius: float | None = None
     composition_epsilon: float
     bound_epsilons: tuple = ()
     not_applicable: tuple = ()
@@ -57,27 +53,19 @@ class SampledSGDPrivacyReport(RunPrivacyReport):
         return sampled_sgd_bounds(
             self.noise_std, self.n_steps, delta=delta, sampling=self.sampling,
             batch_size=self.batch_size, n_samples=self.n_samples,
-            gradient_bound=self.gradient_bound, learning_rate=self.learning_rate,
-            smoothness=self.smoothness, domain_radius=self.domain_radius,
-            discretization=self.discretization,
+            gradient_bound=self.gradient_bound, discretization=self.discretization,
         )
 
     @property
     def event(self):
         r"""What this run released, as a privacy event.
 
-        Poisson sampling: ``PoissonSampledGaussianEvent(q, z, K)`` with the noise
-        multiplier :math:`z = \sigma b / L` (``poisson_noise_multiplier`` in
-        ``skdpgd.accounting._sampled_sgd``). This is the composition-with-amplification view of the
-        run: when another bound binds in this report, an accountant composing the event
-        charges more than the report says, never less. Uniform fixed-size batches: an
-        ``UnsupportedEvent`` (no composition with other fits is implemented).
+        ``PoissonSampledGaussianEvent(q, z, K)`` with the noise multiplier
+        :math:`z = \sigma b / L` (``poisson_noise_multiplier`` in
+        ``skdpgd.accounting._sampled_sgd``): the composition-with-amplification view of the
+        run, the bound this report states.
         """
         relation = NeighbouringRelation.parse(self.neighbouring_relation)
-        if self.sampling != "poisson":
-            return UnsupportedEvent(
-                f"sampled SGD with {self.sampling!r} sampling: only Poisson-sampled runs can "
-                "be composed with other fits", relation)
         z = poisson_noise_multiplier(self.noise_std, batch_size=self.batch_size,
                                      gradient_bound=self.gradient_bound)
         return PoissonSampledGaussianEvent(self.sampling_rate, z, self.n_steps, relation)
@@ -102,7 +90,7 @@ class SampledSGDPrivacyReport(RunPrivacyReport):
             f"  run: {self.sampling} sampling q={format_near(self.sampling_rate)} "
             f"(b={self.batch_size}), sigma={format_near(self.noise_std)}, K={self.n_steps}, "
             f"eta={format_near(self.learning_rate)}, "
-            f"n={self.n_samples}, projection radius={self.domain_radius}",
+            f"n={self.n_samples}",
             f"  constants: L={format_near(self.gradient_bound)}, "
             f"S={format_near(self.sensitivity)}, lam={format_near(self.strong_convexity)}, "
             f"beta={format_near(self.smoothness)}",
@@ -114,14 +102,12 @@ class SampledSGDPrivacyReport(RunPrivacyReport):
 
 def sampled_sgd_report(
     noise_std, n_steps, *, delta, sampling, batch_size, n_samples, gradient_bound,
-    learning_rate, strong_convexity, smoothness, domain_radius=None, notes=(),
-    discretization=None,
+    learning_rate, strong_convexity, smoothness, notes=(), discretization=None,
 ):
     """Build the :class:`SampledSGDPrivacyReport` of a sampled noisy SGD run.
 
-    The guarantee is :func:`skdpgd.accounting.sampled_sgd_bounds` (min over composition
-    with amplification and, for uniform fixed-size batches with a projection,
-    Altschuler-Talwar eq. (3.3)). Needs the ``sgd`` extra (dp-accounting).
+    The guarantee is :func:`skdpgd.accounting.sampled_sgd_bounds` (composition with
+    amplification by Poisson sampling). Needs the ``sgd`` extra (dp-accounting).
 
     Parameters
     ----------
@@ -131,7 +117,7 @@ def sampled_sgd_report(
         K, the number of noisy steps.
     delta : float
         The delta at which ``epsilon`` is reported.
-    sampling : {"poisson", "uniform"}
+    sampling : {"poisson"}
         How each step's batch is drawn.
     batch_size : int
         b (expected size for Poisson sampling).
@@ -140,9 +126,7 @@ def sampled_sgd_report(
     gradient_bound : float
         L, the bound on a per-example gradient norm (S = 2L).
     learning_rate, strong_convexity, smoothness : float
-        eta, lam and beta of the objective.
-    domain_radius : float or None, default=None
-        Radius of the projection ball; None without projection.
+        eta, lam and beta of the objective (public numbers of the run, reported).
     notes : tuple of str, default=()
         Lines copied into the report's ``notes``.
     discretization : float or None, default=None
@@ -161,12 +145,9 @@ def sampled_sgd_report(
     discretization = float(discretization)
     bounds = sampled_sgd_bounds(
         noise_std, n_steps, delta=delta, sampling=sampling, batch_size=batch_size,
-        n_samples=n_samples, gradient_bound=gradient_bound, learning_rate=learning_rate,
-        smoothness=smoothness, domain_radius=domain_radius, discretization=discretization,
+        n_samples=n_samples, gradient_bound=gradient_bound, discretization=discretization,
     )
     theorem = THEOREMS[bounds.binding_bound]
-    if isinstance(theorem, dict):
-        theorem = theorem[sampling]
     return SampledSGDPrivacyReport(
         epsilon=bounds.epsilon, delta=float(delta),
         theorem=theorem, binding_bound=bounds.binding_bound, noise_std=float(noise_std),
@@ -176,7 +157,6 @@ def sampled_sgd_report(
         composition_epsilon=bounds.epsilons["composition"],
         batch_size=int(batch_size), notes=tuple(notes), sampling=sampling,
         sampling_rate=int(batch_size) / int(n_samples), gradient_bound=float(gradient_bound),
-        domain_radius=None if domain_radius is None else float(domain_radius),
         bound_epsilons=tuple(sorted(bounds.epsilons.items())),
         not_applicable=tuple(sorted(bounds.not_applicable.items())),
         discretization=discretization,

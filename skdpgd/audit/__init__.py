@@ -7,10 +7,11 @@ evidence of a privacy bug. :class:`NoisyGDMean` is the exact case on which the c
 tight, to measure the audit's own power. Built on the public API only.
 """
 
-from ._audit import AuditError, AuditResult, audit_epsilon, default_statistic, gdp_tradeoff
+from ._audit import AuditError, audit_epsilon, default_statistic
 from ._bounds import ThresholdTest, clopper_pearson, epsilon_from_counts, epsilon_from_scores
 from ._canaries import Canary, make_canary
 from ._quadratic import NoisyGDMean
+from ._result import AuditResult, gdp_tradeoff
 
 __all__ = [
     "AuditError",

@@ -22,20 +22,19 @@ References
 
 import math
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 from joblib import Parallel, delayed
-from scipy.stats import norm
 from sklearn.base import clone, is_classifier
 from sklearn.utils.validation import check_array
 
 from ..model_selection._pipeline import split_estimator
 from ..model_selection._scoring import estimator_rows
-from ._bounds import ThresholdTest, epsilon_from_scores
-from ._canaries import Canary, custom_canary, make_canary
+from ._bounds import epsilon_from_scores
+from ._canaries import custom_canary, make_canary
+from ._result import AuditResult
 
-__all__ = ["AuditError", "AuditResult", "audit_epsilon", "gdp_tradeoff"]
+__all__ = ["AuditError", "audit_epsilon", "default_statistic"]
 
 #: Fits per joblib task: large enough to amortise dispatch, small enough to balance.
 TRIALS_PER_TASK = 64
@@ -47,116 +46,6 @@ class AuditError(RuntimeError):
     Raised, for example, when the privacy report differs between runs on D and on D'
     (a report computed from the data is a leak in itself).
     """
-
-
-def gdp_tradeoff(alpha, mu):
-    r"""The mu-GDP trade-off curve :math:`T_\mu(\alpha) = \Phi(\Phi^{-1}(1-\alpha) - \mu)`.
-
-    The smallest type-II error of any test with type-I error alpha between N(0, 1) and
-    N(mu, 1) (Dong, Roth, Su 2022, Definition 2.7); a mu-GDP mechanism has every test's
-    (type I, type II) pair on or above it.
-    """
-    alpha = np.asarray(alpha, dtype=float)
-    return norm.cdf(norm.isf(alpha) - float(mu))
-
-
-@dataclass(frozen=True, eq=False)
-class AuditResult:
-    """What :func:`audit_epsilon` measured.
-
-    Attributes
-    ----------
-    epsilon_lower_bound : float
-        Clopper-Pearson lower bound on epsilon at ``delta``: exceeds the estimator's true
-        epsilon with probability at most 1 - ``confidence``.
-    epsilon_claimed, delta : float
-        The estimator's own claim (``privacy_.epsilon`` at ``privacy_.delta``).
-    mu_claimed : float or None
-        ``privacy_.mu`` when the estimator reports one (for the trade-off plot).
-    confidence : float
-    n_trials : int
-        Fits on each of D and D' (2 * n_trials in all).
-    test : ThresholdTest
-        The threshold test chosen on the selection trials and its evaluation counts.
-    scores_without_canary, scores_with_canary : ndarray of shape (n_trials,)
-        The statistic of every released model, in trial order.
-    canary : Canary
-        The neighbouring pair.
-    statistic : str
-        Name of the statistic.
-    """
-
-    epsilon_lower_bound: float
-    epsilon_claimed: float
-    delta: float
-    mu_claimed: float | None
-    confidence: float
-    n_trials: int
-    test: ThresholdTest
-    scores_without_canary: np.ndarray
-    scores_with_canary: np.ndarray
-    canary: Canary
-    statistic: str
-
-    @property
-    def passed(self):
-        """True when the lower bound does not exceed the claimed epsilon."""
-        return self.epsilon_lower_bound <= self.epsilon_claimed
-
-    def tradeoff_curve(self):
-        """Empirical (type I, type II) errors of "reject when score > t" over all trials.
-
-        A description of all the trials, not a bound (no confidence interval): compare it
-        with :func:`gdp_tradeoff` at ``mu_claimed``. Type I is the fraction of runs on D
-        scoring above t, type II the fraction of runs on D' scoring at most t.
-        """
-        s0, s1 = np.sort(self.scores_without_canary), np.sort(self.scores_with_canary)
-        t = np.concatenate([[-np.inf], np.unique(np.concatenate([s0, s1]))])
-        type1 = 1.0 - np.searchsorted(s0, t, side="right") / s0.size
-        type2 = np.searchsorted(s1, t, side="right") / s1.size
-        return type1, type2
-
-    def plot(self, ax=None):
-        """Plot the empirical trade-off curve against the claimed mu-GDP curve.
-
-        Needs matplotlib (``pip install matplotlib``, or the ``plot`` extra). Returns the
-        matplotlib Axes.
-        """
-        try:
-            import matplotlib.pyplot as plt
-        except ImportError as exc:  # optional dependency
-            raise ImportError(
-                "AuditResult.plot needs matplotlib: pip install matplotlib (or skdpgd[plot])"
-            ) from exc
-        if ax is None:
-            _, ax = plt.subplots(figsize=(4.5, 4.5))
-        type1, type2 = self.tradeoff_curve()
-        ax.step(type1, type2, where="post", label="empirical (all trials)")
-        if self.mu_claimed is not None and math.isfinite(self.mu_claimed):
-            grid = np.linspace(0.0, 1.0, 501)
-            ax.plot(
-                grid,
-                gdp_tradeoff(grid, self.mu_claimed),
-                "--",
-                label=f"claimed {self.mu_claimed:.3g}-GDP",
-            )
-        ax.plot([0, 1], [1, 0], ":", color="grey", label="no privacy loss")
-        ax.set_xlabel("type I error (runs on D flagged)")
-        ax.set_ylabel("type II error (runs on D' missed)")
-        ax.set_title(
-            f"eps >= {self.epsilon_lower_bound:.3g} (claimed {self.epsilon_claimed:.3g}), "
-            f"{self.n_trials} trials"
-        )
-        ax.legend(loc="upper right", fontsize="small")
-        return ax
-
-    def __repr__(self):
-        verdict = "passed" if self.passed else "FAILED: lower bound above the claim"
-        return (
-            f"AuditResult(epsilon >= {self.epsilon_lower_bound:.4g} at delta={self.delta:.3g} "
-            f"with confidence {self.confidence:g}; claimed {self.epsilon_claimed:.4g}; "
-            f"{self.n_trials} trials per data set; {self.canary.kind} canary; {verdict})"
-        )
 
 
 def _model_and_point(estimator, x):
@@ -189,6 +78,22 @@ def default_statistic(estimator, x, y):
     Pipeline or a DPSearchCV) are read at the canary row as their fit sees it: clipped to
     ``data_norm`` by the fit's overflow-safe clip. The arithmetic runs under
     ``np.errstate(all="ignore")`` and warnings raised while it runs are dropped.
+
+    Parameters
+    ----------
+    estimator : fitted estimator
+        A released model: a classifier with ``decision_function`` and ``classes_``, a
+        regressor with ``predict``, or any model with ``coef_``.
+    x : array-like of shape (n_features,)
+        The canary's point (``Canary.score_x``).
+    y : object or None
+        The canary's label (classifiers: one of ``classes_``), target (regressors) or
+        None (unsupervised estimators).
+
+    Returns
+    -------
+    statistic : float
+        The signed output above; larger when the model leans towards the canary.
     """
     x = np.asarray(x, dtype=float)[None, :]
     with warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -322,10 +227,14 @@ def audit_epsilon(
     n_trials : int, default=1000
         Fits on each data set (>= 8).
     confidence : float, default=0.95
+        In (0, 1): the returned bound exceeds the estimator's true epsilon with
+        probability at most 1 - confidence.
     statistic : "auto" or callable, default="auto"
         ``statistic(fitted_estimator, x, y) -> float``; "auto" is
         :func:`default_statistic` (the model's signed output at the canary).
     replace_index : int, default=0
+        The row of X that differs between D and D' (negative values count from the
+        end, as in numpy).
     canary_scale : float, default=10.0
         The built canaries lie this many times beyond the public bounds ``data_norm`` /
         ``y_bound``, so a missing clip is caught; a correct estimator clips them back.
@@ -339,7 +248,9 @@ def audit_epsilon(
 
     Returns
     -------
-    AuditResult
+    result : AuditResult
+        The lower bound ``epsilon_lower_bound``, the estimator's claim, the chosen test,
+        the canary and every trial's score (``result.passed``, ``result.plot()``).
 
     Raises
     ------

@@ -101,6 +101,24 @@ def epsilon_from_counts(hits_alt, n_alt, hits_null, n_null, *, delta, confidence
     bounds at level (1 - confidence)/2 each (module docstring), and 0 when
     :math:`\underline{p}_1 \le \delta`. Vectorised over the counts. Valid only if the
     region was chosen without looking at these counts.
+
+    Parameters
+    ----------
+    hits_alt, n_alt : int or array of int
+        Runs on the alternative data set (the one expected to hit the region more often)
+        that fell in the region, out of ``n_alt`` >= 1.
+    hits_null, n_null : int or array of int
+        The same counts for the runs on its neighbour.
+    delta : float
+        The delta of the (epsilon, delta) claim being audited, in [0, 1).
+    confidence : float, default=0.95
+        In (0, 1): the bound exceeds the true epsilon with probability at most
+        1 - confidence.
+
+    Returns
+    -------
+    epsilon : float or ndarray of float
+        The lower bound, >= 0; an array when the counts are arrays.
     """
     confidence = _check_fraction("confidence", confidence)
     delta = float(delta)
@@ -213,7 +231,9 @@ def epsilon_from_scores(
 
     Returns
     -------
-    ThresholdTest
+    test : ThresholdTest
+        The chosen threshold, side and alternative, their counts on the evaluation
+        trials and the lower bound ``epsilon_lower_bound`` those counts give.
     """
     confidence = _check_fraction("confidence", confidence)
     selection_fraction = _check_fraction("selection_fraction", selection_fraction)

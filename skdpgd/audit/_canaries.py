@@ -66,7 +66,24 @@ class Canary:
     score_x: np.ndarray
 
     def datasets(self, X, y):
-        """(X_D, y_D, X_D', y_D'): copies of X, y with row ``index`` set to each record."""
+        """(X_D, y_D, X_D', y_D'): copies of X, y with row ``index`` set to each record.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The auditor's data; not modified.
+        y : array-like of shape (n_samples,) or None
+            Its labels or targets; None for unsupervised estimators.
+
+        Returns
+        -------
+        X_without, y_without : ndarray
+            D: copies of X (as float) and of y whose row ``index`` is
+            ``(replaced_x, replaced_y)`` (``y_without`` is None when y is).
+        X_with, y_with : ndarray
+            D': the same with the canary ``(x, y)`` in row ``index``. The labels are cast
+            to a dtype that holds both y's values and the canary's label.
+        """
         X_without, X_with = np.array(X, dtype=float), np.array(X, dtype=float)
         X_without[self.index], X_with[self.index] = self.replaced_x, self.x
         if y is None:
@@ -110,9 +127,14 @@ def make_canary(estimator, X, y=None, *, kind="gradient", index=0, scale=10.0):
     estimator : estimator
         Read for its public bounds only (``data_norm``, ``y_bound``, ``classes``).
     X : ndarray of shape (n_samples, n_features)
+        The auditor's data: the canary points along the column of X, row ``index``
+        left out, with the least energy.
     y : ndarray of shape (n_samples,) or None
-    kind : {"gradient", "input"}
-    index : int
+        Labels (the canary takes the rarest class), targets, or None (unsupervised).
+    kind : {"gradient", "input"}, default="gradient"
+        ``"gradient"``: row ``index`` holds the anti-canary in D; ``"input"``: it keeps
+        the auditor's row (module docstring).
+    index : int, default=0
         Row that differs between D and D'.
     scale : float, default=10.0
         The canary lies ``scale`` times beyond ``data_norm`` (and its target beyond
@@ -120,7 +142,9 @@ def make_canary(estimator, X, y=None, *, kind="gradient", index=0, scale=10.0):
 
     Returns
     -------
-    Canary
+    canary : Canary
+        The canary record, the record it replaces and the point ``score_x`` where the
+        statistic is read.
     """
     if kind not in CANARY_KINDS:
         raise ValueError(f"canary kind must be one of {CANARY_KINDS}, got {kind!r}.")

@@ -17,8 +17,8 @@ from sklearn.base import BaseEstimator, is_classifier
 
 from ._defaults import auto_intercept_scaling
 from ..losses import WeightedLoss
-from ..solvers import NAMES as SOLVER_NAMES, FitData, PublicProblem, make_solver
-from ..solvers._preconditioned_planning import concentrated_initial_distance
+from ..solvers import NAMES as SOLVER_NAMES, FitData, PublicProblem, concentrated_initial_distance
+from ..solvers import get as get_solver
 from ._inputs import InputChecks
 from ._weights import check_sample_weight_shape, row_weights
 from ..utils._sklearn_compat import HasMethods, Interval, Options, StrOptions
@@ -161,8 +161,9 @@ class BaseDPLinearModel(InputChecks, BaseEstimator):
         problem = self._problem(
             loss, n_samples, n_features, int(np.prod(coef_shape)), epsilon, delta
         )
-        plan = make_solver(self.solver).plan(problem)
-        report = plan.solver.report(plan, problem, notes)
+        solver = get_solver(self.solver)
+        plan = solver.plan(problem)  # "auto": the chosen candidate's plan, naming it
+        report = solver.report(plan, problem, notes)
         return loss, coef_shape, problem, plan, report
 
     def _loss_and_shape(self, n_features, n_classes):

@@ -7,19 +7,21 @@ from scipy.special import log_softmax
 from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._data._passes import scan_labels
-from ..losses import BinaryLogisticLoss, MultinomialLogisticLoss
 from ..utils._sklearn_compat import Interval, LinearClassifierMixin, StrOptions, _fit_context
-from ..utils._validation import validate_private
 from ._base import PUBLIC_SCALE_RANGE, BaseDPLinearModel, fit_or_forget
-from ._defaults import BINARY_RESIDUAL_CLIP, CONFIDENT_LOGIT, logistic_initial_distance
+from ._defaults import CONFIDENT_LOGIT, logistic_initial_distance
+from ._docs import fill_shared_parameters
+from ._labels import PublicLabelsMixin
 from ._predict import decision_on_clipped_rows
 from ._refusals import refuse_fit_params, refuse_warm_start
 from ._repr import BudgetReprMixin
-from ._weights import check_class_weight, class_weight_bound
+from ._weights import check_class_weight
 
+
+@fill_shared_parameters
 class DPLogisticRegression(
-    BudgetReprMixin, LinearClassifierMixin, ClassifierMixin, BaseDPLinearModel
+    BudgetReprMixin, PublicLabelsMixin, LinearClassifierMixin, ClassifierMixin,
+    BaseDPLinearModel,
 ):
     r"""Logistic regression with (epsilon, delta)-differential privacy.
 
@@ -44,29 +46,16 @@ class DPLogisticRegression(
 
     Parameters
     ----------
-    epsilon : float, default=1.0
-        Privacy budget, > 0. ``np.inf`` runs the very same algorithm (clipping,
-        regularisation, steps) without noise, to separate bias from noise.
-    delta : float or "auto", default="auto"
-        ``"auto"`` is min(1e-5, 1/(10 n)). Must be below 1/n.
+    {epsilon}
+    {delta}
     C : float or "auto", default="auto"
         Inverse regularisation strength with scikit-learn's meaning (lam = 1/(C n)).
         ``"auto"`` picks lam from public quantities only (n, number of parameters,
         epsilon, delta, data_norm) by minimising the utility proxy of
         :func:`skdpgd.solvers.utility_proxy`; the chosen value is ``C_``.
-    data_norm : float, default=1.0
-        Public bound R on the Euclidean norm of a row of X; longer rows are scaled down
-        to it before training (a per-row map, no privacy cost). Choose it from the
-        data's public domain, never from the data. Must lie in [1e-12, 1e12] (as must a
-        numeric ``intercept_scaling``): rescale X to use a bound outside that range.
-    fit_intercept : bool, default=True
-        Append a constant column ``intercept_scaling`` to every row.
-    intercept_scaling : float or "auto", default="auto"
-        The constant b of that column; augmented rows have norm <= sqrt(R^2 + b^2).
-        ``"auto"`` is b = data_norm * n_features ** (-1/8), the b that minimises the
-        planner's utility proxy over b
-        (:func:`~skdpgd.linear_model._defaults.auto_intercept_scaling`); the value
-        used is ``intercept_scaling_``.
+    {data_norm}
+    {fit_intercept}
+    {intercept_scaling}
     residual_clip : float in [1e-12, 1] or "auto", default="auto"
         Clip c of the residual sigma(t) - y in the gradient (binary loss only): the
         loss becomes the convex, classification-calibrated Huberised logistic loss of
@@ -82,50 +71,14 @@ class DPLogisticRegression(
     classes : array-like or None, default=None
         The public label set. If None it is read from ``y`` and the privacy report
         says that the label set was treated as public.
-    solver : {"auto", "preconditioned", "gd", "cyclic", "sgd"}, default="auto"
-        ``"auto"``: the candidate with the smallest predicted excess loss (above; ``solver_``,
-        every candidate's prediction in ``privacy_.notes``); a fixed ``learning_rate`` keeps
-        ``"gd"``, a fixed ``batch_size`` ``"cyclic"``. ``"preconditioned"``: one noisy Gram
-        release, then noisy full-batch steps preconditioned by it (a private Bohning-Lindsay
-        fixed-Hessian method with momentum), accounted by GDP composition (Dong, Roth, Su 2022,
-        Cor. 3.3). ``"gd"``: full-batch noisy GD, Bok, Su and Altschuler (2024), Theorem
-        4.2. ``"cyclic"``: a fixed partition into l = ceil(n / batch_size) batches (from
-        ``random_state`` and n only) visited in the same order every epoch, Theorem 4.5 of
-        the same paper; fewer passes over X when n is large. ``"sgd"``: Poisson-sampled
-        mini-batches (rate batch_size / n, sums over the fixed batch_size), accounted by
-        the minimum of the bounds that apply (``pip install "skdpgd[sgd]"``;
-        ``docs/sgd_bounds.md``); its report has (epsilon, delta) and no ``mu``, and a
-        ``ledger`` composes it by PLD.
-    batch_size : int or "auto", default="auto"
-        Rows per batch for ``solver="cyclic"``, expected rows per batch for ``"sgd"``
-        (ignored by ``"gd"``; for ``"sgd"``, ``"auto"`` tries sampling rates from 0.001 to
-        0.5). ``"auto"`` tries l in {1, 2, 4, ..., 64} batches and keeps the best by the
-        public proxy (:func:`skdpgd.solvers.plan_noisy_cyclic_gd`); the value used is
-        ``batch_size_`` (the smallest batch, which the bound uses).
-    max_iter : int or "auto", default="auto"
-        The number of passes over the data, for every solver: full-batch steps for
-        ``"gd"`` and ``"preconditioned"`` (plus the one Gram pass), epochs for ``"cyclic"``
-        and ``"sgd"``. A number is run exactly (the noise is calibrated for it); ``"auto"``
-        lets the planner choose up to 1000 (``"gd"``; 50 as a candidate of ``"auto"``), 100
-        (``"preconditioned"``) or 50 (``"cyclic"``, ``"sgd"``). Under the convergent bounds
-        steps past convergence cost no privacy; under composition every step does.
-    learning_rate : float or "auto", default="auto"
-        Step eta; ``"auto"`` is chosen by the planner among fractions of
-        2/(beta + lam), the step that minimises the contraction factor.
-    ledger : skdpgd.PrivacyLedger or None, default=None
-        If given, every fit is recorded in it (and refused with
-        ``PrivacyBudgetExceeded`` before touching the data if it would cross the
-        ledger's cap). Clones share the ledger.
-    n_jobs : int or None, default=None
-        Threads for the gradient sums over row chunks (scikit-learn semantics: None
-        means 1 unless a ``joblib.parallel_config`` says otherwise; -1 all cores).
-        Under ``joblib.parallel_config(backend="dask")`` the chunks run on the Dask
-        cluster. The fitted model is bit-identical for every n_jobs and backend.
-    random_state : int, Generator, RandomState or None, default=None
-        Source of the noise. None draws fresh OS entropy. A fixed seed makes the noise
-        reproducible by anyone who knows it: use one for experiments, not for releases.
-    verbose : int, default=0
-        Print progress (steps done, time); nothing computed from the data is printed.
+    {solver}
+    {batch_size}
+    {max_iter}
+    {learning_rate}
+    {ledger}
+    {n_jobs}
+    {random_state}
+    {verbose}
     class_weight : dict or None, default=None
         Public weights {label: weight >= 0} of the classes (labels not in the dict weigh
         1): row i's loss is multiplied by the weight of its label, and the sensitivity,
@@ -185,8 +138,8 @@ class DPLogisticRegression(
     Notes
     -----
     Binary loss: gradient bound L = c Rt, smoothness Rt^2/4, replace-one sensitivity
-    2 c Rt (c = ``residual_clip_``); softmax: sqrt(2) Rt, Rt^2/2, 2 sqrt(2) Rt (docs/theory.md#loss-constants), with
-    Rt = sqrt(data_norm^2 + intercept_scaling^2).
+    2 c Rt (c = ``residual_clip_``); softmax: sqrt(2) Rt, Rt^2/2, 2 sqrt(2) Rt
+    (docs/theory.md#loss-constants), with Rt = sqrt(data_norm^2 + intercept_scaling^2).
 
     The model is a function of the clipped row: ``decision_function``, ``predict``,
     ``predict_proba``, ``predict_log_proba`` and ``score`` scale each row x by
@@ -272,88 +225,10 @@ class DPLogisticRegression(
     def _output_scale(self):
         return CONFIDENT_LOGIT
 
-    def _class_weight_bound(self):
-        """W_c of the public class_weight over the public label set (None: no weights)."""
-        if self.class_weight is None:
-            return None
-        classes = self._public_classes()
-        return class_weight_bound(check_class_weight(self.class_weight, classes), classes)
-
     def _initial_distance(self, n_features, n_outputs, intercept_scaling):
         return logistic_initial_distance(
             self.data_norm, n_features, n_outputs, intercept_scaling
         )
-
-    def _public_classes(self):
-        """The sorted public label set ``classes``, or None when it is to be read from y."""
-        if self.classes is None:
-            return None
-        public = np.asarray(self.classes)
-        if public.dtype.kind == "f" and np.isnan(public).any() or (
-            public.dtype.kind == "O" and any(c is None or c != c for c in public.ravel())
-        ):
-            raise ValueError(
-                f"classes={self.classes!r} contains NaN or None; the public label set must "
-                "list actual labels."
-            )
-        classes = np.unique(public)
-        if classes.size < 2:
-            raise ValueError(
-                f"DPLogisticRegression needs at least 2 classes; got {classes.size} class: "
-                f"{classes.tolist()}. Pass classes= with the full public label set."
-            )
-        return classes
-
-    def _encode_labels(self, y, classes):
-        """Codes of y in ``classes`` (public), or in the labels of y when classes is None.
-
-        One chunked pass over y on the fit's ``n_jobs`` threads (two without classes):
-        :func:`skdpgd._data._passes.scan_labels`; the result does not depend on ``n_jobs``.
-        """
-        notes = []
-        found, codes, unknown = validate_private(
-            scan_labels, y, classes, role="y", data=y, estimator=type(self).__name__,
-            n_jobs=self.n_jobs,
-        )
-        if classes is None:
-            classes = found
-            notes.append("label set read from y and treated as public (pass classes= to fix it)")
-            if classes.size < 2:  # the label is not quoted: it is a value of y
-                raise ValueError(
-                    "DPLogisticRegression needs at least 2 classes; y holds a single label. "
-                    "Pass classes= with the full public label set."
-                )
-        else:
-            if unknown.size:  # neither the labels nor their rows or count are quoted
-                raise ValueError(
-                    f"y contains labels that are not in classes={classes.tolist()} (the "
-                    "public label set). Add every label that can occur to `classes`, or "
-                    "remove or relabel the rows whose label is outside it before fitting."
-                )
-        return classes, codes, notes
-
-    def _loss_and_shape(self, n_features, n_classes):
-        """Binary loss for two classes, softmax loss otherwise; theta's shape."""
-        if n_classes is None:
-            if self.classes is None:
-                raise ValueError(
-                    "n_classes is needed to plan without data (or set classes= on the estimator)."
-                )
-            n_classes = np.unique(np.asarray(self.classes)).size
-        n_classes = int(n_classes)
-        if n_classes < 2:
-            raise ValueError(f"DPLogisticRegression needs at least 2 classes, got {n_classes}.")
-        width = n_features + int(self.fit_intercept)
-        if n_classes == 2:
-            clip = BINARY_RESIDUAL_CLIP if self.residual_clip == "auto" else self.residual_clip
-            return BinaryLogisticLoss(float(clip)), (width,)
-        if self.residual_clip not in ("auto", 1, 1.0):
-            raise ValueError(
-                f"residual_clip={self.residual_clip!r} applies to two classes only: a clipped "
-                f"softmax gradient is not the gradient of a convex loss ({n_classes} classes "
-                "here). Use residual_clip='auto' or 1."
-            )
-        return MultinomialLogisticLoss(n_classes), (n_classes, width)
 
     @_fit_context(prefer_skip_nested_validation=True)
     @fit_or_forget
@@ -365,6 +240,10 @@ class DPLogisticRegression(
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Dense or CSR, float64 or float32 (computed in float32 without a copy).
         y : array-like of shape (n_samples,)
+            Class labels. With ``classes`` given, every label must be in it (refused
+            otherwise, after the ledger charge, with no label quoted); without it the
+            labels of y form the label set, which is then treated as public (noted in
+            the report) and a ``ledger`` is refused.
         sample_ids : array-like of shape (n_samples,), default=None
             Public identifiers of the rows, only passed to ``ledger`` (which then
             composes in parallel the fits whose rows are disjoint). Ignored without one.
@@ -378,6 +257,7 @@ class DPLogisticRegression(
         Returns
         -------
         self : DPLogisticRegression
+            The fitted estimator (``coef_``, ``intercept_``, ``privacy_``, ...).
         """
         refuse_fit_params(type(self).__name__, fit_params)
         refuse_warm_start(self.warm_start)
@@ -432,12 +312,44 @@ class DPLogisticRegression(
         return scores.reshape(-1) if scores.shape[1] == 1 else scores
 
     def predict_proba(self, X):
-        """Class probabilities (sigmoid for two classes, softmax otherwise), on the
-        rows clipped to ``data_norm`` (see :meth:`decision_function`)."""
+        r"""Class probabilities on the rows clipped to ``data_norm``, as in fit.
+
+        The exponential of :meth:`predict_log_proba`: for two classes
+        :math:`(1 - \sigma(s), \sigma(s))` with s the score of
+        :meth:`decision_function`, for more the softmax of the scores. With a
+        ``residual_clip_`` below 1 these are the probabilities of the model fitted to the
+        Huberised loss, not the logistic maximum-likelihood ones (see ``residual_clip``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Dense or CSR, float64 or float32; every entry finite.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            One column per class, in the order of ``classes_``; every row sums to 1.
+        """
         return np.exp(self.predict_log_proba(X))
 
     def predict_log_proba(self, X):
-        """Logarithm of the class probabilities, computed stably (clipped rows)."""
+        r"""Logarithm of the class probabilities, on the rows clipped to ``data_norm``.
+
+        Computed stably from the scores s of :meth:`decision_function`:
+        :math:`(-\log(1 + e^{s}), -\log(1 + e^{-s}))` for two classes (``np.logaddexp``),
+        :func:`scipy.special.log_softmax` of the scores for more, so no probability
+        underflows to a log of minus infinity before it must.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Dense or CSR, float64 or float32; every entry finite.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            One column per class, in the order of ``classes_``.
+        """
         check_is_fitted(self)
         scores = self.decision_function(X)
         if scores.ndim == 1:

@@ -10,6 +10,7 @@ from ..utils._clipping import clip_targets
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
 from ._base import PUBLIC_SCALE_RANGE, BaseDPLinearModel, fit_or_forget
 from ._defaults import ridge_initial_distance, ridge_residual_clip
+from ._docs import fill_shared_parameters
 from ._predict import decision_on_clipped_rows
 from ._refusals import refuse_fit_params
 from ._repr import BudgetReprMixin
@@ -33,6 +34,7 @@ _Y_BOUND_AUTO = (
 )
 
 
+@fill_shared_parameters
 class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
     r"""Linear regression with (epsilon, delta)-differential privacy.
 
@@ -65,14 +67,16 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
 
     Parameters
     ----------
-    epsilon, delta, data_norm, fit_intercept, intercept_scaling, solver, batch_size,
-    max_iter, learning_rate, ledger, n_jobs, random_state, verbose
-        As in :class:`skdpgd.DPLogisticRegression`.
+    {epsilon}
+    {delta}
     alpha : float or "auto", default="auto"
-        Regularisation strength with scikit-learn's meaning (lam = alpha / n);
-        ``"auto"`` picks it from public quantities (chosen value in ``alpha_``).
-    y_bound : float
-        Public bound B on ``|y|``, required (``fit`` raises without it); targets are
+        Regularisation strength with scikit-learn's meaning (lam = alpha / n).
+        ``"auto"`` picks lam from public quantities only (n, number of parameters,
+        epsilon, delta, data_norm, y_bound) by minimising the utility proxy of
+        :func:`skdpgd.solvers.utility_proxy`; the chosen value is ``alpha_``.
+    {data_norm}
+    y_bound : float, "auto" or None, default=None
+        Public bound B on ``|y|``, required (``fit`` raises with None); targets are
         clipped to [-B, B] without a warning. Take it from the target's documented range,
         centred and scaled with public constants (e.g. diamond prices documented in
         [326, 18823]: ``y = (2 log(price) - log(326) - log(18823)) / (log(18823) -
@@ -86,6 +90,16 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
     residual_clip : float or "auto", default="auto"
         Threshold c of the Huber loss, in [1e-12, 1e12]. ``"auto"`` is about
         ``0.246 * y_bound`` (see Notes).
+    {fit_intercept}
+    {intercept_scaling}
+    {solver}
+    {batch_size}
+    {max_iter}
+    {learning_rate}
+    {ledger}
+    {n_jobs}
+    {random_state}
+    {verbose}
     max_sample_weight : float or None, default=None
         Public bound W on ``fit``'s ``sample_weight``, as in
         :class:`skdpgd.DPLogisticRegression`: needed to pass weights, which are clipped
@@ -248,6 +262,7 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
         Returns
         -------
         self : DPRidge
+            The fitted estimator (``coef_``, ``intercept_``, ``privacy_``, ...).
         """
         refuse_fit_params(type(self).__name__, fit_params)
         self._public_y_bound()
@@ -287,5 +302,6 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
+            ``coef_ . clip(x) + intercept_`` for every row x, in float64.
         """
         return decision_on_clipped_rows(self, X)

@@ -186,8 +186,9 @@ def row_weights(n_samples, *, codes=None, classes=None, class_weight=None,
     Raises
     ------
     ValueError
-        If ``sample_weight`` is not numeric or holds a NaN, or every weight is 0 (no
-        value, row or count named; raised after the charge, so the fact is paid for).
+        If ``sample_weight`` is not numeric or holds a NaN (a record outside the domain;
+        no value, row or count named; raised after the charge). Every weight 0 is not an
+        error: the data term is zero and the fit releases the noisy regularised run.
     """
     if sample_weight is None:
         weights = np.ones(n_samples)
@@ -209,11 +210,11 @@ def row_weights(n_samples, *, codes=None, classes=None, class_weight=None,
             [class_weight.get(label, 1.0) for label in np.asarray(classes).tolist()]
         )
         weights = weights * per_class[np.asarray(codes, dtype=np.intp)]
-    if not np.any(weights > 0.0):
-        raise ValueError(
-            "every row weight is zero (sample_weight clipped to [0, max_sample_weight], "
-            "times class_weight): nothing would be fitted."
-        )
+    # Every weight 0 is fitted, not refused: it is a property of the whole data set, not
+    # of one record outside the domain, so a refusal after the charge would tell two
+    # neighbouring data sets apart with certainty. The data term is then zero and the
+    # release is the noisy run around the regulariser's minimiser; the objective divides
+    # by the public n, never by a sum of weights, so nothing here divides by zero.
     return weights
 
 

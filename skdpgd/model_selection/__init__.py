@@ -1,7 +1,9 @@
 """Budgets across many fits: the cost of a search, private selection, privacy-utility curves.
 
 - :func:`search_privacy_cost`: exact per-record training cost of a fitted
-  ``GridSearchCV`` / ``RandomizedSearchCV`` over skdpgd estimators (selection not covered).
+  ``GridSearchCV`` / ``RandomizedSearchCV`` over skdpgd estimators and DP pipelines
+  (a preparation shared with :meth:`skdpgd.DPPipeline.prepare` counted once; selection
+  not covered).
 - :class:`DPSearchCV`: private selection with an end-to-end guarantee (Papernot and
   Steinke, ICLR 2022, Theorem 2).
 - :func:`privacy_utility_curve`, :func:`plot_privacy_utility_curve`: cross-validated

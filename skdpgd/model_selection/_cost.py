@@ -33,9 +33,11 @@ from sklearn.model_selection import (
 
 from .._ledger import PrivacyLedger
 from ..accounting._composition import check_supported
+from ..pipeline import PipelinePrivacyReport
 from ..preprocessing._public_steps import features_out
 from ..utils._sklearn_compat import _CVIterableWrapper
-from ._pipeline import candidate, split_estimator
+from ..utils._validation import resolve_delta
+from ._pipeline import candidate, is_dp_pipeline, split_estimator
 
 #: What search_privacy_cost does not account for.
 NOT_COVERED = (
@@ -68,7 +70,15 @@ class SearchPrivacyCost:
         ``"exact"`` (folds reproduced from the splitter) or ``"every fit charged to
         every record"`` (folds not reproducible, e.g. shuffling without a fixed seed).
     ledger : skdpgd.PrivacyLedger
-        An uncapped ledger holding one entry per fit (for inspection).
+        An uncapped ledger holding one entry per fit (for inspection), and one per
+        shared preparation.
+    extra_delta : float
+        The worst record's accumulated additive delta (thresholded releases).
+    shared : tuple of (str, float, float)
+        The preparations released once by :meth:`skdpgd.DPPipeline.prepare` that the
+        candidates reuse: (step, mu, additive delta), each counted once for every record.
+    why_infinite : str or None
+        When ``epsilon`` is infinite: which releases made it so and what fixes it.
     not_covered : str
         The selection step, which this cost does not include.
     """
@@ -82,10 +92,13 @@ class SearchPrivacyCost:
     refit: bool
     per_record: str
     ledger: PrivacyLedger
+    extra_delta: float = 0.0
+    shared: tuple = ()
+    why_infinite: str | None = None
     not_covered: str = NOT_COVERED
 
 
-def planned_report(estimator, n_samples, n_features, classes=None):
+def planned_report(estimator, n_samples, n_features, classes=None, *, X=None):
     """The PrivacyReport ``estimator`` would have on ``n_samples`` rows, without data.
 
     :meth:`~skdpgd.DPLogisticRegression.plan_privacy`: the plan and its report use public
@@ -99,6 +112,8 @@ def planned_report(estimator, n_samples, n_features, classes=None):
         Shape of the data it would see (public).
     classes : array-like or None, default=None
         The public label set of a classifier that does not carry one in ``classes``.
+    X : table or None, default=None
+        A :class:`~skdpgd.DPPipeline`'s table, read for its structure only.
 
     Returns
     -------
@@ -112,6 +127,8 @@ def planned_report(estimator, n_samples, n_features, classes=None):
         if labels is None:
             raise ValueError("The label set is unknown: set classes= on the estimator.")
         n_classes = np.unique(np.asarray(labels)).size
+    if is_dp_pipeline(estimator):
+        return estimator.plan_privacy(int(n_samples), int(n_features), n_classes, X=X)
     return estimator.plan_privacy(int(n_samples), int(n_features), n_classes)
 
 
@@ -169,7 +186,7 @@ def _estimator_features(search, pre, name, params, n_features, refit_features):
     return width
 
 
-def search_privacy_cost(search, *, n_samples=None, n_features=None, delta=None):
+def search_privacy_cost(search, *, n_samples=None, n_features=None, delta=None, X=None):
     """Exact per-record privacy cost of all the fits a fitted search ran.
 
     Parameters
@@ -188,6 +205,13 @@ def search_privacy_cost(search, *, n_samples=None, n_features=None, delta=None):
     delta : float or None
         The delta at which to state epsilon; default: the refit's (or the first
         fit's) delta.
+    X : table or None, default=None
+        The table the search was fitted on, read for its structure only (columns and
+        dtypes), as a :class:`~skdpgd.DPPipeline` fit reads it to decide whether its
+        vectorizer thresholds: with it, each fit is priced exactly as the ledger charged
+        it. Without it, a pipeline whose first private step cannot plan from its
+        parameters is priced by its plan without X (an upper bound: it reserves the
+        additive delta of thresholding).
 
     Returns
     -------
@@ -195,7 +219,10 @@ def search_privacy_cost(search, *, n_samples=None, n_features=None, delta=None):
         ``mu`` = max over records of sqrt(sum of mu^2 over the fits that trained on the
         record) (Dong, Roth and Su 2022, Corollary 3.3), and the same as (epsilon,
         delta). Folds x candidates + refit are all counted; the *selection* by
-        non-private validation scores is not (see ``not_covered``). Each fit's privacy
+        non-private validation scores is not (see ``not_covered``). A preparation
+        shared by the candidates (:meth:`skdpgd.DPPipeline.prepare`) is counted once
+        (``shared``); ``extra_delta`` is the worst record's accumulated additive delta,
+        and ``why_infinite`` says what made an infinite epsilon. Each fit's privacy
         event (``report.event``) is checked with
         :func:`skdpgd.accounting.check_supported` and composed by
         :mod:`skdpgd.accounting._composition` (through an uncapped ledger).
@@ -225,18 +252,24 @@ def search_privacy_cost(search, *, n_samples=None, n_features=None, delta=None):
     splits = [train for train, _ in cv.split(np.zeros((n_samples, 1)))]
     classes = getattr(search, "classes_", None)
     candidates = search.cv_results_["params"]
-    planned = []
+    planned, shared = [], {}
     for params in candidates:
         pipeline, estimator = candidate(base, params)
         d = _estimator_features(search, split_estimator(pipeline)[0], name, params, n_features,
                                 refit_features)
+        shared.update(shared_steps(estimator, n_samples))
         by_size = {}  # folds of one size share one plan (public numbers only: n, d, classes)
         for train in splits:
             if train.size not in by_size:
-                by_size[train.size] = planned_report(estimator, train.size, d, classes)
+                by_size[train.size] = planned_report(estimator, train.size, d, classes, X=X)
             planned.append((estimator, by_size[train.size], train))
-    if refit:
-        planned.append((best, best.privacy_, np.arange(n_samples)))
+    if refit:  # a DP pipeline was charged its plan, which its privacy_ may undercut
+        refit_report = (best.plan_privacy(n_samples, X=X) if is_dp_pipeline(best)
+                        else best.privacy_)
+        planned.append((best, refit_report, np.arange(n_samples)))
+    everyone = np.arange(n_samples)
+    planned = [(f"{step_name} (shared, prepared once)", report, everyone)
+               for step_name, report in shared.values()] + planned
     check_supported([report.event for _, report, _ in planned])  # before composing any
     ledger = PrivacyLedger()
     for estimator, report, rows in planned:
@@ -249,5 +282,37 @@ def search_privacy_cost(search, *, n_samples=None, n_features=None, delta=None):
         mu=spend.mu, epsilon=spend.epsilon, delta=spend.delta, n_fits=len(ledger.entries),
         n_candidates=len(candidates), n_splits=len(splits), refit=refit,
         per_record="exact" if exact else "every fit charged to every record",
-        ledger=ledger,
+        ledger=ledger, extra_delta=spend.extra_delta,
+        shared=tuple((step_name, float(report.mu),
+                      float(getattr(report, "extra_delta", 0.0)))
+                     for step_name, report in shared.values()),
+        why_infinite=why_infinite(spend),
     )
+
+
+def shared_steps(estimator, n_samples):
+    """``{id: (name, report)}`` of the prepared steps of a DPPipeline (none otherwise);
+    each report is the release alone, composed (its event carries the additive delta)."""
+    if not is_dp_pipeline(estimator):
+        return {}
+    delta = resolve_delta(estimator.delta, n_samples)
+    return {id(step): (step_name, PipelinePrivacyReport.compose(
+                [(step_name, step.privacy_)], delta=delta, n_samples=n_samples,
+                preparation_share=0.0, planned=False))
+            for step_name, step in estimator.steps
+            if getattr(type(step), "__skdpgd_prepared__", False) is True}
+
+
+def why_infinite(spend):
+    """Which releases make a total infinite, and what fixes it (None when finite)."""
+    if spend.epsilon != np.inf:
+        return None
+    if spend.extra_delta >= spend.delta:
+        return (f"The worst-off record's additive deltas add up to {spend.extra_delta:.3g}, "
+                f"at or above delta={spend.delta:.3g}: every fit whose vectorizer thresholds "
+                "noisy counts (category discovery) reserves one. Prepare the pipeline once "
+                "(DPPipeline.prepare(X)) and search over the prepared pipeline, or give the "
+                "vectorizer public category lists or categorical='hash'; or state epsilon "
+                "at a larger delta.")
+    return ("Some fit is not private (epsilon=inf among the candidates) or its cost "
+            "cannot be bounded at this delta: remove epsilon=inf from the grid.")

@@ -32,20 +32,22 @@ from sklearn.model_selection import KFold, cross_validate
 from .._ledger import PrivacyLedger
 from ..linear_model._base import BaseDPLinearModel
 from ._cost import _DATA_INDEPENDENT
-from ._scoring import scoring_rows
+from ._pipeline import is_dp_pipeline
+from ._scoring import estimator_rows
 
 
 class _ClippedScorer:
-    """``scorer(estimator, X, y)`` on the rows the fit sees (module docstring)."""
+    """``scorer(estimator, X, y)`` on the rows the fit sees (module docstring); a DP
+    pipeline's rows go through its fitted steps first, and its final estimator scores."""
 
     def __init__(self, scorer):
         self.scorer = scorer
 
     def __call__(self, estimator, X, y):
-        rows = scoring_rows(X, estimator.data_norm)
+        estimator, rows = estimator_rows(estimator, X)
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            if is_regressor(estimator):
+            if is_regressor(estimator) and not isinstance(estimator.y_bound, str):
                 bound = float(estimator.y_bound)
                 y = np.clip(np.nan_to_num(np.asarray(y, dtype=np.float64), nan=0.0,
                                           posinf=bound, neginf=-bound), -bound, bound)
@@ -72,8 +74,11 @@ def privacy_utility_curve(estimator, X, y, epsilons, *, cv=None, scoring=None, b
 
     Parameters
     ----------
-    estimator : DPLogisticRegression or DPRidge
-        Everything but ``epsilon`` is kept (its ``ledger``, if any, is charged).
+    estimator : DPLogisticRegression, DPRidge or DPPipeline
+        Everything but ``epsilon`` is kept (its ``ledger``, if any, is charged). A
+        pipeline prepared once (:meth:`skdpgd.DPPipeline.prepare`) shares its released
+        preparation across every epsilon and fold: each point's epsilon is then the
+        model's, and the preparation was charged once when it was prepared.
     X, y : array-like
         Data you may look at (see the module docstring for the cost on private data).
     epsilons : sequence of float
@@ -99,11 +104,12 @@ def privacy_utility_curve(estimator, X, y, epsilons, *, cv=None, scoring=None, b
         One row per epsilon (baseline last) with keys ``epsilon``, ``mean_score``,
         ``std_score``, ``scores`` (one per fold), ``mu`` (the GDP parameter of one fit,
         largest over folds), ``mu_per_record`` (training cost so far for the worst
-        record, cumulative over the rows above), ``baseline`` (bool).
+        record, cumulative over the rows above; None when a fit has an additive delta,
+        i.e. an unprepared pipeline whose vectorizer thresholds), ``baseline`` (bool).
     """
-    if not isinstance(estimator, BaseDPLinearModel):
-        raise TypeError(f"privacy_utility_curve needs an skdpgd estimator, got "
-                        f"{type(estimator).__name__}.")
+    if not (isinstance(estimator, BaseDPLinearModel) or is_dp_pipeline(estimator)):
+        raise TypeError(f"privacy_utility_curve needs an skdpgd estimator or a DPPipeline, "
+                        f"got {type(estimator).__name__}.")
     epsilons = [float(e) for e in epsilons]
     if not epsilons or any(not (0 < e < math.inf) for e in epsilons):
         raise ValueError(

@@ -16,6 +16,11 @@ n only):
 4. Release the best trial only (its parameters, model and noisy score); optionally refit
    the winning parameters on all rows as one more mu-GDP run.
 
+With a DP pipeline whose private preparation spends (e.g. a ``DPTableVectorizer``), the
+preparation is released once on all n rows between steps 1 and 3, and the trials fit
+pipelines in which it is frozen; its cost is composed with the selection's
+(:mod:`._shared_preparation` proves the total).
+
 Why a trial is mu-GDP: replacing a training row changes only the fit (mu-GDP; the score
 is post-processing of the fit on unchanged validation rows), replacing a validation row
 changes only the score (the Gaussian mechanism with sensitivity Delta and noise Delta/mu
@@ -29,6 +34,7 @@ delta) with :func:`skdpgd.accounting.rdp_to_epsilon`. mu is the largest value wh
 is at most the requested epsilon.
 """
 
+import dataclasses
 import math
 import numbers
 from copy import deepcopy
@@ -41,6 +47,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ..accounting import DEFAULT_ORDERS, gdp_to_epsilon, rdp_to_epsilon
+from ..accounting._margin import round_down
 from ..linear_model._base import fit_or_forget
 from ..preprocessing._public_steps import features_out
 from ..utils._sklearn_compat import (
@@ -63,6 +70,12 @@ from ._search_input import (
 from ._selection_budget import calibrate_trial_mu, selection_rdp
 from ._selection_report import SelectionPrivacyReport
 from ._selection_rule import better, validation_score
+from ._shared_preparation import (
+    plan_shared_preparation,
+    planning_stand_in,
+    release_shared,
+    shared_source,
+)
 from ._trial_guard import MuGuard, check_trial_event
 from ._tuning_privacy import THEOREM, gamma_for_expected_trials, sample_trials
 
@@ -90,14 +103,20 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
 
     Parameters
     ----------
-    estimator : DPLogisticRegression, DPRidge, or a Pipeline ending in one
+    estimator : DPLogisticRegression, DPRidge, a Pipeline ending in one, or a DPPipeline
         The template; its ``epsilon``, ``delta``, ``ledger`` and ``random_state`` are set
-        by the search (on the pipeline's last step). A classifier must have its public
-        label set in ``classes``. The steps before the estimator must be public-bound
-        (:mod:`skdpgd.preprocessing._public_steps`: skdpgd.preprocessing's transformers,
-        or any declaring ``__skdpgd_public_fit__ = True``). Every candidate must be a
-        Gaussian-DP run (``solver="gd"`` or ``"cyclic"``): this is checked on each
-        candidate's planned privacy event before the ledger is charged.
+        by the search (on a Pipeline's last step, on a DPPipeline itself). A classifier
+        must have its public label set in ``classes``. A Pipeline's steps before the
+        estimator must be public-bound (:mod:`skdpgd.preprocessing._public_steps`:
+        skdpgd.preprocessing's transformers, or any declaring
+        ``__skdpgd_public_fit__ = True``). A DPPipeline's private preparation (e.g.
+        ``make_dp_pipeline(DPTableVectorizer(), estimator)``) is released once, on all
+        rows, before the trials and shared by every trial (module docstring; the grid
+        cannot change its parameters); a pipeline already prepared
+        (:meth:`skdpgd.DPPipeline.prepare`) is searched as it is. Every candidate must be a
+        Gaussian-DP run: any solver but ``"sgd"`` (``"auto"``, the default, included);
+        this is checked on each candidate's planned privacy event before the ledger is
+        charged.
     param_grid : dict or list of dicts
         Candidates, as for ``GridSearchCV`` (not ``epsilon``, ``delta``, ``ledger``,
         ``random_state``, with or without the step prefix). Each trial draws one
@@ -120,7 +139,10 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         ``best_estimator_`` is the winning trial's model, trained on the training part.
     ledger : skdpgd.PrivacyLedger or None, default=None
         Charged once with the search's event (its total Renyi-DP curve,
-        ``privacy_.event``), before any data are touched.
+        ``privacy_.event``), before any data are touched; with a shared preparation,
+        twice before any data are touched: the preparation (Gaussian DP with its
+        additive delta), then the selection's curve (``privacy_.events``). The estimator
+        may carry this same ledger (as ``DPPipeline.prepare`` leaves it), no other.
     random_state : int, Generator or None, default=None
         All randomness (split, K, candidate draws, noise). None: fresh OS entropy.
 
@@ -210,7 +232,9 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
 
     def _check_setup(self):
         _, base, name = split_estimator(self.estimator)  # TypeError: not skdpgd / not public
-        if base.ledger is not None:
+        if base.ledger is not None and base.ledger is not self.ledger:
+            # (the search's own ledger on the estimator, as DPPipeline.prepare leaves it,
+            # is harmless: every candidate's ledger is replaced by the trial guard)
             raise ValueError(
                 "Give the ledger to DPSearchCV(ledger=...), not to its estimator: the search "
                 "charges its total (trials + selection + refit) once, before any fit."
@@ -236,7 +260,7 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
             width = None if width is None else features_out(step, width)
         return n_features if width is None else width
 
-    def _check_candidates(self, base, grid, mu, sizes, n_features, X=None):
+    def _check_candidates(self, base, grid, mu, sizes, n_features, X=None, template=None):
         """Plan every candidate at each number of rows in ``sizes`` (public numbers only)
         and refuse, before anything is charged, one whose privacy event is not a
         Gaussian-DP run within the trial mu.
@@ -247,7 +271,7 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         n_classes = len(np.unique(np.asarray(base.classes))) if is_classifier(base) else None
         d = self._estimator_features(n_features)
         for n_train, params in ((size, params) for size in sizes for params in grid):
-            model = self._candidate(params, mu, n_train, 0, None)
+            model = self._candidate(params, mu, n_train, 0, None, template)
             pre, final, _ = split_estimator(model)
             for _, step in pre:
                 if hasattr(step, "_validate_params"):
@@ -291,22 +315,38 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         eta = float(self.eta)
         gamma = gamma_for_expected_trials(self.expected_trials, eta)
         refit = bool(self.refit)
-        mu = calibrate_trial_mu(epsilon, delta, eta=eta, gamma=gamma, refit=refit)
+        # a DP pipeline's private preparation: released once, before the trials (public plan)
+        shared = plan_shared_preparation(self.estimator, X, grid, delta)
+        ratio, extra = (0.0, 0.0) if shared is None else (shared.ratio, shared.extra_delta)
+        mu = calibrate_trial_mu(epsilon, delta - extra, eta=eta, gamma=gamma, refit=refit,
+                                preparation_ratio=ratio)
+        template = None if shared is None else planning_stand_in(self.estimator, shared)
         # the trials fit n - m rows, the refit all n: every candidate is planned at both
-        self._check_candidates(base, grid, mu, (n - m, n) if refit else (n - m,), n_features, X)
+        self._check_candidates(base, grid, mu, (n - m, n) if refit else (n - m,), n_features,
+                               X, template)
         orders = DEFAULT_ORDERS
         rdp = selection_rdp(orders, mu, eta=eta, gamma=gamma, refit=refit)
         score, sensitivity = validation_score(base, m)
         noise_std = sensitivity / mu
         report = SelectionPrivacyReport(
-            epsilon=float(rdp_to_epsilon(orders, rdp, delta)), delta=float(delta),
+            epsilon=0.0, delta=float(delta),
             trial_mu=float(mu), score_sensitivity=float(sensitivity),
             score_noise_std=float(noise_std), n_validation=int(m), eta=eta, gamma=float(gamma),
             expected_trials=float(self.expected_trials), refit=refit, theorem=THEOREM,
             orders=tuple(float(a) for a in orders), rdp=tuple(float(e) for e in rdp),
+            preparation_mu=ratio * float(mu), preparation_extra_delta=float(extra),
+            preparation_steps=() if shared is None else shared.names,
         )
+        report = dataclasses.replace(report, epsilon=float(report.epsilon_at(delta)))
         if self.ledger is not None:  # before any value is read; may refuse
-            self.ledger.charge(self, report, n_samples=n, sample_ids=sample_ids)
+            if shared is not None:  # the preparation first, then the selection
+                self.ledger.charge(shared_source(self.estimator, shared),
+                                   shared.planned_report(mu, delta, n), n_samples=n,
+                                   sample_ids=sample_ids)
+            selection = dataclasses.replace(  # the selection alone: its Renyi curve
+                report, epsilon=float(rdp_to_epsilon(orders, rdp, delta)), preparation_mu=0.0,
+                preparation_extra_delta=0.0, preparation_steps=())
+            self.ledger.charge(self, selection, n_samples=n, sample_ids=sample_ids)
         # a bare estimator (no pipeline steps, not a DPPipeline): the search reads X itself
         bare = split_estimator(self.estimator)[2] is None and not is_dp_pipeline(self.estimator)
         X, y = read_values(X, y, base, bare=bare)  # refusals from here on have been paid for
@@ -316,6 +356,9 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         X_train, y_train = _safe_indexing(X, train), y[train]
         X_val, y_val = _safe_indexing(X, val), y[val]
         n_trials = sample_trials(rng, eta, gamma)  # K: never stored or returned
+        if shared is not None:  # released once on all rows, then frozen in every trial
+            template = withheld(PIPELINE_REFUSED, release_shared, self.estimator, shared,
+                                X, y, mu, int(rng.integers(2**32)))
         # A candidate's own (epsilon, delta): the run is then at most mu-GDP (calibration
         # rounds down); the guard re-checks each report before the fit touches the data.
         guard = MuGuard(mu)
@@ -323,7 +366,8 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         refused = ESTIMATOR_REFUSED if bare else PIPELINE_REFUSED
         for _ in range(n_trials):
             params = grid[int(rng.integers(len(grid)))]
-            model = self._candidate(params, mu, train.size, int(rng.integers(2**32)), guard)
+            model = self._candidate(params, mu, train.size, int(rng.integers(2**32)), guard,
+                                    template)
             withheld(refused, model.fit, X_train, y_train)  # a pipeline's steps read X
             # The score is in its stated range for every row (clipped as in the fit,
             # NaN-proof, silent: ._scoring), so the noisy max below compares numbers.
@@ -333,7 +377,8 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
                 best = (noisy, params, model)
         self.best_score_, self.best_params_, self.best_estimator_ = best
         if refit:
-            model = self._candidate(self.best_params_, mu, n, int(rng.integers(2**32)), guard)
+            model = self._candidate(self.best_params_, mu, n, int(rng.integers(2**32)), guard,
+                                    template)
             self.best_estimator_ = withheld(refused, model.fit, X, y)
         # the seed that drew the released model's noise is not kept with it (with it, a
         # refit on a neighbouring data set would reproduce the noise: "Fixed seeds" in
@@ -349,13 +394,14 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
             delattr(self, name)
 
-    def _candidate(self, params, mu, n_rows, seed, guard):
+    def _candidate(self, params, mu, n_rows, seed, guard, template=None):
         delta_fit = resolve_delta("auto", n_rows)
         reserved = final_params(
-            self.estimator, epsilon=gdp_to_epsilon(mu * (1.0 - 1e-9), delta_fit),
+            self.estimator, epsilon=gdp_to_epsilon(round_down(mu), delta_fit),
             delta=delta_fit, ledger=guard, random_state=seed,
         )
-        return candidate(self.estimator, {**params, **reserved})[0]
+        template = self.estimator if template is None else template
+        return candidate(template, {**params, **reserved})[0]
 
     @available_if(_estimator_has("predict"))
     def predict(self, X):

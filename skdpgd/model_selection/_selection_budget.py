@@ -1,9 +1,16 @@
-"""The selection's total privacy and the trial budget calibrated to it (public numbers only).
+r"""The selection's total privacy and the trial budget calibrated to it (public numbers only).
 
 The total is the Papernot-Steinke bound on the best of K random trials
 (:func:`~skdpgd.model_selection.best_of_random_trials_rdp`) plus, with a refit, one
 more mu-GDP run composed in Renyi DP (Mironov 2017, Proposition 1); the trial mu is the
 largest whose total converts to at most the requested (epsilon, delta).
+
+With a preparation released once before the trials (a DP pipeline's private steps:
+:mod:`._shared_preparation`), its :math:`\mu_p = c\,\mu` (c public) joins the curve as
+:math:`\alpha\mu_p^2/2` (Dong, Roth and Su 2022, Corollary B.6; adaptive RDP
+composition, Mironov 2017, Proposition 1) and its additive delta :math:`\delta_0` is
+taken out of delta before the conversion (the hybrid argument of
+:mod:`skdpgd.accounting._composition`).
 """
 
 from ..accounting import DEFAULT_ORDERS, gdp_to_rdp, rdp_to_epsilon
@@ -11,8 +18,8 @@ from ..accounting._inverter import TargetUnreachableError, invert_monotone
 from ._tuning_privacy import best_of_random_trials_rdp
 
 
-def selection_rdp(orders, trial_mu, *, eta, gamma, refit):
-    """Total RDP: best of K trials (Papernot-Steinke Thm 2) plus an optional mu-GDP refit.
+def selection_rdp(orders, trial_mu, *, eta, gamma, refit, preparation_ratio=0.0):
+    r"""Total RDP: best of K trials (Papernot-Steinke Thm 2) plus an optional mu-GDP refit.
 
     Parameters
     ----------
@@ -24,6 +31,9 @@ def selection_rdp(orders, trial_mu, *, eta, gamma, refit):
         Parameters of the distribution of the number of trials K.
     refit : bool
         Whether a refit on all rows is added (RDP composition, Mironov 2017, Prop. 1).
+    preparation_ratio : float, default=0.0
+        c: a preparation of :math:`\mu_p = c\mu`-GDP released once before the trials
+        joins the curve (0: none).
 
     Returns
     -------
@@ -33,11 +43,14 @@ def selection_rdp(orders, trial_mu, *, eta, gamma, refit):
     total = best_of_random_trials_rdp(orders, trial_mu, eta=eta, gamma=gamma)
     if refit:
         total = total + gdp_to_rdp(orders, trial_mu)
+    if preparation_ratio:
+        total = total + gdp_to_rdp(orders, preparation_ratio * trial_mu)
     return total
 
 
-def calibrate_trial_mu(epsilon, delta, *, eta, gamma, refit, orders=DEFAULT_ORDERS):
-    """Largest trial mu (to a relative 1e-9, rounded down) whose total is (epsilon, delta)-DP.
+def calibrate_trial_mu(epsilon, delta, *, eta, gamma, refit, orders=DEFAULT_ORDERS,
+                       preparation_ratio=0.0):
+    r"""Largest trial mu (to a relative 1e-9, rounded down) whose total is (epsilon, delta)-DP.
 
     Every term of :func:`selection_rdp` is non-decreasing in mu (the optimised order term
     is a minimum of non-decreasing functions), so bisection on log mu is valid.
@@ -52,6 +65,9 @@ def calibrate_trial_mu(epsilon, delta, *, eta, gamma, refit, orders=DEFAULT_ORDE
         Whether the budget also covers a refit.
     orders : array-like of float > 1, default=DEFAULT_ORDERS
         Renyi orders of the conversion.
+    preparation_ratio : float, default=0.0
+        c, for a preparation of :math:`c\mu`-GDP composed with the selection; pass
+        ``delta`` with its additive delta already taken out.
 
     Returns
     -------
@@ -60,7 +76,9 @@ def calibrate_trial_mu(epsilon, delta, *, eta, gamma, refit, orders=DEFAULT_ORDE
     """
     def total_epsilon(mu):
         return rdp_to_epsilon(orders, selection_rdp(orders, mu, eta=eta, gamma=gamma,
-                                                    refit=refit), delta)
+                                                    refit=refit,
+                                                    preparation_ratio=preparation_ratio),
+                              delta)
 
     if total_epsilon(0.0) > epsilon:
         raise ValueError(

@@ -4,13 +4,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..accounting import PrivacyReport, rdp_to_epsilon
-from ..accounting._events import RenyiDpEvent
+from ..accounting import PrivacyReport, gdp_to_rdp, rdp_to_epsilon
+from ..accounting._events import (
+    GaussianDpEvent,
+    GaussianDpWithDeltaEvent,
+    RenyiDpEvent,
+    UnsupportedEventError,
+)
 
 
 @dataclass(frozen=True, repr=False, kw_only=True)
 class SelectionPrivacyReport(PrivacyReport):
-    """The end-to-end guarantee of a :class:`DPSearchCV` fit.
+    r"""The end-to-end guarantee of a :class:`DPSearchCV` fit.
 
     Parameters
     ----------
@@ -32,6 +37,10 @@ class SelectionPrivacyReport(PrivacyReport):
         As the attribute.
     orders, rdp : tuple of float
         As the attributes.
+    preparation_mu, preparation_extra_delta : float, default=0.0
+        As the attributes.
+    preparation_steps : tuple of str, default=()
+        As the attribute.
 
     Attributes
     ----------
@@ -49,7 +58,15 @@ class SelectionPrivacyReport(PrivacyReport):
     refit : bool
     theorem : str
     orders, rdp : tuple of float
-        The total Renyi-DP curve the epsilon comes from.
+        The selection's Renyi-DP curve (trials, selection, refit).
+    preparation_mu, preparation_extra_delta : float
+        A DP pipeline's private preparation, released once on all rows before the
+        trials and shared by them: its GDP parameter and additive delta (0 without).
+        ``epsilon`` composes it with the selection: the curve
+        :math:`\mathrm{rdp}(\alpha) + \alpha\mu_p^2/2` converted at
+        :math:`\delta - \delta_0` (``docs/budgets.md``, "A private search on a raw table").
+    preparation_steps : tuple of str
+        The steps released once.
     neighbouring_relation : str
         ``"replace-one"``.
     notes : tuple of str
@@ -67,6 +84,20 @@ class SelectionPrivacyReport(PrivacyReport):
     theorem: str
     orders: tuple
     rdp: tuple
+    preparation_mu: float = 0.0
+    preparation_extra_delta: float = 0.0
+    preparation_steps: tuple = ()
+
+    def total_rdp(self):
+        r"""The Renyi-DP curve of everything but the additive delta.
+
+        Returns
+        -------
+        ndarray
+            :math:`\mathrm{rdp}(\alpha) + \alpha\mu_p^2/2` at each order.
+        """
+        orders = np.asarray(self.orders)
+        return np.asarray(self.rdp) + gdp_to_rdp(orders, self.preparation_mu)
 
     def epsilon_at(self, delta):
         """The same release at another delta (RDP conversion).
@@ -79,21 +110,56 @@ class SelectionPrivacyReport(PrivacyReport):
         Returns
         -------
         float
-            epsilon at ``delta``.
+            epsilon at ``delta`` (inf when ``delta`` is at most the additive delta).
         """
-        return rdp_to_epsilon(np.asarray(self.orders), np.asarray(self.rdp), delta)
+        if delta <= self.preparation_extra_delta:
+            return np.inf
+        return rdp_to_epsilon(np.asarray(self.orders), self.total_rdp(),
+                              delta - self.preparation_extra_delta)
+
+    @property
+    def events(self):
+        """What the search released, as the privacy events the ledger is charged.
+
+        The preparation (when there is one: ``GaussianDpWithDeltaEvent`` with its additive
+        delta, or ``GaussianDpEvent``), then the selection's Renyi-DP curve.
+        """
+        selection = RenyiDpEvent(self.orders, self.rdp, self.neighbouring_relation)
+        if not self.preparation_steps:
+            return (selection,)
+        if self.preparation_extra_delta > 0.0:
+            prep = GaussianDpWithDeltaEvent(self.preparation_mu, self.preparation_extra_delta)
+        else:
+            prep = GaussianDpEvent(self.preparation_mu)
+        return (prep, selection)
 
     @property
     def event(self):
-        """What the search released, as a privacy event: its total Renyi-DP curve."""
-        return RenyiDpEvent(self.orders, self.rdp, self.neighbouring_relation)
+        """What the search released as one privacy event: its total Renyi-DP curve.
+
+        Without an additive delta only (a preparation that thresholds has two events:
+        :attr:`events`).
+        """
+        if self.preparation_extra_delta > 0.0:
+            raise UnsupportedEventError(
+                "This search's preparation has an additive delta: its release is two "
+                "events (report.events), which the ledger composes.")
+        return RenyiDpEvent(self.orders, tuple(float(e) for e in self.total_rdp()),
+                            self.neighbouring_relation)
 
     title = "SelectionPrivacyReport"
     released = "the best trial only is released"
 
     def _lines(self):  # under the header every report shares (PrivacyReport.__repr__)
         ek = f"{self.expected_trials:.3g}"
-        return [
+        prep = []
+        if self.preparation_steps:
+            extra = (f", additive delta {self.preparation_extra_delta:.3g}"
+                     if self.preparation_extra_delta else "")
+            prep = [(f"  preparation ({', '.join(self.preparation_steps)}): released once on "
+                     f"all rows and shared by every trial, mu={self.preparation_mu:.4g}-GDP"
+                     f"{extra}; composed with the selection in Renyi DP")]
+        return [*prep,
             f"  trials: K random (eta={self.eta:.3g}, gamma={self.gamma:.4g}, E[K]={ek}), never "
             f"released; each trial mu={self.trial_mu:.4g}-GDP",
             f"  noisy score: sensitivity {self.score_sensitivity:.4g} on "

@@ -6,7 +6,7 @@ before the ledger is charged, and :class:`MuGuard`, given to each candidate in p
 a ledger, re-checks each candidate's report before its fit reads the data.
 """
 
-from ..accounting._events import GaussianDpEvent, UnsupportedEventError
+from ..accounting import PrivacyEvent, UnsupportedEventError
 
 
 class MuGuard:
@@ -24,22 +24,24 @@ class MuGuard:
 
 
 def check_trial_event(event, mu_max, what):
-    if type(event).__name__ == "GaussianDpWithDeltaEvent":  # a DPPipeline that thresholds
+    # (mu, additive delta), or None: not Gaussian DP
+    form = event.gaussian_dp() if isinstance(event, PrivacyEvent) else None
+    if form is not None and form[1] > 0.0:  # e.g. a DPPipeline that thresholds
         raise UnsupportedEventError(
             f"DPSearchCV's selection bound (Renyi DP) needs every trial to be a Gaussian-DP "
-            f"run; {what} is a DP pipeline whose preparation thresholds noisy counts (an "
-            "additive delta, which Renyi DP does not cover). Give its vectorizer the "
-            "category lists (or categorical hashing), or price a GridSearchCV with "
-            "search_privacy_cost instead."
+            f"run; {what} thresholds noisy counts inside the trial (an additive delta, which "
+            "Renyi DP does not cover). Release the preparation once instead: DPSearchCV does "
+            "so for a DPPipeline's private steps, or prepare it yourself "
+            "(DPPipeline.prepare(X, ledger=...)) and search the prepared pipeline."
         )
-    if not isinstance(event, GaussianDpEvent):
+    if form is None:
         raise UnsupportedEventError(
             f"DPSearchCV's selection bound needs every trial to be a Gaussian-DP run; "
             f"{what} releases {type(event).__name__} (solver='sgd' is not Gaussian DP in "
             "closed form). Use solver='gd' or 'cyclic' inside DPSearchCV."
         )
-    if not event.mu <= mu_max:
+    if not form[0] <= mu_max:
         raise RuntimeError(
-            f"A candidate run would be mu={event.mu:.6g}-GDP, above the trial budget "
+            f"A candidate run would be mu={form[0]:.6g}-GDP, above the trial budget "
             f"mu={mu_max:.6g} the selection bound assumes; refused before the fit."
         )

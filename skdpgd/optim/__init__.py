@@ -13,11 +13,22 @@ layers below (utilities, data, losses).
 """
 
 from ._gd import cyclic_partition, noisy_cyclic_gradient_descent, noisy_gradient_descent
+from ._gram_release import gram_sensitivity, release_gram
+from ._preconditioned import (
+    MAX_DENSE_DIM,
+    GramPreconditioner,
+    preconditioned_noisy_gradient_descent,
+)
 from ._sampled import noisy_sampled_gradient_descent
 
 __all__ = [
+    "GramPreconditioner",
+    "MAX_DENSE_DIM",
     "cyclic_partition",
+    "gram_sensitivity",
     "noisy_cyclic_gradient_descent",
     "noisy_gradient_descent",
     "noisy_sampled_gradient_descent",
+    "preconditioned_noisy_gradient_descent",
+    "release_gram",
 ]

@@ -56,8 +56,8 @@ def noisy_sampled_gradient_descent(
       most :math:`\eta\,2L/b` whatever the batch (the event accounted by
       :func:`skdpgd.accounting.poisson_sgd_epsilon`);
     - ``sampling="uniform"``: exactly b distinct rows, uniformly without replacement
-      (the sampling of Altschuler and Talwar 2022, eq. (3.3), and of
-      :func:`skdpgd.accounting.uniform_sgd_composition_epsilon`).
+      (the sampling of Altschuler and Talwar 2022, eq. (3.3)); no skdpgd accountant
+      covers it and no estimator runs it.
 
     Noise convention (docs/theory.md#noise-convention): ``noise_std`` sigma is the standard deviation
     on the *averaged* gradient. On the gradient *sum* the noise is

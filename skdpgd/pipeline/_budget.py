@@ -35,18 +35,14 @@ few percent of n rows) stands far above noise of standard deviation
 import math
 from dataclasses import dataclass
 
-from ..accounting._gdp import epsilon_delta_to_gdp, gdp_to_epsilon
+from ..accounting._gdp import gdp_to_epsilon
+from ..accounting._margin import calibrated_mu, round_down
 
 #: Share of mu^2 the private preparation takes (rho).
 PREPARATION_SHARE = 0.1
 
 #: Share of delta reserved as the additive allowance of thresholded releases (kappa).
 EXTRA_DELTA_SHARE = 0.1
-
-#: The estimator is calibrated to this fraction of its mu (the GDP inverses are
-#: conservative to about 1e-10 relative; DPSearchCV uses the same margin).
-_ESTIMATOR_MARGIN = 1.0 - 1e-9
-
 
 @dataclass(frozen=True)
 class PipelineBudget:
@@ -58,7 +54,7 @@ class PipelineBudget:
         The pipeline's target.
     mu : float
         The Gaussian-DP parameter of the whole pipeline (met at ``delta - extra_delta``;
-        rounded down by 1e-9 relative so that its conversion stays within epsilon).
+        rounded down by the one margin of :mod:`skdpgd.accounting._margin`).
     extra_delta : float
         The additive allowance reserved for thresholded releases (0 without them).
     step_mu : tuple of float
@@ -88,8 +84,8 @@ class PipelineBudget:
 
 
 def split_budget(epsilon, delta, needs_extra_delta, *, preparation_share=PREPARATION_SHARE,
-                 extra_delta_share=EXTRA_DELTA_SHARE):
-    """Split (epsilon, delta) between private releases and the estimator (see module doc).
+                 extra_delta_share=EXTRA_DELTA_SHARE, reserve=None):
+    r"""Split (epsilon, delta) between private releases and the estimator (see module doc).
 
     Parameters
     ----------
@@ -104,6 +100,12 @@ def split_budget(epsilon, delta, needs_extra_delta, *, preparation_share=PREPARA
         rho in (0, 1).
     extra_delta_share : float, default=0.1
         kappa in (0, 1).
+    reserve : bool or None, default=None
+        Whether the Gaussian part is met at :math:`\delta - \kappa\delta` even when no
+        release thresholds (None: when one does). A pipeline whose first private step
+        may threshold by its parameters sets it, so that the plan made without the
+        table's structure bounds every fit and stays within epsilon
+        (``docs/budgets.md``, "Plans without the table").
 
     Returns
     -------
@@ -115,11 +117,9 @@ def split_budget(epsilon, delta, needs_extra_delta, *, preparation_share=PREPARA
     m = len(needs)
     n_thresholded = sum(needs)
     extra = extra_delta_share * delta if n_thresholded else 0.0
-    delta_gdp = delta - extra
-    # rounded down by 1e-9 relative: the GDP conversions are conservative to about 1e-10,
-    # so the planned total, converted back, stays at or below epsilon
-    mu = (math.inf if epsilon == math.inf
-          else float(epsilon_delta_to_gdp(epsilon, delta_gdp)) * _ESTIMATOR_MARGIN)
+    held = extra_delta_share * delta if (reserve or (reserve is None and n_thresholded)) else 0.0
+    delta_gdp = delta - max(extra, held)
+    mu = calibrated_mu(epsilon, delta_gdp)  # docs/theory.md#conservative-rounding
     rho = preparation_share if m else 0.0
     step_mu = tuple(mu * math.sqrt(rho / m) for _ in range(m))
     step_extra = tuple(extra / n_thresholded if need else 0.0 for need in needs)
@@ -127,7 +127,7 @@ def split_budget(epsilon, delta, needs_extra_delta, *, preparation_share=PREPARA
     if mu_est == math.inf:
         est_epsilon = math.inf
     else:
-        est_epsilon = float(gdp_to_epsilon(mu_est * _ESTIMATOR_MARGIN, delta_gdp))
+        est_epsilon = float(gdp_to_epsilon(round_down(mu_est), delta_gdp))
     return PipelineBudget(
         epsilon=epsilon, delta=delta, mu=mu, extra_delta=extra, step_mu=step_mu,
         step_extra_delta=step_extra, estimator_mu=mu_est, estimator_epsilon=est_epsilon,

@@ -18,6 +18,15 @@ def is_private(step):
     return getattr(type(step), PRIVATE_FIT_ATTRIBUTE, False) is True
 
 
+#: The class attribute that marks a step released once by ``DPPipeline.prepare``.
+PREPARED_ATTRIBUTE = "__skdpgd_prepared__"
+
+
+def is_prepared(step):
+    """Whether ``step`` was released once by ``DPPipeline.prepare`` (a class attribute)."""
+    return getattr(type(step), PREPARED_ATTRIBUTE, False) is True
+
+
 def is_skip(step):
     """Whether ``step`` is a skipped step (None or ``"passthrough"``)."""
     return step is None or (isinstance(step, str) and step == "passthrough")
@@ -88,7 +97,7 @@ def check_steps(pipeline):
         if reason:
             raise TypeError(
                 f"Step {name!r} is neither a private step (the protocol of "
-                f"skdpgd.accounting._release) nor public-bound: {reason}."
+                f"skdpgd.preprocessing._private_step) nor public-bound: {reason}."
             )
     return pre, last_name, final
 
@@ -109,12 +118,15 @@ def public_shape(X, y):
         raise ValueError("DPPipeline requires y to be passed, but the target y is None.")
     try:
         n, d, n_y = _num_samples(X), _num_features(X), _num_samples(y)
-    except (TypeError, ValueError) as error:
+    except (TypeError, ValueError):  # its text may quote a value ("Singleton array ...")
+        n = None
+    if n is None:  # raised outside the handler: no original chained to it
         raise ValueError(
             "DPPipeline reads n and d from the shape of X and y before reading any value, "
-            f"and could not ({error}). Pass X as a pandas or polars DataFrame, a 2-D numpy "
-            "array or a scipy sparse matrix, and y as a 1-D array."
-        ) from None
+            f"and could not (X is a {type(X).__name__}, y a {type(y).__name__}). Pass X as "
+            "a pandas or polars DataFrame, a 2-D numpy array or a scipy sparse matrix, and "
+            "y as a 1-D array."
+        )
     if n_y != n:
         raise ValueError(f"X and y have different numbers of rows: {n} and {n_y} (n is "
                          "public: the shapes must agree).")

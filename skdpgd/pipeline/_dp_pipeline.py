@@ -3,9 +3,9 @@ r"""DPPipeline: private preparation and a DP estimator under one budget and one 
 A :class:`DPPipeline` holds ``steps`` like a scikit-learn ``Pipeline``: transformers, then
 one skdpgd estimator. A transformer is either *public-bound* (its fit reads no value:
 :mod:`skdpgd.preprocessing._public_steps` says which) or *private*: it follows the
-private-step protocol of :mod:`skdpgd.accounting._release` (``__skdpgd_private_fit__``,
-``_fit_private(X, y, *, mu, extra_delta, random_state)``, ``privacy_``), e.g.
-:class:`skdpgd.preprocessing.DPTableVectorizer`. ``fit``:
+private-step protocol of :mod:`skdpgd.preprocessing._private_step` (its base
+``PrivateStepMixin``; ``_privacy_plan``, ``_fit_private``, ``privacy_``, optionally
+``row_norm_bound_``), e.g. :class:`skdpgd.preprocessing.DPTableVectorizer`. ``fit``:
 
 1. checks the parameters and reads n and d from the containers' structure only;
 2. splits ``(epsilon, delta)`` between the private releases and the estimator by the
@@ -23,16 +23,13 @@ Step 1 is :mod:`._checks`, steps 2-3 :mod:`._plan` (the plan is computed once pe
 is both the ledger's charge and the allowances the fit hands out), steps 4-5
 :mod:`._fit_steps`; predictions go through :mod:`._delegation`.
 
-Optional hooks a private step may define (public information only):
-
-- ``_privacy_plan(X)``: ``(number of Gaussian releases, number of thresholded ones)``
-  that ``_fit_private`` would make on data with X's structure (columns and dtypes; X is
-  None when planning without data, and for every step after the first); a step with no
-  release gets no share, a step with a
-  thresholded release makes the pipeline reserve an additive delta. Absent (or failing
-  on None): the step is assumed to need both.
-- a fitted ``row_norm_bound_``: the bound on the norm of every output row, fixed by the
-  construction, used as the estimator's ``data_norm``.
+How the pipeline uses a private step's hooks: ``_privacy_plan(X)`` is called with the
+table for the first private step and with None for the later ones (a step whose plan
+fails on None is assumed to need a share and an additive delta); a step with no release
+gets no share; the last transformer's fitted ``row_norm_bound_`` becomes the estimator's
+``data_norm``. The private range of the target and the noisy class counts are private
+steps on y (:class:`~skdpgd.pipeline._target.PrivateTargetRange`,
+:class:`~skdpgd.pipeline._labels.PrivateClassCounts`).
 """
 
 import numbers
@@ -53,12 +50,11 @@ from ..utils._sklearn_compat import (
     validate_data,
 )
 from ._budget import PREPARATION_SHARE
-from ._checks import check_classes, check_steps, is_private, public_shape
+from ._checks import check_classes, check_steps, is_prepared, is_private, public_shape
 from ._delegation import FittedPipelineMethods
 from ._fit_steps import fit_charged
-from ._plan import (
-    dominating_budget, first_step_guessed, plan_budget, planned_releases, planned_report,
-)
+from ._plan import plan_budget, planned_releases, planned_report, shared_releases
+from ._prepare import prepare_pipeline
 
 #: The class attribute that marks a DP pipeline (one budget, one charge): the searches
 #: above this layer recognise one by it (duck typing, so a subclass or a look-alike counts).
@@ -135,11 +131,12 @@ class DPPipeline(FittedPipelineMethods, _BaseComposition):
     Notes
     -----
     ``fit`` never changes the steps you passed: it fits clones with their budgets set.
-    ``sample_ids`` (public record ids) go to the ledger only. A search over a pipeline
-    (``GridSearchCV``, :class:`~skdpgd.model_selection.DPSearchCV`) clones it with its
-    parameters, ``epsilon`` included, and
-    :func:`~skdpgd.model_selection.search_privacy_cost` prices every fit with
-    :meth:`plan_privacy`.
+    ``sample_ids`` (public record ids) go to the ledger only. Before a search, release
+    the private preparation once with :meth:`prepare` and search the prepared pipeline:
+    its fits (every clone ``GridSearchCV`` makes, ``epsilon`` among the candidates) are
+    charged for the model only, and :func:`~skdpgd.model_selection.search_privacy_cost`
+    prices every fit with :meth:`plan_privacy` and the shared preparation once.
+    :class:`~skdpgd.model_selection.DPSearchCV` releases it once by itself.
 
     Examples
     --------
@@ -259,24 +256,23 @@ class DPPipeline(FittedPipelineMethods, _BaseComposition):
 
     def _ledger_source(self):
         """How the ledger names this pipeline (classes of the steps, the budget)."""
-        names = ", ".join(type(s).__name__ if not isinstance(s, str) else s
-                          for _, s in self.steps)
+        names = ", ".join(s if isinstance(s, str) else f"{type(s.step).__name__} (prepared)"
+                          if is_prepared(s) else type(s).__name__ for _, s in self.steps)
         return f"DPPipeline([{names}], epsilon={self.epsilon!r}, delta={self.delta!r})"
 
     # -- checks on parameters only ---------------------------------------------------------
     def plan_privacy(self, n_samples, n_features=None, n_classes=None, *, X=None):
-        """The cost a fit on n rows is charged, without data (upper bounds).
+        r"""The cost a fit on n rows is charged, without data (upper bounds).
 
         Every allowance of the budget rule is a function of the parameters, of n and of
         the table's structure (its columns' dtypes) only, so this is what the ledger is
         charged; a fit's ``privacy_`` spends at most this. Without ``X``, a private step
         is asked whether it may spend or threshold from its parameters alone
         (``_privacy_plan(None)``; a step that cannot say is assumed to do both), so a fit
-        on a table whose columns need no thresholding may reserve less. When the first
-        private step cannot say without X, the plan takes the larger of each part (the
-        GDP budget without the reserve, and the reserve's additive delta), so that it
-        bounds every fit at every delta; its epsilon may then be slightly above the
-        target.
+        on a table whose columns need no thresholding may reserve less: its additive
+        delta is then 0, its Gaussian part the same as this plan's (the budget rule
+        meets it at :math:`\delta - \kappa\delta` whenever a plan without X reserves),
+        so this plan bounds every fit and its epsilon is at most the target.
 
         Parameters
         ----------
@@ -301,10 +297,37 @@ class DPPipeline(FittedPipelineMethods, _BaseComposition):
         if n_samples < 2 or (n_features is not None and int(n_features) < 1):
             raise ValueError(f"need n >= 2 and d >= 1, got n={n_samples}, d={n_features}.")
         releases = planned_releases(pre, final, X)
-        budget = plan_budget(self, releases, n_samples)
-        if X is None and budget.extra_delta > 0.0 and first_step_guessed(pre):
-            budget = dominating_budget(self, releases, budget, n_samples)
-        return planned_report(releases, budget, last_name, n_samples)
+        budget = plan_budget(self, releases, n_samples, pre, final)
+        return planned_report(releases, budget, last_name, n_samples, shared_releases(pre))
+
+    def prepare(self, X, y=None, *, ledger=None, sample_ids=None):
+        r"""Release the private preparation once; return a pipeline that reuses it.
+
+        Fits the private preparation steps on X with the allowances a fit of this
+        pipeline gives them (``plan_privacy(len(X), X=X)``), charges ``ledger`` once
+        for them (before reading any value), and returns a clone whose private steps
+        are frozen (:class:`~skdpgd.pipeline.PreparedStep`, public-bound). Its fits,
+        and every fit a search makes of its clones, spend their whole budget on the
+        model and are charged for the model only; reusing the released preparation is
+        post-processing (``docs/budgets.md``, "Prepare once, search many").
+
+        Parameters
+        ----------
+        X : table
+            All the rows every later fit may use (the folds of a search included).
+        y : ignored, default=None
+            For the scikit-learn calling convention.
+        ledger : skdpgd.PrivacyLedger or None, default=None
+            Charged once (default: the pipeline's); the returned pipeline keeps it.
+        sample_ids : array-like of shape (n_samples,), default=None
+            Public ids of the rows, passed to the ledger only.
+
+        Returns
+        -------
+        DPPipeline
+            Unfitted, with the preparation released; its report lists it as shared.
+        """
+        return prepare_pipeline(self, X, y, ledger=ledger, sample_ids=sample_ids)
 
     # -- fit ------------------------------------------------------------------------------
     def _forget_fit(self):
@@ -338,8 +361,8 @@ class DPPipeline(FittedPipelineMethods, _BaseComposition):
         n, d = public_shape(X, y)
         sample_ids = BaseDPLinearModel._check_sample_ids(sample_ids, n)
         releases = planned_releases(pre, final, X)
-        budget = plan_budget(self, releases, n)
-        planned = planned_report(releases, budget, last_name, n)
+        budget = plan_budget(self, releases, n, pre, final)
+        planned = planned_report(releases, budget, last_name, n, shared_releases(pre))
         # n_features_in_ and feature_names_in_ from the structure only (no value read)
         validate_data(self, X, y, skip_check_array=True)
         if self.ledger is not None:  # before any value is read; may refuse

@@ -9,15 +9,13 @@ model, and every release is composed into ``privacy_``.
 from sklearn.base import clone, is_classifier
 from sklearn.pipeline import Pipeline
 
+from ..preprocessing._private_step import check_allowance
 from ..utils._validation import make_generator
-from ._checks import is_private, is_skip
-from ._labels import release_balanced_weights
+from ._checks import is_prepared, is_private, is_skip
+from ._labels import PrivateClassCounts
 from ._plan import CLASS_COUNTS, TARGET_RANGE
 from ._report import PipelinePrivacyReport
-from ._target import release_target_range, scale_target
-
-#: Relative slack allowed between a step's reported mu and its allowance (float rounding).
-_SLACK = 1e-9
+from ._target import PrivateTargetRange, scale_target
 
 
 def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
@@ -29,7 +27,7 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
     rng = make_generator(pipeline.random_state)
     allowance = {name: (mu, extra) for (name, _, _), mu, extra in
                  zip(releases, budget.step_mu, budget.step_extra_delta)}
-    fitted, spent, Xt = [], [], X
+    fitted, spent, shared, Xt = [], [], [], X
     for name, step in pre:
         if is_skip(step):
             fitted.append((name, step))
@@ -39,11 +37,13 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
             mu, extra = allowance.get(name, (0.0, 0.0))
             step._fit_private(Xt, y, mu=mu, extra_delta=extra,
                               random_state=_child_seed(rng))
-            _check_spent(name, step.privacy_, mu, extra)
+            check_allowance(name, step.privacy_, mu, extra)
             spent.append((name, step.privacy_))
             Xt = step.transform(Xt)
         else:
             Xt = step.fit_transform(Xt, y)
+            if is_prepared(step):  # released once by prepare(): reused, not charged here
+                shared.append((name, step.privacy_))
         fitted.append((name, step))
     estimator = clone(final).set_params(
         epsilon=budget.estimator_epsilon, delta=budget.estimator_delta, ledger=None,
@@ -54,15 +54,20 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
     y_fit = y
     if TARGET_RANGE in allowance:
         mu, _ = allowance[TARGET_RANGE]
-        low, high, report = release_target_range(y, mu=mu, random_state=_child_seed(rng))
+        target = PrivateTargetRange()._fit_private(None, y, mu=mu,
+                                                   random_state=_child_seed(rng))
+        check_allowance(TARGET_RANGE, target.privacy_, mu, 0.0)
+        (low, high), report = target.range_, target.privacy_
         spent.append((TARGET_RANGE, report))
         y_fit = scale_target(y, low, high)
         estimator.set_params(y_bound=1.0)
         pipeline.target_range_ = (low, high)
     if CLASS_COUNTS in allowance:
         mu, _ = allowance[CLASS_COUNTS]
-        weights, report = release_balanced_weights(
-            y, final.classes, mu=mu, random_state=_child_seed(rng))
+        counts = PrivateClassCounts(final.classes)._fit_private(
+            None, y, mu=mu, random_state=_child_seed(rng))
+        check_allowance(CLASS_COUNTS, counts.privacy_, mu, 0.0)
+        weights, report = counts.class_weight_, counts.privacy_
         spent.append((CLASS_COUNTS, report))
         estimator.set_params(class_weight=weights)
         pipeline.class_weight_ = weights
@@ -72,7 +77,7 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
     # by refitting (docs/privacy_model.md, "Fixed seeds"); the pipeline's own
     # random_state is the only seed the user chose.
     estimator.set_params(random_state=None)
-    _check_spent(last_name, estimator.privacy_, budget.estimator_mu, 0.0)
+    check_allowance(last_name, estimator.privacy_, budget.estimator_mu, 0.0)
     if TARGET_RANGE in allowance:
         _unscale_model(estimator, *pipeline.target_range_)
     spent.append((last_name, estimator.privacy_))
@@ -88,7 +93,8 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
                      "(y_bound=1); its coef_ and intercept_ are on the scale of y")
     report = PipelinePrivacyReport.compose(
         spent, delta=budget.delta, n_samples=n,
-        preparation_share=budget.preparation_share, planned=False, notes=notes)
+        preparation_share=budget.preparation_share, planned=False, notes=notes,
+        shared=shared)
     if not report.epsilon <= budget.epsilon:  # the composition theorem says it cannot
         raise RuntimeError(
             f"internal error: the composed epsilon {report.epsilon!r} exceeds the budget "
@@ -102,18 +108,6 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
 def _child_seed(rng):
     """An independent seed drawn from the pipeline's generator (one per release)."""
     return int(rng.integers(2**32))
-
-
-def _check_spent(name, report, mu, extra):
-    """Refuse a release that spent more than its allowance (a broken step contract)."""
-    spent_mu = float(report.mu)
-    spent_extra = float(getattr(report, "extra_delta", 0.0))
-    if not (spent_mu <= mu * (1.0 + _SLACK) and spent_extra <= extra * (1.0 + _SLACK)):
-        raise RuntimeError(
-            f"Step {name!r} reports mu={spent_mu!r}, additive delta={spent_extra!r}, above its "
-            f"allowance mu={mu!r}, delta={extra!r}: it does not follow the private-step "
-            "protocol (skdpgd.accounting._release)."
-        )
 
 
 def _row_norm_bound(fitted):

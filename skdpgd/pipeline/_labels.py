@@ -17,9 +17,11 @@ refuses it after the charge).
 import warnings
 
 import numpy as np
+from sklearn.base import BaseEstimator
 
 from ..accounting._release import ReleasePrivacyReport
 from ..linear_model._weights import class_weight_from_counts
+from ..preprocessing._private_step import PrivateStepMixin
 from ..utils._validation import make_generator
 
 CLASS_COUNTS_MECHANISM = (
@@ -88,3 +90,49 @@ def release_balanced_weights(y, classes, *, mu, random_state):
         mu=float(mu), extra_delta=0.0, mechanism=CLASS_COUNTS_MECHANISM,
         releases=(("y: class counts over the public label set", float(mu)),))
     return weights, report
+
+
+class PrivateClassCounts(PrivateStepMixin, BaseEstimator):
+    """The noisy class counts as a private step (one mu-GDP release of y; X is ignored).
+
+    Parameters
+    ----------
+    classes : array-like of shape (K,)
+        The public label set.
+    epsilon : float, default=1.0
+        Budget of a standalone ``fit`` (in a pipeline, its share instead).
+    delta : float or "auto", default="auto"
+        Delta of a standalone ``fit``.
+    ledger : skdpgd.PrivacyLedger or None, default=None
+        Charged by a standalone ``fit`` before any value is read.
+    random_state : None, int or numpy.random.Generator, default=None
+        The noise source.
+
+    Attributes
+    ----------
+    class_weight_ : dict
+        {label: weight}, post-processing of the noisy counts.
+    privacy_ : ReleasePrivacyReport
+        mu-GDP, no additive delta.
+    """
+
+    _standalone_mechanism = CLASS_COUNTS_MECHANISM
+
+    def __init__(self, classes, *, epsilon=1.0, delta="auto", ledger=None,
+                 random_state=None):
+        self.classes = classes
+        self.epsilon = epsilon
+        self.delta = delta
+        self.ledger = ledger
+        self.random_state = random_state
+
+    def _n_samples(self, X, y):
+        return int(np.shape(y)[0])
+
+    def _privacy_plan(self, X):
+        return 1, 0
+
+    def _fit_private(self, X, y=None, *, mu, extra_delta=0.0, random_state=None):
+        self.class_weight_, self.privacy_ = release_balanced_weights(
+            y, self.classes, mu=mu, random_state=random_state)
+        return self

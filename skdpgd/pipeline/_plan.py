@@ -5,13 +5,11 @@ and dtypes) only, so the planned report is what the ledger is charged before any
 is read, and what :meth:`skdpgd.DPPipeline.plan_privacy` returns.
 """
 
-import dataclasses
-
 from ..accounting._release import ReleasePrivacyReport
 from ..linear_model import DPRidge
 from ..utils._validation import check_epsilon, resolve_delta
 from ._budget import EXTRA_DELTA_SHARE, split_budget
-from ._checks import is_auto, is_balanced, is_private, is_skip
+from ._checks import is_auto, is_balanced, is_prepared, is_private, is_skip
 from ._report import PipelinePrivacyReport
 
 #: The name of the target's range release in reports.
@@ -34,27 +32,6 @@ def privacy_plan(step, X):
     except Exception:  # noqa: BLE001 - cannot plan without data: assume it spends both
         return 1, 1
     return int(n_gdp), int(n_thresholded)
-
-
-def first_step_guessed(pre):
-    """Whether the first private step cannot plan without the table's structure.
-
-    Only the first private step plans from X's structure in a fit (see
-    :func:`planned_releases`); when its ``_privacy_plan(None)`` cannot answer, a plan
-    without X assumes it spends and thresholds, which a fit that sees X may not do.
-    """
-    for _, step in pre:
-        if is_skip(step) or not is_private(step):
-            continue
-        hook = getattr(step, "_privacy_plan", None)
-        if not callable(hook):
-            return False
-        try:
-            hook(None)
-        except Exception:  # noqa: BLE001 - the same fallback as privacy_plan
-            return True
-        return False
-    return False
 
 
 def planned_releases(pre, final, X):
@@ -85,37 +62,35 @@ def planned_releases(pre, final, X):
     return releases
 
 
-def plan_budget(pipeline, releases, n_samples):
-    """The split of the pipeline's budget for these releases on n rows (public numbers)."""
+def plan_budget(pipeline, releases, n_samples, pre=None, final=None):
+    r"""The split of the pipeline's budget for these releases on n rows (public numbers).
+
+    With ``pre`` and ``final`` given, the Gaussian part is met at
+    :math:`\delta - \kappa\delta` whenever the plan made *without* the table's
+    structure reserves an additive delta (:func:`may_threshold`), even when the table's
+    structure lets the fit reserve none: every fit is then at most the plan without X
+    in both coordinates (the same :math:`\mu`, an additive delta no larger), and that
+    plan's epsilon is the target (``docs/budgets.md``, "Plans without the table").
+    """
     epsilon = check_epsilon(pipeline.epsilon)
     delta = resolve_delta(pipeline.delta, n_samples)
+    reserve = None if pre is None else may_threshold(pre, final)
     return split_budget(epsilon, delta, [needs for _, _, needs in releases],
                         preparation_share=float(pipeline.preparation_share),
-                        extra_delta_share=EXTRA_DELTA_SHARE)
+                        extra_delta_share=EXTRA_DELTA_SHARE, reserve=reserve)
 
 
-def dominating_budget(pipeline, releases, budget, n_samples):
-    r"""A budget that bounds every fit's, when the plan cannot see the table's structure.
-
-    Without X, a private step that may threshold is planned with an additive-delta
-    reserve :math:`\delta_0`, which lowers the GDP part to
-    :math:`\mu(\varepsilon, \delta - \delta_0)`. A fit that sees the structure and
-    finds nothing to threshold reserves nothing and spends the larger
-    :math:`\mu(\varepsilon, \delta)`. Neither plan bounds the other at every delta, so
-    the plan without X takes the larger of each part: the GDP split of the budget
-    without reserve and the reserve's additive deltas. Every fit's (mu, delta_0) is
-    then at most the plan's in both coordinates, so its privacy curve lies below the
-    plan's at every epsilon (the trade-off curve of a mu-GDP release plus an additive
-    delta is increasing in both). Its epsilon at the requested delta may therefore
-    exceed the target slightly: it is an upper bound, not the fit's guarantee.
-    """
-    free = plan_budget(pipeline, [(name, step, False) for name, step, _ in releases],
-                       n_samples)
-    return dataclasses.replace(free, extra_delta=budget.extra_delta,
-                               step_extra_delta=budget.step_extra_delta)
+def may_threshold(pre, final):
+    """Whether the plan without the table's structure reserves an additive delta."""
+    return any(needs for _, _, needs in planned_releases(pre, final, None))
 
 
-def planned_report(releases, budget, last_name, n_samples):
+def shared_releases(pre):
+    """``[(name, report)]`` of the steps released once by ``prepare`` (not charged again)."""
+    return [(name, step.privacy_) for name, step in pre if is_prepared(step)]
+
+
+def planned_report(releases, budget, last_name, n_samples, shared=()):
     """The planned report: every allowance as an upper bound (public numbers only)."""
     steps = [
         (name, ReleasePrivacyReport(mu=mu, extra_delta=extra,
@@ -131,4 +106,5 @@ def planned_report(releases, budget, last_name, n_samples):
         steps, delta=budget.delta, n_samples=n_samples,
         preparation_share=budget.preparation_share, planned=True,
         notes=("planned cost: the allowances, upper bounds of what a fit spends",),
+        shared=shared,
     )

@@ -57,6 +57,11 @@ class PipelinePrivacyReport(PrivacyReport):
     planned : bool
         True for :meth:`~skdpgd.DPPipeline.plan_privacy` (upper bounds, what the ledger
         is charged), False for a fit's report (what was spent).
+    shared : tuple of (str, report)
+        Steps released once by :meth:`~skdpgd.DPPipeline.prepare` and reused here: their
+        cost was charged once when they were prepared; reusing them is post-processing,
+        so they are listed with their cost but not composed into ``mu`` or
+        ``extra_delta`` (``docs/budgets.md``, "Prepare once, search many").
     notes : tuple of str
         Anything else the user should know.
     neighbouring_relation : str
@@ -69,11 +74,13 @@ class PipelinePrivacyReport(PrivacyReport):
     n_samples: int
     preparation_share: float
     planned: bool = False
+    shared: tuple = ()
 
     title = "PipelinePrivacyReport"
 
     @classmethod
-    def compose(cls, steps, *, delta, n_samples, preparation_share, planned, notes=()):
+    def compose(cls, steps, *, delta, n_samples, preparation_share, planned, notes=(),
+                shared=()):
         """The report of releases ``steps`` composed at ``delta``.
 
         Parameters
@@ -90,6 +97,8 @@ class PipelinePrivacyReport(PrivacyReport):
             As the attribute.
         notes : sequence of str, default=()
             As the attribute.
+        shared : sequence of (str, report), default=()
+            As the attribute (listed, not composed).
 
         Returns
         -------
@@ -104,7 +113,7 @@ class PipelinePrivacyReport(PrivacyReport):
             epsilon=_epsilon(mu, float(delta), extra), delta=float(delta), mu=mu,
             extra_delta=extra, steps=steps, n_samples=int(n_samples),
             preparation_share=float(preparation_share), planned=bool(planned),
-            notes=tuple(notes),
+            notes=tuple(notes), shared=tuple(shared),
         )
 
     def epsilon_at(self, delta):
@@ -162,6 +171,7 @@ class PipelinePrivacyReport(PrivacyReport):
             "extra_delta": self.extra_delta, "n_samples": self.n_samples,
             "preparation_share": self.preparation_share, "planned": self.planned,
             "steps": [{"name": name, **_step_dict(report)} for name, report in self.steps],
+            "shared": [{"name": name, **_step_dict(report)} for name, report in self.shared],
             "notes": list(self.notes), "neighbouring_relation": self.neighbouring_relation,
             "source": SOURCE,
         }
@@ -187,6 +197,15 @@ class PipelinePrivacyReport(PrivacyReport):
                 + (f", additive delta {format_up(extra)}" if extra else "")
                 + (f"; {what}" if what else "")
             )
+            lines.extend(f"    {note}" for note in getattr(report, "notes", ())
+                         if str(note).startswith("fallback"))
+        for name, report in self.shared:
+            extra = float(getattr(report, "extra_delta", 0.0))
+            lines.append(
+                f"  {name}: shared, released once before this fit (mu={format_up(report.mu)}"
+                + (f", additive delta {format_up(extra)}" if extra else "")
+                + "; DPPipeline.prepare or DPSearchCV charged it once); reused here as "
+                "post-processing, not composed above")
         return lines
 
 

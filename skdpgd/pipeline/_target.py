@@ -20,8 +20,10 @@ never an error that depends on the data.
 import warnings
 
 import numpy as np
+from sklearn.base import BaseEstimator
 
 from ..accounting._release import ReleasePrivacyReport
+from ..preprocessing._private_step import PrivateStepMixin
 
 TARGET_RANGE_MECHANISM = (
     "Gaussian histogram of y over the public grid of skdpgd.preprocessing.private_range "
@@ -72,14 +74,17 @@ def target_values(y):
     """y as finite float64 (refused without quoting a value: this runs after the charge)."""
     if getattr(getattr(y, "dtype", None), "kind", None) == "c":
         raise ValueError("Complex data not supported: y must hold real numbers.")
+    values = None
     try:
         with warnings.catch_warnings():  # no warning whose text may depend on a value
             warnings.simplefilter("ignore")
             values = np.asarray(y, dtype=np.float64).ravel()
     except (TypeError, ValueError):
+        pass  # its text may quote a cell: refused below, outside the handler
+    if values is None:  # raised here, so that neither __cause__ nor __context__ is set
         raise ValueError("y could not be read as numbers: every target must be a real "
                          "number. The original message is withheld because it may quote "
-                         "a value of the private data.") from None
+                         "a value of the private data.")
     if not np.all(np.isfinite(values)):
         raise ValueError("y contains NaN or infinity: remove those rows or impute the targets "
                          "before fitting.")
@@ -104,3 +109,45 @@ def scale_target(y, low, high):
     centre, half = (high + low) / 2.0, (high - low) / 2.0
     with np.errstate(all="ignore"):  # a huge finite y overflows to inf, then clips to 1
         return np.clip((y - centre) / half, -1.0, 1.0)
+
+
+class PrivateTargetRange(PrivateStepMixin, BaseEstimator):
+    """The private range of y as a private step (one mu-GDP release of y; X is ignored).
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Budget of a standalone ``fit`` (in a pipeline, its share instead).
+    delta : float or "auto", default="auto"
+        Delta of a standalone ``fit``.
+    ledger : skdpgd.PrivacyLedger or None, default=None
+        Charged by a standalone ``fit`` before any value is read.
+    random_state : None, int or numpy.random.Generator, default=None
+        The noise source.
+
+    Attributes
+    ----------
+    range_ : tuple of float
+        ``(low, high)``, low < high (the public default when no cell passed).
+    privacy_ : ReleasePrivacyReport
+        mu-GDP, no additive delta.
+    """
+
+    _standalone_mechanism = TARGET_RANGE_MECHANISM
+
+    def __init__(self, *, epsilon=1.0, delta="auto", ledger=None, random_state=None):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.ledger = ledger
+        self.random_state = random_state
+
+    def _n_samples(self, X, y):
+        return int(np.shape(y)[0])
+
+    def _privacy_plan(self, X):
+        return 1, 0
+
+    def _fit_private(self, X, y=None, *, mu, extra_delta=0.0, random_state=None):
+        low, high, self.privacy_ = release_target_range(y, mu=mu, random_state=random_state)
+        self.range_ = (low, high)
+        return self

@@ -17,10 +17,12 @@ privacy before the estimator.
   ``unknown_values`` for public missing-value markers, ``handle_unknown="ignore"``).
 
 One step is private, and says so: :class:`DPTableVectorizer` encodes every column of a
-raw table by its dtype, learning ranges and categories through accounted Gaussian
-releases (its ``privacy_`` report; the private-step protocol of
-``skdpgd.accounting._release``). :func:`private_range` and :func:`private_abs_bound`
-are its mechanism for one column.
+raw table by its type (declared, a dtype, or the private type vote for object and string
+columns), learning ranges and categories through accounted Gaussian releases (its
+``privacy_`` report; ``summary()`` per column). Every private step derives from
+``skdpgd.preprocessing._private_step.PrivateStepMixin`` (the private-step protocol).
+:func:`private_range` and :func:`private_abs_bound` are its mechanism for one column;
+:func:`is_missing` is the one missing-value rule of skdpgd.
 """
 
 from ._bounded import BoundedScaler

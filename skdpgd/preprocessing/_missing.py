@@ -83,7 +83,8 @@ def is_missing(value, missing_strings=DEFAULT_MISSING_STRINGS):
     -------
     missing : bool
         True for None, every NaN float (Python or NumPy, any width), ``pd.NA``,
-        ``pd.NaT``, ``NaT`` and the strings of :func:`is_missing_text` (those in
+        ``pd.NaT``, ``NaT`` and the strings of
+        :func:`~skdpgd.preprocessing._missing.is_missing_text` (those in
         ``missing_strings``, also after stripping spaces, and the spellings of NaN).
 
     Examples

@@ -16,22 +16,8 @@ it must not depend on the private values unaccounted. :class:`TableSchema` takes
 type as given (public: a config, ``--numeric`` / ``--categorical`` flags, or a column
 declared with bounds or categories); fitting it reads no value. For the columns whose
 type nobody declared, :class:`PrivateTableSchema` decides it by a noisy vote, a
-Gaussian-DP release charged to the pipeline's budget:
-
-.. math::
-
-   \tilde D_j = \#\{\text{number cells of } j\} - \#\{\text{text cells of } j\}
-   + N(0, \sigma^2), \qquad \sigma = 2\sqrt{u}/\mu,
-
-for the :math:`u` undeclared columns, and column :math:`j` is numeric when
-:math:`\tilde D_j \ge 0` (its non-missing cells are mostly numbers). Replacing one
-record changes one cell per column, which moves :math:`D_j` by at most 2 (a number
-cell becomes a text cell), so the vector :math:`D` has L2 sensitivity
-:math:`\Delta = 2\sqrt{u}` and the release is :math:`\Delta/\sigma = \mu`-GDP (Dong, Roth
-and Su 2022, Theorem 2.7); the types are post-processing of it. Proof of the
-sensitivity: the neighbouring tables differ in one row; each column's count changes
-only through that row's cell, by :math:`|\Delta D_j| \le 2`; so
-:math:`\lVert \Delta D\rVert_2 \le \sqrt{\sum_j 2^2} = 2\sqrt u`.
+Gaussian-DP release charged to the pipeline's budget (the mechanism and its sensitivity:
+:mod:`skdpgd.preprocessing._type_vote`).
 """
 
 import math
@@ -40,10 +26,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..accounting import epsilon_delta_to_gdp
 from ..accounting._release import ReleasePrivacyReport
 from ..utils._validation import make_generator
 from ._cells import number_minus_text, to_categories, to_numbers
+from ._private_step import PrivateStepMixin
+from ._type_vote import VOTE_MECHANISM, type_vote
 
 TYPES = ("numeric", "categorical")
 
@@ -204,22 +191,27 @@ class TableSchema(TransformerMixin, BaseEstimator):
         return np.asarray([str(c) for c in self.columns], dtype=object)
 
 
-class PrivateTableSchema(TableSchema):
+class PrivateTableSchema(PrivateStepMixin, TableSchema):
     r"""A :class:`TableSchema` that decides the undeclared types by a noisy vote (mu-GDP).
 
-    A private step of :func:`skdpgd.make_dp_pipeline` (the protocol of
-    :mod:`skdpgd.accounting._release`): the pipeline gives it a share ``mu`` of the
-    budget; the step releases :math:`D_j + N(0, (2\sqrt u/\mu)^2)` for its ``u``
-    undeclared columns and types column ``j`` numeric when the release is >= 0 (see the
-    module docstring for the sensitivity). Declared columns cost nothing.
+    A private step (:class:`~skdpgd.preprocessing._private_step.PrivateStepMixin`): inside
+    :func:`skdpgd.make_dp_pipeline` the pipeline gives it a share ``mu`` of the budget;
+    the step releases :math:`D_j + N(0, (2\sqrt u/\mu)^2)` for its ``u`` undeclared
+    columns and types column ``j`` numeric when the release is >= 0
+    (:mod:`skdpgd.preprocessing._type_vote`, read cell by cell with the rule of
+    :mod:`skdpgd.preprocessing._cells`). Declared columns cost nothing.
 
     Parameters
     ----------
     columns, numeric, categorical, missing_values
         As :class:`TableSchema`; columns in neither list are undeclared.
-    epsilon, delta : float or None, default=None
-        The budget of a standalone ``fit`` (converted to mu-GDP exactly); inside a
-        pipeline the pipeline's share is used instead.
+    epsilon : float or None, default=None
+        The budget of a standalone ``fit``; inside a pipeline the pipeline's share is
+        used instead.
+    delta : float, "auto" or None, default=None
+        The delta of a standalone ``fit``.
+    ledger : skdpgd.PrivacyLedger or None, default=None
+        Charged by a standalone ``fit`` before any value is read.
     random_state : None, int or numpy Generator, default=None
         Noise seed of a standalone ``fit``.
 
@@ -231,38 +223,17 @@ class PrivateTableSchema(TableSchema):
         What the vote released and its mu.
     """
 
-    __skdpgd_private_fit__ = True
     __skdpgd_public_fit__ = False  # its fit reads values (the vote): never free
+    _standalone_mechanism = VOTE_MECHANISM
 
     def __init__(self, columns, *, numeric=(), categorical=(), missing_values=(),
-                 epsilon=None, delta=None, random_state=None):
+                 epsilon=None, delta=None, ledger=None, random_state=None):
         super().__init__(columns, numeric=numeric, categorical=categorical,
                          missing_values=missing_values)
         self.epsilon = epsilon
         self.delta = delta
+        self.ledger = ledger
         self.random_state = random_state
-
-    def fit(self, X, y=None):
-        """Standalone fit with this step's own ``epsilon`` and ``delta``.
-
-        Parameters
-        ----------
-        X : DataFrame or array-like of shape (n_samples, n_columns)
-            The table.
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : PrivateTableSchema
-        """
-        if self.epsilon is None or self.delta is None:
-            raise ValueError("a standalone PrivateTableSchema needs epsilon and delta.")
-        # rounded down by 1e-9 relative: the GDP inversions are exact to about 1e-14 only,
-        # and privacy_.epsilon_at(delta) must not exceed epsilon
-        mu = float(epsilon_delta_to_gdp(self.epsilon, self.delta)) * (1.0 - 1e-9)
-        return self._fit_private(X, y, mu=mu, extra_delta=0.0,
-                                 random_state=self.random_state)
 
     def _privacy_plan(self, X):
         """(Gaussian releases, thresholded releases) from the parameters only: one vote
@@ -283,20 +254,14 @@ class PrivateTableSchema(TableSchema):
         if not mu > 0:
             raise ValueError(f"{len(undeclared)} column type(s) to decide need a budget "
                              "mu > 0.")
-        sigma = 2.0 * math.sqrt(len(undeclared)) / mu  # Delta / mu (Theorem 2.7)
-        noise = make_generator(random_state).standard_normal(len(undeclared))
         markers = self._markers()
-        for name, z in zip(undeclared, noise):
-            vote = number_minus_text(cells[name], markers) + (sigma * z if sigma else 0.0)
-            if vote >= 0:
-                numeric = numeric | {name}
+        counts = [number_minus_text(cells[name], markers) for name in undeclared]
+        votes, sigma = type_vote(counts, mu, make_generator(random_state))
+        numeric = numeric | {name for name, vote in zip(undeclared, votes) if vote}
         self._set_types(numeric)
         share = mu / math.sqrt(len(undeclared))
         self.privacy_ = ReleasePrivacyReport(
-            mu=mu, extra_delta=0.0,
-            mechanism="Gaussian mechanism on each undeclared column's count of number "
-                      "cells minus text cells (sensitivity 2 per column; Dong, Roth and Su "
-                      "2022, Theorem 2.7); numeric when the noisy count is >= 0",
+            mu=mu, extra_delta=0.0, mechanism=VOTE_MECHANISM,
             releases=tuple((f"{name}: type vote", share) for name in undeclared),
             notes=(f"sigma = {sigma:.6g} on each count",),
         )

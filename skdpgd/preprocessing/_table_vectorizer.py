@@ -6,21 +6,19 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..accounting._gdp import epsilon_delta_to_gdp
 from ..accounting._release import ReleasePrivacyReport
-from ..utils._validation import check_epsilon, make_generator, resolve_delta
-from ._column_maps import BooleanEncoding, CategoricalEncoding, NumericEncoding
-from ._missing import DEFAULT_MISSING_STRINGS, category_key
-from ._numeric_rules import check_public_bounds, is_integer_dtype, numeric_map
-from ._private_categories import discover_categories
-from ._private_range import private_range
+from ..utils._sklearn_compat import HasMethods
+from ._column_maps import CategoricalEncoding, NumericEncoding
+from ._missing import DEFAULT_MISSING_STRINGS
+from ._private_step import STANDALONE_EXTRA_DELTA_SHARE, PrivateStepMixin
 from ._schema import key_column, n_rows, numeric_column, table_schema
-from ._vectorizer_plan import child_generators, count_releases, plan_columns
+from ._vectorizer_fit import fit_columns
+from ._vectorizer_plan import count_releases, plan_columns, type_sources
+from ._vectorizer_summary import summary_frame, summary_text, warn_fallbacks
 
 #: Share of the standalone fit's delta given to the thresholded releases (category
-#: discovery), when there are any: the thresholds depend on it only through
-#: :math:`\Phi^{-1}(1 - \delta_0)`, the Gaussian part keeps 90% of delta.
-DISCOVERY_DELTA_SHARE = 0.1
+#: discovery): the one rule of every private step's standalone fit.
+DISCOVERY_DELTA_SHARE = STANDALONE_EXTRA_DELTA_SHARE
 
 _MECHANISM = (
     "numeric ranges: Gaussian histograms over a public log grid, replace-one L2 "
@@ -30,9 +28,7 @@ _MECHANISM = (
 )
 
 
-
-
-class DPTableVectorizer(TransformerMixin, BaseEstimator):
+class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
     r"""Encode every column of a raw table by its dtype, privately (accounted).
 
     In the spirit of skrub's ``TableVectorizer``: give it a pandas or polars DataFrame
@@ -43,7 +39,14 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
     (a ``ReleasePrivacyReport``, ``skdpgd.accounting._release``); everything else is
     public.
 
-    Column kinds are read from the dtypes (public schema), never from the values:
+    Column types come from public information or from an accounted vote, never read
+    from the values unaccounted (``types``): a declared type (``column_types``,
+    ``bounds``, ``categories``), a dtype the user set on purpose (numbers, bool,
+    category), and for object and string columns, whose dtype ``pd.read_csv`` inferred
+    from the private values (one text cell makes a column text; a NumPy object array
+    makes every column object), the private type vote (one Gaussian release of each
+    column's count of number cells minus text cells, mu-GDP:
+    ``docs/theory.md#type-vote``). Then, by type:
 
     - **numeric** (int, float, nullable): a range [low, high], either public (``bounds``,
       free) or private: a Gaussian-noised histogram over a public log grid (cells
@@ -94,6 +97,13 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
         Public overrides ``{column: "numeric" | "categorical" | "drop"}`` (for an array,
         the keys are column positions). A numeric column from an object column reads
         every value that is not a number as missing.
+    types : {"auto", "vote", "dtype"}, default="auto"
+        Where undeclared types come from. ``"auto"``: numeric, bool and category dtypes
+        as they are, object and string columns by the private vote; ``"vote"``: every
+        numeric, object, string and category column by the vote; ``"dtype"``: every
+        column by its dtype (object and string columns categorical), which treats the
+        dtypes as public. The vote is one more release of the step's budget (equal
+        mu^2), and a voted column is planned as one release of either type.
     missing_values : tuple of str, default=DEFAULT_MISSING_STRINGS
         Strings read as missing (pandas.read_csv's defaults).
     add_indicator : "auto" or False, default="auto"
@@ -102,6 +112,9 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
     scale_rows : bool, default=True
         Divide every output row by the construction's norm bound so that
         ``row_norm_bound_`` is 1.
+    ledger : skdpgd.PrivacyLedger or None, default=None
+        Charged by a standalone ``fit`` with the planned cost before any value is read
+        (a pipeline refuses a step with its own ledger: give it to the pipeline).
     random_state : None, int or numpy.random.Generator, default=None
         The noise source (None: fresh OS entropy; a fixed seed is for experiments only).
 
@@ -119,6 +132,13 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
         ``{column: list}`` of the categorical columns' categories (hashed: empty).
     row_norm_bound_ : float
         Every output row has Euclidean norm at most this (1.0 with ``scale_rows``).
+    types_ : dict
+        ``{column: (type, source)}`` of the kept columns: ``"numeric"``,
+        ``"categorical"`` or ``"boolean"``, from ``"dtype"``, ``"declared"`` or
+        ``"vote"``. :meth:`~skdpgd.preprocessing.DPTableVectorizer.summary` and
+        :meth:`~skdpgd.preprocessing.DPTableVectorizer.summary_text` give every decision per
+        column (a :class:`~skdpgd.exceptions.PreparationFallbackWarning` names the
+        columns that fell back to a public default).
     privacy_ : ReleasePrivacyReport
         What was released and what it cost (mu, extra_delta, the releases per column).
     n_features_in_ : int
@@ -158,7 +178,7 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
     ['age', 'city_Lyon', 'city_Oslo', 'city__other', 'city__missing']
     """
 
-    __skdpgd_private_fit__ = True
+    _standalone_mechanism = _MECHANISM
 
     _parameter_constraints = {
         "epsilon": "no_validation",
@@ -169,16 +189,18 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
         "categorical": "no_validation",
         "n_buckets": "no_validation",
         "column_types": [dict, None],
+        "types": "no_validation",
         "missing_values": "no_validation",
         "add_indicator": "no_validation",
         "scale_rows": ["boolean"],
+        "ledger": [HasMethods(["charge_event"]), None],
         "random_state": ["random_state"],
     }
 
     def __init__(self, *, epsilon=1.0, delta="auto", bounds=None, categories=None,
                  log1p="auto", categorical="discover", n_buckets=16, column_types=None,
-                 missing_values=DEFAULT_MISSING_STRINGS, add_indicator="auto",
-                 scale_rows=True, random_state=None):
+                 types="auto", missing_values=DEFAULT_MISSING_STRINGS, add_indicator="auto",
+                 scale_rows=True, ledger=None, random_state=None):
         self.epsilon = epsilon
         self.delta = delta
         self.bounds = bounds
@@ -187,9 +209,11 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
         self.categorical = categorical
         self.n_buckets = n_buckets
         self.column_types = column_types
+        self.types = types
         self.missing_values = missing_values
         self.add_indicator = add_indicator
         self.scale_rows = scale_rows
+        self.ledger = ledger
         self.random_state = random_state
 
     # -- the public plan: from the schema and the parameters only -------------------
@@ -205,42 +229,20 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
         """(number of Gaussian releases, number of thresholded ones), from X's schema.
 
         Public (dtypes and parameters only): a pipeline can ask a step whether it
-        needs a budget (0 releases: it spends nothing) and an additive delta.
+        needs a budget (0 releases: it spends nothing) and an additive delta. Without X
+        (a plan made before the table is seen) the answer comes from the parameters: it
+        may spend, and it thresholds unless no column can be discovered
+        (``categorical="hash"`` and no ``"discover"`` in ``categories``).
         """
+        if X is None:
+            per_column = (self.categories or {}).values()
+            discovers = self.categorical == "discover" or any(
+                isinstance(mode, str) and mode == "discover" for mode in per_column)
+            return 1, int(discovers)
         plan, _ = self._plan(X)
         return self._n_releases(plan)
 
     # -- fitting ------------------------------------------------------------------
-
-    def fit(self, X, y=None):
-        """Fit standalone, spending this step's own ``epsilon`` and ``delta``.
-
-        Parameters
-        ----------
-        X : pandas.DataFrame, polars.DataFrame or array-like of shape (n_samples, n_features)
-            The raw table.
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : DPTableVectorizer
-            Fitted; ``privacy_`` says what was released.
-        """
-        epsilon = check_epsilon(self.epsilon)
-        n = n_rows(X)
-        if n < 1:
-            raise ValueError("Found array with 0 sample(s): X has no row.")
-        delta = resolve_delta(self.delta, max(n, 1))
-        plan, _ = self._plan(X)
-        _, n_thresholded = self._n_releases(plan)
-        extra_delta = DISCOVERY_DELTA_SHARE * delta if n_thresholded else 0.0
-        # rounded down by 1e-9 relative (as DPPipeline does): the GDP inversions are exact
-        # to about 1e-14 only, and privacy_.epsilon_at(delta) must not exceed epsilon
-        mu = np.inf if np.isinf(epsilon) else (
-            epsilon_delta_to_gdp(epsilon, delta - extra_delta) * (1.0 - 1e-9))
-        return self._fit_private(X, y, mu=float(mu), extra_delta=extra_delta,
-                                 random_state=self.random_state)
 
     def _fit_private(self, X, y=None, *, mu, extra_delta, random_state):
         """Fit spending at most ``mu``-GDP and ``extra_delta`` (the private-step protocol).
@@ -267,85 +269,20 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
         if not (mu >= 0.0) or not (0.0 <= extra_delta < 1.0):
             raise ValueError(f"need mu >= 0 and 0 <= extra_delta < 1, got {mu!r}, {extra_delta!r}.")
         plan, labels = self._plan(X)
-        notes = []
-        if extra_delta <= 0.0:
-            hashed = [p[2] for p in plan if p[5] == "discover"]
-            if hashed:
-                notes.append(f"no additive delta given: columns {hashed} are hashed into "
-                             f"{self.n_buckets} buckets instead of discovered.")
-            plan = [p[:5] + ("hash",) if p[5] == "discover" else p for p in plan]
-        n_gdp, n_thresholded = self._n_releases(plan)
-        # each release is mu/sqrt(k)-GDP, rounded down so that the composition,
-        # sqrt(k) * mu_each, never exceeds the given mu (Dong, Roth and Su, Cor. 3.3)
-        mu_each = float(np.nextafter(mu / math.sqrt(n_gdp), 0.0)) if n_gdp and mu > 0 else 0.0
-        if np.isinf(mu):
-            mu_each = np.inf
-        delta_each = extra_delta / n_thresholded if n_thresholded else 0.0
-        rngs = iter(child_generators(make_generator(random_state), n_gdp))
-        dtypes = table_schema(X)[3]
-        releases, encodings = [], []
-        for position, label, name, kind, nullable, mode in plan:
-            indicator = nullable and self.add_indicator == "auto"
-            if kind == "numeric":
-                encodings.append(self._fit_numeric(
-                    X, position, label, name, mode, indicator, mu_each, rngs, notes,
-                    integer=is_integer_dtype(dtypes[position])))
-                if mode == "private":
-                    releases.append((f"{name}: histogram over the public grid", mu_each))
-            elif kind == "boolean":
-                encodings.append(BooleanEncoding(name, indicator))
-            else:
-                encodings.append(self._fit_categorical(X, position, label, name, mode,
-                                                       mu_each, delta_each, rngs))
-                if mode == "discover":
-                    releases.append((f"{name}: categories above a noisy-count threshold "
-                                     f"(delta {delta_each:.3g})", mu_each))
+        encodings, types, releases, notes, (spent_mu, spent_delta) = fit_columns(
+            self, X, plan, mu, extra_delta, random_state)
+        self._dtypes = table_schema(X)[3]
+        self._from_array = not hasattr(X, "columns")
         self.encodings_ = encodings
+        sources = type_sources(self, plan)
+        self.types_ = {name: (kind, sources[name]) for name, kind in types.items()}
         self._set_summaries(labels)
         self.privacy_ = ReleasePrivacyReport(
-            mu=mu if n_gdp else 0.0,
-            extra_delta=float(delta_each * n_thresholded), mechanism=_MECHANISM,
+            mu=spent_mu, extra_delta=spent_delta, mechanism=_MECHANISM,
             releases=tuple(releases), notes=tuple(notes),
         )
+        warn_fallbacks(self)
         return self
-
-    def _fit_numeric(self, X, position, label, name, mode, indicator, mu_each, rngs, notes,
-                     integer=False):
-        if mode == "public":
-            low, high = check_public_bounds(label, self.bounds[label])
-            log = self._log_choice(label) or False
-            if log and low < 0:
-                log = False
-                notes.append(f"{name}: log1p needs a non-negative public low; not applied.")
-            return NumericEncoding(name, low, high, "log1p" if log else "linear", 0.5,
-                                   indicator, "public")
-        x = numeric_column(X, position, label, self.missing_values)
-        private = private_range(x, mu_each, next(rngs))
-        low, high, scale, impute, source = numeric_map(private, self._log_choice(label),
-                                                         integer)
-        if source == "default":
-            notes.append(f"{name}: no histogram cell passed the threshold; the public "
-                         "symmetric log map over [-2^40, 2^40] is used.")
-        return NumericEncoding(name, low, high, scale, impute, indicator, source)
-
-    def _fit_categorical(self, X, position, label, name, mode, mu_each, delta_each, rngs):
-        if mode == "hash":
-            return CategoricalEncoding(name, (), int(self.n_buckets), "hash")
-        if mode == "public":
-            keys = [category_key(v, self.missing_values) for v in self.categories[label]]
-            unique = tuple(dict.fromkeys(k for k in keys if k is not None))
-            return CategoricalEncoding(name, unique, 0, "public")
-        keys = key_column(X, position, label, self.missing_values)
-        found = discover_categories(keys, mu_each, delta_each, next(rngs))
-        return CategoricalEncoding(name, tuple(found), 0, "private")
-
-    def _log_choice(self, label):
-        """True/False when the user decided for this column, None for the rule."""
-        if self.log1p == "auto":
-            return None
-        if isinstance(self.log1p, dict):
-            return None if label not in self.log1p else bool(self.log1p[label])
-        return label in set(self.log1p)
 
     def _set_summaries(self, labels):
         self.n_features_in_ = len(labels)
@@ -413,6 +350,47 @@ class DPTableVectorizer(TransformerMixin, BaseEstimator):
     def _kept_labels(self):
         by_name = {str(label): label for label in self._labels}
         return [by_name[e.name] for e in self.encodings_]
+
+    def summary(self):
+        """Per input column: its type and where it came from, and what was decided.
+
+        Every entry is released (post-processing of the accounted releases) or public
+        (the parameters, the column names and dtypes): never a raw data value, and never
+        a count that was not released (how many values went to ``__other`` is not).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by column: ``dtype``; ``type`` (numeric, categorical, boolean,
+            dropped) and ``type_from`` (``"dtype"``, ``"declared"`` or ``"vote"``);
+            numeric: ``low``, ``high``, ``range_from`` (public, private, default),
+            ``rule`` (linear, log1p, logratio, symlog) and ``imputed`` (the value, in the
+            column's units, a missing cell is mapped to); ``missing_indicator``;
+            categorical: ``categories`` (kept, or buckets) and ``encoding``; and
+            ``fallback``: what fell back to a public default, empty otherwise.
+        """
+        check_is_fitted(self, "encodings_")
+        return summary_frame(self)
+
+    def summary_text(self, type_from=None):
+        """The :meth:`~skdpgd.preprocessing.DPTableVectorizer.summary` as readable text.
+
+        One line per column, fallbacks flagged.
+
+        Parameters
+        ----------
+        type_from : dict or None, default=None
+            ``{column: source}`` for types an earlier step decided (the command line's
+            schema step: ``"declared"`` or ``"vote"``); by default, this step's own.
+
+        Returns
+        -------
+        text : str
+            A header line, then per column its dtype, type and source, range and rule
+            or categories, missing-value handling and ``[FALLBACK: ...]`` if any.
+        """
+        check_is_fitted(self, "encodings_")
+        return summary_text(self, type_from)
 
     def get_feature_names_out(self, input_features=None):
         """Output column names (``col``, ``col__missing``, ``col_<category>``, ...).

@@ -13,6 +13,25 @@ import numpy as np
 from ._numeric_rules import check_public_bounds
 from ._schema import n_rows, table_schema
 
+#: The plan's kind of a column whose type the private vote decides.
+VOTE = "vote"
+
+#: The ``types`` options: read every type from the dtype, vote on object and string
+#: columns (their dtype may have been inferred from the values), or vote on every column
+#: whose type is not declared.
+TYPES = ("dtype", "auto", "vote")
+
+#: Dtypes (as text) that a user sets on purpose, never inferred by pd.read_csv or polars.
+_DELIBERATE = ("category", "Categorical", "Enum")
+
+
+def votes_on(types, kind, dtype):
+    """Whether ``types`` sends an undeclared column of this dtype kind to the vote."""
+    if types == "vote":
+        return kind in ("numeric", "categorical")
+    return types == "auto" and kind == "categorical" and not str(dtype).startswith(
+        _DELIBERATE)
+
 
 def check_params(vec):
     """Refuse bad parameters (public: before any value is read)."""
@@ -26,6 +45,8 @@ def check_params(vec):
     if isinstance(vec.missing_values, str) or not all(
             isinstance(v, str) for v in vec.missing_values):
         raise ValueError("missing_values must be a tuple of strings.")
+    if not (isinstance(vec.types, str) and vec.types in TYPES):
+        raise ValueError(f"types must be one of {TYPES}, got {vec.types!r}.")
     if not (vec.log1p == "auto" or isinstance(vec.log1p, (dict, list, tuple, set))):
         raise ValueError(f"log1p must be 'auto', a dict or a list of columns, got {vec.log1p!r}.")
 
@@ -79,6 +100,11 @@ def plan_columns(vec, X):
             )
         if kind == "numeric" and kinds[j] != "numeric":
             nullable[j] = True  # values that are not numbers are read as missing
+        declared = label in overrides or label in bounds or label in categories
+        if not declared and votes_on(vec.types, kinds[j], dtypes[j]):
+            # decided by the private vote; planned as a release of either type
+            plan.append((j, label, names[j], VOTE, True, vec.categorical))
+            continue
         if kind == "numeric":
             mode = "public" if label in bounds else "private"
             if label in bounds:
@@ -103,10 +129,22 @@ def plan_columns(vec, X):
 
 
 def count_releases(plan):
-    """(number of Gaussian releases, number of thresholded ones) of a plan."""
-    gdp = [p for p in plan if p[5] in ("private", "discover")]
+    """(number of Gaussian releases, number of thresholded ones) of a plan.
+
+    A voted column counts as one release (a histogram if numeric, a discovery if
+    categorical and discovered: planned as thresholded) and the vote as one more.
+    """
+    voted = [p for p in plan if p[3] == VOTE]
+    gdp = [p for p in plan if p[3] == VOTE or p[5] in ("private", "discover")]
     thresholded = [p for p in plan if p[5] == "discover"]
-    return len(gdp), len(thresholded)
+    return len(gdp) + (1 if voted else 0), len(thresholded)
+
+
+def type_sources(vec, plan):
+    """``{name: "declared" | "dtype" | "vote"}``: where each kept column's type came from."""
+    declared = set(vec.column_types or {}) | set(vec.bounds or {}) | set(vec.categories or {})
+    return {p[2]: VOTE if p[3] == VOTE else "declared" if p[1] in declared else "dtype"
+            for p in plan}
 
 
 def child_generators(rng, k):

@@ -22,24 +22,26 @@ The solvers (see the user guide, "Solvers"):
 from ._auto import AutoSolver
 from ._base import PublicProblem, Solver
 from ._cyclic import CyclicSolver
-from .._data._fit_data import FitData
+from .._data import FitData
 from ._gd import gd_solver
-from ._gd_planning import (
+from ._cyclic_planning import (
     NoisyCyclicGDPlan,
-    NoisyGDPlan,
     batch_heterogeneity,
-    optimisation_error,
     plan_noisy_cyclic_gd,
     plan_noisy_cyclic_gd_regularization,
+)
+from ._gd_planning import (
+    NoisyGDPlan,
+    optimisation_error,
     plan_noisy_gd,
     plan_noisy_gd_regularization,
     utility_proxy,
 )
 from ._preconditioned import PreconditionedSolver
-from ._registry import DEFAULT, NAMES, get, make_solver, names, register, unregister
+from ._registry import DEFAULT, NAMES, get, names, register, unregister
 from ._sgd import SampledSolver
 from ._sgd_planning import SampledSGDPlan, plan_sampled_sgd, sgd_sampling_variance, sgd_utility_proxy
-from ._utility import Prediction, predicted_excess_loss
+from ._utility import Prediction, concentrated_initial_distance, predicted_excess_loss
 
 
 # The registry: one line per solver.
@@ -57,6 +59,7 @@ __all__ = [
     "optimisation_error", "plan_noisy_cyclic_gd", "plan_noisy_cyclic_gd_regularization",
     "plan_noisy_gd", "plan_noisy_gd_regularization", "plan_sampled_sgd",
     "sgd_sampling_variance", "sgd_utility_proxy", "utility_proxy",
+    "concentrated_initial_distance",
     # the proxy "auto" compares the candidates with
     "Prediction", "predicted_excess_loss",
 ]

@@ -24,7 +24,7 @@ batch size). The report's notes list every candidate's prediction and the winner
 
 from dataclasses import replace
 
-from ..optim._preconditioned import MAX_DENSE_DIM
+from ..optim import MAX_DENSE_DIM
 from ._base import AUTO_MAX_PASSES, Solver
 from ._cyclic import CyclicSolver
 from ._preconditioned import PreconditionedSolver
@@ -112,10 +112,23 @@ def choose(problem):
 
 
 class AutoSolver(Solver):
-    """``solver="auto"``: plans every candidate and keeps the best (module docstring)."""
+    """``solver="auto"``: plans every candidate and keeps the best (module docstring).
+
+    Its plan is the chosen candidate's plan, which names that candidate (``plan.solver``);
+    the report, the prediction and the run are the chosen candidate's, delegated here.
+    """
 
     name = "auto"
 
     def _plan(self, problem):
         plan, notes = choose(problem)
         return replace(plan, notes=plan.notes + notes)
+
+    def _report(self, plan, problem, notes):
+        return plan.solver.report(plan, problem, notes)  # the chosen candidate's accountant
+
+    def _predict(self, plan, problem):
+        return plan.solver.predict(plan, problem)
+
+    def _run(self, data, loss, plan, rng, callback):
+        return plan.solver.run(data, loss, plan, rng, callback)

@@ -44,7 +44,7 @@ class PublicProblem:
         :func:`~skdpgd.linear_model._defaults.initial_distance`).
     largest_distance : float
         The upper end of that range
-        (:func:`~skdpgd.solvers._preconditioned_planning.concentrated_initial_distance`), which the
+        (:func:`~skdpgd.solvers._utility.concentrated_initial_distance`), which the
         preconditioned planner uses: too few steps there cost far more than too many.
     strong_convexity, learning_rate : float or None
         lam and eta if the user fixed them, else None ("auto").

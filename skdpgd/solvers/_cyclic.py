@@ -6,7 +6,8 @@ r"""``solver="cyclic"``: noisy GD on a fixed partition into l batches visited in
 
 Accounted by Bok, Su and Altschuler (ICML 2024), Theorem 4.5 (convergent) / 4.4
 (composition); with one batch (``solver="gd"``, :mod:`skdpgd.solvers._gd`) by Theorem 4.2.
-Planned by :func:`skdpgd.solvers.plan_noisy_cyclic_gd` (one planner for all l).
+Planned by :func:`skdpgd.solvers.plan_noisy_cyclic_gd` (:mod:`._cyclic_planning`, one
+planner for all l).
 """
 
 from dataclasses import replace
@@ -14,18 +15,17 @@ from dataclasses import replace
 import numpy as np
 
 from .. import accounting
-from .._data._chunks import single_threaded_blas
+from .._data import single_threaded_blas
 from ..optim import cyclic_partition, noisy_cyclic_gradient_descent
 from ._base import AUTO_MAX_PASSES, Solver, check_learning_rate
 from ._utility import Prediction, predicted_excess_loss
-from ._gd_planning import (
-    NoisyCyclicGDPlan,
+from ._cyclic_planning import (
     batch_heterogeneity,
     plan_noisy_cyclic_gd,
     plan_noisy_cyclic_gd_regularization,
 )
 
-__all__ = ["AUTO_N_BATCHES", "CyclicSolver", "GradientDescentPlan"]
+__all__ = ["AUTO_N_BATCHES", "CyclicSolver"]
 
 #: Numbers of batches l that batch_size="auto" tries with solver="cyclic" (b = ceil(n/l)).
 AUTO_N_BATCHES = (1, 2, 4, 8, 16, 32, 64)
@@ -33,10 +33,6 @@ AUTO_N_BATCHES = (1, 2, 4, 8, 16, 32, 64)
 #: Passes over the data "auto" plans for with one batch (full-batch noisy GD). A compute
 #: budget, not a privacy one: bound (A) saturates in the number of steps.
 AUTO_MAX_PASSES_FULL_BATCH = 1000
-
-
-#: A cyclic (or full-batch, l = 1) noisy GD run: the planner's plan itself, with its solver.
-GradientDescentPlan = NoisyCyclicGDPlan
 
 
 class CyclicSolver(Solver):
@@ -85,8 +81,6 @@ class CyclicSolver(Solver):
         auto_passes = auto_passes if self.max_passes is None else self.max_passes
         max_epochs = auto_passes if problem.max_iter is None else problem.max_iter
         lam, eta = problem.strong_convexity, problem.learning_rate
-        if eta is not None:
-            check_learning_rate(eta, problem.data_smoothness + (lam or 0.0))
         common = dict(
             sensitivity=problem.sensitivity, gradient_bound=problem.gradient_bound,
             n_samples=problem.n_samples, n_params=problem.n_params,
@@ -101,7 +95,7 @@ class CyclicSolver(Solver):
             plan = plan_noisy_cyclic_gd_regularization(*target, **common)
         else:
             plan = plan_noisy_cyclic_gd(*target, strong_convexity=lam, **common)
-        if eta is not None:
+        if eta is not None:  # once, against the planned objective's smoothness beta_l + lam
             check_learning_rate(eta, plan.smoothness)
         return replace(plan, solver=self)
 

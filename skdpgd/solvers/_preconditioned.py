@@ -24,24 +24,21 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._data._chunks import single_threaded_blas
-from .._data._gram import gram_sum
-from ..optim._gram_release import gram_sensitivity, release_gram
-from ..optim._preconditioned import (
+from .._data import gram_sum, single_threaded_blas
+from ..optim import (
     MAX_DENSE_DIM,
     GramPreconditioner,
+    gram_sensitivity,
     preconditioned_noisy_gradient_descent,
+    release_gram,
 )
-from ..accounting._preconditioned import preconditioned_gd_report
+from ..accounting import preconditioned_gd_report
 from ._base import Solver
-from ._preconditioned_planning import GRAM_SHARE, PreconditionedGDPlan, plan_preconditioned_gd
+from ._preconditioned_planning import GRAM_SHARE, plan_preconditioned_gd
 from ._utility import Prediction, predicted_excess_loss
 
-__all__ = ["PreconditionedPlan", "PreconditionedSolver"]
+__all__ = ["PreconditionedSolver"]
 
-
-#: A Gram-preconditioned run: the planner's plan itself, with its solver.
-PreconditionedPlan = PreconditionedGDPlan
 
 
 class PreconditionedSolver(Solver):

@@ -2,9 +2,11 @@ r"""Planning Gram-preconditioned noisy GD: K, the momentum and lam by a public u
 
 Not privacy maths (that is :mod:`skdpgd.accounting._preconditioned`: the composition
 bound, the calibration of (tau, sigma) and the report): the public margin m of the Gram
-noise (a convergence matter), the utility proxy of the run on a quadratic model, the r0
-the planner uses, and :func:`plan_preconditioned_gd`, which minimises the proxy and has
-the accountant calibrate the winner's noise (:func:`calibrate_preconditioned_gd`).
+noise (a convergence matter), the utility proxy of the run on a quadratic model (scored for
+every momentum, lam and K at once, step by step), and :func:`plan_preconditioned_gd`, which
+minimises the proxy and has the accountant calibrate the winner's noise
+(:func:`calibrate_preconditioned_gd`). The r0 it plans with is
+:func:`~skdpgd.solvers._utility.concentrated_initial_distance`.
 
 References
 ----------
@@ -20,14 +22,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..accounting import epsilon_delta_to_gdp
-from ..accounting._checks import check_count, check_positive, check_probability
-from ..accounting._preconditioned import _check_share, calibrate_preconditioned_gd
+from ..accounting.calibration import (
+    calibrate_preconditioned_gd,
+    check_count,
+    check_positive,
+    check_probability,
+    check_share,
+)
 from ._utility import error_moments
 
 __all__ = [
     "GRAM_SHARE",
     "PreconditionedGDPlan",
-    "concentrated_initial_distance",
     "gram_noise_margin",
     "plan_preconditioned_gd",
     "preconditioned_utility_proxy",
@@ -73,15 +79,14 @@ def gram_noise_margin(gram_noise_std, dim, failure_probability=MARGIN_FAILURE_PR
 SPECTRUM_GRID = np.logspace(-8.0, 0.0, 121)
 
 
-def _unit_errors(max_steps, eigenvalues, *, margin, curvature, strong_convexity, learning_rate,
-                 momentum):
-    r"""Per-direction errors of K = 1..max_steps steps, arrays of shape (max_steps, grid).
+def _recursion(eigenvalues, *, margin, curvature, strong_convexity, learning_rate, momentum):
+    r"""(a, b, q, h) of the error recursion in each direction (:func:`preconditioned_utility_proxy`).
 
     ``eigenvalues``, ``strong_convexity`` and ``momentum`` broadcast together (the planner
-    passes columns of lam and beta against a row of eigenvalues). Returns (O, N):
-    O[K-1] = :math:`\frac h2 e_K^2` for :math:`e_0 = e_{-1} = 1`
-    (:math:`\theta_* = 1`, the run starts at 0) and N[K-1] = :math:`\frac h2 \mathrm{Var}(e_K)`
-    for unit noise std, from the exact recursion of :func:`preconditioned_utility_proxy`.
+    passes columns of lam and beta against a row of eigenvalues): h the curvature,
+    :math:`e_{k+1} = a e_k + b e_{k-1} - \sqrt q Z_k` the step for unit noise std, whose
+    moments :func:`~._utility.error_moments` yields; the proxy's
+    :math:`O_g(K) = \frac h2 (E e_K)^2` and :math:`N_g(K) = \frac h2 \mathrm{Var}(e_K)`.
     """
     g = np.asarray(eigenvalues, dtype=float)
     lam, beta = np.asarray(strong_convexity, dtype=float), np.asarray(momentum, dtype=float)
@@ -89,14 +94,7 @@ def _unit_errors(max_steps, eigenvalues, *, margin, curvature, strong_convexity,
     p = curvature * (g + margin) + lam
     r = np.minimum(learning_rate * h / p, 1.0)
     a, b = (1.0 - r) * (1.0 + beta), -(1.0 - r) * beta
-    q = (learning_rate / p) ** 2
-    shape = np.broadcast(a, h).shape
-    h = np.broadcast_to(h, shape)
-    opt, noise = np.empty((max_steps,) + shape), np.empty((max_steps,) + shape)
-    for k, (e, variance) in enumerate(error_moments(a, b, q, max_steps)):
-        opt[k] = 0.5 * h * e * e
-        noise[k] = 0.5 * h * variance
-    return opt, noise
+    return a, b, (learning_rate / p) ** 2, np.broadcast_to(h, a.shape)
 
 
 def preconditioned_utility_proxy(
@@ -122,7 +120,7 @@ def preconditioned_utility_proxy(
     a 2x2 linear recursion whose mean and variance are propagated exactly: the excess loss
     in that direction after K steps is :math:`\theta_*^2 O_g(K) + \sigma_K^2 N_g(K)`, with
     :math:`O_g = \frac h2 e_K^2` (from :math:`e_0 = e_{-1} = 1`) and
-    :math:`N_g = \frac h2 \mathrm{Var}(e_K)` per unit noise (:func:`_unit_errors`). For
+    :math:`N_g = \frac h2 \mathrm{Var}(e_K)` per unit noise (:func:`_recursion`). For
     beta = 0 these are :math:`\frac h2(1-r)^{2K}` and
     :math:`\frac{\eta}{2p}\,\frac{1-(1-r)^{2K}}{2-r}`.
 
@@ -168,48 +166,53 @@ def _proxy_table(max_steps, sigma1, *, margin, curvature, lams, momenta, learnin
     an array of shape (max_steps, len(lams)), one recursion for all of them."""
     rt2 = row_norm**2
     g = np.concatenate([[0.0], rt2 * SPECTRUM_GRID])[None, :]  # column 0: g = 0
-    opt, noise = _unit_errors(
-        max_steps, g, margin=margin, curvature=curvature, strong_convexity=lams[:, None],
+    a, b, q, h = _recursion(
+        g, margin=margin, curvature=curvature, strong_convexity=lams[:, None],
         learning_rate=learning_rate, momentum=momenta[:, None],
     )
     count = np.minimum(float(n_params), n_outputs * rt2 / g[:, 1:])
-    sigma2 = np.arange(1, max_steps + 1)[:, None] * sigma1**2
     r0 = initial_distance
-    worst_opt = r0 * r0 / n_params * np.max(count * opt[:, :, 1:], axis=2)
-    worst_noise = np.max(count * noise[:, :, 1:] + (n_params - count) * noise[:, :, :1], axis=2)
+    # the weights of each direction, folded once: r0^2/p t_g h/2 (optimisation), t_g q h/2
+    # and (p - t_g) q_0 h_0/2 (noise); each step's moments are reduced over g as they come
+    half = 0.5 * h
+    weight_opt = r0 * r0 / n_params * count * half[:, 1:]
+    weight_noise = count * (q * half)[:, 1:]
+    weight_flat = (n_params - count) * (q * half)[:, :1]
+    worst_opt, worst_noise = np.empty((2, max_steps, len(lams)))
+    for k, (mean, variance) in enumerate(error_moments(a, b, 1.0, max_steps)):
+        opt = mean[:, 1:]
+        opt *= opt
+        opt *= weight_opt
+        worst_opt[k] = opt.max(axis=1)
+        noise = variance[:, 1:] * weight_noise
+        noise += variance[:, :1] * weight_flat
+        worst_noise[k] = noise.max(axis=1)
+    sigma2 = np.arange(1, max_steps + 1)[:, None] * sigma1**2
     return 0.5 * lams[None, :] * r0 * r0 + worst_opt + sigma2 * worst_noise
 
 
-def concentrated_initial_distance(output_scale, data_norm, n_features, n_outputs=1,
-                                  intercept_scaling=None):
-    r"""The r0 to plan this solver with: the upper end of the public range of
-    :math:`\|\theta_*\|`.
+def _search_table(max_steps, sigma1, *, pairs, noisy, initial_distance, **kwargs):
+    """:func:`_proxy_table` over ``pairs`` (momentum, lam), the pairs that cannot win at +inf.
 
-    A linear model must output about m = ``output_scale`` on rows of norm up to R; spread
-    over the :math:`kd` weights that takes a norm :math:`m/R`, carried by one coordinate
-    :math:`m\sqrt{kd}/R` (the range of
-    :func:`skdpgd.linear_model._defaults.minimax_norm_guess`, which takes its geometric
-    mean), plus :math:`m\sqrt k/b` on the intercept column b:
-
-    .. math::
-
-        r_0 = \sqrt{\frac{m^2 k d}{R^2} + \frac{k m^2}{b^2}}.
-
-    Why the upper end here: the proxy's best K grows like r0 (noise ~ K, optimisation
-    ~ r0^2 / K) and the errors are lopsided: too few steps leave the run far from the
-    optimum (diamonds with linear columns: R^2 0.77 instead of 0.93 at epsilon 0.1), too
-    many cost a little noise (Adult: accuracy within 0.002). Measured in
-    ``benchmarks/optimizer_study.py``; the optimum's norm there is 2.2x (Adult) and 6.5x
-    (diamonds, linear columns) the geometric-mean guess.
+    Every term of the proxy but the bias is >= 0, so U >= lam r0^2 / 2 for every K. The
+    pairs with the smaller half of the lams are scored first; a pair of the others whose
+    bias exceeds the best value found is larger than the minimum at every K and is not
+    scored (the minimum and its place are those of the full table). A noiseless plan
+    compares sums over K: every pair is scored.
     """
-    m = check_positive("output_scale", output_scale)
-    R = check_positive("data_norm", data_norm)
-    d = check_count("n_features", n_features)
-    k = check_count("n_outputs", n_outputs)
-    r0 = m * math.sqrt(k * d) / R
-    if intercept_scaling is None:
-        return r0
-    return math.hypot(r0, m * math.sqrt(k) / check_positive("intercept_scaling", intercept_scaling))
+    lams = np.array([lam for _, lam in pairs])
+    momenta = np.array([beta for beta, _ in pairs])
+    r0 = initial_distance
+    table = np.full((max_steps, len(pairs)), np.inf)
+    first = lams <= np.median(lams) if noisy else np.ones(len(pairs), dtype=bool)
+    for chosen in (first, None):
+        if chosen is None:  # the rest, unless its bias (the same float as the table's) loses
+            chosen = ~first & (0.5 * lams * r0 * r0 <= table.min())
+        if chosen.any():
+            table[:, chosen] = _proxy_table(max_steps, sigma1, lams=lams[chosen],
+                                            momenta=momenta[chosen], initial_distance=r0,
+                                            **kwargs)
+    return table
 
 
 #: Without noise the run may stop early, when a step moves theta by less than this fraction
@@ -338,7 +341,7 @@ def plan_preconditioned_gd(
     r0 = check_positive("initial_distance", initial_distance)
     max_steps = check_count("max_steps", max_steps)
     eta = check_positive("learning_rate", learning_rate)
-    share = _check_share(gram_share)
+    share = check_share(gram_share)
     momenta = sorted({float(beta) for beta in momenta})
     if not momenta or not all(0.0 <= beta < 1.0 for beta in momenta):
         raise ValueError(f"momenta must be a non-empty set of values in [0, 1), got {momenta!r}.")
@@ -363,9 +366,8 @@ def plan_preconditioned_gd(
                          f"got {margin_factor!r}.")
     margin = kappa * gram_noise_margin(tau, dim, failure_probability)
     pairs = [(beta, lam) for beta in momenta for lam in lams]
-    table = _proxy_table(
-        max_steps, sigma1, margin=margin, curvature=c,
-        lams=np.array([lam for _, lam in pairs]), momenta=np.array([beta for beta, _ in pairs]),
+    table = _search_table(
+        max_steps, sigma1, pairs=pairs, noisy=target != math.inf, margin=margin, curvature=c,
         learning_rate=eta, n_params=p, initial_distance=r0, row_norm=row_norm,
         n_outputs=p // dim,
     )

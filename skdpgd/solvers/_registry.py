@@ -8,7 +8,7 @@ The names are kept in one live set (:data:`NAMES`): the estimators' parameter co
 holds that very set, so a solver registered later is accepted by ``solver=`` at once.
 """
 
-__all__ = ["DEFAULT", "NAMES", "get", "make_solver", "names", "register", "unregister"]
+__all__ = ["DEFAULT", "NAMES", "get", "names", "register", "unregister"]
 
 #: The ``solver=`` default of the estimators.
 DEFAULT = "auto"
@@ -87,6 +87,3 @@ def get(name):
         raise ValueError(f"unknown solver {name!r}; choose one of {list(names())}.") from None
     return factory()
 
-
-#: Old name of :func:`get`.
-make_solver = get

@@ -1,9 +1,8 @@
 r"""``solver="sgd"``: Poisson-sampled noisy SGD.
 
-Planned by :func:`skdpgd.solvers.plan_sampled_sgd`; its privacy is the minimum of the
-bounds that apply (composition with amplification by sampling, computed with
-dp-accounting's PLD accountant; Altschuler and Talwar (NeurIPS 2022), eq. (3.3), on a
-bounded domain). See the theory page, "Sampled SGD".
+Planned by :func:`skdpgd.solvers.plan_sampled_sgd`; its privacy is composition with
+amplification by Poisson sampling, computed with dp-accounting's PLD accountant. See the
+theory page, "Sampled SGD".
 """
 
 from dataclasses import replace
@@ -11,16 +10,13 @@ from dataclasses import replace
 import numpy as np
 
 from .. import accounting
-from .._data._chunks import single_threaded_blas
+from .._data import single_threaded_blas
 from ..optim import noisy_sampled_gradient_descent
 from ._base import AUTO_MAX_PASSES, Solver
-from ._sgd_planning import SGD_SAMPLING_RATES, SampledSGDPlan, plan_sampled_sgd
+from ._sgd_planning import SGD_SAMPLING_RATES, plan_sampled_sgd
 
-__all__ = ["SampledPlan", "SampledSolver"]
+__all__ = ["SampledSolver"]
 
-
-#: A Poisson-sampled noisy SGD run: the planner's plan itself, with its solver.
-SampledPlan = SampledSGDPlan
 
 
 class SampledSolver(Solver):
@@ -45,7 +41,7 @@ class SampledSolver(Solver):
             initial_distance=problem.initial_distance,
             max_passes=AUTO_MAX_PASSES if problem.max_iter is None else problem.max_iter,
             strong_convexity=problem.strong_convexity, sampling_rates=tuple(rates),
-            sampling="poisson", domain_radius=None, exact_passes=problem.max_iter is not None,
+            sampling="poisson", exact_passes=problem.max_iter is not None,
         )
         return replace(plan, solver=self, gradient_bound=problem.gradient_bound)
 
@@ -55,7 +51,7 @@ class SampledSolver(Solver):
             batch_size=plan.batch_size, n_samples=problem.n_samples,
             gradient_bound=plan.gradient_bound, learning_rate=plan.learning_rate,
             strong_convexity=plan.strong_convexity, smoothness=plan.smoothness,
-            domain_radius=None, notes=tuple(notes) + plan.notes,
+            notes=tuple(notes) + plan.notes,
         )
 
     def _run(self, data, loss, plan, rng, callback):

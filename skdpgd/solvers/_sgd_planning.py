@@ -4,7 +4,7 @@ Same recipe as the full-batch planner (:mod:`._gd_planning`, docs/theory.md#cali
 candidate run is scored by a utility proxy built from public numbers only, the best is
 kept, and its noise is calibrated exactly and conservatively
 (:func:`calibrate_sampled_sgd`). Within one sampling rate, candidates are ranked with a
-closed-form CLT estimate of the noise (``skdpgd.accounting._sampled_sgd._clt_noise_multiplier``); the
+closed-form CLT estimate of the noise (:func:`skdpgd.accounting.calibration.clt_noise_multiplier`); the
 best candidate of each rate is calibrated exactly and the rates are compared at their
 exact noise, so the search costs one exact calibration per rate (a handful of PLD
 evaluations each, cached).
@@ -17,9 +17,14 @@ from functools import lru_cache
 import numpy as np
 
 from ..accounting import calibrate_sampled_sgd, epsilon_delta_to_gdp, sampled_sgd_bounds
-from ..accounting._checks import check_count, check_positive, check_probability
-from ..accounting._sampled_sgd import _clt_noise_multiplier, check_sgd_epsilon
-from ..accounting._sgd_bounds import _check_sampling
+from ..accounting.calibration import (
+    check_count,
+    check_positive,
+    check_probability,
+    check_sampling,
+    check_sgd_epsilon,
+    clt_noise_multiplier,
+)
 from ._gd_planning import optimisation_error
 
 #: Sampling rates q = b/n the planner tries by default.
@@ -48,7 +53,6 @@ class SampledSGDPlan:
     learning_rate: float
     strong_convexity: float
     smoothness: float
-    domain_radius: float | None
     utility_proxy: float
     epsilon: float
     binding_bound: str
@@ -108,7 +112,7 @@ def _candidates(target_mu, *, lip, beta_l, n, p, r0, lams, rates, passes, fracti
             if target_mu == math.inf or lip == 0.0:
                 sigma = np.zeros(steps.shape)
             else:
-                sigma = _clt_noise_multiplier(target_mu, b / n, steps) * lip / b
+                sigma = clt_noise_multiplier(target_mu, b / n, steps) * lip / b
             variance = sgd_sampling_variance(
                 gradient_bound=lip, batch_size=b, n_samples=n, sampling=sampling
             )
@@ -134,8 +138,8 @@ def _best_per_rate(candidates):
 
 @lru_cache(maxsize=256)
 def _plan_cached(
-    epsilon, delta, lip, beta_l, n, p, r0, lams, max_passes, sampling, rates, radius,
-    discretization, exact_passes=False,
+    epsilon, delta, lip, beta_l, n, p, r0, lams, max_passes, sampling, rates, discretization,
+    exact_passes=False,
 ):
     target_mu = epsilon_delta_to_gdp(epsilon, delta)
     if exact_passes:
@@ -151,19 +155,18 @@ def _plan_cached(
     # would favour tiny batches. So every rate's best candidate is calibrated exactly and
     # the finalists are compared at their exact noise.
     plans = [_exact_plan(epsilon, delta, cand, lip=lip, beta_l=beta_l, n=n, p=p, r0=r0,
-                         sampling=sampling, radius=radius, discretization=discretization)
+                         sampling=sampling, discretization=discretization)
              for cand in finalists]
     return min(plans, key=lambda plan: plan.utility_proxy)
 
 
-def _exact_plan(epsilon, delta, candidate, *, lip, beta_l, n, p, r0, sampling, radius,
-                discretization):
+def _exact_plan(epsilon, delta, candidate, *, lip, beta_l, n, p, r0, sampling, discretization):
     """A candidate (proxy, lam, b, K, eta) with its noise calibrated exactly."""
     _, lam, b, k, eta = candidate
     beta = beta_l + lam
     run = dict(
-        sampling=sampling, batch_size=b, n_samples=n, gradient_bound=lip, learning_rate=eta,
-        smoothness=beta, domain_radius=radius, discretization=discretization,
+        sampling=sampling, batch_size=b, n_samples=n, gradient_bound=lip,
+        discretization=discretization,
     )
     sigma = calibrate_sampled_sgd(epsilon, delta, n_steps=k, **run)
     bounds = sampled_sgd_bounds(sigma, k, delta=delta, **run)
@@ -173,7 +176,7 @@ def _exact_plan(epsilon, delta, candidate, *, lip, beta_l, n, p, r0, sampling, r
             gradient_bound=lip, batch_size=b, n_samples=n, sampling=sampling),
     ))
     return SampledSGDPlan(
-        sampling, b, k, sigma, eta, lam, beta, radius, proxy, bounds.epsilon,
+        sampling, b, k, sigma, eta, lam, beta, proxy, bounds.epsilon,
         bounds.binding_bound,
     )
 
@@ -191,7 +194,6 @@ def plan_sampled_sgd(
     strong_convexity=None,
     sampling="poisson",
     sampling_rates=SGD_SAMPLING_RATES,
-    domain_radius=None,
     discretization=None,
     exact_passes=False,
 ):
@@ -226,12 +228,10 @@ def plan_sampled_sgd(
         choosing the number of passes up to it.
     strong_convexity : float or None
         lam > 0, or None to choose it.
-    sampling : {"poisson", "uniform"}
-        The sampler the run will use.
+    sampling : {"poisson"}
+        The sampler the run will use (the one the accounting covers).
     sampling_rates : tuple of float
         Candidate q.
-    domain_radius : float, optional
-        Radius of the projection ball (uniform sampling: enables Altschuler-Talwar).
     discretization : float or None
         PLD grid of the exact calibration; None: automatic, relative to each evaluated
         run's epsilon scale beyond epsilon ~ 100
@@ -252,7 +252,7 @@ def plan_sampled_sgd(
     """
     epsilon = check_sgd_epsilon(epsilon)
     delta = check_probability("delta", delta)
-    sampling = _check_sampling(sampling)
+    sampling = check_sampling(sampling)
     lip = check_positive("gradient_bound", gradient_bound, allow_zero=True)
     beta_l = check_positive("data_smoothness", data_smoothness)
     n = check_count("n_samples", n_samples, minimum=2)
@@ -266,9 +266,8 @@ def plan_sampled_sgd(
     rates = tuple(float(q) for q in sampling_rates)
     if not rates or any(not 0.0 < q <= 1.0 for q in rates):
         raise ValueError(f"sampling_rates must be numbers in (0, 1], got {sampling_rates!r}.")
-    radius = None if domain_radius is None else check_positive("domain_radius", domain_radius)
     return _plan_cached(
         float(epsilon), float(delta), float(lip), float(beta_l), n, p, float(r0), lams,
-        float(max_passes), sampling, rates, radius,
+        float(max_passes), sampling, rates,
         None if discretization is None else float(discretization), bool(exact_passes),
     )

@@ -14,7 +14,7 @@ same model of what is public. That model (docs/theory.md#predicted-utility):
   :math:`h = c g + \lambda` with the regularisation.
 * **Optimum.** :math:`\|\theta_*\| = r_0`, spread evenly: :math:`\theta_{*i}^2 = r_0^2/p`
   (r0 the upper end of its public range,
-  :func:`~skdpgd.solvers._preconditioned_planning.concentrated_initial_distance`).
+  :func:`concentrated_initial_distance`).
 * **Run.** In each eigendirection the error :math:`e_k` to the regularised optimum
   follows the linear recursion of a (preconditioned, momentum) gradient step with
   Gaussian noise, :math:`e_{k+1} = (1 - \gamma h)((1+\beta)e_k - \beta e_{k-1}) -
@@ -45,8 +45,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..accounting.calibration import check_count, check_positive
+
 __all__ = [
     "Prediction",
+    "concentrated_initial_distance",
     "direction_errors",
     "error_moments",
     "predicted_excess_loss",
@@ -80,6 +83,56 @@ class Prediction:
     passes: float
 
 
+def concentrated_initial_distance(output_scale, data_norm, n_features, n_outputs=1,
+                                  intercept_scaling=None):
+    r"""The r0 to plan this solver with: the upper end of the public range of
+    :math:`\|\theta_*\|`.
+
+    A linear model must output about m = ``output_scale`` on rows of norm up to R; spread
+    over the :math:`kd` weights that takes a norm :math:`m/R`, carried by one coordinate
+    :math:`m\sqrt{kd}/R` (the range of
+    :func:`skdpgd.linear_model._defaults.minimax_norm_guess`, which takes its geometric
+    mean), plus :math:`m\sqrt k/b` on the intercept column b:
+
+    .. math::
+
+        r_0 = \sqrt{\frac{m^2 k d}{R^2} + \frac{k m^2}{b^2}}.
+
+    Why the upper end here: the proxy's best K grows like r0 (noise ~ K, optimisation
+    ~ r0^2 / K) and the errors are lopsided: too few steps leave the run far from the
+    optimum (diamonds with linear columns: R^2 0.77 instead of 0.93 at epsilon 0.1), too
+    many cost a little noise (Adult: accuracy within 0.002). Measured in
+    ``benchmarks/optimizer_study.py``; the optimum's norm there is 2.2x (Adult) and 6.5x
+    (diamonds, linear columns) the geometric-mean guess.
+
+    Parameters
+    ----------
+    output_scale : float
+        m, the public scale of the model's output.
+    data_norm : float
+        R, the public bound on a row's norm.
+    n_features : int
+        d.
+    n_outputs : int, default=1
+        k.
+    intercept_scaling : float, optional
+        b, the intercept column's constant (None: no intercept).
+
+    Returns
+    -------
+    float
+        r0.
+    """
+    m = check_positive("output_scale", output_scale)
+    R = check_positive("data_norm", data_norm)
+    d = check_count("n_features", n_features)
+    k = check_count("n_outputs", n_outputs)
+    r0 = m * math.sqrt(k * d) / R
+    if intercept_scaling is None:
+        return r0
+    return math.hypot(r0, m * math.sqrt(k) / check_positive("intercept_scaling", intercept_scaling))
+
+
 def semicircle_nodes(n_points=SEMICIRCLE_POINTS):
     r"""Nodes and weights of the semicircle law on [-1, 1]: :math:`\int f\,d\rho \approx
     \sum_j w_j f(x_j)`.
@@ -103,8 +156,8 @@ def direction_errors(n_steps, curvature, step, momentum=0.0):
     The recursion :math:`e_{k+1} = a e_k + b e_{k-1} - \gamma Z_k` with
     :math:`a = (1-r)(1+\beta)`, :math:`b = -(1-r)\beta`, :math:`r = \gamma h`, from
     :math:`e_0 = e_{-1} = 1` (theta starts at 0, the optimum is at 1), Z standard normal.
-    Its mean follows the same recursion without noise; the covariance of
-    :math:`(e_k, e_{k-1})` is propagated exactly. For :math:`\beta = 0`:
+    Its mean and variance are exact, through the recursion's impulse response
+    (:func:`error_moments`); for :math:`\beta = 0`, in closed form:
     :math:`E e_K = (1-r)^K` and :math:`\mathrm{Var}\,e_K = \gamma^2\frac{1-(1-r)^{2K}}{1-(1-r)^2}`.
 
     Parameters
@@ -123,28 +176,52 @@ def direction_errors(n_steps, curvature, step, momentum=0.0):
     """
     h, gamma = np.broadcast_arrays(np.asarray(curvature, float), np.asarray(step, float))
     r = gamma * h
-    a, b = (1.0 - r) * (1.0 + momentum), -(1.0 - r) * momentum
-    mean, variance = np.ones(np.broadcast(a, b).shape), None
-    for mean, variance in error_moments(a, b, gamma**2, n_steps):
+    if np.all(np.asarray(momentum) == 0.0):  # a geometric sum: no loop over the K steps
+        return _plain_moments(1.0 - r, gamma**2, int(n_steps))
+    a, b = np.broadcast_arrays((1.0 - r) * (1.0 + momentum), -(1.0 - r) * momentum)
+    phi, phi_prev, total = np.ones(a.shape), np.zeros(a.shape), np.zeros(a.shape)
+    for phi, phi_prev, total in _impulse_response(a, b, n_steps):  # error_moments at K only
         pass
-    return mean, (np.zeros(mean.shape) if variance is None else variance)
+    return phi + b * phi_prev, gamma**2 * total
+
+
+def _plain_moments(a, q, n_steps):
+    r""":func:`error_moments` at K without momentum (b = 0): :math:`E e_K = a^K` and
+    :math:`\mathrm{Var}\,e_K = q\sum_{i<K} a^{2i} = q\,\frac{1 - a^{2K}}{1 - a^2}`, the
+    quotient as :math:`\mathrm{expm1}(K\log a^2)/\mathrm{expm1}(\log a^2)` (no
+    cancellation near :math:`a^2 = 1`; K where :math:`a^2 = 1`)."""
+    square = a * a
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_square = np.log(square)
+        total = np.where(square == 1.0, float(n_steps),
+                         np.expm1(n_steps * log_square) / np.expm1(log_square))
+    return np.power(a, n_steps), q * np.where(square == 0.0, min(n_steps, 1), total)
 
 
 def error_moments(a, b, q, n_steps):
     r"""Yield :math:`(E e_k, \mathrm{Var}\,e_k)` for k = 1..``n_steps`` of
     :math:`e_{k+1} = a e_k + b e_{k-1} - \sqrt q Z_k` from :math:`e_0 = e_{-1} = 1`.
 
-    The mean follows the recursion without noise; the covariance of :math:`(e_k, e_{k-1})`
-    is propagated exactly (``a``, ``b``, ``q`` broadcast together). The one recursion of
-    :func:`direction_errors` and of the preconditioned planner's proxy.
+    Through the impulse response :math:`\phi_0 = 1`, :math:`\phi_k = a\phi_{k-1} +
+    b\phi_{k-2}` (:math:`\phi_{-1} = 0`): the mean is :math:`E e_k = \phi_k + b\phi_{k-1}`
+    and, the noises being independent, :math:`\mathrm{Var}\,e_k = q\sum_{i<k}\phi_i^2`
+    (docs/theory.md#predicted-utility). ``a``, ``b``, ``q`` broadcast together. The one
+    recursion of :func:`direction_errors` and of the preconditioned planner's proxy, which
+    reduces each step's moments as they come (arrays of one step stay in cache).
     """
     a, b, q = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (a, b, q)))
-    e, e_prev = np.ones(a.shape), np.ones(a.shape)
-    c00, c01, c11 = np.zeros(a.shape), np.zeros(a.shape), np.zeros(a.shape)
+    for phi, phi_prev, total in _impulse_response(a, b, n_steps):
+        yield phi + b * phi_prev, q * total
+
+
+def _impulse_response(a, b, n_steps):
+    r"""Yield :math:`(\phi_k, \phi_{k-1}, \sum_{i<k}\phi_i^2)` for k = 1..``n_steps``
+    (:func:`error_moments`; the arrays are updated in place by the next step)."""
+    phi, phi_prev, total = np.ones(a.shape), np.zeros(a.shape), np.zeros(a.shape)
     for _ in range(int(n_steps)):
-        e, e_prev = a * e + b * e_prev, e
-        c00, c01, c11 = a * a * c00 + 2.0 * a * b * c01 + b * b * c11 + q, a * c00 + b * c01, c00
-        yield e, c00
+        total += phi * phi
+        phi, phi_prev = a * phi + b * phi_prev, phi
+        yield phi, phi_prev, total
 
 
 def scale_free_excess(data_curvature, curvature, mean, variance, share, count, weights=None):

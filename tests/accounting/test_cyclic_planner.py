@@ -18,18 +18,41 @@ from skdpgd.solvers import (
     plan_noisy_cyclic_gd_regularization,
     plan_noisy_gd,
 )
-from skdpgd.accounting._calibration import _cyclic_factors
+from skdpgd.accounting.calibration import cyclic_factors, gd_factors
 
 COMMON = dict(sensitivity=2.0, n_samples=5000, n_params=20, data_smoothness=0.5,
               initial_distance=3.0)
 
 
-@pytest.mark.parametrize("c", [0.0, 0.3, 0.9, 0.999, 1 - 1e-7])
+def _theorem_4_2(c, k):  # Bok-Su-Altschuler Theorem 4.2, squared, written out
+    return (1 + c) / (1 - c) * (1 - c**k) / (1 + c**k)
+
+
+def _theorem_4_5(c, l, e):  # Theorem 4.5, squared, written out (E >= 2)
+    return 1 + c ** (2 * l - 2) * (1 - c * c) / (1 - c**l) ** 2 * (
+        (1 - c ** (l * (e - 1))) / (1 + c ** (l * (e - 1))))
+
+
+@pytest.mark.parametrize("c", [0.0, 0.3, 0.9, 0.999])
 @pytest.mark.parametrize("n_batches", [1, 2, 7])
-def test_vectorised_factor_is_the_scalar_bound(c, n_batches):
+def test_the_one_closed_form_is_the_theorems(c, n_batches):
+    # one closed form (accounting/_noisy_gd.py) serves the scalar accountant and the
+    # planners' grids; here against the theorems as printed, composition where smaller
     epochs = np.arange(1, 60)
-    expected = [min(e, convergent_cyclic_factor(c, n_batches, e) ** 2) for e in epochs]
-    np.testing.assert_allclose(_cyclic_factors(c, n_batches, epochs), expected, rtol=1e-10)
+    expected = [1.0] + [_theorem_4_5(c, n_batches, e) for e in epochs[1:]]
+    if n_batches == 1:
+        expected = [min(x, _theorem_4_2(c, e)) for x, e in zip(expected, epochs)]
+    expected = np.minimum(epochs, expected)
+    np.testing.assert_allclose(cyclic_factors(c, n_batches, epochs), expected, rtol=1e-12)
+    np.testing.assert_allclose(gd_factors(c, epochs),
+                               np.minimum(epochs, [_theorem_4_2(c, k) for k in epochs]),
+                               rtol=1e-12)
+    scalar = [min(e, convergent_cyclic_factor(c, n_batches, e) ** 2) for e in epochs]
+    np.testing.assert_allclose(scalar, expected, rtol=1e-12)
+    # vectorised over the contraction too (the planners pass a grid of c)
+    grid = cyclic_factors(np.array([[c], [0.5]]), n_batches, epochs)
+    np.testing.assert_array_equal(grid[0], cyclic_factors(c, n_batches, epochs))
+    assert cyclic_factors(1.0, n_batches, epochs).tolist() == epochs.tolist()  # c >= 1
 
 
 def test_one_batch_is_close_to_the_full_batch_planner():

@@ -11,18 +11,15 @@ import math
 
 import numpy as np
 import pytest
-from scipy import integrate, optimize, stats
+from scipy import optimize, stats
 
 pytest.importorskip("dp_accounting")
 
 from skdpgd.accounting import (  # noqa: E402
     calibrate_poisson_sgd,
     composition_gdp,
-    composition_rdp,
     gdp_to_epsilon,
     poisson_sgd_epsilon,
-    rdp_to_epsilon,
-    uniform_sgd_composition_epsilon,
 )
 
 DELTA = 1e-5
@@ -184,66 +181,6 @@ def test_calibration_is_conservative_and_tight(epsilon):
     # default rtol 2e-3 on z: one step less noise must break the target
     assert eps_of(sigma / 1.002) > epsilon * (1 - 1e-2)
     assert calibrate_poisson_sgd(math.inf, DELTA, **run) == 0.0
-
-
-# ---- fixed-size batches without replacement ---------------------------------------------------
-
-
-def test_uniform_full_batch_lies_between_exact_and_our_conversion():
-    # b = n: the RDP of sampling without replacement is the Gaussian mechanism's,
-    # alpha (2L)^2 / (2 sigma^2 n^2) per step. Its epsilon can be neither below the exact
-    # GDP epsilon of the run nor above our own conversion of the same RDP curve.
-    n, lip, sigma, k = 400, 1.0, 0.05, 30
-    eps = uniform_sgd_composition_epsilon(
-        sigma, k, delta=DELTA, batch_size=n, n_samples=n, gradient_bound=lip
-    )
-    exact = gdp_to_epsilon(composition_gdp(sigma, k, sensitivity=2 * lip, n_samples=n), DELTA)
-    from skdpgd.accounting._uniform_sgd import WOR_ORDERS
-
-    orders = np.array(WOR_ORDERS)  # the orders the library is given
-    rdp = composition_rdp(orders, sigma, k, sensitivity=2 * lip, n_samples=n)
-    ours = rdp_to_epsilon(orders, rdp, DELTA)
-    assert exact <= eps <= ours * (1 + 1e-9)
-
-
-def test_uniform_sampling_amplifies():
-    common = dict(delta=DELTA, n_samples=10_000, gradient_bound=1.0)
-    # same noise multiplier on the batch sum, 10x smaller batches: much smaller epsilon
-    small = uniform_sgd_composition_epsilon(20.0 / 100, 50, batch_size=100, **common)
-    full = uniform_sgd_composition_epsilon(20.0 / 10_000, 50, batch_size=10_000, **common)
-    assert small < 0.5 * full
-
-
-def _log_sampled_gaussian_moment_reference(alpha, q, z):
-    """log E_{N(0,z^2)}[(mixture / base)^alpha] by quadrature in log space (test reference)."""
-
-    def log_integrand(x):
-        log_ratio = np.logaddexp(math.log1p(-q), math.log(q) + (2 * x - 1) / (2 * z * z))
-        return stats.norm.logpdf(x, 0, z) + alpha * log_ratio
-
-    grid = np.linspace(-30 * z, 30 * z + alpha, 10_001)
-    peak = grid[np.argmax(log_integrand(grid))]
-    scale = log_integrand(peak)
-    value, _ = integrate.quad(
-        lambda x: math.exp(log_integrand(x) - scale), -30 * z, 30 * z + alpha, points=[peak],
-        limit=400, epsabs=0, epsrel=1e-12,
-    )
-    return math.log(value) + scale
-
-
-def test_sampled_gaussian_rdp_matches_quadrature():
-    from skdpgd.accounting import sampled_gaussian_rdp
-
-    for q, z in [(0.01, 1.0), (0.1, 2.0), (0.3, 4.0)]:
-        orders = np.array([2.0, 3.0, 8.0, 20.0])
-        values = sampled_gaussian_rdp(orders, q, z)
-        for alpha, value in zip(orders, values):
-            reference = _log_sampled_gaussian_moment_reference(alpha, q, z) / (alpha - 1)
-            assert math.isclose(value, reference, rel_tol=1e-8, abs_tol=1e-14)
-    # q = 1: the Gaussian mechanism, alpha / (2 z^2)
-    assert np.allclose(sampled_gaussian_rdp([2.0, 5.0], 1.0, 3.0), [2 / 18, 5 / 18])
-    with pytest.raises(ValueError, match="integer"):
-        sampled_gaussian_rdp([2.5], 0.1, 1.0)
 
 
 def test_composed_replace_one_epsilon_reduces_to_its_parts():

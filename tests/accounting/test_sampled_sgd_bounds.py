@@ -1,7 +1,5 @@
 """The minimum over sampled-SGD bounds, the report and the SGD planner (needs dp-accounting)."""
 
-import math
-import time
 
 import pytest
 
@@ -12,15 +10,14 @@ from skdpgd.accounting import (  # noqa: E402
     poisson_sgd_epsilon,
     sampled_sgd_bounds,
     sampled_sgd_report,
-    uniform_sgd_composition_epsilon,
 )
 from skdpgd.solvers import plan_sampled_sgd, sgd_sampling_variance, sgd_utility_proxy  # noqa: E402
 
-RUN = dict(batch_size=20, n_samples=1000, gradient_bound=1.0, learning_rate=1.0, smoothness=1.0)
+RUN = dict(batch_size=20, n_samples=1000, gradient_bound=1.0)
 
 
 def test_poisson_run_is_accounted_by_composition_only():
-    bounds = sampled_sgd_bounds(0.1, 200, delta=1e-5, sampling="poisson", domain_radius=1.0, **RUN)
+    bounds = sampled_sgd_bounds(0.1, 200, delta=1e-5, sampling="poisson", **RUN)
     assert set(bounds.epsilons) == {"composition"}
     assert "fixed-size" in bounds.not_applicable["altschuler_talwar"]
     assert bounds.binding_bound == "composition"
@@ -29,49 +26,39 @@ def test_poisson_run_is_accounted_by_composition_only():
     )
 
 
-def test_uniform_run_takes_the_smaller_bound_and_names_it():
-    # short run: composition is smaller; long run on a small domain: Altschuler-Talwar is.
-    short = sampled_sgd_bounds(0.05, 50, delta=1e-5, sampling="uniform", domain_radius=0.5, **RUN)
-    long = sampled_sgd_bounds(
-        0.05, 200_000, delta=1e-5, sampling="uniform", domain_radius=0.5, **RUN
-    )
-    for bounds in (short, long):
-        assert set(bounds.epsilons) == {"composition", "altschuler_talwar"}
-        assert bounds.epsilon == min(bounds.epsilons.values())
-    assert short.binding_bound == "composition"
-    assert long.binding_bound == "altschuler_talwar"
-    assert long.epsilon < uniform_sgd_composition_epsilon(
-        0.05, 200_000, delta=1e-5, batch_size=20, n_samples=1000, gradient_bound=1.0
-    )
-    no_projection = sampled_sgd_bounds(0.05, 50, delta=1e-5, sampling="uniform", **RUN)
-    assert "bounded" in no_projection.not_applicable["altschuler_talwar"]
+def test_only_the_sampling_the_estimators_run_is_accounted():
+    # fixed-size uniform batches are run by no estimator: the accounting refuses them
+    for call in (lambda: sampled_sgd_bounds(0.1, 200, delta=1e-5, sampling="uniform", **RUN),
+                 lambda: calibrate_sampled_sgd(1.0, 1e-5, n_steps=200, sampling="uniform", **RUN)):
+        with pytest.raises(ValueError, match=r"sampling must be one of \('poisson',\)"):
+            call()
 
 
-def test_calibration_under_the_minimum_is_conservative():
-    for sampling, radius, steps in (("poisson", None, 300), ("uniform", 0.5, 50_000)):
-        sigma = calibrate_sampled_sgd(1.0, 1e-5, n_steps=steps, sampling=sampling,
-                                      domain_radius=radius, **RUN)
-        run = dict(RUN, domain_radius=radius, sampling=sampling, delta=1e-5)
-        assert sampled_sgd_bounds(sigma, steps, **run).epsilon <= 1.0
-        assert sampled_sgd_bounds(sigma / 1.01, steps, **run).epsilon > 1.0
+def test_calibration_is_conservative():
+    sigma = calibrate_sampled_sgd(1.0, 1e-5, n_steps=300, sampling="poisson", **RUN)
+    run = dict(RUN, sampling="poisson", delta=1e-5)
+    assert sampled_sgd_bounds(sigma, 300, **run).epsilon <= 1.0
+    assert sampled_sgd_bounds(sigma / 1.01, 300, **run).epsilon > 1.0
 
 
 def test_report_records_the_run_and_answers_other_deltas():
-    report = sampled_sgd_report(0.05, 200_000, delta=1e-5, sampling="uniform", domain_radius=0.5,
-                                strong_convexity=0.0, **RUN)
-    assert report.binding_bound == "altschuler_talwar"
-    assert "Altschuler" in report.theorem
+    report = sampled_sgd_report(0.1, 200, delta=1e-5, sampling="poisson", learning_rate=1.0,
+                                strong_convexity=0.0, smoothness=1.0, **RUN)
+    assert report.binding_bound == "composition"
+    assert "Poisson-subsampled Gaussian" in report.theorem
     assert not hasattr(report, "mu")  # not Gaussian DP: no mu at all (no nan placeholder)
     assert report.neighbouring_relation == "replace-one"
     assert report.sensitivity == 2.0 and report.sampling_rate == 0.02
-    assert dict(report.bound_epsilons)["altschuler_talwar"] == report.epsilon
+    assert dict(report.bound_epsilons)["composition"] == report.epsilon
+    assert dict(report.not_applicable)["altschuler_talwar"].startswith("stated and proved")
     assert report.epsilon_at(1e-5) == report.epsilon
     assert report.epsilon_at(1e-8) > report.epsilon
     # delta_at inverts epsilon_at, rounding delta up (conservative)
     delta = report.delta_at(report.epsilon)
     assert 1e-5 <= delta <= 1e-5 * 1.002
-    assert "binding: altschuler_talwar" in repr(report)
-    assert report.to_dict()["sampling"] == "uniform"
+    assert "binding: composition" in repr(report)
+    assert "altschuler_talwar: does not apply" in repr(report)
+    assert report.to_dict()["sampling"] == "poisson"
 
 
 def test_sampling_variance_and_proxy():
@@ -87,13 +74,11 @@ def test_sampling_variance_and_proxy():
     assert value == pytest.approx(0.5 * 0.1 * 4 + 0.5 * (3 * 0.01 + 0.2) / 4)
 
 
-def test_planner_meets_the_target_fast_and_reports_its_proxy():
+def test_planner_meets_the_target_and_reports_its_proxy():
+    # (its speed is measured in benchmarks/planning_time.py, not asserted here)
     common = dict(gradient_bound=1.0, data_smoothness=0.5, n_samples=20_000, n_params=20,
                   initial_distance=5.0, max_passes=10)
-    start = time.perf_counter()
     plan = plan_sampled_sgd(0.5, 1e-5, **common)  # lam "auto"
-    elapsed = time.perf_counter() - start
-    assert elapsed < 5.0  # measured ~0.2 s; generous for a shared 2-core CI machine
     assert plan.epsilon <= 0.5 and plan.epsilon > 0.5 * 0.98
     assert plan.n_steps * plan.batch_size / 20_000 <= 10 * 1.01  # within the pass budget
     assert plan.learning_rate <= 2.0 / (plan.smoothness + plan.strong_convexity) * (1 + 1e-12)

@@ -136,8 +136,7 @@ def test_calibration_and_planning_refuse_budgets_above_the_cap(epsilon):
     with pytest.raises(ValueError, match=r"is above 1000"):
         calibrate_poisson_sgd(epsilon, DELTA, **run)
     with pytest.raises(ValueError, match=r"is above 1000"):
-        calibrate_sampled_sgd(epsilon, DELTA, sampling="poisson", learning_rate=1.0,
-                              smoothness=1.0, **run)
+        calibrate_sampled_sgd(epsilon, DELTA, sampling="poisson", **run)
 
 
 def test_planning_at_the_cap_meets_it_and_noiseless_stays_available():

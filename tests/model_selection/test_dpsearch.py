@@ -162,7 +162,8 @@ def test_guard_refuses_a_run_above_the_trial_budget():
 @pytest.mark.parametrize("grid", [{"C": [1.0, 10.0]}, {"solver": ["gd", "sgd"]}],
                          ids=["sgd-template", "sgd-candidate"])
 def test_sgd_candidates_are_refused_before_the_ledger_is_charged(data, grid):
-    """The bug this fixes: the ledger was charged, then every trial failed on mu=nan."""
+    """An sgd candidate, whose event has no Gaussian-DP mu, is refused before the ledger
+    is charged (no entry), with a message naming the event rather than a NaN mu."""
     pytest.importorskip("dp_accounting")
     ledger = PrivacyLedger(epsilon=5.0, delta=1e-5)
     solver = "sgd" if "solver" not in grid else "gd"

@@ -83,8 +83,8 @@ def test_frame_and_plot(data):
 @pytest.mark.parametrize("kind", ["classifier", "regressor"])
 def test_far_rows_in_a_test_fold_score_finitely_and_silently(data, kind):
     """Scores are computed on the rows the fit sees (clipped to data_norm, targets to
-    y_bound): far rows give finite scores and no warning. Before,
-    a fold holding [1.797e308] * 4 scored NaN (or -inf) with an overflow warning."""
+    y_bound): far rows give finite scores and no warning (a fold holding
+    [1.797e308] * 4, scored unclipped, would give NaN or -inf with an overflow warning)."""
     import warnings
 
     from skdpgd import DPRidge

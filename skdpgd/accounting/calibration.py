@@ -1,4 +1,11 @@
-r"""From a privacy target (epsilon, delta) to run parameters (noise, steps, regularisation).
+r"""From a privacy target (epsilon, delta) to run parameters: what a planner may use.
+
+The public face of the accountant towards :mod:`skdpgd.solvers`: the planners import
+from here (or from :mod:`skdpgd.accounting`) only, never a private name
+(``tests/test_import_layers.py`` checks it). Besides the calibrations defined here it
+re-exports the accountant's argument checks and the vectorised closed forms a planner
+scores its grids with (:func:`gd_factors`, :func:`cyclic_factors`,
+:func:`clt_noise_multiplier`), so that every closed form exists once.
 
 docs/theory.md#calibration. The target is first turned into the largest Gaussian-DP parameter
 mu* that implies it (:func:`epsilon_delta_to_gdp`, lossless); a run whose bound is at
@@ -17,14 +24,47 @@ from ._inverter import nudge_up
 from ._noisy_gd import (
     contraction_factor,
     convergent_cyclic_factor,
+    convergent_cyclic_squares,
     convergent_gd_factor,
+    convergent_gd_squares,
     cyclic_batch_sizes,
     noisy_cyclic_gd_gdp,
     noisy_gd_gdp,
 )
+from ._preconditioned import calibrate_preconditioned_gd, check_share
+from ._sampled_sgd import check_sgd_epsilon, clt_noise_multiplier
+from ._sgd_bounds import check_sampling
+
+__all__ = [
+    "calibrate_noisy_cyclic_gd",
+    "calibrate_noisy_gd",
+    "calibrate_preconditioned_gd",
+    "check_count",
+    "check_positive",
+    "check_probability",
+    "check_sampling",
+    "check_sgd_epsilon",
+    "check_share",
+    "check_target",
+    "clt_noise_multiplier",
+    "cyclic_factors",
+    "gd_factors",
+]
 
 
-def _check_target(epsilon, delta):
+def check_target(epsilon, delta):
+    """Validate a privacy target: epsilon in (0, inf], delta in (0, 1).
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The target.
+
+    Returns
+    -------
+    epsilon, delta : float
+        As floats.
+    """
     epsilon = check_positive("epsilon", epsilon, allow_inf=True)
     delta = check_probability("delta", delta)
     return epsilon, delta
@@ -66,7 +106,7 @@ def calibrate_noisy_gd(
     noise_std : float
         0.0 when ``epsilon`` is ``inf`` (no privacy asked) or the sensitivity is 0.
     """
-    epsilon, delta = _check_target(epsilon, delta)
+    epsilon, delta = check_target(epsilon, delta)
     sensitivity = check_positive("sensitivity", sensitivity, allow_zero=True)
     n = check_count("n_samples", n_samples)
     k = check_count("n_steps", n_steps, allow_inf=True)
@@ -100,7 +140,7 @@ def calibrate_noisy_cyclic_gd(
     Same as :func:`calibrate_noisy_gd` under bound (C) (:func:`noisy_cyclic_gd_gdp`):
     :math:`\sigma = S\,h(E) / (b_{\min}\,\mu^*)`.
     """
-    epsilon, delta = _check_target(epsilon, delta)
+    epsilon, delta = check_target(epsilon, delta)
     sensitivity = check_positive("sensitivity", sensitivity, allow_zero=True)
     n = check_count("n_samples", n_samples)
     e = check_count("n_epochs", n_epochs, allow_inf=True)
@@ -119,31 +159,44 @@ def calibrate_noisy_cyclic_gd(
     return _noise_for(target_mu, sensitivity, int(sizes.min()), factor, epsilon, delta, accountant)
 
 
-def _gd_factors(c, steps):
-    """g(K)^2 of bound (A) for an array of step counts, vectorised."""
+def gd_factors(contraction, steps):
+    r"""g(K)^2 of bound (A), elementwise: :math:`\min(K, g_{\mathrm{conv}}(K)^2)`.
+
+    Parameters
+    ----------
+    contraction : float or ndarray
+        c (:func:`~skdpgd.accounting.contraction_factor`).
+    steps : array_like
+        K, broadcast against ``contraction``.
+
+    Returns
+    -------
+    ndarray
+        The smaller of composition (Theorem 4.1) and Theorem 4.2's convergent factor
+        (:func:`~skdpgd.accounting._noisy_gd.convergent_gd_squares`), squared.
+    """
     steps = np.asarray(steps, dtype=float)
-    composed = steps
-    if c >= 1.0:
-        return composed
-    power = np.exp(steps * math.log(c)) if c > 0 else np.zeros_like(steps)
-    convergent = (1.0 + c) / (1.0 - c) * (1.0 - power) / (1.0 + power)
-    return np.minimum(composed, convergent)
+    return np.minimum(steps, convergent_gd_squares(contraction, steps))
 
 
-def _cyclic_factors(c, n_batches, epochs):
-    """h(E)^2 of bound (C) for an array of epoch counts, vectorised (E >= 1)."""
+def cyclic_factors(contraction, n_batches, epochs):
+    r"""h(E)^2 of bound (C), elementwise (E >= 1): :math:`\min(E, h_{\mathrm{conv}}(E)^2)`.
+
+    Parameters
+    ----------
+    contraction : float or ndarray
+        c (:func:`~skdpgd.accounting.contraction_factor`).
+    n_batches : int
+        l, the number of batches.
+    epochs : array_like
+        E, broadcast against ``contraction``.
+
+    Returns
+    -------
+    ndarray
+        The smaller of composition (Theorem 4.4) and Theorem 4.5's convergent factor
+        (:func:`~skdpgd.accounting._noisy_gd.convergent_cyclic_squares`; with l = 1 also
+        Theorem 4.2), squared.
+    """
     epochs = np.asarray(epochs, dtype=float)
-    if c >= 1.0:
-        return epochs
-    if c == 0.0:
-        head = 1.0 if n_batches == 1 else 0.0
-        convergent = np.where(epochs <= 1, 1.0, 1.0 + head)
-    else:
-        log_c = math.log(c)
-        head = (math.exp((2 * n_batches - 2) * log_c) * (1.0 - c * c)
-                / (-math.expm1(n_batches * log_c)) ** 2)
-        power = np.exp(n_batches * (epochs - 1.0) * log_c)
-        convergent = np.where(epochs <= 1, 1.0, 1.0 + head * (1.0 - power) / (1.0 + power))
-    if n_batches == 1:  # full batch: Theorem 4.2 applies too (convergent_cyclic_factor)
-        convergent = np.minimum(convergent, _gd_factors(c, epochs))
-    return np.minimum(epochs, convergent)
+    return np.minimum(epochs, convergent_cyclic_squares(contraction, n_batches, epochs))

@@ -1,0 +1,146 @@
+"""Planning time of a default fit: first fit (cold plan cache) against a cached repeat.
+
+``DPLogisticRegression()`` with every default (``solver="auto"``, ``epsilon=1``) on a
+synthetic dense 20,000 x 20 problem (rows of norm <= 1), in one process whose numba
+kernels (where numba is installed) are already compiled by a warm-up fit on other
+public numbers, so that "first" means a cold plan cache only. Medians of ``--repeats``:
+
+* ``plan_first``: ``solver="auto"``'s planning (every candidate planned and scored:
+  :func:`skdpgd.solvers._auto.choose`) with a cold plan cache, wall-clock and CPU time of
+  the process (the latter less sensitive to other processes on a loaded machine);
+* ``fit_first`` / ``fit_repeat``: the whole ``fit`` with a cold plan cache, and again with
+  the same public numbers (the plan cached: a grid search or an audit refitting one
+  configuration), side by side, and their ratio;
+* ``search``: a 5-fold ``cross_val_score`` on n rows and on n + 3 rows (folds of two
+  sizes), cold cache: how many plans it pays and their total time, against 5 first plans.
+
+With ``--before PATH`` the same measurements run first in a subprocess on the skdpgd
+package found under PATH (``PYTHONPATH=PATH``), so that both versions are measured in one
+run on one machine; the JSON holds both. Usage::
+
+    git archive 8942247 skdpgd | tar -x -C /tmp/before   # the code before the change
+    python benchmarks/planning_time.py [--before /tmp/before] [--repeats 7]
+        [--out benchmarks/results/planning_time.json]
+"""
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+N_SAMPLES, N_FEATURES = 20_000, 20
+
+
+def _data(n, d, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)) / np.sqrt(d)
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    y = (X @ rng.standard_normal(d) + 0.3 * rng.standard_normal(n) > 0).astype(float)
+    return X, y
+
+
+def measure(repeats):
+    """The measurements on the skdpgd importable here (a dict)."""
+    import skdpgd
+    from sklearn.model_selection import cross_val_score
+    from skdpgd import DPLogisticRegression
+    from skdpgd.solvers import _auto, _base
+
+    plans = {"calls": 0, "seconds": 0.0, "cpu": 0.0}
+    choose = _auto.choose
+
+    def timed_choose(problem):  # auto's planning: every candidate planned and scored
+        tic, cpu = time.perf_counter(), time.process_time()
+        try:
+            return choose(problem)
+        finally:
+            plans["calls"] += 1
+            plans["seconds"] += time.perf_counter() - tic
+            plans["cpu"] += time.process_time() - cpu
+
+    _auto.choose = timed_choose
+    X, y = _data(N_SAMPLES, N_FEATURES)
+    DPLogisticRegression(classes=[0, 1], random_state=0).fit(X[:5000], y[:5000])  # warm-up
+    plan_first, plan_first_cpu, fit_first, fit_repeat = [], [], [], []
+    for r in range(repeats):
+        _base._cached_plan.cache_clear()
+        plans.update(calls=0, seconds=0.0, cpu=0.0)
+        model = DPLogisticRegression(classes=[0, 1], random_state=r)
+        tic = time.perf_counter()
+        model.fit(X, y)
+        fit_first.append(time.perf_counter() - tic)
+        plan_first.append(plans["seconds"])
+        plan_first_cpu.append(plans["cpu"])
+        tic = time.perf_counter()
+        DPLogisticRegression(classes=[0, 1], random_state=r).fit(X, y)
+        fit_repeat.append(time.perf_counter() - tic)
+    search = {}
+    for extra in (0, 3):
+        Xs, ys = _data(N_SAMPLES + extra, N_FEATURES, seed=1)
+        _base._cached_plan.cache_clear()
+        plans.update(calls=0, seconds=0.0)
+        tic = time.perf_counter()
+        cross_val_score(DPLogisticRegression(classes=[0, 1], random_state=0), Xs, ys, cv=5)
+        search[f"n={N_SAMPLES + extra}"] = dict(
+            plans_paid=plans["calls"], plan_seconds=plans["seconds"],
+            total_seconds=time.perf_counter() - tic,
+        )
+    _auto.choose = choose
+    med = lambda xs: float(np.median(xs))  # noqa: E731
+    return dict(
+        skdpgd=str(Path(skdpgd.__file__).parent), chosen=model.solver_,
+        plan_first_ms=1e3 * med(plan_first), plan_first_cpu_ms=1e3 * med(plan_first_cpu),
+        fit_first_ms=1e3 * med(fit_first),
+        fit_repeat_ms=1e3 * med(fit_repeat),
+        first_over_repeat=med(fit_first) / med(fit_repeat),
+        search_5_fold=search,
+        search_within_5_first_plans=all(
+            s["plan_seconds"] <= 5 * med(plan_first) for s in search.values()),
+        raw=dict(plan_first=plan_first, plan_first_cpu=plan_first_cpu, fit_first=fit_first,
+                 fit_repeat=fit_repeat),
+    )
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--before", help="a directory holding the skdpgd package before")
+    parser.add_argument("--json-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--out", default=str(Path(__file__).parent / "results" /
+                                             "planning_time.json"))
+    args = parser.parse_args(argv)
+    if args.json_only:
+        print(json.dumps(measure(args.repeats)))
+        return
+    result = dict(problem=f"DPLogisticRegression() defaults, dense {N_SAMPLES} x {N_FEATURES}",
+                  machine=f"{platform.machine()}, {os.cpu_count()} cores, "
+                          f"Python {platform.python_version()}, numpy {np.__version__}",
+                  load_average_before=os.getloadavg())
+    if args.before:
+        env = dict(os.environ, PYTHONPATH=os.path.abspath(args.before))
+        done = subprocess.run([sys.executable, os.path.abspath(__file__), "--json-only", "--repeats",
+                               str(args.repeats)], env=env, capture_output=True, text=True,
+                              check=True, cwd=args.before)
+        result["before"] = json.loads(done.stdout.strip().splitlines()[-1])
+    result["after"] = measure(args.repeats)
+    result["load_average_after"] = os.getloadavg()
+    Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+    for label in ("before", "after"):
+        if label in result:
+            r = result[label]
+            print(f"{label:6s} plan (first fit) {r['plan_first_ms']:6.1f} ms "
+                  f"(CPU {r['plan_first_cpu_ms']:6.1f} ms) | fit first "
+                  f"{r['fit_first_ms']:7.1f} ms, repeat {r['fit_repeat_ms']:6.1f} ms, ratio "
+                  f"{r['first_over_repeat']:.2f} | 5-fold search: " + ", ".join(
+                      f"{k}: {s['plans_paid']} plans, {1e3 * s['plan_seconds']:.1f} ms"
+                      for k, s in r["search_5_fold"].items()) + f" | chose {r['chosen']}")
+
+
+if __name__ == "__main__":
+    main()

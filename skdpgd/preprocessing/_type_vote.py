@@ -1,0 +1,109 @@
+r"""The private type vote: is a column mostly numbers or mostly text? (mu-GDP)
+
+A column's type decides its features, so it is part of the release; read from the
+values (as :func:`pandas.read_csv` infers a dtype: one text cell makes a column text),
+it would be an unaccounted function of the private data. The vote releases, for the
+:math:`u` columns it decides,
+
+.. math::
+
+   \tilde D_j = \#\{\text{number cells of } j\} - \#\{\text{text cells of } j\}
+   + N(0, \sigma^2), \qquad \sigma = 2\sqrt{u}/\mu,
+
+and column :math:`j` is numeric when :math:`\tilde D_j \ge 0` (its non-missing cells are
+mostly numbers). Replacing one record changes one cell per column, which moves
+:math:`D_j` by at most 2 (a number cell becomes a text cell: :math:`-1 - 1`), so the
+vector :math:`D` has L2 sensitivity :math:`\Delta = \sqrt{\sum_j 2^2} = 2\sqrt u` and the
+release is :math:`\Delta/\sigma = \mu`-GDP (Dong, Roth and Su 2022, Theorem 2.7); the
+types are post-processing of it. Which cells are numbers, text or missing is a public
+per-cell rule fixed before the data are seen (the command line's
+:mod:`skdpgd.preprocessing._cells`; :func:`number_minus_text` for
+:class:`~skdpgd.preprocessing.DPTableVectorizer`, which reads a numeric column with
+:func:`~skdpgd.preprocessing._missing.to_float`); any such rule gives sensitivity 2.
+``docs/theory.md#type-vote``.
+"""
+
+import math
+
+import numpy as np
+
+from ._missing import category_keys, to_float
+
+VOTE_MECHANISM = (
+    "Gaussian mechanism on each voted column's count of number cells minus text cells "
+    "(sensitivity 2 per column; Dong, Roth and Su 2022, Theorem 2.7); numeric when the "
+    "noisy count is >= 0"
+)
+
+
+def vote_sigma(n_columns, mu):
+    """The noise standard deviation of a vote on ``n_columns`` columns at ``mu``-GDP.
+
+    Parameters
+    ----------
+    n_columns : int
+        u, the number of columns voted on together.
+    mu : float
+        > 0; ``inf`` gives 0 (exact counts).
+
+    Returns
+    -------
+    float
+        :math:`2\\sqrt u / \\mu` (Delta / mu, Theorem 2.7).
+    """
+    return 2.0 * math.sqrt(n_columns) / mu
+
+
+def type_vote(counts, mu, rng):
+    """Release the noisy counts and the types they give (mu-GDP for the whole vector).
+
+    Parameters
+    ----------
+    counts : sequence of int
+        ``number cells - text cells`` of each voted column (sensitivity 2 each).
+    mu : float
+        The vote's GDP budget, > 0.
+    rng : numpy.random.Generator or RandomState
+        Noise source (one standard normal per column, in order).
+
+    Returns
+    -------
+    numeric : list of bool
+        Whether each column is numeric (noisy count >= 0).
+    sigma : float
+        The noise standard deviation used.
+    """
+    sigma = vote_sigma(len(counts), mu)
+    noise = rng.standard_normal(len(counts))
+    return [count + (sigma * z if sigma else 0.0) >= 0
+            for count, z in zip(counts, noise)], sigma
+
+
+def number_minus_text(values, missing_strings):
+    """(number cells) - (text cells) of one column, read as the vectorizer reads it.
+
+    A cell is missing when :func:`~skdpgd.preprocessing._missing.category_key` says so
+    (the one missing-value rule), a number when
+    :func:`~skdpgd.preprocessing._missing.to_float` reads one, and text otherwise.
+
+    Parameters
+    ----------
+    values : array-like of shape (n,)
+        The column's cells.
+    missing_strings : collection of str
+        Strings that mean "missing" (public).
+
+    Returns
+    -------
+    int
+        Moves by at most 2 when one cell changes.
+    """
+    values = np.asarray(values) if isinstance(values, np.ndarray) else np.asarray(
+        values, dtype=object)
+    numbers = ~np.isnan(to_float(values, missing_strings))
+    if values.dtype.kind in "biuf":
+        return int(np.count_nonzero(numbers))
+    missing = np.fromiter((k is None for k in category_keys(values, missing_strings)),
+                          dtype=bool, count=values.shape[0])
+    text = ~numbers & ~missing
+    return int(np.count_nonzero(numbers & ~missing)) - int(np.count_nonzero(text))

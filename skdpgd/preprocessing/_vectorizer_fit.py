@@ -1,0 +1,152 @@
+r"""The releases of a :class:`DPTableVectorizer` fit, column by column, within one budget.
+
+Given the public plan (:mod:`._vectorizer_plan`), the step's :math:`\mu` is split equally
+in :math:`\mu^2` over the planned releases (one type vote for the voted columns, one
+histogram per numeric column without public bounds, one discovery per categorical column
+whose categories are discovered, one for each voted column whichever type it gets), the
+additive delta equally over the planned discoveries. The vote is released first; a voted
+column then gets the encoding of its type. Since every release's :math:`\mu` is fixed in
+advance and a voted column makes at most the release it was planned for, the releases
+made compose (Dong, Roth and Su 2022, Corollary 3.3) to at most :math:`\mu`, and their
+additive deltas to at most the allowance (``docs/theory.md#vectorizer-budget``).
+"""
+
+import math
+
+import numpy as np
+
+from ..utils._validation import make_generator
+from ._column_maps import BooleanEncoding, CategoricalEncoding, NumericEncoding
+from ._missing import category_key
+from ._numeric_rules import check_public_bounds, is_integer_dtype, numeric_map
+from ._private_categories import discover_categories
+from ._private_range import private_range
+from ._schema import key_column, numeric_column, table_schema
+from ._type_vote import number_minus_text, type_vote
+from ._vectorizer_plan import VOTE, child_generators, count_releases
+
+
+def fit_columns(vec, X, plan, mu, extra_delta, random_state):
+    """Release what the plan needs and build each kept column's encoding.
+
+    Returns
+    -------
+    encodings : list
+        One encoding per kept column, in order.
+    types : dict
+        ``{name: "numeric" | "categorical" | "boolean"}`` of each kept column.
+    releases : list of (str, float)
+        What was released and its mu.
+    notes : list of str
+        Fallbacks and other public remarks.
+    spent : (float, float)
+        The composed mu and additive delta of the releases made.
+    """
+    notes = []
+    if extra_delta <= 0.0:
+        hashed = [p[2] for p in plan if p[5] == "discover"]
+        if hashed:
+            notes.append(f"fallback: no additive delta given: columns {hashed} are hashed into "
+                         f"{vec.n_buckets} buckets instead of discovered (if categorical).")
+        plan = [p[:5] + ("hash",) if p[5] == "discover" else p for p in plan]
+    n_gdp, n_thresholded = count_releases(plan)
+    # each release is mu/sqrt(k)-GDP, rounded down so that the composition,
+    # sqrt(k) * mu_each, never exceeds the given mu (Dong, Roth and Su, Cor. 3.3)
+    mu_each = float(np.nextafter(mu / math.sqrt(n_gdp), 0.0)) if n_gdp and mu > 0 else 0.0
+    if np.isinf(mu):
+        mu_each = np.inf
+    delta_each = extra_delta / n_thresholded if n_thresholded else 0.0
+    rngs = iter(child_generators(make_generator(random_state), n_gdp))
+    releases = []
+    plan = _vote(vec, X, plan, mu_each, rngs, releases)
+    dtypes = table_schema(X)[3]
+    encodings, types, n_discovered = [], {}, 0
+    for position, label, name, kind, nullable, mode in plan:
+        indicator = nullable and vec.add_indicator == "auto"
+        types[name] = kind
+        if kind == "numeric":
+            encodings.append(_fit_numeric(
+                vec, X, position, label, name, mode, indicator, mu_each, rngs, notes,
+                integer=is_integer_dtype(dtypes[position])))
+            if mode == "private":
+                releases.append((f"{name}: histogram over the public grid", mu_each))
+        elif kind == "boolean":
+            encodings.append(BooleanEncoding(name, indicator))
+        else:
+            encodings.append(_fit_categorical(vec, X, position, label, name, mode,
+                                              mu_each, delta_each, rngs))
+            if mode == "discover" and not encodings[-1].categories:
+                notes.append(f"fallback: {name}: no category passed the threshold; every "
+                             "value goes to __other.")
+            if mode == "discover":
+                n_discovered += 1
+                releases.append((f"{name}: categories above a noisy-count threshold "
+                                  f"(delta {delta_each:.3g})", mu_each))
+    made = len(releases)
+    spent_mu = 0.0 if not made else (mu if made == n_gdp else mu_each * math.sqrt(made))
+    return encodings, types, releases, notes, (spent_mu, float(delta_each * n_discovered))
+
+
+def _vote(vec, X, plan, mu_each, rngs, releases):
+    """Release the type vote of the voted columns; the plan with their types decided."""
+    voted = [p for p in plan if p[3] == VOTE]
+    if not voted:
+        return plan
+    counts = [number_minus_text(_cells(X, p[0]), vec.missing_values) for p in voted]
+    numeric, _ = type_vote(counts, mu_each, next(rngs))
+    releases.append((f"type vote of {[p[2] for p in voted]}", mu_each))
+    decided = {p[0]: (p[:3] + ("numeric", True, "private") if is_numeric
+                      else p[:3] + ("categorical", True, p[5]))
+               for p, is_numeric in zip(voted, numeric)}
+    return [decided.get(p[0], p) if p[3] == VOTE else p for p in plan]
+
+
+def _cells(X, position):
+    """One column's cells as given (an array; object for a DataFrame's object column)."""
+    if hasattr(X, "iloc"):
+        return X.iloc[:, position].to_numpy()
+    if hasattr(X, "schema") and hasattr(X, "columns"):  # polars
+        return X.to_series(position).to_numpy()
+    array = X if isinstance(X, np.ndarray) else np.asarray(X, dtype=object)
+    return array[:, position]
+
+
+def _fit_numeric(vec, X, position, label, name, mode, indicator, mu_each, rngs, notes,
+                 integer=False):
+    if mode == "public":
+        low, high = check_public_bounds(label, vec.bounds[label])
+        log = log_choice(vec, label) or False
+        if log and low < 0:
+            log = False
+            notes.append(f"fallback: {name}: log1p needs a non-negative public low; "
+                         "not applied.")
+        return NumericEncoding(name, low, high, "log1p" if log else "linear", 0.5,
+                               indicator, "public")
+    x = numeric_column(X, position, label, vec.missing_values)
+    private = private_range(x, mu_each, next(rngs))
+    low, high, scale, impute, source = numeric_map(private, log_choice(vec, label), integer)
+    if source == "default":
+        notes.append(f"fallback: {name}: no histogram cell passed the threshold; the public "
+                     "symmetric log map over [-2^40, 2^40] is used.")
+    return NumericEncoding(name, low, high, scale, impute, indicator, source)
+
+
+def _fit_categorical(vec, X, position, label, name, mode, mu_each, delta_each, rngs):
+    if mode == "hash":
+        return CategoricalEncoding(name, (), int(vec.n_buckets), "hash")
+    if mode == "public":
+        keys = [category_key(v, vec.missing_values) for v in vec.categories[label]]
+        unique = tuple(dict.fromkeys(k for k in keys if k is not None))
+        return CategoricalEncoding(name, unique, 0, "public")
+    keys = key_column(X, position, label, vec.missing_values)
+    found = discover_categories(keys, mu_each, delta_each, next(rngs))
+    return CategoricalEncoding(name, tuple(found), 0, "private")
+
+
+def log_choice(vec, label):
+    """True/False when the user decided for this column, None for the rule."""
+    if vec.log1p == "auto":
+        return None
+    if isinstance(vec.log1p, dict):
+        return None if label not in vec.log1p else bool(vec.log1p[label])
+    return label in set(vec.log1p)

@@ -1,0 +1,274 @@
+r"""Planning cyclic (and full-batch) noisy GD: choose b, E, eta, lam by a public utility proxy.
+
+docs/theory.md#calibration, step 3. The plan of ``solver="gd"`` (one batch) and
+``solver="cyclic"`` (:mod:`skdpgd.solvers._cyclic`). For every candidate run the noise that
+meets the target comes from the accountant's closed form of bound (C)
+(:func:`skdpgd.accounting.calibration.cyclic_factors`), the candidates are scored by the
+public proxy of :func:`~skdpgd.solvers._gd_planning.utility_proxy` plus
+:func:`batch_heterogeneity`, the whole grid (lam x eta x E, per batch size) at once as
+numpy arrays with the target mu* computed once, and the winner's noise is calibrated
+exactly and conservatively by the accountant
+(:func:`~skdpgd.accounting.calibrate_noisy_cyclic_gd`).
+"""
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ..accounting import contraction_factor, cyclic_batch_sizes, epsilon_delta_to_gdp
+from ..accounting.calibration import (
+    calibrate_noisy_cyclic_gd,
+    check_count,
+    check_positive,
+    check_target,
+    cyclic_factors,
+)
+from ._gd_planning import STEP_FRACTIONS, _proxy
+
+__all__ = [
+    "NoisyCyclicGDPlan",
+    "batch_heterogeneity",
+    "plan_noisy_cyclic_gd",
+    "plan_noisy_cyclic_gd_regularization",
+]
+
+
+@dataclass(frozen=True)
+class NoisyCyclicGDPlan:
+    """Run parameters chosen by :func:`plan_noisy_cyclic_gd` (all public), and the proxy value.
+
+    It is also the plan the ``"gd"`` and ``"cyclic"`` solvers run (``solver`` and ``notes``
+    set by the solver): the planner's answer is passed down whole, not copied.
+    """
+
+    batch_size: int
+    n_batches: int
+    n_epochs: int
+    noise_std: float
+    learning_rate: float
+    strong_convexity: float
+    smoothness: float
+    contraction: float
+    utility_proxy: float
+    solver: object = None
+    notes: tuple = ()
+
+    @property
+    def n_steps(self):
+        """K = l E."""
+        return self.n_batches * self.n_epochs
+
+
+def batch_heterogeneity(learning_rate, *, gradient_bound, batch_size, n_samples):
+    r"""Proxy term for the error of using one batch's gradient instead of the full one.
+
+    .. math::
+
+        \frac{\eta}{4}\,V_b, \qquad V_b = G^2\,\frac{n - b}{b\,(n - 1)},
+
+    where :math:`V_b` bounds the variance of the mean of b per-example gradients drawn
+    without replacement from n vectors of norm at most G (the finite-population
+    correction), and :math:`\eta V/4` is the stationary excess loss of a gradient method
+    with step eta and gradient noise of total variance V (the same rule as the noise
+    term of :func:`utility_proxy`). It is a planning heuristic, used only to choose
+    public run parameters; it is 0 for full batches (b = n) and plays no part in any
+    privacy claim.
+    """
+    b, n = float(batch_size), float(n_samples)
+    eta = np.asarray(learning_rate, dtype=float)
+    if b >= n:
+        term = np.zeros(eta.shape)
+    else:
+        term = eta * float(gradient_bound) ** 2 * (n - b) / (b * (n - 1.0)) / 4.0
+    return float(term) if term.ndim == 0 else term
+
+
+def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_params, beta_l,
+                   lams, learning_rate, r0, max_epochs, batch_sizes):
+    r"""(proxy, lam, E, eta, b) of the best run over the whole grid, as numpy arrays.
+
+    For every lam, every step (:data:`STEP_FRACTIONS` of 2/(beta + lam), or the fixed
+    one), every batch size and E = 1..max_epochs the noise meeting the target under bound
+    (C), :math:`\sigma = S\,h(E)/(b_{\min}\mu^*)`, and the cyclic proxy are evaluated at
+    once (arrays of shape (lam, eta, E)). The winner: for each lam the smallest
+    (proxy, E, eta, b) in that order, then the first lam with the smallest proxy.
+    """
+    lam = np.asarray(lams, dtype=float)[:, None]  # (L, 1)
+    beta = beta_l + lam
+    if learning_rate is None:
+        etas = np.asarray(STEP_FRACTIONS)[None, :] * 2.0 / (beta + lam)  # (L, F)
+    else:
+        etas = np.full(lam.shape, float(learning_rate))
+    contraction = np.maximum(np.abs(1.0 - etas * lam), np.abs(1.0 - etas * beta))
+    epochs = np.arange(1, max_epochs + 1)
+    shape = etas.shape + (len(batch_sizes),)
+    proxies, best_epochs = np.full(shape, np.inf), np.ones(shape, dtype=int)
+    # every term but the bias lam r0^2 / 2 is >= 0: the smaller half of the lams is scored
+    # first, and of the others only those whose bias does not exceed the best value found
+    # (the rest are larger everywhere: the winner is that of the whole grid)
+    first = lam[:, 0] <= np.median(lam)
+    for rows in (first, None):
+        if rows is None:
+            rows = ~first & (0.5 * lam[:, 0] * r0**2 <= proxies.min())
+        if not rows.any():
+            continue
+        for j, b in enumerate(batch_sizes):
+            sizes = cyclic_batch_sizes(n_samples, b)
+            n_batches, b_min = len(sizes), int(sizes.min())
+            if target_mu == math.inf or sensitivity == 0:
+                sigmas = np.zeros(epochs.shape)
+            else:
+                factors = cyclic_factors(contraction[rows, :, None], n_batches, epochs)
+                sigmas = sensitivity * np.sqrt(factors) / (b_min * target_mu)
+            proxy = _proxy(
+                n_batches * epochs, sigmas, n_params=n_params,
+                learning_rate=etas[rows, :, None], strong_convexity=lam[rows, :, None],
+                smoothness=beta[rows, :, None], initial_distance=r0,
+            ) + batch_heterogeneity(
+                etas[rows], gradient_bound=gradient_bound, batch_size=b_min,
+                n_samples=n_samples,
+            )[:, :, None]
+            best = np.argmin(proxy, axis=2)  # the first (fewest epochs) of equal values
+            proxies[rows, :, j] = np.take_along_axis(proxy, best[:, :, None], axis=2)[:, :, 0]
+            best_epochs[rows, :, j] = epochs[best]
+    flat = (-1, shape[1] * shape[2])
+    keys = (np.broadcast_to(np.asarray(batch_sizes), shape).reshape(flat),
+            np.broadcast_to(etas[:, :, None], shape).reshape(flat),
+            best_epochs.reshape(flat), proxies.reshape(flat))
+    pick = np.lexsort(keys, axis=-1)[:, 0]  # per lam: smallest (proxy, E, eta, b)
+    rows = np.arange(len(lam))
+    row = int(np.argmin(proxies.reshape(flat)[rows, pick]))  # the first lam of equal values
+    f, j = divmod(int(pick[row]), shape[2])
+    return (float(proxies[row, f, j]), float(lam[row, 0]), int(best_epochs[row, f, j]),
+            float(etas[row, f]), int(batch_sizes[j]))
+
+
+def plan_noisy_cyclic_gd(
+    epsilon,
+    delta,
+    *,
+    sensitivity,
+    gradient_bound,
+    n_samples,
+    n_params,
+    data_smoothness,
+    strong_convexity,
+    initial_distance,
+    max_epochs,
+    batch_sizes,
+    learning_rate=None,
+    n_epochs=None,
+    calibrate=True,
+):
+    r"""Choose b, E, eta and sigma for cyclic mini-batch noisy GD under bound (C).
+
+    For every candidate batch size b, step eta (:data:`STEP_FRACTIONS` of 2/(beta + lam)
+    unless given) and number of epochs E = 1..``max_epochs`` (the compute budget, in
+    passes over the data), the noise that meets the target under bound (C),
+    :math:`\sigma = S\,h(E)/(b_{\min}\mu^*)`, is computed and the public proxy
+
+    .. math::
+
+        U = \text{utility\_proxy}(K = lE, \sigma)
+          + \text{batch\_heterogeneity}(\eta, b_{\min})
+
+    evaluated (:func:`utility_proxy`, :func:`batch_heterogeneity`); the best plan is kept
+    and its noise calibrated exactly (:func:`calibrate_noisy_cyclic_gd`). With b = n
+    this is :func:`plan_noisy_gd` with K = E. Everything used is public.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        Privacy target.
+    sensitivity : float
+        S, replace-one sensitivity of a per-example gradient.
+    gradient_bound : float
+        G, a bound on the norm of a per-example gradient (for the heterogeneity term).
+    n_samples, n_params : int
+        n and p.
+    data_smoothness, strong_convexity : float
+        beta_l and lam > 0 (the objective is (beta_l + lam)-smooth).
+    initial_distance : float
+        r0, public guess of ||theta*||.
+    max_epochs : int
+        Largest E considered.
+    batch_sizes : sequence of int
+        Candidate batch sizes b (each <= n).
+    learning_rate : float, optional
+        A fixed eta.
+    n_epochs : int, optional
+        A fixed number of epochs (``max_iter``): b, eta (and lam) are chosen as above and
+        the noise is calibrated for E = ``n_epochs`` epochs.
+    calibrate : bool, default=True
+        False leaves ``noise_std`` nan (a candidate of a larger search, which calibrates
+        its winner only).
+
+    Returns
+    -------
+    NoisyCyclicGDPlan
+    """
+    lam = check_positive("strong_convexity", strong_convexity)
+    beta_l = check_positive("data_smoothness", data_smoothness, allow_zero=True)
+    return _plan_cyclic(
+        epsilon, delta, lams=[lam], sensitivity=sensitivity, gradient_bound=gradient_bound,
+        n_samples=n_samples, n_params=n_params, data_smoothness=beta_l,
+        initial_distance=initial_distance, max_epochs=max_epochs, batch_sizes=batch_sizes,
+        learning_rate=learning_rate, n_epochs=n_epochs, calibrate=calibrate,
+    )
+
+
+def _plan_cyclic(epsilon, delta, *, lams, sensitivity, gradient_bound, n_samples, n_params,
+                 data_smoothness, initial_distance, max_epochs, batch_sizes, learning_rate=None,
+                 n_epochs=None, calibrate=True):
+    """:func:`plan_noisy_cyclic_gd` over the grid ``lams`` (checked here, searched at once)."""
+    epsilon, delta = check_target(epsilon, delta)
+    lams = [check_positive("strong_convexity", lam) for lam in lams]
+    max_epochs = check_count("max_epochs", max_epochs)
+    n = check_count("n_samples", n_samples)
+    r0 = check_positive("initial_distance", initial_distance)
+    gradient_bound = check_positive("gradient_bound", gradient_bound, allow_zero=True)
+    batch_sizes = sorted({check_count("batch_size", b) for b in batch_sizes})
+    if not batch_sizes:
+        raise ValueError("batch_sizes must contain at least one batch size.")
+    if learning_rate is not None:
+        learning_rate = check_positive("learning_rate", learning_rate)
+    proxy, lam, epochs, eta, batch_size = _search_cyclic(
+        epsilon_delta_to_gdp(epsilon, delta), sensitivity=sensitivity,
+        gradient_bound=gradient_bound, n_samples=n, n_params=n_params,
+        beta_l=data_smoothness, lams=lams, learning_rate=learning_rate, r0=r0,
+        max_epochs=max_epochs, batch_sizes=batch_sizes,
+    )
+    if n_epochs is not None:  # a fixed number of epochs: calibrated for that number
+        epochs = check_count("n_epochs", n_epochs)
+    beta = data_smoothness + lam
+    plan = NoisyCyclicGDPlan(
+        batch_size, len(cyclic_batch_sizes(n, batch_size)), epochs, math.nan, eta, lam, beta,
+        contraction_factor(eta, lam, beta), proxy,
+    )
+    return plan if not calibrate else _calibrate_cyclic(plan, epsilon, delta, sensitivity, n)
+
+
+def _calibrate_cyclic(plan, epsilon, delta, sensitivity, n_samples):
+    """``plan`` with its noise calibrated by the accountant (once, for the winning plan)."""
+    return replace(plan, noise_std=calibrate_noisy_cyclic_gd(
+        epsilon, delta, batch_size=plan.batch_size, sensitivity=sensitivity,
+        n_samples=n_samples, learning_rate=plan.learning_rate,
+        strong_convexity=plan.strong_convexity, smoothness=plan.smoothness,
+        n_epochs=plan.n_epochs,
+    ))
+
+
+def plan_noisy_cyclic_gd_regularization(
+    epsilon, delta, *, data_smoothness, strong_convexity_grid=None, **kwargs
+):
+    r"""Choose lam too: :func:`plan_noisy_cyclic_gd` on a log grid of lam, smallest proxy wins.
+
+    The default grid spans 1e-8 to 1 times beta_l (41 points, coarser than the
+    full-batch planner's because each point searches several batch sizes).
+    """
+    beta_l = check_positive("data_smoothness", data_smoothness)
+    if strong_convexity_grid is None:
+        strong_convexity_grid = beta_l * np.logspace(-8, 0, 41)
+    return _plan_cyclic(epsilon, delta, lams=np.asarray(strong_convexity_grid, dtype=float),
+                        data_smoothness=beta_l, **kwargs)
