@@ -42,13 +42,13 @@ from pathlib import Path
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import numpy as np  # noqa: E402
-from joblib import Parallel, delayed  # noqa: E402
+import numpy as np
+from joblib import Parallel, delayed
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from skdpgd import DPLogisticRegression, DPRidge  # noqa: E402
-from skdpgd.accounting import gdp_to_epsilon  # noqa: E402
+from skdpgd import DPLogisticRegression, DPRidge
+from skdpgd.accounting import gdp_to_epsilon
 
 Z95 = 1.959963984540054
 NOISE_SD = 0.5
@@ -91,20 +91,10 @@ def estimator(cell, seed):
     if cell["model"] == "linear":
         beta, b0 = truth("linear", p)
         bound = float(np.abs(beta).sum() / math.sqrt(p) + abs(b0) + 4 * NOISE_SD)
-        return _make(DPRidge, epsilon=eps, delta=delta, y_bound=bound, random_state=seed)
-    return _make(DPLogisticRegression, epsilon=eps, delta=delta, classes=[0, 1],
-                 random_state=seed)
-
-
-def _make(cls, **params):  # TEMPORARY until the estimators take inference=
-    try:
-        return cls(inference=True, **params)
-    except TypeError:
-        from skdpgd.linear_model._inference import InferenceMixin
-
-        est = type(cls.__name__, (InferenceMixin, cls), {})(**params)
-        est.inference = True
-        return est
+        return DPRidge(epsilon=eps, delta=delta, y_bound=bound, random_state=seed,
+                       inference=True)
+    return DPLogisticRegression(epsilon=eps, delta=delta, classes=[0, 1], random_state=seed,
+                                inference=True)
 
 
 def statsmodels_width(model, X, y):

@@ -8,9 +8,9 @@ released it), with :math:`\mu_g = S/(n\sigma_g)`, :math:`\mu_M = S_M/(n\tau_M)`,
 before any value of the data is read.
 """
 
-import math
 from dataclasses import dataclass
 
+from ..accounting import GaussianDpEvent, get_accountant
 from ..accounting._format import format_near, format_up
 from ..accounting._report import GaussianRunPrivacyReport, epsilon_of
 from ._budget import release_noise_std
@@ -86,11 +86,13 @@ def inference_report(run, *, delta, sensitivities, mus, shares, notes=()):
 
     ``sensitivities`` and ``mus`` are (gradient, Hessian, score covariance); each
     release's noise is :math:`S/(n\\mu_i)`, and the report's mu is the exact composition
-    of the run's mu with the three.
+    of the run's event with the three Gaussian events by the registry's ``"gdp"``
+    accountant (:mod:`skdpgd.accounting`).
     """
     n = run.n_samples
     noise = [release_noise_std(s, n, m) for s, m in zip(sensitivities, mus)]
-    mu = math.sqrt(run.mu**2 + sum(m * m for m in mus))
+    events = [run.event, *(GaussianDpEvent(m) for m in mus)]
+    mu = get_accountant("gdp").compose(events).mu
     return InferencePrivacyReport(
         epsilon=epsilon_of(mu, delta), delta=float(delta), mu=mu,
         notes=tuple(notes) + tuple(run.notes),

@@ -28,7 +28,8 @@ from ..inference import (
     infer,
 )
 from ..losses import BinaryLogisticLoss, HuberLoss
-from ..solvers import FitData, make_solver
+from ..solvers import FitData
+from ..solvers import get as get_solver
 from ..utils._validation import check_epsilon, make_generator, resolve_delta
 
 __all__ = ["InferenceMixin"]
@@ -86,10 +87,11 @@ class InferenceMixin:
         problem = self._problem(
             loss, n_samples, n_features, int(np.prod(coef_shape)), budget.fit_epsilon, delta
         )
-        plan = make_solver(self.solver).plan(problem)
+        solver = get_solver(self.solver)
+        plan = solver.plan(problem)  # "auto": the chosen candidate's plan, naming it
         check_solver(plan.solver.name)
         covers = COVERS_HUBER if type(loss) is HuberLoss else COVERS_LOGISTIC
-        run_report = plan.solver.report(plan, problem, tuple(notes))
+        run_report = solver.report(plan, problem, tuple(notes))
         report = compose_report(loss, run_report, budget, row_norm=problem.row_norm,
                                 delta=delta, notes=(covers,))
         return loss, coef_shape, problem, plan, report
