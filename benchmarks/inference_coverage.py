@@ -21,11 +21,18 @@ Grid: model in {linear, logistic} x p in {4, 10, 30} x n in {1e3, 1e4, 1e5} x ep
 ``linear-p4-n1000-eps1`` or ``anchor-p4-n250-mu1``; ``--cells`` keeps the cells whose
 name contains any of the given substrings.
 
-Usage::
+Usage (the full grid on 16 cores, in two commands of a few minutes each, then merged)::
 
     python benchmarks/inference_coverage.py --reps 500 --n-jobs 16 \\
+        --cells n1000- n10000- anchor --out small.json
+    python benchmarks/inference_coverage.py --reps 500 --n-jobs 16 \\
+        --cells n100000 --out large.json
+    python benchmarks/inference_coverage.py --merge small.json large.json \\
         --out benchmarks/results/inference_coverage.json
     python benchmarks/inference_coverage.py --reps 100 --cells linear-p4-n1000 --n-jobs 2
+
+Results are written after every cell (an interrupted run keeps the finished cells, and a
+rerun with ``--cells`` adds the missing ones to the same ``--out``).
 """
 
 import argparse
@@ -172,7 +179,20 @@ def main(argv=None):
     parser.add_argument("--cells", nargs="*", default=None)
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--out", default="benchmarks/results/inference_coverage.json")
+    parser.add_argument("--merge", nargs="*", default=None, metavar="JSON",
+                        help="only merge these result files (later files win) into --out")
     args = parser.parse_args(argv)
+    if args.merge is not None:
+        merged = {}
+        for path in args.merge:
+            data = json.loads(Path(path).read_text())
+            merged.update({row["name"]: row for row in data["cells"]})
+            reps = data["reps"]
+        Path(args.out).write_text(json.dumps({
+            "reps": reps, "python": platform.python_version(),
+            "cells": [merged[c["name"]] for c in cells() if c["name"] in merged],
+        }, indent=1))
+        return
     chosen = [c for c in cells() if not args.cells or any(s in c["name"] for s in args.cells)]
     results = {}
     out = Path(args.out)
