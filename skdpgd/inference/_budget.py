@@ -78,6 +78,7 @@ def split_inference_budget(epsilon, delta, shares=INFERENCE_SHARES):
     Returns
     -------
     InferenceBudget
+        The split (every mu infinite for an infinite epsilon).
     """
     epsilon, delta = float(epsilon), float(delta)
     shares = tuple(float(s) for s in shares)

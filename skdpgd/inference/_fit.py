@@ -30,7 +30,13 @@ SUPPORTED_SOLVERS = ("gd", "cyclic", "preconditioned")
 
 
 def check_solver(name):
-    """Refuse a solver whose optimizer noise is not computed (public: the solver's name)."""
+    """Refuse a solver whose optimizer noise is not computed (public: the solver's name).
+
+    Parameters
+    ----------
+    name : str
+        The solver's registry name.
+    """
     if name not in SUPPORTED_SOLVERS:
         raise ValueError(
             f"inference=True is not available with solver={name!r}: the noise of a sampled "
@@ -48,10 +54,12 @@ def fit_budget(epsilon, delta, shares=INFERENCE_SHARES):
     epsilon, delta : float
         The fit's target.
     shares : tuple of float, default=INFERENCE_SHARES
+        Shares of mu^2 (run, gradient, Hessian, score covariance).
 
     Returns
     -------
     InferenceBudget
+        The split.
     """
     return split_inference_budget(epsilon, delta, shares)
 
@@ -70,11 +78,14 @@ def compose_report(loss, run_report, budget, *, row_norm, delta, notes=()):
     row_norm : float
         Rt, the bound on an augmented row.
     delta : float
+        The fit's delta.
     notes : tuple of str
+        Lines for the report's notes.
 
     Returns
     -------
     InferencePrivacyReport
+        mu of the run and the three releases, composed.
     """
     bound_h, bound_psi = curvature_and_residual_bounds(loss)
     sensitivities = (float(loss.sensitivity(row_norm)), matrix_sensitivity(bound_h, row_norm),
@@ -95,6 +106,7 @@ def infer(row_sums, loss, coef, *, plan, report, n_steps, rng, preconditioner=No
     row_sums : ChunkedRowSums or DaskRowSums
         The fit's row sums (entered).
     loss : BinaryLogisticLoss or HuberLoss
+        The fit's loss.
     coef : ndarray of shape (p,)
         The last iterate (augmented coordinates).
     plan : dataclass
@@ -107,6 +119,7 @@ def infer(row_sums, loss, coef, *, plan, report, n_steps, rng, preconditioner=No
     rng : numpy.random.Generator
         The fit's generator, after the run.
     preconditioner : ndarray, optional
+        The preconditioned solver's P (None: the identity).
     names : list of str
         Feature names (the intercept is appended when ``intercept_scaling`` is not None).
     intercept_scaling : float or None
@@ -117,6 +130,7 @@ def infer(row_sums, loss, coef, *, plan, report, n_steps, rng, preconditioner=No
     Returns
     -------
     CoefficientTable
+        In the caller's units, with the diagnostics in ``diagnostics``.
     """
     n = report.n_samples
     gradient, hessian, score = release_at(
@@ -154,6 +168,18 @@ def public_noise_ratio(n_samples, n_params, hessian_mu):
     :math:`\tilde R` give :math:`\mathrm{tr}\,H \le c_H\tilde R^2`): a lower bound on
     the ratio :math:`\rho` of every fit (docs/theory.md, "When the intervals are not
     trusted").
+
+    Parameters
+    ----------
+    n_samples, n_params : int
+        n and p (coefficients, intercept included).
+    hessian_mu : float
+        mu_M of the Hessian release.
+
+    Returns
+    -------
+    float
+        rho_pub (0 without noise).
     """
     if hessian_mu == float("inf"):
         return 0.0
@@ -161,7 +187,25 @@ def public_noise_ratio(n_samples, n_params, hessian_mu):
 
 
 def check_identifiable(n_samples, n_params, budget):
-    """Refuse inference when no data set of this shape can show its curvature (public)."""
+    """Refuse inference when no data set of this shape can show its curvature (public).
+
+    Parameters
+    ----------
+    n_samples, n_params : int
+        n and p (coefficients, intercept included).
+    budget : InferenceBudget
+        The split of the fit's budget.
+
+    Returns
+    -------
+    float
+        rho_pub, at most 1.
+
+    Raises
+    ------
+    ValueError
+        When rho_pub > 1, with the n the shape would need.
+    """
     ratio = public_noise_ratio(n_samples, n_params, budget.hessian_mu)
     if ratio > 1.0:
         need = 2.0 * 2.0**0.5 * n_params**1.5 / budget.hessian_mu

@@ -50,9 +50,22 @@ __all__ = ["impulse_responses", "optimizer_noise"]
 
 
 def impulse_responses(a, b, n_steps):
-    r"""(h, g): impulse responses :math:`h_i(m)`, m < K (shape (K, p)), and the mean
-    factors :math:`g_i(K)` from :math:`g(0) = g(-1) = 1` (shape (p,)) of
-    :math:`x_{m+1} = a_i x_m + b_i x_{m-1}`."""
+    r"""Impulse responses and mean factors of :math:`x_{m+1} = a_i x_m + b_i x_{m-1}`.
+
+    Parameters
+    ----------
+    a, b : ndarray of shape (p,)
+        The coefficients of each coordinate's recursion.
+    n_steps : int
+        K.
+
+    Returns
+    -------
+    h : ndarray of shape (K, p)
+        :math:`h_i(m)`, m < K, from :math:`h(0) = 1, h(-1) = 0`.
+    g : ndarray of shape (p,)
+        :math:`g_i(K)` from :math:`g(0) = g(-1) = 1`.
+    """
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     k = int(n_steps)
     h = np.empty((max(k, 1), a.size))

@@ -63,6 +63,16 @@ __all__ = [
 def curvature_and_residual_bounds(loss):
     r"""(:math:`c_H`, :math:`\psi_{\max}`) of a loss inference supports (module docstring).
 
+    Parameters
+    ----------
+    loss : object
+        The fit's loss.
+
+    Returns
+    -------
+    curvature_bound, residual_bound : float
+        :math:`c_H` and :math:`\psi_{\max}`.
+
     Raises
     ------
     ValueError
@@ -85,7 +95,20 @@ def curvature_and_residual_bounds(loss):
 
 def matrix_sensitivity(bound, row_norm):
     r"""Replace-one sensitivity :math:`\sqrt2\,A\tilde R^2` of the upper triangle of
-    :math:`\sum_i a_i\tilde x_i\tilde x_i^\top` with :math:`a_i \in [0, A]`."""
+    :math:`\sum_i a_i\tilde x_i\tilde x_i^\top` with :math:`a_i \in [0, A]`.
+
+    Parameters
+    ----------
+    bound : float
+        A.
+    row_norm : float
+        Rt.
+
+    Returns
+    -------
+    float
+        The sensitivity.
+    """
     bound, row_norm = float(bound), float(row_norm)
     if not (math.isfinite(bound) and bound > 0 and math.isfinite(row_norm) and row_norm > 0):
         raise ValueError("the weight bound and the row norm must be positive and finite.")
@@ -93,7 +116,20 @@ def matrix_sensitivity(bound, row_norm):
 
 
 def row_weights_and_residuals(loss, t, y):
-    """(w, psi) per row at linear predictions ``t`` (module docstring)."""
+    """(w, psi) per row at linear predictions ``t`` (module docstring).
+
+    Parameters
+    ----------
+    loss : BinaryLogisticLoss or HuberLoss
+        The fit's loss.
+    t, y : ndarray of shape (n,)
+        Linear predictions and targets.
+
+    Returns
+    -------
+    w, psi : ndarray of shape (n,)
+        Curvature and residual of each row.
+    """
     if type(loss) is BinaryLogisticLoss:
         p = expit(t)
         return p * (1.0 - p), p - y
@@ -125,6 +161,7 @@ def release_at(row_sums, loss, coef, n_samples, noise_stds, rng):
     row_sums : ChunkedRowSums or DaskRowSums
         The fit's row sums of ``loss.gradient_sum``, entered (``with``).
     loss : BinaryLogisticLoss or HuberLoss
+        The fit's loss.
     coef : ndarray of shape (p,)
         The released estimate (augmented: intercept column last).
     n_samples : int
@@ -140,7 +177,9 @@ def release_at(row_sums, loss, coef, n_samples, noise_stds, rng):
     Returns
     -------
     gradient : ndarray of shape (p,)
+        The released averaged gradient.
     hessian, score_cov : ndarray of shape (p, p), symmetric
+        The released M and Q.
     """
     coef = np.asarray(coef, dtype=np.float64)
     dim = coef.shape[0]

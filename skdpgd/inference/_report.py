@@ -88,6 +88,24 @@ def inference_report(run, *, delta, sensitivities, mus, shares, notes=()):
     release's noise is :math:`S/(n\\mu_i)`, and the report's mu is the exact composition
     of the run's event with the three Gaussian events by the registry's ``"gdp"``
     accountant (:mod:`skdpgd.accounting`).
+
+    Parameters
+    ----------
+    run : GaussianRunPrivacyReport
+        The run's report.
+    delta : float
+        The fit's delta.
+    sensitivities, mus : tuple of 3 floats
+        Of the gradient, the Hessian and the score covariance.
+    shares : tuple of 4 floats
+        The public shares of mu^2.
+    notes : tuple of str, default=()
+        Lines for the report's notes.
+
+    Returns
+    -------
+    InferencePrivacyReport
+        The one report of the fit.
     """
     n = run.n_samples
     noise = [release_noise_std(s, n, m) for s, m in zip(sensitivities, mus)]

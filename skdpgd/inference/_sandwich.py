@@ -84,6 +84,7 @@ def coefficient_covariance(coef, gradient, hessian, score_cov, *, n_samples,
     n_steps : int
         K (every batch step).
     momentum : float, default=0
+        beta of the run.
     preconditioner : ndarray of shape (p, p), optional
         The preconditioned solver's P.
 

@@ -19,7 +19,9 @@ class CoefficientTable:
     names : list of str
         One per coefficient, in ``coef_.ravel()`` order, then ``"intercept"``.
     estimate : ndarray of shape (m,)
+        The estimates, in the caller's units.
     covariance : ndarray of shape (m, m)
+        Their private covariance.
     notes : tuple of str
         What the intervals cover and any warning; printed by :meth:`text`.
     """
@@ -36,7 +38,18 @@ class CoefficientTable:
         return np.sqrt(np.clip(np.diag(self.covariance), 0.0, None))
 
     def conf_int(self, alpha=0.05):
-        """Wald intervals of level 1 - alpha, shape (m, 2)."""
+        """Wald intervals of level 1 - alpha.
+
+        Parameters
+        ----------
+        alpha : float, default=0.05
+            In (0, 1).
+
+        Returns
+        -------
+        intervals : ndarray of shape (m, 2)
+            Estimate -/+ z_(1-alpha/2) standard errors.
+        """
         alpha = float(alpha)
         if not 0.0 < alpha < 1.0:
             raise ValueError(f"alpha must be in (0, 1), got {alpha!r}.")
@@ -52,7 +65,18 @@ class CoefficientTable:
         return 2.0 * norm.sf(z)
 
     def frame(self, alpha=0.05):
-        """A pandas DataFrame: coef, std_err, ci_low, ci_high, p_value, by name."""
+        """The table as a pandas DataFrame.
+
+        Parameters
+        ----------
+        alpha : float, default=0.05
+            Level of the intervals.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns coef, std_err, ci_low, ci_high, p_value; one row per name.
+        """
         import pandas as pd
 
         ci = self.conf_int(alpha)
@@ -63,7 +87,20 @@ class CoefficientTable:
         )
 
     def text(self, alpha=0.05, title="Private coefficient table"):
-        """The table as aligned text with its notes (what the intervals cover)."""
+        """The table as aligned text with its notes (what the intervals cover).
+
+        Parameters
+        ----------
+        alpha : float, default=0.05
+            Level of the intervals.
+        title : str, default="Private coefficient table"
+            The first line.
+
+        Returns
+        -------
+        str
+            The table and its notes, one line each.
+        """
         frame = self.frame(alpha)
         level = f"{100 * (1 - alpha):g}%"
         width = max(12, *(len(n) for n in self.names))
