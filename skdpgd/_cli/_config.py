@@ -40,7 +40,7 @@ from ..solvers import DEFAULT as DEFAULT_SOLVER, names as solver_names
 CONFIG_KEYS = {
     "target", "model", "classes", "y_bound", "drop", "bounds", "categories", "epsilon",
     "delta", "random_state", "unknown_values", "handle_unknown", "log1p", "solver", "C",
-    "alpha", "n_jobs", "verbose", "numeric", "categorical",
+    "alpha", "n_jobs", "verbose", "numeric", "categorical", "inference",
 }
 
 
@@ -108,6 +108,8 @@ def check_config(config):
     for key in ("target", "model", "handle_unknown", "solver"):
         if key in config and not isinstance(config[key], str):
             raise ValueError(f"{key} must be a string, got {config[key]!r}.")
+    if "inference" in config and not isinstance(config["inference"], bool):
+        raise ValueError(f"inference must be true or false, got {config['inference']!r}.")
     if config.get("model", "logistic") not in ("logistic", "ridge"):
         raise ValueError(f"model must be 'logistic' or 'ridge', got {config['model']!r}.")
     if config.get("solver", DEFAULT_SOLVER) not in solver_names():  # the registry's

@@ -60,6 +60,7 @@ class InferencePrivacyReport(GaussianRunPrivacyReport):
     score_mu: float
     inference_shares: tuple
 
+    title = "InferencePrivacyReport"
     released = "last iterate, then its private gradient, Hessian and score covariance"
 
     @property
