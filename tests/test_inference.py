@@ -313,11 +313,33 @@ def test_public_ratio_bounds_every_design_and_refuses_hopeless_shapes():
     axes = np.vstack([row_norm * np.eye(dim), -row_norm * np.eye(dim)])
     np.testing.assert_allclose(np.linalg.eigvalsh(c_h * axes.T @ axes / len(axes)),
                                c_h * row_norm**2 / dim)
-    budget = fit_budget(1.0, 1e-5)
+    budget = fit_budget(1.0, 1e-5)  # the base shares: hessian_mu = mu sqrt(0.1)
     tau = math.sqrt(2) * c_h * row_norm**2 / (1000 * budget.hessian_mu)
     assert public_noise_ratio(1000, dim, budget.hessian_mu) == pytest.approx(
         2 * tau * math.sqrt(dim) / (c_h * row_norm**2 / dim))
     assert check_identifiable(100000, 11, budget) < 0.05
     with pytest.raises(ValueError, match=r"needs n >= \d+ rows") as info:
         check_identifiable(1000, 31, budget)
+    # the rule reads the base share, whatever share the Hessian then gets
+    adaptive = fit_budget(1.0, 1e-5, 1000, 11)
+    assert adaptive.hessian_mu > budget.hessian_mu
+    with pytest.raises(ValueError, match="needs n >= "):
+        check_identifiable(1000, 11, adaptive)
     assert "1000" not in str(info.value)
+
+
+def test_hessian_share_grows_only_where_the_shape_needs_it():
+    """Public rule: 0.1 of mu^2 for the Hessian where rho_pub(0.1) <= 0.04, up to 0.3 where
+    it is larger, taken from the gradient's share; the shares always sum to 1."""
+    from skdpgd.inference import inference_shares, public_noise_ratio
+
+    shares = [inference_shares(1.0, 1e-6, n, 11) for n in (1000, 10000, 30000, 10**5, 10**6)]
+    hessian = [s[2] for s in shares]
+    assert hessian[0] == hessian[1] == 0.3 and hessian[-2] == hessian[-1] == 0.1
+    assert all(a >= b for a, b in zip(hessian, hessian[1:]))
+    for s in shares:
+        assert sum(s) == pytest.approx(1.0) and s[0] == 0.3 and s[3] == 0.1
+    middle = fit_budget(1.0, 1e-6, 30000, 11)
+    if 0.1 < middle.shares[2] < 0.3:  # on target in between
+        assert public_noise_ratio(30000, 11, middle.hessian_mu) == pytest.approx(0.04)
+    assert inference_shares(math.inf, 1e-6, 100, 11) == INFERENCE_SHARES

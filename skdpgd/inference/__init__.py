@@ -7,7 +7,7 @@ coefficients"). A layer between the solvers and the estimators: the estimators c
 :func:`fit_budget`, :func:`compose_report` and :func:`infer`.
 """
 
-from ._budget import INFERENCE_SHARES, InferenceBudget, split_inference_budget
+from ._budget import INFERENCE_SHARES, InferenceBudget, inference_shares, split_inference_budget
 from ._fit import (
     SUPPORTED_SOLVERS,
     check_identifiable,
@@ -43,6 +43,7 @@ __all__ = [
     "impulse_responses",
     "infer",
     "inference_report",
+    "inference_shares",
     "matrix_sensitivity",
     "optimizer_noise",
     "public_noise_ratio",

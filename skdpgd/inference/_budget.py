@@ -28,10 +28,17 @@ from dataclasses import dataclass
 
 from ..accounting._gdp import epsilon_delta_to_gdp, gdp_to_epsilon
 
-__all__ = ["INFERENCE_SHARES", "InferenceBudget", "split_inference_budget"]
+__all__ = ["INFERENCE_SHARES", "InferenceBudget", "inference_shares",
+           "split_inference_budget"]
 
 #: Shares of mu^2: (the run, the gradient, the Hessian, the score covariance).
 INFERENCE_SHARES = (0.3, 0.5, 0.1, 0.1)
+
+#: The Hessian's share grows (from the gradient's) up to this where the shape needs it.
+MAX_HESSIAN_SHARE = 0.3
+
+#: The public noise ratio rho_pub the Hessian's share aims at (inference_shares).
+HESSIAN_RATIO_TARGET = 0.04
 
 #: The fit is calibrated to this fraction of its mu (the GDP inverses are conservative to
 #: about 1e-10 relative; the pipeline's budget uses the same margin).
@@ -93,6 +100,37 @@ def split_inference_budget(epsilon, delta, shares=INFERENCE_SHARES):
         mu=mu, fit_mu=fit_mu, fit_epsilon=float(gdp_to_epsilon(fit_mu * _MARGIN, delta)),
         gradient_mu=grad_mu, hessian_mu=hess_mu, score_mu=score_mu, shares=shares,
     )
+
+
+def inference_shares(epsilon, delta, n_samples, n_params):
+    r"""The public shares of a fit: :data:`INFERENCE_SHARES`, with more for the Hessian
+    where the shape needs it (docs/theory.md, "The budget of the releases").
+
+    With :math:`\rho_{\mathrm{pub}}(s_M) = 2\sqrt2\,p^{3/2}/(n\mu\sqrt{s_M})`
+    (:func:`skdpgd.inference.public_noise_ratio`), the Hessian gets
+    :math:`s_M = \min(0.3, \max(0.1, 0.1\,(\rho_{\mathrm{pub}}(0.1)/0.04)^2))`, i.e.
+    the share that brings :math:`\rho_{\mathrm{pub}}` to 0.04 within [0.1, 0.3], taken from
+    the gradient's: :math:`(0.3,\ 0.6 - s_M,\ s_M,\ 0.1)`. Public numbers only.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The fit's target.
+    n_samples, n_params : int
+        n and p (coefficients, intercept included).
+
+    Returns
+    -------
+    tuple of 4 floats
+        (run, gradient, Hessian, score covariance), summing to 1.
+    """
+    run, gradient, hessian, score = INFERENCE_SHARES
+    if float(epsilon) == math.inf:
+        return INFERENCE_SHARES
+    mu = float(epsilon_delta_to_gdp(float(epsilon), float(delta))) * _MARGIN
+    ratio = 2.0 * math.sqrt(2.0) * int(n_params) ** 1.5 / (int(n_samples) * mu * math.sqrt(hessian))
+    share = min(MAX_HESSIAN_SHARE, max(hessian, hessian * (ratio / HESSIAN_RATIO_TARGET) ** 2))
+    return (run, gradient + hessian - share, share, score)
 
 
 def release_noise_std(sensitivity, n_samples, mu):

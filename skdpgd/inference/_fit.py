@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from ._budget import INFERENCE_SHARES, split_inference_budget
+from ._budget import INFERENCE_SHARES, inference_shares, split_inference_budget
 from ._releases import curvature_and_residual_bounds, matrix_sensitivity, release_at
 from ._report import inference_report
 from ._sandwich import FIRST_ORDER_LIMIT, coefficient_covariance
@@ -46,21 +46,27 @@ def check_solver(name):
         )
 
 
-def fit_budget(epsilon, delta, shares=INFERENCE_SHARES):
+def fit_budget(epsilon, delta, n_samples=None, n_params=None, *, shares=None):
     """The :class:`~skdpgd.inference._budget.InferenceBudget` of a target (public).
 
     Parameters
     ----------
     epsilon, delta : float
         The fit's target.
-    shares : tuple of float, default=INFERENCE_SHARES
-        Shares of mu^2 (run, gradient, Hessian, score covariance).
+    n_samples, n_params : int, optional
+        n and p: the shares are then :func:`~skdpgd.inference._budget.inference_shares`'s.
+    shares : tuple of float, optional
+        Shares of mu^2 (run, gradient, Hessian, score covariance); default
+        ``INFERENCE_SHARES`` without n and p.
 
     Returns
     -------
     InferenceBudget
         The split.
     """
+    if shares is None:
+        shares = (INFERENCE_SHARES if n_samples is None
+                  else inference_shares(epsilon, delta, n_samples, n_params))
     return split_inference_budget(epsilon, delta, shares)
 
 
@@ -189,34 +195,40 @@ def public_noise_ratio(n_samples, n_params, hessian_mu):
 def check_identifiable(n_samples, n_params, budget):
     """Refuse inference when no data set of this shape can show its curvature (public).
 
+    The rule reads rho_pub at the base Hessian share (0.1 of mu^2, whatever share
+    :func:`~skdpgd.inference._budget.inference_shares` then gives): above 1 the noise of
+    a tenth of the budget would exceed the curvature of every data set of this shape
+    (docs/theory.md, "When the intervals are not trusted").
+
     Parameters
     ----------
     n_samples, n_params : int
         n and p (coefficients, intercept included).
     budget : InferenceBudget
-        The split of the fit's budget.
+        The split of the fit's budget (its total ``mu`` is read).
 
     Returns
     -------
     float
-        rho_pub, at most 1.
+        rho_pub at the base share, at most 1.
 
     Raises
     ------
     ValueError
-        When rho_pub > 1, with the n the shape would need.
+        When it exceeds 1, with the n the shape would need.
     """
-    ratio = public_noise_ratio(n_samples, n_params, budget.hessian_mu)
+    base_mu = budget.mu * math.sqrt(INFERENCE_SHARES[2])
+    ratio = public_noise_ratio(n_samples, n_params, base_mu)
     if ratio > 1.0:
-        need = 2.0 * 2.0**0.5 * n_params**1.5 / budget.hessian_mu
+        need = 2.0 * 2.0**0.5 * n_params**1.5 / base_mu
         raise ValueError(
             f"inference=True is refused for these public numbers: with {n_params} "
-            f"coefficients (intercept included) and mu_H = {budget.hessian_mu:.3g} for the "
-            "Hessian release, the Hessian's noise would exceed the curvature of every data "
+            f"coefficients (intercept included) and mu = {budget.mu:.3g}, the noise of a "
+            "Hessian released with a tenth of mu^2 would exceed the curvature of every data "
             "set of this size (the noise edge 2 tau sqrt(p) is above the largest smallest "
-            f"eigenvalue a design of rows of norm <= data_norm can have), so no interval "
-            f"would be trustworthy. It needs n >= {math.ceil(need)} rows at this budget: "
-            "use more rows, a larger epsilon, or fewer features."
+            "eigenvalue a design of rows of norm <= data_norm can have), and the intervals "
+            f"measured below 90% coverage there. It needs n >= {math.ceil(need)} rows at "
+            "this budget: use more rows, a larger epsilon, or fewer features."
         )
     return ratio
 

@@ -82,7 +82,7 @@ class InferenceMixin:
             )
         loss, coef_shape = self._inference_loss_and_shape(n_features, n_classes)
         delta = resolve_delta(self.delta, n_samples)
-        budget = fit_budget(check_epsilon(self.epsilon), delta)
+        budget = fit_budget(check_epsilon(self.epsilon), delta, n_samples, coef_shape[0])
         check_identifiable(n_samples, coef_shape[0], budget)
         problem = self._problem(
             loss, n_samples, n_features, int(np.prod(coef_shape)), budget.fit_epsilon, delta

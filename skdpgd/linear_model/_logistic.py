@@ -104,7 +104,8 @@ class DPLogisticRegression(
     inference : bool, default=False
         Also release a private covariance of the coefficients (binary only), for
         ``coef_se_``, ``conf_int``, ``pvalues_`` and ``summary``: the run gets 0.3 of
-        mu^2, a gradient, Hessian and score covariance at its last iterate the rest, one
+        mu^2, a gradient, Hessian and score covariance at its last iterate the rest
+        (:func:`skdpgd.inference.inference_shares`), one
         private Newton step on the plain (unclipped, unpenalised) loss gives ``coef_``;
         all in one report (docs/theory.md, "Private inference for the coefficients").
 
