@@ -124,9 +124,10 @@ def main(argv=None):
                   load_average_before=os.getloadavg())
     if args.before:
         env = dict(os.environ, PYTHONPATH=os.path.abspath(args.before))
-        done = subprocess.run([sys.executable, os.path.abspath(__file__), "--json-only", "--repeats",
-                               str(args.repeats)], env=env, capture_output=True, text=True,
-                              check=True, cwd=args.before)
+        command = [sys.executable, os.path.abspath(__file__), "--json-only",
+                   "--repeats", str(args.repeats)]
+        done = subprocess.run(command, env=env, capture_output=True, text=True, check=True,
+                              cwd=args.before)
         result["before"] = json.loads(done.stdout.strip().splitlines()[-1])
     result["after"] = measure(args.repeats)
     result["load_average_after"] = os.getloadavg()

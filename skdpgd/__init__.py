@@ -11,12 +11,24 @@ are accounted by exact Gaussian-DP composition (Dong, Roth, Su 2022). The report
 ``binding_bound`` says which bound binds.
 """
 
-from . import accounting, audit, model_selection, preprocessing
-from ._ledger import LedgerEntry, LedgerSpend, PrivacyLedger
+import importlib
+
 from ._version import __version__
-from .accounting import PrivacyReport
-from .linear_model import DPLogisticRegression, DPRidge
-from .pipeline import DPPipeline, make_dp_pipeline
+
+#: Public names -> the module that defines them. They are imported on first use (PEP 562),
+#: so that ``skdpgd --version`` or ``skdpgd predict`` does not pay for the audit module,
+#: SciPy's statistics or pandas; ``from skdpgd import DPRidge`` works as before.
+_LAZY = {
+    "DPLogisticRegression": ".linear_model",
+    "DPRidge": ".linear_model",
+    "DPPipeline": ".pipeline",
+    "make_dp_pipeline": ".pipeline",
+    "PrivacyLedger": "._ledger",
+    "LedgerEntry": "._ledger",
+    "LedgerSpend": "._ledger",
+    "PrivacyReport": ".accounting",
+}
+_SUBPACKAGES = ("accounting", "audit", "model_selection", "preprocessing")
 
 __all__ = [
     "DPLogisticRegression",
@@ -33,3 +45,19 @@ __all__ = [
     "preprocessing",
     "__version__",
 ]
+
+
+def __getattr__(name):
+    """Import a public name or subpackage on first use (PEP 562)."""
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    elif name in _SUBPACKAGES:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -185,14 +185,14 @@ def test_fit_with_flags_only_ridge(tmp_path, capsys):
     [(["--target", "nope"], "target column 'nope' is not in the file"),
      (["--target", "income", "--bounds", "age=17:90", "--categories", "sex=Female,Male,?",
        "--drop", "id", "--bounds", "nope=0:1"], "in the config are not in the file"),
-     (["--target", "income", "--bounds", "age=17:90", "--bounds", "sex=0:1", "--drop", "id"],
-      "non-numeric value"),
+     (["--target", "income", "--bounds", "age=17:90", "--bounds", "sex=0:1", "--drop", "id",
+       "--classes", "<=50K,>50K"], "non-numeric value"),
      (["--target", "income", "--categories", "sex=Female,Male", "--bounds", "age=90:17",
        "--drop", "id"], "high must be > low")],
 )
 def test_fit_clear_errors(tmp_path, capsys, extra, message):
     data = _write_csv(tmp_path / "data.csv")
-    assert main(["fit", str(data), "--epsilon", "1", *extra]) == 2
+    assert main(["fit", str(data), "--epsilon", "1", "--model", "logistic", *extra]) == 2
     assert message in capsys.readouterr().err
 
 
@@ -241,15 +241,17 @@ def test_bad_json_and_non_table_json(tmp_path, capsys):
 def test_duplicate_header_names_are_refused(tmp_path, capsys):
     path = tmp_path / "dup.csv"
     path.write_text("x,x,y\n" + "".join(f"{i % 5},{-i},{i % 2}\n" for i in range(20)))
-    assert main(["fit", str(path), "--target", "y", "--bounds", "x=0:5", "--epsilon", "1"]) == 2
+    assert main(["fit", str(path), "--target", "y", "--bounds", "x=0:5", "--epsilon", "1",
+                 "--model", "logistic"]) == 2
     assert "repeats column name(s) ['x']" in capsys.readouterr().err
 
 
 def test_unreadable_csv_and_unexpected_errors_have_no_traceback(tmp_path, capsys, monkeypatch):
     path = tmp_path / "bin.csv"
     path.write_bytes(b"a,b\n\xff\xfe,1\n\x80,2\n")
-    assert main(["fit", str(path), "--target", "b", "--bounds", "a=0:1", "--epsilon", "1"]) == 2
-    assert "not a readable CSV file" in capsys.readouterr().err
+    assert main(["fit", str(path), "--target", "b", "--bounds", "a=0:1", "--epsilon", "1",
+                 "--model", "logistic"]) == 2
+    assert "is not UTF-8 text" in capsys.readouterr().err  # the real problem
 
     def boom(*args, **kwargs):
         raise RuntimeError("something\nunexpected")
@@ -257,7 +259,8 @@ def test_unreadable_csv_and_unexpected_errors_have_no_traceback(tmp_path, capsys
     monkeypatch.setattr("skdpgd._cli._fit.fit_csv", boom)
     data = _write_csv(tmp_path / "data.csv")
     assert main(["fit", str(data), "--target", "income", "--bounds", "age=17:90",
-                 "--categories", "sex=Female,Male,?", "--drop", "id", "--epsilon", "1"]) == 2
+                 "--categories", "sex=Female,Male,?", "--drop", "id", "--epsilon", "1",
+                 "--classes", "<=50K,>50K"]) == 2
     assert capsys.readouterr().err == "skdpgd fit: error: RuntimeError: something unexpected\n"
 
 
@@ -287,14 +290,14 @@ def test_fit_passes_solver_c_n_jobs_verbose(tmp_path, capsys):
     out = tmp_path / "m.joblib"
     assert main(["fit", str(data), "--target", "income", "--bounds", "age=17:90",
                  "--categories", "sex=Female,Male,?", "--drop", "id", "--epsilon", "2",
-                 "--solver", "cyclic", "--C", "3", "--n-jobs", "1", "--verbose", "0",
+                 "--classes", "<=50K,>50K", "--solver", "cyclic", "--C", "3", "--n-jobs", "1", "--verbose", "0",
                  "--random-state", "0", "--output", str(out)]) == 0
     model = joblib.load(out)["pipeline"][-1]
     assert (model.solver, model.C, model.n_jobs, model.verbose) == ("cyclic", 3.0, 1, 0)
     assert "ridge takes alpha" not in capsys.readouterr().err
     assert main(["fit", str(data), "--target", "income", "--bounds", "age=17:90",
                  "--categories", "sex=Female,Male,?", "--drop", "id", "--epsilon", "2",
-                 "--alpha", "1"]) == 2
+                 "--model", "logistic", "--alpha", "1"]) == 2
     assert "model 'logistic' takes C" in capsys.readouterr().err
 
 
@@ -318,7 +321,8 @@ def test_log1p_columns_are_mapped_then_bounded(tmp_path):
 
 
 def test_fit_missing_file(tmp_path, capsys):
-    assert main(["fit", str(tmp_path / "none.csv"), "--target", "y", "--epsilon", "1"]) == 2
+    assert main(["fit", str(tmp_path / "none.csv"), "--target", "y", "--epsilon", "1",
+                 "--model", "logistic"]) == 2
     assert "not found" in capsys.readouterr().err
 
 

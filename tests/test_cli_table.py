@@ -248,7 +248,7 @@ def test_no_config_ridge_needs_no_y_bound(tmp_path, capsys):
     assert main(["fit", str(path), "--target", "y", "--model", "ridge", "--epsilon", "8",
                  "--numeric", "x", "--categorical", "kind", "--random-state", "0",
                  "--output", str(out)]) == 0
-    assert "target range (y_bound='auto')" in capsys.readouterr().out
+    assert "target range (no --y-bound: released privately)" in capsys.readouterr().out
     assert main(["predict", str(out), str(path)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "y" and len(lines) == 301
@@ -373,24 +373,24 @@ def test_refused_labels_and_targets_are_not_quoted(tmp_path, capsys):
 
 def test_fit_errors_name_columns_only(tmp_path, capsys):
     data = _table(tmp_path / "t.csv", n=50)
-    assert main(["fit", str(data), "--target", "label", "--epsilon", "1",
-                 "--numeric", "city", "--categorical", "city"]) == 2
+    assert main(["fit", str(data), "--target", "label", "--epsilon", "1", "--model",
+                 "logistic", "--numeric", "city", "--categorical", "city"]) == 2
     err = capsys.readouterr().err
     _err_is_one_clean_line(err, "Lyon")
     assert "['city'] are declared both numeric" in err
-    assert main(["fit", str(data), "--target", "label", "--epsilon", "1",
-                 "--numeric", "nope"]) == 2
+    assert main(["fit", str(data), "--target", "label", "--epsilon", "1", "--model",
+                 "logistic", "--numeric", "nope"]) == 2
     _err_is_one_clean_line(capsys.readouterr().err)
     # every column public (the fully public pipeline): a conflicting type is still refused
-    assert main(["fit", str(data), "--target", "label", "--epsilon", "1", "--bounds",
-                 "age=18:90", "--bounds", "income=0:1e6", "--categories", "city=Lyon,Oslo",
+    assert main(["fit", str(data), "--target", "label", "--epsilon", "1", "--model",
+                 "logistic", "--bounds", "age=18:90", "--bounds", "income=0:1e6", "--categories", "city=Lyon,Oslo",
                  "--categories", "code=1,2,3", "--categorical", "age"]) == 2
     assert "['age'] are declared both" in capsys.readouterr().err
-    # a missing label without --classes (city has NA cells) names the column only
+    # no model kind: refused, whatever the target holds (public input only)
     assert main(["fit", str(data), "--target", "city", "--epsilon", "1"]) == 2
     err = capsys.readouterr().err
     _err_is_one_clean_line(err, "Lyon", "Oslo")
-    assert "the target column 'city' holds a missing cell" in err
+    assert "--model is required" in err
 
 
 def test_delta_solver_and_seed_reach_the_private_pipeline(tmp_path, capsys):

@@ -39,9 +39,7 @@ EXCLUDED = {
     "skdpgd.solvers.optimisation_error": {"PR01", "RT01"},
     "skdpgd.solvers.plan_noisy_cyclic_gd": {"RT03"},
     "skdpgd.solvers.plan_noisy_cyclic_gd_regularization": {"PR01", "RT01"},
-    "skdpgd.solvers.plan_noisy_gd_regularization": {"PR01", "RT01"},
     "skdpgd.solvers.utility_proxy": {"PR01", "RT01"},
-    "skdpgd.solvers.NoisyGDPlan": {"PR01"},  # dataclass fields: document under Attributes
     "skdpgd.solvers.NoisyCyclicGDPlan": {"PR01"},
     "skdpgd.solvers.SampledSGDPlan": {"PR01"},
     # skdpgd/accounting/_events.py: an Enum (numpydoc reads EnumType's call signature)

@@ -75,6 +75,24 @@ def test_gram_sum_is_bit_identical_for_every_n_jobs():
     np.testing.assert_array_equal(one, two)
 
 
+def test_gram_pass_copies_each_chunk_once(monkeypatch):
+    # the Gram pass builds each block's clipped rows itself (ClippedDesign.gram): the row
+    # sums hand it the chunk as is, not a pre-scaled copy made first
+    rng = np.random.default_rng(2)
+    des = design(rng, n=500, d=5)
+    expected = _gram(des, chunk_size=64)
+    calls = []
+    original = ClippedDesign.prescaled
+
+    def counted(self, *args, **kwargs):
+        calls.append(self.shape[0])
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(ClippedDesign, "prescaled", counted)
+    np.testing.assert_array_equal(_gram(des, chunk_size=64), expected)  # bit-identical
+    assert calls == []
+
+
 def _brute_force_sensitivity(x, xp):
     return np.linalg.norm(upper(np.outer(x, x) - np.outer(xp, xp)))
 
@@ -405,7 +423,7 @@ def test_planner_is_public_and_calibrated():
 
 
 def test_proxy_recursion_matches_closed_form_and_the_loop():
-    from skdpgd.solvers._preconditioned_planning import _recursion
+    from skdpgd.solvers._preconditioned_proxy import _recursion
     from skdpgd.solvers._utility import error_moments
 
     def _unit_errors(n_steps, g, **kw):

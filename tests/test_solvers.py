@@ -11,6 +11,8 @@ import pytest
 from skdpgd import DPLogisticRegression, DPRidge, accounting, solvers
 from skdpgd.solvers import CyclicSolver, PublicProblem, SampledSolver, get
 
+from _gd_reference import full_batch_plan
+
 PROBLEM = PublicProblem(
     epsilon=1.0, delta=1e-5, n_samples=5000, n_params=11, sensitivity=1.2,
     gradient_bound=0.6, data_smoothness=0.36, initial_distance=2.0, strong_convexity=1e-3,
@@ -21,12 +23,12 @@ def test_gd_is_cyclic_with_one_batch_and_loses_nothing():
     plan = get("gd").plan(PROBLEM)
     assert plan.n_batches == 1 and plan.batch_size == PROBLEM.n_samples
     # the dedicated full-batch planner (bound (A) only), same compute budget
-    reference = solvers.plan_noisy_gd(
+    _, n_steps, learning_rate, noise_std = full_batch_plan(
         1.0, 1e-5, sensitivity=1.2, n_samples=5000, n_params=11, data_smoothness=0.36,
         strong_convexity=1e-3, initial_distance=2.0, max_steps=1000,
     )
-    assert (plan.n_steps, plan.learning_rate) == (reference.n_steps, reference.learning_rate)
-    assert plan.noise_std == pytest.approx(reference.noise_std, rel=1e-9)
+    assert (plan.n_steps, plan.learning_rate) == (n_steps, learning_rate)
+    assert plan.noise_std == pytest.approx(noise_std, rel=1e-9)
     report = get("gd").report(plan, PROBLEM)
     assert report.accountant == "noisy_gd"
     mu = accounting.noisy_gd_gdp(

@@ -6,9 +6,9 @@ data set inside the domain gets a different kind of output because of it. A prop
 the whole data set (every row weight 0, one class present, a constant target) is not
 about one record: two neighbouring data sets inside the domain, one with it and one
 without, would get a refusal and a model, told apart with certainty (an infinite
-epsilon, which no charge repairs). Such data sets are fitted: the data term of the
-objective is zero (or whatever it is), the release is the noisy run around the
-regulariser's minimiser, and the accounting (public W, n) is unchanged.
+epsilon, which no charge repairs). Such data sets are fitted with the same plan and
+noise (the accounting reads only the public W and n); when every weight is 0 the data
+term is zero and the release is the noisy run around the regulariser's minimiser, 0.
 
 The audit pair: n = 40 rows, every row but the canary (row 0) of weight 0, and the
 canary with weight 0 in D and weight 1 in D'. When D was refused ("every row weight is

@@ -10,10 +10,47 @@ import math
 import sys
 
 from .._version import __version__
-from ..solvers import get as get_solver, names as solver_names
-from ._commands import account_command, demo_command, fit_command
 from ._ledger import add_ledger_parser
-from ._predict import predict_command
+
+
+class _SolverNames:
+    """The registry's solver names (:mod:`skdpgd.solvers`), looked up on first use.
+
+    argparse reads ``choices`` only to check a given ``--solver`` or to print help, so
+    ``skdpgd --version`` and ``skdpgd predict`` never import the solvers.
+    """
+
+    def __init__(self, reports_mu=False):
+        self.reports_mu = reports_mu
+
+    def _names(self):
+        from ..solvers import get, names
+
+        return [n for n in names() if not self.reports_mu or get(n).reports_mu]
+
+    def __contains__(self, value):
+        return value in self._names()
+
+    def __iter__(self):
+        return iter(self._names())
+
+    def __len__(self):
+        return len(self._names())
+
+
+def _run(module, function):
+    """A command's body, imported when the command runs (a lazy ``set_defaults(run=...)``)."""
+    def run(args):
+        import importlib
+
+        return getattr(importlib.import_module(module, __name__), function)(args)
+    return run
+
+
+account_command = _run("._commands", "account_command")
+demo_command = _run("._commands", "demo_command")
+fit_command = _run("._commands", "fit_command")
+predict_command = _run("._predict", "predict_command")
 
 EPILOG = (
     "With no command, runs `demo`. Every privacy number printed comes from "
@@ -50,6 +87,13 @@ def _auto_or_positive_int(text):
     return value
 
 
+def _add_dialect(parser):
+    parser.add_argument("--sep", default=None, help="field separator (default: sniffed "
+                        "from the header line only: ',', ';', tab or '|')")
+    parser.add_argument("--decimal", default=None, choices=[".", ","],
+                        help="decimal mark (default: ',' for a ';'-separated file, else '.')")
+
+
 def build_parser():
     """The argparse parser of the commands."""
     parser = argparse.ArgumentParser(
@@ -74,8 +118,8 @@ def build_parser():
                       default=[0.1, 0.5, 1.0, 4.0, math.inf])
     demo.add_argument("--seeds", type=int, nargs="+", default=[0],
                       help="noise seeds; the table shows the median accuracy")
-    demo.add_argument("--solver", choices=solver_names(),
-                      default="auto", help="the estimator's solver (default 'auto')")
+    demo.add_argument("--solver", choices=_SolverNames(), metavar="SOLVER",
+                      default="auto", help="the estimator's solver: %(choices)s (default 'auto')")
     demo.set_defaults(run=demo_command)
 
     acc = sub.add_parser(
@@ -87,19 +131,31 @@ def build_parser():
     acc.add_argument("--epsilon", type=_epsilon, required=True)
     acc.add_argument("--delta", type=_delta, default="auto",
                      help="default 'auto' = min(1e-5, 1/(10 n))")
-    acc.add_argument("--n", type=int, required=True, help="number of training rows (public)")
+    acc.add_argument("--n", type=int, default=None, help="number of training rows (public; "
+                     "required without --table)")
+    acc.add_argument("--table", metavar="CSV", default=None,
+                     help="plan the raw-table pipeline `skdpgd fit CSV --target T` would run "
+                     "(its releases and their shares; n counted from the file, columns "
+                     "from its header); --model / --classes / --y-bound as for fit")
+    acc.add_argument("--target", default=None, help="with --table: the target column")
+    acc.add_argument("--classes", action="append", default=None, metavar="A,B[,...]",
+                     help="with --table: the public label set (else released privately)")
+    _add_dialect(acc)
     acc.add_argument("--n-features", type=int, default=10, help="d (default 10)")
     acc.add_argument("--data-norm", type=float, default=1.0, help="public row-norm bound R")
-    acc.add_argument("--model", choices=["logistic", "ridge"], default="logistic")
+    acc.add_argument("--model", choices=["logistic", "ridge"], default=None,
+                     help="default logistic (with --table: required unless --classes or "
+                     "--y-bound implies it)")
     acc.add_argument("--n-classes", type=int, default=2, help="logistic: label set size")
-    acc.add_argument("--y-bound", type=float, default=1.0, help="ridge: bound on |y|")
+    acc.add_argument("--y-bound", type=float, default=None,
+                     help="ridge: bound on |y| (default 1; with --table: private range)")
     acc.add_argument("--regularization", type=float, default=None,
                      help="C (logistic) or alpha (ridge); default 'auto'")
     acc.add_argument("--max-iter", type=_auto_or_positive_int, default="auto",
                      help="K (preconditioned, gd) or epochs (cyclic); an integer >= 1 or "
                      "'auto' (default)")
-    acc.add_argument("--solver", choices=[n for n in solver_names() if get_solver(n).reports_mu],
-                     default="auto", help="the estimator's solver (default 'auto'); for "
+    acc.add_argument("--solver", choices=_SolverNames(reports_mu=True), metavar="SOLVER",
+                     default="auto", help="the estimator's solver: %(choices)s (default 'auto'); for "
                      "'gd' and 'cyclic' (also when 'auto' picks them) a table compares the "
                      "run's noise with what composition needs")
     acc.add_argument("--batch-size", type=_auto_or_positive_int, default="auto",
@@ -114,19 +170,40 @@ def build_parser():
 
     fit = sub.add_parser(
         "fit", help="fit on a CSV file; save the model; print the privacy report",
-        description="Fits a private model on any CSV file. Columns without public "
+        description="Fits a private model on any CSV file. The model kind is public input: "
+        "--model, or implied by --classes (logistic) or --y-bound (ridge); there is no "
+        "default (a numeric target never becomes a classifier by itself). Without "
+        "--classes the label set is released privately (thresholded noisy counts, in "
+        "the one budget); without --y-bound the target's range is. Columns without public "
         "information get private ranges / categories and, if undeclared, a privately "
         "voted type (DPTableVectorizer in one budget); public bounds (--bounds), category "
         "lists (--categories), types (--numeric, --categorical) or --drop override single "
         "columns and cost nothing. A --config TOML/JSON file can hold them (see the docs).",
+        epilog="Defaults: --delta auto = min(1e-5, 1/(10 n)); --solver auto; --C / --alpha "
+        "auto; no --output: nothing saved; no --ledger: nothing recorded; no "
+        "--random-state: fresh OS entropy.",
     )
     fit.add_argument("data", help="CSV file with a header line")
     fit.add_argument("--target", help="column to predict (or `target` in the config)")
-    fit.add_argument("--epsilon", type=_epsilon, default=None)
-    fit.add_argument("--delta", type=_delta, default=None)
+    fit.add_argument("--epsilon", type=_epsilon, default=None,
+                     help="the whole fit's budget (required, flag or config)")
+    fit.add_argument("--delta", type=_delta, default=None,
+                     help="default 'auto' = min(1e-5, 1/(10 n))")
     fit.add_argument("--output", help="where to save the fitted bundle (joblib)")
     fit.add_argument("--config", help="TOML or JSON file with bounds / categories / ...")
-    fit.add_argument("--model", choices=["logistic", "ridge"], default=None)
+    _add_dialect(fit)
+    fit.add_argument("--model", choices=["logistic", "ridge"], default=None,
+                     help="required unless --classes (logistic) or --y-bound (ridge) "
+                     "implies it; no default")
+    fit.add_argument("--ledger", metavar="FILE", default=None,
+                     help="a PrivacyLedger file (SQLite, created if missing) charged with "
+                     "the fit's planned cost before any value is read; `skdpgd ledger "
+                     "show FILE` lists it (default: no ledger)")
+    fit.add_argument("--ledger-cap", metavar="EPSILON,DELTA", default=None,
+                     help="cap of a new ledger file (stored in it; default: no cap)")
+    fit.add_argument("--key-file", default=None,
+                     help="the data owner's key file for a keyed ledger (default: "
+                     "$SKDPGD_LEDGER_KEY if set)")
     fit.add_argument("--bounds", action="append", default=[], metavar="NAME=LOW:HIGH")
     fit.add_argument("--categories", action="append", default=[], metavar="NAME=A,B,C")
     fit.add_argument("--drop", action="append", default=[], metavar="NAME")
@@ -135,13 +212,19 @@ def build_parser():
     fit.add_argument("--categorical", action="append", default=[], metavar="NAME[,NAME]",
                      help="declare column(s) categorical (public type; categories found "
                      "privately)")
-    fit.add_argument("--classes", help="logistic: comma-separated public label set "
-                     "(0,1 are ints, yes,no strings: predictions keep that type)")
+    fit.add_argument("--classes", action="append", default=None, metavar="A,B[,...]",
+                     help="logistic (implies --model logistic): the public label set, "
+                     "comma-separated (0,1 are ints, yes,no strings: predictions keep that "
+                     "type); a label holding a comma is quoted CSV-style (--classes "
+                     "'\"a,b\",c') or the flag repeated, one label each (--classes 'a,b' "
+                     "--classes c). Default: the label set is released privately")
     fit.add_argument("--y-bound", type=float, default=None,
-                     help="ridge: public bound on |y| (default: found privately)")
-    fit.add_argument("--solver", choices=solver_names(),
+                     help="ridge (implies --model ridge): public bound on |y| (default "
+                     "with --model ridge: the target's range is released privately)")
+    fit.add_argument("--solver", choices=_SolverNames(), metavar="SOLVER",
                      default=None,
-                     help="optimiser (default: the estimator's, auto; sgd needs the sgd extra)")
+                     help="optimiser: %(choices)s (default: the estimator's, auto; sgd needs the "
+                     "sgd extra)")
     fit.add_argument("--C", type=float, default=None, dest="C",
                      help="logistic: inverse regularisation (default 'auto')")
     fit.add_argument("--alpha", type=float, default=None,
@@ -167,6 +250,7 @@ def build_parser():
     predict.add_argument("data", help="CSV file with a header line")
     predict.add_argument("--output", help="where to write the predictions (CSV; default: "
                          "standard output)")
+    _add_dialect(predict)
     predict.set_defaults(run=predict_command)
     add_ledger_parser(sub)
     return parser

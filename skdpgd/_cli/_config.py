@@ -35,12 +35,10 @@ import math
 import numbers
 from pathlib import Path
 
-from ..solvers import DEFAULT as DEFAULT_SOLVER, names as solver_names
-
 CONFIG_KEYS = {
     "target", "model", "classes", "y_bound", "drop", "bounds", "categories", "epsilon",
     "delta", "random_state", "unknown_values", "handle_unknown", "log1p", "solver", "C",
-    "alpha", "n_jobs", "verbose", "numeric", "categorical", "inference",
+    "alpha", "n_jobs", "verbose", "numeric", "categorical", "sep", "decimal", "inference",
 }
 
 
@@ -101,11 +99,14 @@ def check_config(config):
     Raises ValueError naming the key (and the column) for any value of the wrong shape,
     so that no malformed config reaches the estimator as a traceback.
     """
+    from ..solvers import DEFAULT as DEFAULT_SOLVER
+    from ..solvers import names as solver_names
+
     config = dict(config)
     unknown = set(config) - CONFIG_KEYS
     if unknown:
         raise ValueError(f"unknown key(s) {sorted(unknown)}; allowed: {sorted(CONFIG_KEYS)}.")
-    for key in ("target", "model", "handle_unknown", "solver"):
+    for key in ("target", "model", "handle_unknown", "solver", "sep", "decimal"):
         if key in config and not isinstance(config[key], str):
             raise ValueError(f"{key} must be a string, got {config[key]!r}.")
     if "inference" in config and not isinstance(config["inference"], bool):
@@ -217,32 +218,39 @@ def parse_categories(text):
     return name, values.split(",")
 
 
-def read_csv(path):
-    """Header and rows (lists of str) of a CSV file; clear errors for bad files."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"data file {str(path)!r} not found.")
+def read_csv(path, sep=None, decimal=None):
+    """Header and rows (lists of str) of a CSV file; clear errors for bad files.
+
+    The dialect comes from the header line (:func:`skdpgd._cli._csv.sniff`); a number
+    with a decimal comma (``decimal=","``) is rewritten with a point, an unnamed first
+    column (a row index) is dropped.
+    """
+    from ._csv import _DECIMAL_COMMA, check_header, index_column, sniff
+
+    header, sep, decimal, _ = sniff(path, sep, decimal)
+    check_header(path, header)
+    rows = None
     try:
-        with path.open(newline="") as handle:
-            rows = [row for row in csv.reader(handle) if row]
-    except (UnicodeDecodeError, csv.Error) as exc:  # its text quotes bytes and positions
-        what = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else "malformed CSV"
-        failure = f"{str(path)!r} is not a readable CSV file ({what}); save it as UTF-8 CSV."
-    else:
-        failure = None
-    if failure is not None:  # raised outside the handler: no __context__ quoting the file
-        raise ValueError(failure)
+        with Path(path).open(newline="", encoding="utf-8-sig") as handle:
+            rows = [row for row in csv.reader(handle, delimiter=sep) if row]
+    except (UnicodeDecodeError, csv.Error):  # its text quotes bytes and positions
+        pass
+    if rows is None:  # raised outside the handler: no __context__ quoting the file
+        raise ValueError(f"{str(path)!r} is not a readable CSV file (not UTF-8 text, or "
+                         "malformed quoting); save it as UTF-8 CSV.")
     if len(rows) < 3:
         raise ValueError(f"{str(path)!r} needs a header line and at least 2 data rows.")
-    header = [name.strip() for name in rows[0]]
-    repeated = sorted({name for name in header if header.count(name) > 1})
-    if repeated:
-        raise ValueError(f"{str(path)!r}: the header repeats column name(s) {repeated}; "
-                         "every column needs a distinct name.")
     if any(len(row) != len(header) for row in rows[1:]):  # no line number: a row index
         raise ValueError(f"{str(path)!r}: some line has a different number of fields than "
-                         f"the header ({len(header)}); quote fields that hold commas.")
-    return header, [[value.strip() for value in row] for row in rows[1:]]
+                         f"the header ({len(header)}, separated by {sep!r}); check --sep, "
+                         "or quote fields that hold the separator.")
+    rows = [[value.strip() for value in row] for row in rows[1:]]
+    if decimal == ",":
+        rows = [[v.replace(",", ".") if _DECIMAL_COMMA.match(v) else v for v in row]
+                for row in rows]
+    if index_column(header) is not None:
+        header, rows = header[1:], [row[1:] for row in rows]
+    return header, rows
 
 
 def column_plan(header, config):

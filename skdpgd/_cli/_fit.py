@@ -108,7 +108,7 @@ def _as_frame(X, numeric, categorical):
 
 def load_table(path, config):
     """(X: DataFrame or object array of feature columns, y, numeric names, categorical names)."""
-    header, rows = read_csv(path)
+    header, rows = read_csv(path, config.get("sep"), config.get("decimal"))
     numeric, categorical = column_plan(header, config)
     columns = {name: [row[j] for row in rows] for j, name in enumerate(header)}
     X = np.empty((len(rows), len(numeric) + len(categorical)), dtype=object)

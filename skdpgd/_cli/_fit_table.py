@@ -19,22 +19,19 @@ The pipeline splits the budget by its public rule and reports every release comp
 the command prints that report and nothing computed from the data.
 """
 
-import csv
 import math
-from pathlib import Path
 
 import numpy as np
 
 from .._version import __version__
 from ..preprocessing._cells import canonical, to_numbers
 from ._config import _names
+from ._csv import index_column, read_frame, sniff
 from ._table import (
     PrivateTableSchema,
     TableSchema,
     canonical_list,
     label_type,
-    raw_frame,
-    read_table,
     schema_of,
     to_labels,
 )
@@ -47,21 +44,22 @@ NOT_AVAILABLE = (
 )
 
 
-def read_header(path):
-    """The column names of a CSV file (its first line): public, read without any cell."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"data file {str(path)!r} not found.")
-    header = None
-    try:
-        with path.open(newline="", encoding="utf-8-sig") as handle:
-            header = next(csv.reader(handle), [])
-    except (UnicodeDecodeError, csv.Error):  # the error holds the raw bytes of the file
-        pass
-    if header is None:  # raised outside the handler: neither __cause__ nor __context__
-        raise ValueError(f"{str(path)!r} is not a readable CSV file (UTF-8 text with "
-                         "comma-separated fields).")
-    return [name.strip() for name in header]
+def read_header(path, config=None):
+    """The column names of a CSV file (its first line, the dialect of ``config``'s
+    ``sep``): public, read without any cell; an unnamed first column (a row index) is
+    left out, as :func:`~skdpgd._cli._csv.read_frame` drops it."""
+    config = config or {}
+    header, _, _, _ = sniff(path, config.get("sep"), config.get("decimal"))
+    return header[1:] if index_column(header) is not None else header
+
+
+def count_rows(path):
+    """The number of data rows n (public), counted by the CSV reader without keeping a
+    cell (quoted fields may hold line breaks)."""
+    import csv
+
+    with open(path, newline="", encoding="utf-8-sig", errors="replace") as handle:
+        return max(sum(1 for row in csv.reader(handle) if row) - 1, 0)
 
 
 def _typed(config):
@@ -80,10 +78,12 @@ def needs_private_preparation(path, config):
     fit has no public ``y_bound``. False when the target is not in the file (the fully
     public path then names the problem).
     """
-    header = read_header(path)
+    header = read_header(path, config)
     target = config.get("target")
     if target not in header:
         return False
+    if config.get("model") == "logistic" and "classes" not in config:
+        return True  # the label set is released privately
     drop = set(config.get("drop", []))
     public = set(config.get("bounds", {})) | set(config.get("categories", {}))
     features = [c for c in header if c != target and c not in drop]
@@ -145,15 +145,15 @@ def make_table_estimator(config):
         right = "C" if wrong == "alpha" else "alpha"
         raise ValueError(f"{wrong} is a parameter of the other model; model {model!r} "
                          f"takes {right} (regularisation).")
-    if model == "logistic":
-        return DPLogisticRegression(classes=config.get("classes"), C=config.get("C", "auto"),
-                                    **common)
+    if model == "logistic":  # no --classes: the pipeline releases the label set
+        return DPLogisticRegression(classes=config.get("classes", "private"),
+                                    C=config.get("C", "auto"), **common)
     return DPRidge(y_bound=config.get("y_bound", "auto"), alpha=config.get("alpha", "auto"),
                    **common)
 
 
 def build_table_pipeline(features, numeric, categorical, config, *, epsilon, delta,
-                         random_state):
+                         random_state, ledger=None):
     """The unfitted private pipeline: schema, DPTableVectorizer, estimator."""
     try:
         from ..pipeline import DPPipeline
@@ -181,7 +181,8 @@ def build_table_pipeline(features, numeric, categorical, config, *, epsilon, del
                                    log1p=logged or "auto", types="dtype")
     estimator = make_table_estimator(config)
     steps = [("column_types", schema), ("vectorizer", vectorizer), ("model", estimator)]
-    return DPPipeline(steps, epsilon=epsilon, delta=delta, random_state=random_state)
+    return DPPipeline(steps, epsilon=epsilon, delta=delta, random_state=random_state,
+                      ledger=ledger)
 
 
 def _type_sources(schema):
@@ -194,8 +195,9 @@ def _check_target(y, model, classes, target):
     """Refuse a target cell outside the label set (or not a number, for ridge).
 
     The message names the column and the kind of problem, never the cell, its line or a
-    count. (The command line charges no ledger; with one, the same refusal would come
-    from the estimator after the charge.)
+    count. Only without ``--ledger``: with one, the same refusal comes from the estimator
+    after the charge (a refusal before it would tell something about the data for free).
+    With a private label set a missing or rare label is no error: its row gets weight 0.
     """
     if model == "ridge":
         if not np.all(np.isfinite(y)):
@@ -209,12 +211,46 @@ def _check_target(y, model, classes, target):
             raise ValueError(f"the target column {target!r} holds a cell that is not one of "
                              f"--classes {list(classes)} (missing or another label; not "
                              "quoted: cells are private).")
-    elif any(canonical(value) is None for value in y.tolist()):
-        raise ValueError(f"the target column {target!r} holds a missing cell; every row "
-                         "needs a label (give the public label set with --classes).")
 
 
-def fit_table(path, config, *, epsilon, delta="auto", random_state=None, output=None):
+def _target(cells, model, classes):
+    """The target column for the estimator: numbers (ridge), labels in the type of the
+    public ``classes``, or texts with missing cells as None (a private label set)."""
+    if model == "ridge":
+        return to_numbers(cells)
+    if classes is not None:
+        return to_labels(cells, classes)
+    return np.asarray([canonical(c) for c in cells], dtype=object)
+
+
+#: Python spellings in the pipeline's report -> the command line's (notes use the
+#: spelling of the interface in use).
+CLI_SPELLING = (
+    ("label set (classes='private')", "label set (no --classes: released privately)"),
+    ("target range (y_bound='auto')", "target range (no --y-bound: released privately)"),
+    ("(pass classes= to fix it)", "(give --classes to fix it)"),
+)
+
+
+def cli_spelling(text):
+    """``text`` with the Python parameter spellings of :data:`CLI_SPELLING` replaced."""
+    for python, cli in CLI_SPELLING:
+        text = text.replace(python, cli)
+    return text
+
+
+def ledger_line(ledger):
+    """One line after a charged fit: the ledger file and its worst record's total."""
+    delta = ledger.delta if ledger.delta is not None else 1e-5
+    spent = ledger.spent(delta)
+    entries = f"{spent.n_fits} entr{'y' if spent.n_fits == 1 else 'ies'}"
+    return (f"charged to the ledger {ledger.path}: {entries}, the worst-off "
+            f"record at epsilon={spent.epsilon:.6g} (delta={delta:.3g}); `skdpgd ledger "
+            "show` lists them")
+
+
+def fit_table(path, config, *, epsilon, delta="auto", random_state=None, output=None,
+              ledger=None):
     """Fit the private pipeline on a CSV file, save the bundle, print the report.
 
     Returns
@@ -229,27 +265,33 @@ def fit_table(path, config, *, epsilon, delta="auto", random_state=None, output=
     """
     import joblib
 
-    header, rows = read_table(path, min_rows=2)
+    frame, sep, decimal, notes = read_frame(path, sep=config.get("sep"),
+                                            decimal=config.get("decimal"),
+                                            markers=_markers(config), min_rows=2)
+    header = [str(c) for c in frame.columns]
     features, numeric, categorical = table_plan(header, config)
     pipeline = build_table_pipeline(features, numeric, categorical, config, epsilon=epsilon,
-                                    delta=delta, random_state=random_state)
+                                    delta=delta, random_state=random_state, ledger=ledger)
     target = config["target"]
-    cells = np.asarray([row[header.index(target)] for row in rows], dtype=object)
-    model = config.get("model", "logistic")
-    y = to_numbers(cells) if model == "ridge" else to_labels(cells, config.get("classes"))
-    _check_target(y, model, config.get("classes"), target)
-    pipeline.fit(raw_frame(header, rows, features), y)
+    cells = frame[target].to_numpy(dtype=object)
+    model = config["model"]
+    y = _target(cells, model, config.get("classes"))
+    if ledger is None:
+        _check_target(y, model, config.get("classes"), target)
+    pipeline.fit(frame[features], y)
     report = pipeline.privacy_
     classes = config.get("classes")
+    if model == "logistic" and classes is None:  # released privately: texts
+        classes = list(pipeline.classes_)
     bundle = {
         # The fitted steps as a plain scikit-learn Pipeline: its first step picks the
         # feature columns by name, so it predicts on any frame that holds them (the
-        # DPPipeline itself checks that a frame has exactly the fit's columns).
+        # DPPipeline reads a frame by name too: one predict contract).
         "pipeline": pipeline.pipeline_, "dp_pipeline": pipeline,
         "feature_columns": features, "target": target, "model": model,
         "classes": classes, "label_type": label_type(classes) if classes else None,
         "privacy": report.to_dict() if hasattr(report, "to_dict") else repr(report),
-        "skdpgd_version": __version__,
+        "skdpgd_version": __version__, "csv": {"sep": sep, "decimal": decimal},
     }
     if output is not None:
         joblib.dump(bundle, output)
@@ -257,8 +299,12 @@ def fit_table(path, config, *, epsilon, delta="auto", random_state=None, output=
     print(f"skdpgd fit: {type(pipeline.steps[-1][1]).__name__} on {path} through DPTableVectorizer "
           f"({len(schema.numeric_columns_)} numeric, {len(schema.categorical_columns_)} "
           f"categorical columns; target {target!r})")
-    print(repr(report))
+    for note in notes:
+        print(f"read: {note}")
+    print(cli_spelling(repr(report)))
     print(pipeline.pipeline_[1].summary_text(type_from=_type_sources(schema)))
+    if ledger is not None:
+        print(ledger_line(ledger))
     if output:
         print(f"saved to {output} (joblib bundle: pipeline, dp_pipeline, feature_columns, "
               "target, classes, privacy)")

@@ -15,8 +15,6 @@ version-1 file (:meth:`skdpgd.PrivacyLedger.upgrade_file`).
 
 import math
 
-from .._ledger._inspect import inspect_file
-
 
 def add_ledger_parser(sub):
     """Register ``skdpgd ledger`` on the CLI's subparsers."""
@@ -50,6 +48,8 @@ def add_ledger_parser(sub):
 
 def ledger_command(args):
     """Run ``skdpgd ledger ACTION PATH``; a broken chain raises (exit status 2)."""
+    from .._ledger._inspect import inspect_file  # on use: the CLI starts without it
+
     if args.ledger_action == "upgrade":
         from .._ledger import PrivacyLedger
 

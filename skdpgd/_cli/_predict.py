@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ._table import TableSchema, raw_frame, read_table, schema_of
+from ._csv import read_frame
+from ._table import TableSchema, schema_of
 
 
 def load_bundle(path):
@@ -64,23 +65,31 @@ def write_predictions(handle, target, predictions, kind):
     writer.writerows([format_label(value, kind)] for value in predictions)
 
 
-def predict_csv(model_path, data_path):
-    """(target name, predictions, label kind) of a saved model on a CSV file."""
+def predict_csv(model_path, data_path, sep=None, decimal=None):
+    """(target name, predictions, label kind) of a saved model on a CSV file.
+
+    The file's dialect is sniffed from its header line like ``fit``'s (``sep`` and
+    ``decimal`` override it); its columns are read by name.
+    """
     bundle = load_bundle(model_path)
-    header, rows = read_table(data_path, min_rows=1)
-    features = [str(c) for c in schema_of(bundle["pipeline"]).columns]
+    schema = schema_of(bundle["pipeline"])
+    markers = schema.missing_values
+    markers = [markers] if isinstance(markers, str) else list(markers or ())
+    frame, _, _, _ = read_frame(data_path, sep=sep, decimal=decimal, markers=markers)
+    header = [str(c) for c in frame.columns]
+    features = [str(c) for c in schema.columns]
     absent = [c for c in features if c not in header]
     if absent:
         raise ValueError(f"{str(data_path)!r} has no column(s) {absent}; the model reads "
                          f"{features}.")
-    predictions = bundle["pipeline"].predict(raw_frame(header, rows, features))
+    predictions = bundle["pipeline"].predict(frame[features])
     kind = bundle.get("label_type") or ("float" if bundle.get("model") == "ridge" else "str")
     return bundle["target"], predictions, kind
 
 
 def predict_command(args):
     """``skdpgd predict``: write the predictions (to ``--output`` or standard output)."""
-    target, predictions, kind = predict_csv(args.model, args.data)
+    target, predictions, kind = predict_csv(args.model, args.data, args.sep, args.decimal)
     if args.output is None:
         write_predictions(sys.stdout, target, predictions, kind)
         return

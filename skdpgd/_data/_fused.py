@@ -61,56 +61,72 @@ _UNAVAILABLE = False
 KERNELS = {"logistic": 0, "clipped_linear": 1}
 
 
+def _prescaled(x, p):
+    return np.float64(x) * p
+
+
+def _kernel(X, pre, post, y, w, intercept, b, kind, clip, out):
+    n, d = X.shape
+    total_r = 0.0
+    for i in range(n):
+        p = pre[i]
+        t = 0.0
+        for j in range(d):
+            t += _prescaled_jit(X[i, j], p) * w[j]
+        t = post[i] * t + b * intercept
+        if kind == 0:  # public (the loss): sigma(t), its two overflow-free forms
+            e = math.exp(-abs(t))
+            positive, negative = 1.0 / (1.0 + e), e / (1.0 + e)  # both computed
+            r = (positive if t >= 0.0 else negative) - y[i]
+        else:
+            r = t - y[i]
+        r = min(max(r, -clip), clip)
+        total_r += r
+        rq = r * post[i]
+        for j in range(d):
+            out[j] += rq * _prescaled_jit(X[i, j], p)
+    return total_r
+
+
+def _factors(X, cap, pre, squares):
+    n, d = X.shape
+    for i in range(n):
+        peak = 0.0
+        for j in range(d):
+            a = abs(np.float64(X[i, j]))
+            peak = a if a > peak else peak
+        exponent = math.frexp(peak)[1]
+        exponent = min(max(exponent, 0), cap)
+        p = math.ldexp(1.0, -exponent)
+        total = 0.0
+        for j in range(d):
+            v = _prescaled_jit(X[i, j], p)
+            total += v * v
+        pre[i] = p
+        squares[i] = total
+
+
+#: The compiled multiplication the kernels call (a module global, so that numba's
+#: on-disk cache finds the kernels again in a new process: a kernel defined inside a
+#: function closes over it, and such a closure is compiled afresh in every process).
+_prescaled_jit = None
+
+
 def _compile():
+    """Compile the kernels (module-level functions, cached on disk by numba).
+
+    numba writes the cache next to this file (``__pycache__``) when that directory is
+    writable, else in ``NUMBA_CACHE_DIR`` or the user's cache directory (numba's own
+    fallback), so an installed, read-only package caches too.
+    """
+    global _prescaled_jit
     import numba
 
     flags = {"reassoc", "contract"}
-
-    @numba.njit(nogil=True, cache=True)  # no fast-math: a barrier to reassociation
-    def prescaled(x, p):
-        return np.float64(x) * p
-
-    @numba.njit(nogil=True, cache=True, fastmath=flags)
-    def kernel(X, pre, post, y, w, intercept, b, kind, clip, out):
-        n, d = X.shape
-        total_r = 0.0
-        for i in range(n):
-            p = pre[i]
-            t = 0.0
-            for j in range(d):
-                t += prescaled(X[i, j], p) * w[j]
-            t = post[i] * t + b * intercept
-            if kind == 0:  # public (the loss): sigma(t), its two overflow-free forms
-                e = math.exp(-abs(t))
-                positive, negative = 1.0 / (1.0 + e), e / (1.0 + e)  # both computed
-                r = (positive if t >= 0.0 else negative) - y[i]
-            else:
-                r = t - y[i]
-            r = min(max(r, -clip), clip)
-            total_r += r
-            rq = r * post[i]
-            for j in range(d):
-                out[j] += rq * prescaled(X[i, j], p)
-        return total_r
-
-    @numba.njit(nogil=True, cache=True, fastmath=flags)
-    def factors(X, cap, pre, squares):
-        n, d = X.shape
-        for i in range(n):
-            peak = 0.0
-            for j in range(d):
-                a = abs(np.float64(X[i, j]))
-                peak = a if a > peak else peak
-            exponent = math.frexp(peak)[1]
-            exponent = min(max(exponent, 0), cap)
-            p = math.ldexp(1.0, -exponent)
-            total = 0.0
-            for j in range(d):
-                v = prescaled(X[i, j], p)
-                total += v * v
-            pre[i] = p
-            squares[i] = total
-
+    # no fast-math on the multiplication: a barrier to reassociation
+    _prescaled_jit = numba.njit(nogil=True, cache=True)(_prescaled)
+    kernel = numba.njit(nogil=True, cache=True, fastmath=flags)(_kernel)
+    factors = numba.njit(nogil=True, cache=True, fastmath=flags)(_factors)
     return kernel, factors
 
 

@@ -6,12 +6,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..accounting._events import (
-    GaussianDpEvent,
-    GaussianDpWithDeltaEvent,
-    PoissonSampledGaussianEvent,
-    RenyiDpEvent,
-)
 
 
 @dataclass(frozen=True, repr=False)
@@ -56,24 +50,26 @@ class LedgerEntry:
     def mu(self):
         """The GDP parameter of a Gaussian-DP entry (with or without an additive delta);
         None for other events."""
-        if isinstance(self.event, (GaussianDpEvent, GaussianDpWithDeltaEvent)):
-            return self.event.mu
-        return None
+        form = self.event.gaussian_dp()
+        return None if form is None else form[0]
 
     @property
     def extra_delta(self):
         """The additive delta of the entry (thresholded releases), 0 for other events."""
-        return float(getattr(self.event, "extra_delta", 0.0))
+        form = self.event.gaussian_dp()
+        return 0.0 if form is None else float(form[1])
 
     @property
     def rdp(self):
         """The Renyi-DP curve of a Renyi entry (ndarray), else None."""
-        return np.asarray(self.event.rdp) if isinstance(self.event, RenyiDpEvent) else None
+        form = self.event.renyi_dp()
+        return None if form is None else np.asarray(form[1])
 
     @property
     def poisson_run(self):
-        """(q, z, K) of a ``solver="sgd"`` entry, else None."""
-        return self.event.run if isinstance(self.event, PoissonSampledGaussianEvent) else None
+        """(q, z, K) of a ``solver="sgd"`` entry (one Poisson run), else None."""
+        runs = self.event.poisson_runs()
+        return runs[0] if runs is not None and len(runs) == 1 else None
 
     @property
     def rows(self):
@@ -89,14 +85,14 @@ class LedgerEntry:
 
 
 def event_text(event):
-    """A short public text naming the event's mechanism and cost."""
-    if isinstance(event, GaussianDpWithDeltaEvent):
-        return f"mu={event.mu:.4g} + additive delta {event.extra_delta:.3g}"
-    if isinstance(event, GaussianDpEvent):
-        return f"mu={event.mu:.4g}"
-    if isinstance(event, RenyiDpEvent):
+    """A short public text naming the event's mechanism and cost (by the forms it declares)."""
+    form = event.gaussian_dp()
+    if form is not None:
+        mu, extra = form
+        return f"mu={mu:.4g}" + (f" + additive delta {extra:.3g}" if extra else "")
+    if event.renyi_dp() is not None:
         return "RDP curve"
-    if isinstance(event, PoissonSampledGaussianEvent):
+    if event.poisson_runs() is not None:
         return "Poisson SGD run"
     return type(event).__name__
 

@@ -11,7 +11,7 @@ import sqlite3
 import urllib.parse
 from dataclasses import dataclass
 
-from ..accounting._events import GaussianDpEvent, GaussianDpWithDeltaEvent, event_from_dict
+from ..accounting import event_from_dict
 from ..exceptions import LedgerFileError
 from ._chain import Chain, load_key
 from ._entries import scrub_source
@@ -45,7 +45,8 @@ class Inspection:
 def _extra_delta(text):
     """The event's additive delta (0 without one, or when unreadable)."""
     try:
-        return float(getattr(event_from_dict(json.loads(text)), "extra_delta", 0.0))
+        form = event_from_dict(json.loads(text)).gaussian_dp()
+        return 0.0 if form is None else float(form[1])
     except (TypeError, ValueError, KeyError):
         return 0.0
 
@@ -57,11 +58,10 @@ def _cost(text):
         event = event_from_dict(json.loads(text))
     except (TypeError, ValueError, KeyError):
         return "unreadable event"
-    if isinstance(event, GaussianDpEvent):
-        return f"mu={event.mu:.6g}"
-    if isinstance(event, GaussianDpWithDeltaEvent):
-        return f"mu={event.mu:.6g}+d0={event.extra_delta:.2g}"
-    return type(event).__name__
+    form = event.gaussian_dp()
+    if form is None:
+        return type(event).__name__
+    return f"mu={form[0]:.6g}" + (f"+d0={form[1]:.2g}" if form[1] else "")
 
 
 def _connect_read_only(path):

@@ -282,18 +282,17 @@ def convergent_cyclic_squares(contraction, n_batches, n_epochs):
     :func:`convergent_cyclic_factor` is its square root; the planners' vectorised factors
     (:func:`skdpgd.accounting.calibration.cyclic_factors`) take it as is.
     """
-    c, e = np.broadcast_arrays(np.asarray(contraction, dtype=float),
-                               np.asarray(n_epochs, dtype=float))
-    l = int(n_batches)
+    c, e = np.asarray(contraction, dtype=float), np.asarray(n_epochs, dtype=float)
+    batches = int(n_batches)
     inside = c < 1.0
     safe = np.where(inside, c, 0.0)
-    head_power, _ = _powers(safe, 2 * l - 2)
-    _, head_rest = _powers(safe, l)
+    head_power, _ = _powers(safe, 2 * batches - 2)
+    _, head_rest = _powers(safe, batches)
     head = head_power * (1.0 - safe * safe) / head_rest**2
     with np.errstate(invalid="ignore"):
-        power, rest = _powers(safe, np.where(e > 1.0, l * (e - 1.0), 0.0))
+        power, rest = _powers(safe, np.where(e > 1.0, batches * (e - 1.0), 0.0))
     squares = np.where(e <= 1.0, 1.0, 1.0 + head * rest / (1.0 + power))
-    if l == 1:
+    if batches == 1:
         squares = np.minimum(squares, convergent_gd_squares(safe, e))
     return np.where(inside, squares, np.inf)
 

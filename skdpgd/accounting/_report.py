@@ -28,6 +28,10 @@ __all__ = ["GaussianRunPrivacyReport", "PrivacyReport", "RunPrivacyReport"]
 
 NEIGHBOURING_RELATION = "replace-one"
 
+#: The note of a classifier that read its label set from y (``classes=None``); a report
+#: holding it says so in its headline, since the guarantee does not cover that release.
+LABELS_READ_NOTE = "label set read from y and treated as public (pass classes= to fix it)"
+
 
 def epsilon_of(mu, delta):
     """``gdp_to_epsilon(mu, delta)``, inf for an infinite mu."""
@@ -126,8 +130,11 @@ class PrivacyReport:
         return []
 
     def __repr__(self):
+        caveat = ("; NOT COVERED: the label set was read from the data"
+                  if LABELS_READ_NOTE in self.notes else "")
         head = (f"{self.title}(({format_up(self.epsilon)}, {format_up(self.delta)})-DP, "
-                f"{self._guarantee()}{self.neighbouring_relation} neighbours, {self.released})")
+                f"{self._guarantee()}{self.neighbouring_relation} neighbours, {self.released}"
+                f"{caveat})")
         notes = [f"  note: {note}" for note in self.notes]
         return "\n".join([head, *self._lines(), *notes])
 

@@ -99,7 +99,8 @@ def calibrate_noisy_gd(
     Under bound (A) (:func:`noisy_gd_gdp`) the run is mu-GDP with mu linear in 1/sigma,
     so :math:`\sigma = S\,g(K) / (n\,\mu^*)` with
     :math:`g(K)=\min(\sqrt{K}, \sqrt{\frac{1+c}{1-c}\frac{1-c^K}{1+c^K}})` and
-    :math:`\mu^*` = ``epsilon_delta_to_gdp(epsilon, delta)`` (docs/theory.md#calibration, steps 1-2).
+    :math:`\mu^*` = ``epsilon_delta_to_gdp(epsilon, delta)``
+    (docs/theory.md#calibration, steps 1-2).
 
     Returns
     -------

@@ -14,9 +14,11 @@ message here quotes a label of y, a row or a count (only the public ``classes``)
 import numpy as np
 
 from .._data._passes import scan_labels
+from ..accounting._report import LABELS_READ_NOTE
 from ..losses import BinaryLogisticLoss, MultinomialLogisticLoss
 from ..utils._validation import validate_private
 from ._defaults import BINARY_RESIDUAL_CLIP
+from ._refusals import refuse_private_classes
 from ._weights import check_class_weight, class_weight_bound
 
 __all__ = ["PublicLabelsMixin"]
@@ -40,6 +42,7 @@ class PublicLabelsMixin:
         """The sorted public label set ``classes``, or None when it is to be read from y."""
         if self.classes is None:
             return None
+        refuse_private_classes(self.classes)
         public = np.asarray(self.classes)
         if public.dtype.kind == "f" and np.isnan(public).any() or (
             public.dtype.kind == "O" and any(c is None or c != c for c in public.ravel())
@@ -69,7 +72,7 @@ class PublicLabelsMixin:
         )
         if classes is None:
             classes = found
-            notes.append("label set read from y and treated as public (pass classes= to fix it)")
+            notes.append(LABELS_READ_NOTE)
             if classes.size < 2:  # the label is not quoted: it is a value of y
                 raise ValueError(
                     "DPLogisticRegression needs at least 2 classes; y holds a single label. "

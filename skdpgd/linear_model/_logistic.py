@@ -69,9 +69,12 @@ class DPLogisticRegression(
         With a clip, ``predict_proba`` is the sigmoid of a model fitted to the Huberised
         loss: a calibrated classifier, but not the logistic maximum-likelihood
         probabilities; use ``residual_clip=1`` when the probabilities themselves matter.
-    classes : array-like or None, default=None
-        The public label set. If None it is read from ``y`` and the privacy report
-        says that the label set was treated as public.
+    classes : array-like, None or "private", default=None
+        The public label set. If None it is read from ``y``, outside the guarantee, and
+        the privacy report's headline says that the label set was read from the data.
+        ``"private"``, inside a :class:`~skdpgd.DPPipeline` only: the pipeline releases
+        the label set by thresholded noisy counts, accounted in its budget
+        (docs/theory.md#label-set).
     {solver}
     {batch_size}
     {max_iter}
@@ -181,7 +184,7 @@ class DPLogisticRegression(
     _parameter_constraints = {
         **BaseDPLinearModel._parameter_constraints,
         "C": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
-        "classes": ["array-like", None],
+        "classes": ["array-like", None, StrOptions({"private"})],
         "residual_clip": [Interval(numbers.Real, 1e-12, 1, closed="both"), StrOptions({"auto"})],
         "class_weight": "no_validation",  # checked with reasons in fit (_weights.py)
         "max_sample_weight": [Interval(numbers.Real, *PUBLIC_SCALE_RANGE, closed="both"), None],

@@ -38,3 +38,12 @@ def refuse_warm_start(warm_start):
     """Raise a ``ValueError`` when ``warm_start`` is true, with the reason."""
     if warm_start:
         raise ValueError(_WARM_START)
+
+
+def refuse_private_classes(classes):
+    """Refuse ``classes="private"`` outside a DP pipeline (a public fact, before the charge)."""
+    if isinstance(classes, str):
+        raise ValueError(  # noqa: TRY004 - a wrong value of the parameter, as sklearn's
+            "classes='private' asks a DPPipeline to release the label set under its "
+            "budget; a standalone DPLogisticRegression needs the public label set "
+            "(classes=[...]) or None (read from y, outside the guarantee).")

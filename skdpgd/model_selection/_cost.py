@@ -32,7 +32,7 @@ from sklearn.model_selection import (
 )
 
 from .._ledger import PrivacyLedger
-from ..accounting._composition import check_supported
+from ..accounting import check_supported
 from ..pipeline import PipelinePrivacyReport
 from ..preprocessing._public_steps import features_out
 from ..utils._sklearn_compat import _CVIterableWrapper

@@ -12,11 +12,10 @@ import scipy.sparse as sp
 from sklearn.base import is_classifier
 from sklearn.utils.validation import check_array, column_or_1d
 
-from ..accounting._events import UnsupportedEventError
+from ..accounting import UnsupportedEventError
 from ..utils._sklearn_compat import _num_features, _num_samples
 from ..utils._validation import validate_private
 from ._scoring import labels_equal
-
 
 #: What the search says when a value of the data is refused after its ledger charge: it
 #: names what to fix and never quotes a value, a row index or a count of rows.

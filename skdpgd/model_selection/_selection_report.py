@@ -4,12 +4,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..accounting import PrivacyReport, gdp_to_rdp, rdp_to_epsilon
-from ..accounting._events import (
+from ..accounting import (
     GaussianDpEvent,
     GaussianDpWithDeltaEvent,
+    PrivacyReport,
     RenyiDpEvent,
     UnsupportedEventError,
+    gdp_to_rdp,
+    rdp_to_epsilon,
 )
 
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from sklearn.base import clone
 
-from ..accounting._release import ReleasePrivacyReport
+from ..accounting import ReleasePrivacyReport
 from ..pipeline import PipelinePrivacyReport
 from ..pipeline._budget import EXTRA_DELTA_SHARE
 from ..pipeline._checks import check_steps

@@ -35,7 +35,7 @@ few percent of n rows) stands far above noise of standard deviation
 import math
 from dataclasses import dataclass
 
-from ..accounting._gdp import gdp_to_epsilon
+from ..accounting import gdp_to_epsilon
 from ..accounting._margin import calibrated_mu, round_down
 
 #: Share of mu^2 the private preparation takes (rho).

@@ -38,6 +38,12 @@ def is_balanced(estimator):
     return isinstance(weight, str) and weight == "balanced"
 
 
+def is_private_classes(estimator):
+    """Whether the estimator asks for a private label set (``classes="private"``)."""
+    classes = getattr(estimator, "classes", None)
+    return isinstance(classes, str) and classes == "private"
+
+
 def is_auto(value):
     """Whether a parameter is the string ``"auto"``."""
     return isinstance(value, str) and value == "auto"

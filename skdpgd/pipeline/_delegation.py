@@ -1,7 +1,10 @@
 """What a fitted DPPipeline does with new rows: its fitted ``pipeline_`` does it.
 
 Each method exists when the final step has it (``available_if``) and first checks that
-the pipeline is fitted and that X has the fit's columns (structure only).
+the pipeline is fitted and that X has the fit's columns (structure only). A table with
+column names (pandas, polars) is read by name, like the command line's saved model: its
+columns are taken in the fit's order, extra columns are ignored, and a missing column is
+refused with a message naming the missing columns (names are public schema; no value).
 """
 
 from sklearn.utils.metaestimators import available_if
@@ -22,18 +25,41 @@ def _final_has(attr):
     return check
 
 
+def by_name(X, names):
+    """The columns ``names`` of a named table X, in that order (X itself otherwise).
+
+    Extra columns are dropped; missing ones raise a ValueError that names them and the
+    columns the model reads (public schema only).
+    """
+    columns = getattr(X, "columns", None)
+    if names is None or columns is None or not hasattr(X, "__getitem__"):
+        return X
+    have = [str(c) for c in columns]
+    names = [str(c) for c in names]
+    if have == names:
+        return X
+    absent = [c for c in names if c not in have]
+    if absent:
+        raise ValueError(f"the table has no column(s) {absent}; the model reads {names}.")
+    if any(not isinstance(c, str) for c in columns):  # e.g. integer labels: keep as is
+        return X
+    return X[names]
+
+
 class FittedPipelineMethods:
     """Predictions, scores and transforms of a fitted :class:`skdpgd.DPPipeline`."""
 
     def _check_input(self, X):
-        """Fitted, and X has the fit's columns (structure only: names and count)."""
+        """X with the fit's columns, by name when it has names (structure only)."""
         check_is_fitted(self)
+        X = by_name(X, getattr(self, "feature_names_in_", None))
         if getattr(X, "ndim", 2) != 2:
             raise ValueError(
                 f"Expected 2D array, got {getattr(X, 'ndim')}D array instead. Reshape your data "
                 "with X.reshape(-1, 1) if it has a single feature or X.reshape(1, -1) if it "
                 "holds a single sample.")
         validate_data(self, X, reset=False, skip_check_array=True)
+        return X
 
     @available_if(_final_has("predict"))
     def predict(self, X):
@@ -49,7 +75,7 @@ class FittedPipelineMethods:
         ndarray
             Predicted labels or targets.
         """
-        self._check_input(X)
+        X = self._check_input(X)
         return self.pipeline_.predict(X)
 
     @available_if(_final_has("predict_proba"))
@@ -66,7 +92,7 @@ class FittedPipelineMethods:
         ndarray
             Class probabilities.
         """
-        self._check_input(X)
+        X = self._check_input(X)
         return self.pipeline_.predict_proba(X)
 
     @available_if(_final_has("predict_log_proba"))
@@ -83,7 +109,7 @@ class FittedPipelineMethods:
         ndarray
             Log class probabilities.
         """
-        self._check_input(X)
+        X = self._check_input(X)
         return self.pipeline_.predict_log_proba(X)
 
     @available_if(_final_has("decision_function"))
@@ -100,7 +126,7 @@ class FittedPipelineMethods:
         ndarray
             Decision scores.
         """
-        self._check_input(X)
+        X = self._check_input(X)
         return self.pipeline_.decision_function(X)
 
     @available_if(_final_has("score"))
@@ -119,7 +145,7 @@ class FittedPipelineMethods:
         float
             The final estimator's score on X, y.
         """
-        self._check_input(X)
+        X = self._check_input(X)
         return self.pipeline_.score(X, y)
 
     @available_if(_final_has("transform"))
@@ -136,5 +162,5 @@ class FittedPipelineMethods:
         ndarray
             The transformed rows.
         """
-        self._check_input(X)
+        X = self._check_input(X)
         return self.pipeline_.transform(X)

@@ -12,8 +12,8 @@ from sklearn.pipeline import Pipeline
 from ..preprocessing._private_step import check_allowance
 from ..utils._validation import make_generator
 from ._checks import is_prepared, is_private, is_skip
-from ._labels import PrivateClassCounts
-from ._plan import CLASS_COUNTS, TARGET_RANGE
+from ._labels import PrivateClassCounts, release_label_set
+from ._plan import CLASS_COUNTS, LABEL_SET, TARGET_RANGE
 from ._report import PipelinePrivacyReport
 from ._target import PrivateTargetRange, scale_target
 
@@ -62,16 +62,29 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
         y_fit = scale_target(y, low, high)
         estimator.set_params(y_bound=1.0)
         pipeline.target_range_ = (low, high)
+    classes, sample_weight = getattr(final, "classes", None), None
+    if LABEL_SET in allowance:
+        mu, extra = allowance[LABEL_SET]
+        classes, y_fit, sample_weight, report = release_label_set(
+            y, mu=mu, delta0=extra, random_state=_child_seed(rng))
+        check_allowance(LABEL_SET, report, mu, extra)
+        spent.append((LABEL_SET, report))
+        estimator.set_params(classes=classes)
+        if estimator.max_sample_weight is None:  # weights in {0, 1}: W_s = 1, same plan
+            estimator.set_params(max_sample_weight=1.0)
     if CLASS_COUNTS in allowance:
         mu, _ = allowance[CLASS_COUNTS]
-        counts = PrivateClassCounts(final.classes)._fit_private(
-            None, y, mu=mu, random_state=_child_seed(rng))
+        counts = PrivateClassCounts(classes)._fit_private(
+            None, y_fit, mu=mu, random_state=_child_seed(rng))
         check_allowance(CLASS_COUNTS, counts.privacy_, mu, 0.0)
         weights, report = counts.class_weight_, counts.privacy_
         spent.append((CLASS_COUNTS, report))
         estimator.set_params(class_weight=weights)
         pipeline.class_weight_ = weights
-    estimator.fit(Xt, y_fit)
+    if sample_weight is None:
+        estimator.fit(Xt, y_fit)
+    else:
+        estimator.fit(Xt, y_fit, sample_weight=sample_weight)
     # The seed that drew the estimator's noise is not kept in the fitted (pickled)
     # model: whoever held it could regenerate the noise and test a neighbouring table
     # by refitting (docs/privacy_model.md, "Fixed seeds"); the pipeline's own
@@ -88,6 +101,9 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
     if norm is not None:
         notes.append(f"the estimator's data_norm is {norm:.6g}, the row-norm bound of the "
                      "last transformer's construction")
+    if LABEL_SET in allowance:
+        notes.append("the label set was released privately (thresholded noisy counts); "
+                     "rows whose label was not released had weight 0 in the fit")
     if TARGET_RANGE in allowance:
         notes.append("DPRidge was fitted on y mapped by the released range to [-1, 1] "
                      "(y_bound=1); its coef_ and intercept_ are on the scale of y")

@@ -1,4 +1,6 @@
-r"""Noisy class counts for ``DPLogisticRegression(class_weight="balanced")`` in a DP pipeline.
+r"""The label releases of a DP pipeline: noisy class counts, and a private label set.
+
+**Class counts** (``DPLogisticRegression(class_weight="balanced")``).
 
 scikit-learn's ``"balanced"`` weights :math:`w_k = n / (K n_k)` divide by the class counts
 of the data, a statistic of the private labels. Inside a DP pipeline the counts are
@@ -12,6 +14,11 @@ L2 sensitivity is :math:`\sqrt 2` and :math:`\tilde c = c + \mathcal N(0, 2/\mu^
 estimator, whose sensitivity grows with the largest weight
 (docs/theory.md#weights). A label outside ``classes`` falls in no cell (the estimator
 refuses it after the charge).
+
+**Label set** (``DPLogisticRegression(classes="private")``): the labels present are
+released by thresholded noisy counts, the mechanism of the vectorizer's category
+discovery (mu-GDP plus an additive delta_0; docs/theory.md#label-set); rows whose label
+was not released get weight 0 (:func:`release_label_set`).
 """
 
 import warnings
@@ -19,8 +26,9 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from ..accounting._release import ReleasePrivacyReport
+from ..accounting import ReleasePrivacyReport
 from ..linear_model._weights import class_weight_from_counts
+from ..preprocessing._private_categories import discovery_threshold, sigma_for_mu
 from ..preprocessing._private_step import PrivateStepMixin
 from ..utils._validation import make_generator
 
@@ -136,3 +144,96 @@ class PrivateClassCounts(PrivateStepMixin, BaseEstimator):
         self.class_weight_, self.privacy_ = release_balanced_weights(
             y, self.classes, mu=mu, random_state=random_state)
         return self
+
+
+LABEL_SET_MECHANISM = (
+    "thresholded Gaussian counts of the labels present (sparse histogram, sensitivity "
+    "sqrt 2; docs/theory.md#label-set): a label is released when its noisy count passes "
+    "tau = 1 + sigma Phi^-1(1 - delta_0)"
+)
+
+
+def _label_key(value):
+    """A sort key for a label (type name, text): deterministic over mixed types."""
+    return (type(value).__name__, str(value))
+
+
+def _is_missing_label(value):
+    if value is None:
+        return True
+    try:
+        return bool(value != value)  # noqa: PLR0124 - NaN, of any float type
+    except (TypeError, ValueError):
+        return False
+
+
+def release_label_set(y, *, mu, delta0, random_state):
+    r"""Release the label set of ``y`` by thresholded noisy counts (mu-GDP plus delta0).
+
+    The mechanism of :func:`skdpgd.preprocessing._private_categories.discover_categories`
+    on the labels (docs/theory.md#label-set): every label present (missing ones
+    excluded) gets :math:`c_\ell + \sigma Z_\ell`, :math:`\sigma = \sqrt2/\mu`, and is
+    released when that passes :math:`\tau = 1 + \sigma\Phi^{-1}(1 - \delta_0)`. A label
+    held by one record is released with probability at most :math:`\delta_0`. The rows
+    whose label was not released (or is missing) get weight 0 in the fit
+    (post-processing of the release: a per-record map, so n and the neighbouring
+    relation are unchanged) instead of a refusal, which would tell whether such a row
+    exists.
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        Labels (private).
+    mu : float
+        GDP budget of the release.
+    delta0 : float
+        Its additive delta.
+    random_state : int or numpy.random.Generator
+        Noise source.
+
+    Returns
+    -------
+    classes : list
+        The released labels, sorted by (type, text).
+    y_fit : ndarray of shape (n,)
+        ``y`` with every label outside ``classes`` replaced by ``classes[0]``.
+    weights : ndarray of shape (n,)
+        1.0 for a row whose label was released, 0.0 otherwise.
+    report : ReleasePrivacyReport
+        mu-GDP plus ``delta0``.
+
+    Raises
+    ------
+    ValueError
+        When fewer than two labels were released (a fact about the release only).
+    """
+    y = np.asarray(y, dtype=object).ravel()
+    counts = {}
+    for value in y.tolist():
+        if not _is_missing_label(value):
+            counts[value] = counts.get(value, 0) + 1
+    labels = sorted(counts, key=_label_key)
+    sigma = sigma_for_mu(mu)
+    tau = discovery_threshold(sigma, delta0)
+    released = []
+    if labels and np.isfinite(sigma) and np.isfinite(tau):
+        noisy = np.array([counts[v] for v in labels], dtype=np.float64)
+        noisy += sigma * make_generator(random_state).standard_normal(len(labels))
+        released = [v for v, c in zip(labels, noisy) if c > tau]
+    report = ReleasePrivacyReport(
+        mu=float(mu), extra_delta=float(delta0), mechanism=LABEL_SET_MECHANISM,
+        releases=(("y: label set", float(mu)),),
+        notes=(f"sigma = {sigma:.6g}, tau = {tau:.6g} on each label's count",))
+    if len(released) < 2:
+        raise ValueError(
+            "the private release of the label set kept fewer than two labels (labels held "
+            "by few records are not released); give the public label set (classes=..., "
+            "--classes on the command line), or a larger epsilon.")
+    keep = set(released)
+    inside = np.fromiter((not _is_missing_label(v) and v in keep for v in y.tolist()),
+                         dtype=bool, count=y.size)
+    y_fit = y.copy()
+    y_fit[~inside] = released[0]
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in released):
+        y_fit = y_fit.astype(np.int64)
+    return released, y_fit, inside.astype(np.float64), report

@@ -5,15 +5,25 @@ and dtypes) only, so the planned report is what the ledger is charged before any
 is read, and what :meth:`skdpgd.DPPipeline.plan_privacy` returns.
 """
 
-from ..accounting._release import ReleasePrivacyReport
+from ..accounting import ReleasePrivacyReport
 from ..linear_model import DPRidge
 from ..utils._validation import check_epsilon, resolve_delta
 from ._budget import EXTRA_DELTA_SHARE, split_budget
-from ._checks import is_auto, is_balanced, is_prepared, is_private, is_skip
+from ._checks import (
+    is_auto,
+    is_balanced,
+    is_prepared,
+    is_private,
+    is_private_classes,
+    is_skip,
+)
 from ._report import PipelinePrivacyReport
 
 #: The name of the target's range release in reports.
 TARGET_RANGE = "target range (y_bound='auto')"
+
+#: The name of the label-set release in reports.
+LABEL_SET = "label set (classes='private')"
 
 #: The name of the class-count release in reports.
 CLASS_COUNTS = "class counts (class_weight='balanced')"
@@ -57,6 +67,8 @@ def planned_releases(pre, final, X):
         structure = None
     if isinstance(final, DPRidge) and is_auto(final.y_bound):
         releases.append((TARGET_RANGE, None, False))
+    if is_private_classes(final):  # thresholded: an additive delta
+        releases.append((LABEL_SET, None, True))
     if is_balanced(final):
         releases.append((CLASS_COUNTS, None, False))
     return releases

@@ -23,7 +23,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-from ..accounting._release import ReleasePrivacyReport
+from ..accounting import ReleasePrivacyReport
 from ..linear_model._base import BaseDPLinearModel
 from ..preprocessing._private_step import check_allowance
 from ..utils._sklearn_compat import _num_samples

@@ -15,10 +15,14 @@ and :math:`\delta_\mu` the exact GDP curve (Dong, Roth and Su 2022, Corollary 2.
 import math
 from dataclasses import dataclass
 
-from ..accounting import PrivacyReport
-from ..accounting._events import GaussianDpEvent, GaussianDpWithDeltaEvent
+from ..accounting import (
+    GaussianDpEvent,
+    GaussianDpWithDeltaEvent,
+    PrivacyReport,
+    gdp_to_delta,
+    gdp_to_epsilon,
+)
 from ..accounting._format import format_up
-from ..accounting._gdp import gdp_to_delta, gdp_to_epsilon
 
 SOURCE = ("Dong, Roth, Su (2022), Corollary 3.3 (exact GDP composition) and Corollary 2.13; "
           "additive deltas of thresholded releases added (skdpgd.accounting._composition)")

@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from ..accounting._release import ReleasePrivacyReport
+from ..accounting import ReleasePrivacyReport
 from ..preprocessing._private_step import PrivateStepMixin
 
 TARGET_RANGE_MECHANISM = (

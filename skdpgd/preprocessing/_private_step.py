@@ -37,8 +37,8 @@ module with a subclass implementing the two hooks, plus its export
 
 from dataclasses import dataclass
 
+from ..accounting import ReleasePrivacyReport
 from ..accounting._margin import calibrated_mu, within_allowance
-from ..accounting._release import ReleasePrivacyReport
 from ..utils._validation import check_epsilon, resolve_delta
 from ._schema import n_rows
 

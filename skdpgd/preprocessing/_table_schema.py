@@ -26,7 +26,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..accounting._release import ReleasePrivacyReport
+from ..accounting import ReleasePrivacyReport
 from ..utils._validation import make_generator
 from ._cells import number_minus_text, to_categories, to_numbers
 from ._private_step import PrivateStepMixin

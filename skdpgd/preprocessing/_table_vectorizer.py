@@ -1,18 +1,17 @@
 r"""Every column of a raw table encoded by its type, privately: :class:`DPTableVectorizer`."""
 
-import math
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..accounting._release import ReleasePrivacyReport
+from ..accounting import ReleasePrivacyReport
 from ..utils._sklearn_compat import HasMethods
-from ._column_maps import CategoricalEncoding, NumericEncoding
+from ._column_maps import CategoricalEncoding
 from ._missing import DEFAULT_MISSING_STRINGS
 from ._private_step import STANDALONE_EXTRA_DELTA_SHARE, PrivateStepMixin
 from ._schema import key_column, n_rows, numeric_column, table_schema
-from ._vectorizer_fit import fit_columns
+from ._vectorizer_fit import fit_columns, set_fitted_attributes
 from ._vectorizer_plan import count_releases, plan_columns, type_sources
 from ._vectorizer_summary import summary_frame, summary_text, warn_fallbacks
 
@@ -29,7 +28,7 @@ _MECHANISM = (
 
 
 class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
-    r"""Encode every column of a raw table by its dtype, privately (accounted).
+    r"""Encode every column of a raw table by its type, privately (accounted).
 
     In the spirit of skrub's ``TableVectorizer``: give it a pandas or polars DataFrame
     (or a NumPy array) as read from a file, and it returns a numeric matrix whose rows
@@ -276,30 +275,13 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
         self.encodings_ = encodings
         sources = type_sources(self, plan)
         self.types_ = {name: (kind, sources[name]) for name, kind in types.items()}
-        self._set_summaries(labels)
+        set_fitted_attributes(self, labels)
         self.privacy_ = ReleasePrivacyReport(
             mu=spent_mu, extra_delta=spent_delta, mechanism=_MECHANISM,
             releases=tuple(releases), notes=tuple(notes),
         )
         warn_fallbacks(self)
         return self
-
-    def _set_summaries(self, labels):
-        self.n_features_in_ = len(labels)
-        if labels and all(isinstance(label, str) for label in labels):
-            self.feature_names_in_ = np.asarray(labels, dtype=object)
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
-        self._labels = list(labels)
-        self.bounds_ = {e.name: (e.low, e.high) for e in self.encodings_
-                        if isinstance(e, NumericEncoding)}
-        self.log1p_ = {e.name: e.scale in ("log1p", "logratio") for e in self.encodings_
-                       if isinstance(e, NumericEncoding)}
-        self.categories_ = {e.name: list(e.categories) for e in self.encodings_
-                            if isinstance(e, CategoricalEncoding)}
-        raw = math.sqrt(sum(e.sq_norm_bound for e in self.encodings_))
-        self._raw_norm_bound = raw
-        self.row_norm_bound_ = 1.0 if self.scale_rows else raw
 
     # -- transforming (post-processing of the release) ----------------------------
 

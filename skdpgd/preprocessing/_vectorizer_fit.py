@@ -150,3 +150,22 @@ def log_choice(vec, label):
     if isinstance(vec.log1p, dict):
         return None if label not in vec.log1p else bool(vec.log1p[label])
     return label in set(vec.log1p)
+
+
+def set_fitted_attributes(vec, labels):
+    """The fitted summaries of the encodings: names, bounds_, log1p_, categories_, norms."""
+    vec.n_features_in_ = len(labels)
+    if labels and all(isinstance(label, str) for label in labels):
+        vec.feature_names_in_ = np.asarray(labels, dtype=object)
+    elif hasattr(vec, "feature_names_in_"):
+        del vec.feature_names_in_
+    vec._labels = list(labels)
+    vec.bounds_ = {e.name: (e.low, e.high) for e in vec.encodings_
+                   if isinstance(e, NumericEncoding)}
+    vec.log1p_ = {e.name: e.scale in ("log1p", "logratio") for e in vec.encodings_
+                  if isinstance(e, NumericEncoding)}
+    vec.categories_ = {e.name: list(e.categories) for e in vec.encodings_
+                       if isinstance(e, CategoricalEncoding)}
+    raw = math.sqrt(sum(e.sq_norm_bound for e in vec.encodings_))
+    vec._raw_norm_bound = raw
+    vec.row_norm_bound_ = 1.0 if vec.scale_rows else raw

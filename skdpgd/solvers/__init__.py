@@ -30,13 +30,7 @@ from ._cyclic_planning import (
     plan_noisy_cyclic_gd,
     plan_noisy_cyclic_gd_regularization,
 )
-from ._gd_planning import (
-    NoisyGDPlan,
-    optimisation_error,
-    plan_noisy_gd,
-    plan_noisy_gd_regularization,
-    utility_proxy,
-)
+from ._gd_planning import optimisation_error, utility_proxy
 from ._preconditioned import PreconditionedSolver
 from ._registry import DEFAULT, NAMES, get, names, register, unregister
 from ._sgd import SampledSolver
@@ -55,9 +49,9 @@ __all__ = [
     "AutoSolver", "CyclicSolver", "FitData", "PreconditionedSolver", "PublicProblem",
     "SampledSolver", "Solver", "get", "names", "register", "unregister",
     # planning: utility proxies and planners (public numbers only)
-    "NoisyCyclicGDPlan", "NoisyGDPlan", "SampledSGDPlan", "batch_heterogeneity",
+    "NoisyCyclicGDPlan", "SampledSGDPlan", "batch_heterogeneity",
     "optimisation_error", "plan_noisy_cyclic_gd", "plan_noisy_cyclic_gd_regularization",
-    "plan_noisy_gd", "plan_noisy_gd_regularization", "plan_sampled_sgd",
+    "plan_sampled_sgd",
     "sgd_sampling_variance", "sgd_utility_proxy", "utility_proxy",
     "concentrated_initial_distance",
     # the proxy "auto" compares the candidates with

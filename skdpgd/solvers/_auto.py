@@ -27,7 +27,7 @@ from dataclasses import replace
 from ..optim import MAX_DENSE_DIM
 from ._base import AUTO_MAX_PASSES, Solver
 from ._cyclic import CyclicSolver
-from ._preconditioned import PreconditionedSolver
+from ._preconditioned import PreconditionedSolver, plan_together
 
 __all__ = ["AUTO_GRAM_SHARES", "AUTO_MARGIN_FACTORS", "AUTO_CYCLIC_BATCHES", "AutoSolver", "TIE_TOLERANCE", "candidates",
            "choose"]
@@ -87,9 +87,12 @@ def choose(problem):
     notes : tuple of str
         Every candidate's prediction, then why the winner won.
     """
+    found = candidates(problem)
+    together = [solver for solver in found if isinstance(solver, PreconditionedSolver)]
+    planned = dict(zip(map(id, together), plan_together(problem, together) if together else ()))
     scored = []
-    for solver in candidates(problem):
-        plan = solver.plan(problem)
+    for solver in found:  # the preconditioned candidates' proxies are scored together
+        plan = planned[id(solver)] if id(solver) in planned else solver.plan(problem)
         scored.append((solver.predict(plan, problem), plan))
     best = min(prediction.excess_loss for prediction, _ in scored)
     tied = [pair for pair in scored

@@ -175,7 +175,7 @@ def plan_noisy_cyclic_gd(
 
     evaluated (:func:`utility_proxy`, :func:`batch_heterogeneity`); the best plan is kept
     and its noise calibrated exactly (:func:`calibrate_noisy_cyclic_gd`). With b = n
-    this is :func:`plan_noisy_gd` with K = E. Everything used is public.
+    this is full-batch noisy GD with K = E (``solver="gd"``). Everything used is public.
 
     Parameters
     ----------

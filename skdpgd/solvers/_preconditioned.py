@@ -34,10 +34,10 @@ from ..optim import (
 )
 from ..accounting import preconditioned_gd_report
 from ._base import Solver
-from ._preconditioned_planning import GRAM_SHARE, plan_preconditioned_gd
+from ._preconditioned_planning import GRAM_SHARE, plan_preconditioned_settings
 from ._utility import Prediction, predicted_excess_loss
 
-__all__ = ["PreconditionedSolver"]
+__all__ = ["PreconditionedSolver", "plan_together"]
 
 
 
@@ -71,34 +71,7 @@ class PreconditionedSolver(Solver):
                 f"margin_factor={self.margin_factor}, max_steps={self.max_steps})")
 
     def _plan(self, problem):
-        if problem.learning_rate is not None or problem.batch_size is not None:
-            raise ValueError(
-                "solver='preconditioned' chooses its own step (the majoriser step 1) and uses "
-                "full batches; leave learning_rate and batch_size at 'auto'."
-            )
-        if problem.gram_dim > MAX_DENSE_DIM:
-            raise ValueError(
-                f"solver='preconditioned' needs a {problem.gram_dim} x {problem.gram_dim} Gram "
-                f"matrix, above its limit of {MAX_DENSE_DIM} columns; use solver='cyclic' "
-                "(or 'auto', which does so)."
-            )
-        s_g = gram_sensitivity(problem.row_norm)  # once per plan: the run's report reuses it
-        # a fixed number of passes is that number: the planner calibrates for it, once
-        if problem.max_iter is not None:
-            kwargs = {"max_steps": problem.max_iter, "n_steps": problem.max_iter}
-        else:
-            kwargs = {} if self.max_steps is None else {"max_steps": self.max_steps}
-        plan = plan_preconditioned_gd(
-            problem.epsilon, problem.delta, sensitivity=problem.sensitivity,
-            gram_sensitivity=s_g, curvature=problem.curvature,
-            n_samples=problem.n_samples, gram_dim=problem.gram_dim, n_params=problem.n_params,
-            initial_distance=problem.largest_distance,
-            strong_convexity=problem.strong_convexity,
-            gram_share=GRAM_SHARE if self.gram_share is None else self.gram_share,
-            margin_factor=self.margin_factor, **kwargs,
-        )
-        return replace(plan, solver=self,
-                       smoothness=problem.data_smoothness + plan.strong_convexity)
+        return plan_together(problem, [self])[0]
 
     def _report(self, plan, problem, notes):
         return preconditioned_gd_report(
@@ -173,3 +146,58 @@ class PreconditionedSolver(Solver):
                 tolerance=plan.tolerance, callback=callback,
             )
         return coef, preconditioner.matrix()
+
+
+def plan_together(problem, solvers):
+    """The plans of several :class:`PreconditionedSolver` on one problem, scored together.
+
+    ``solver="auto"`` plans its nine preconditioned candidates (Gram shares x margin
+    factors) in one recursion of the planner's proxy
+    (:func:`~skdpgd.solvers._preconditioned_planning.plan_preconditioned_settings`); each
+    plan is the one ``solver.plan(problem)`` gives. The solvers share ``max_steps``.
+
+    Parameters
+    ----------
+    problem : PublicProblem
+        The public numbers of the fit.
+    solvers : list of PreconditionedSolver
+        The settings to plan.
+
+    Returns
+    -------
+    list of PreconditionedGDPlan
+        One per solver, naming it (``plan.solver``).
+    """
+    if problem.learning_rate is not None or problem.batch_size is not None:
+        raise ValueError(
+            "solver='preconditioned' chooses its own step (the majoriser step 1) and uses "
+            "full batches; leave learning_rate and batch_size at 'auto'."
+        )
+    if problem.gram_dim > MAX_DENSE_DIM:
+        raise ValueError(
+            f"solver='preconditioned' needs a {problem.gram_dim} x {problem.gram_dim} Gram "
+            f"matrix, above its limit of {MAX_DENSE_DIM} columns; use solver='cyclic' "
+            "(or 'auto', which does so)."
+        )
+    budgets = {solver.max_steps for solver in solvers}
+    if len(budgets) != 1:
+        raise ValueError("solvers planned together share max_steps.")
+    max_steps = budgets.pop()
+    s_g = gram_sensitivity(problem.row_norm)  # once per plan: the run's report reuses it
+    # a fixed number of passes is that number: the planner calibrates for it, once
+    if problem.max_iter is not None:
+        kwargs = {"max_steps": problem.max_iter, "n_steps": problem.max_iter}
+    else:
+        kwargs = {} if max_steps is None else {"max_steps": max_steps}
+    plans = plan_preconditioned_settings(
+        problem.epsilon, problem.delta,
+        settings=[(GRAM_SHARE if solver.gram_share is None else solver.gram_share,
+                   solver.margin_factor) for solver in solvers],
+        sensitivity=problem.sensitivity, gram_sensitivity=s_g, curvature=problem.curvature,
+        n_samples=problem.n_samples, gram_dim=problem.gram_dim, n_params=problem.n_params,
+        initial_distance=problem.largest_distance, strong_convexity=problem.strong_convexity,
+        **kwargs,
+    )
+    return [replace(plan, solver=solver,
+                    smoothness=problem.data_smoothness + plan.strong_convexity)
+            for plan, solver in zip(plans, solvers)]

@@ -2,10 +2,11 @@ r"""Planning Gram-preconditioned noisy GD: K, the momentum and lam by a public u
 
 Not privacy maths (that is :mod:`skdpgd.accounting._preconditioned`: the composition
 bound, the calibration of (tau, sigma) and the report): the public margin m of the Gram
-noise (a convergence matter), the utility proxy of the run on a quadratic model (scored for
-every momentum, lam and K at once, step by step), and :func:`plan_preconditioned_gd`, which
-minimises the proxy and has the accountant calibrate the winner's noise
-(:func:`calibrate_preconditioned_gd`). The r0 it plans with is
+noise (a convergence matter), and :func:`plan_preconditioned_gd`, which minimises the
+utility proxy of the run on a quadratic model
+(:mod:`skdpgd.solvers._preconditioned_proxy`, scored for every momentum, lam and K at once)
+and has the accountant calibrate the winner's noise (:func:`calibrate_preconditioned_gd`).
+The r0 it plans with is
 :func:`~skdpgd.solvers._utility.concentrated_initial_distance`.
 
 References
@@ -29,14 +30,14 @@ from ..accounting.calibration import (
     check_probability,
     check_share,
 )
-from ._utility import error_moments
+from ._preconditioned_proxy import _search_tables
 
 __all__ = [
     "GRAM_SHARE",
     "PreconditionedGDPlan",
     "gram_noise_margin",
     "plan_preconditioned_gd",
-    "preconditioned_utility_proxy",
+    "plan_preconditioned_settings",
 ]
 
 #: Default compute budget: the largest number of noisy steps (full passes) planned.
@@ -73,146 +74,6 @@ def gram_noise_margin(gram_noise_std, dim, failure_probability=MARGIN_FAILURE_PR
     if tau == 0.0:
         return 0.0
     return tau * (2.0 * math.sqrt(dim) + 2.0 * math.sqrt(math.log(2.0 / p)))
-
-
-#: Points of the log grid of Gram eigenvalues (relative to Rt^2) the proxy maximises over.
-SPECTRUM_GRID = np.logspace(-8.0, 0.0, 121)
-
-
-def _recursion(eigenvalues, *, margin, curvature, strong_convexity, learning_rate, momentum):
-    r"""(a, b, q, h) of the error recursion in each direction (:func:`preconditioned_utility_proxy`).
-
-    ``eigenvalues``, ``strong_convexity`` and ``momentum`` broadcast together (the planner
-    passes columns of lam and beta against a row of eigenvalues): h the curvature,
-    :math:`e_{k+1} = a e_k + b e_{k-1} - \sqrt q Z_k` the step for unit noise std, whose
-    moments :func:`~._utility.error_moments` yields; the proxy's
-    :math:`O_g(K) = \frac h2 (E e_K)^2` and :math:`N_g(K) = \frac h2 \mathrm{Var}(e_K)`.
-    """
-    g = np.asarray(eigenvalues, dtype=float)
-    lam, beta = np.asarray(strong_convexity, dtype=float), np.asarray(momentum, dtype=float)
-    h = curvature * g + lam
-    p = curvature * (g + margin) + lam
-    r = np.minimum(learning_rate * h / p, 1.0)
-    a, b = (1.0 - r) * (1.0 + beta), -(1.0 - r) * beta
-    return a, b, (learning_rate / p) ** 2, np.broadcast_to(h, a.shape)
-
-
-def preconditioned_utility_proxy(
-    max_steps, unit_noise_std, *, margin, curvature, strong_convexity, learning_rate, momentum,
-    n_params, initial_distance, row_norm, n_outputs=1,
-):
-    r"""Public proxy for the excess loss after K = 1..max_steps preconditioned noisy steps.
-
-    The preconditioner is :math:`P = c\,(\tilde G + mI)_+ + \lambda I`
-    (:class:`skdpgd.optim._preconditioned.GramPreconditioner`; c the loss's curvature bound, m
-    the margin of :func:`gram_noise_margin`) and the noise std of a K-step run is
-    :math:`\sigma_K = \sqrt K\,\sigma_1` (``unit_noise_std`` is :math:`\sigma_1`, composition).
-    The proxy takes the quadratic model in which P is exact up to the margin: in an
-    eigendirection of G with eigenvalue g the curvature is :math:`h = c g + \lambda` and P's
-    eigenvalue :math:`p = c(g + m) + \lambda`. With :math:`r = \eta h/p \le 1` and momentum
-    beta, the error :math:`e_k = \theta_k - \theta_*` of the step of
-    :func:`skdpgd.optim._preconditioned.preconditioned_noisy_gradient_descent` follows
-
-    .. math::
-
-        e_{k+1} = (1 - r)\big((1+\beta) e_k - \beta e_{k-1}\big) - \frac{\eta\sigma_K}{p} Z_k,
-
-    a 2x2 linear recursion whose mean and variance are propagated exactly: the excess loss
-    in that direction after K steps is :math:`\theta_*^2 O_g(K) + \sigma_K^2 N_g(K)`, with
-    :math:`O_g = \frac h2 e_K^2` (from :math:`e_0 = e_{-1} = 1`) and
-    :math:`N_g = \frac h2 \mathrm{Var}(e_K)` per unit noise (:func:`_recursion`). For
-    beta = 0 these are :math:`\frac h2(1-r)^{2K}` and
-    :math:`\frac{\eta}{2p}\,\frac{1-(1-r)^{2K}}{2-r}`.
-
-    The spectrum of G is private; the proxy takes the worst case over what is public.
-    Every row has :math:`\|\tilde x\| \le \tilde R`, so :math:`\mathrm{tr}\,G \le \tilde R^2`
-    and at most :math:`t_g = \min(p_{\mathrm{params}}, k\tilde R^2/g)` parameter directions
-    (k outputs) have eigenvalue g; the optimum has norm r0, spread evenly over the
-    directions (the assumption of :func:`skdpgd.linear_model._defaults.initial_distance`):
-
-    .. math::
-
-        U(K) = \frac\lambda2 r_0^2
-          + \frac{r_0^2}{p_{\mathrm{params}}} \max_g t_g O_g(K)
-          + \sigma_K^2 \max_g \big[t_g N_g(K) + (p_{\mathrm{params}} - t_g) N_0(K)\big],
-
-    the maxima over a log grid of g in :math:`[10^{-8}, 1]\,\tilde R^2`. It is a planning
-    heuristic from public numbers only and plays no part in any privacy claim. Its weak
-    point is r0: the optimal K grows like r0 (noise ~ K, optimisation ~ r0^2/K), so a
-    guess below the optimum's true norm plans too few steps (measured in
-    ``benchmarks/optimizer_study.py``). It is also invariant under
-    :math:`(m, \sigma_1) \to (a m, a \sigma_1)` once t_g saturates nowhere, so it does not
-    pin down the Gram share: the planner takes the share as given.
-
-    Returns
-    -------
-    proxy : ndarray of shape (max_steps,)
-        U(K) for K = 1..max_steps.
-    """
-    max_steps = check_count("max_steps", max_steps)
-    table = _proxy_table(
-        max_steps, float(unit_noise_std), margin=float(margin), curvature=float(curvature),
-        lams=np.array([float(strong_convexity)]), momenta=np.array([float(momentum)]),
-        learning_rate=float(learning_rate), n_params=int(n_params),
-        initial_distance=float(initial_distance), row_norm=float(row_norm),
-        n_outputs=int(n_outputs),
-    )
-    return table[:, 0]
-
-
-def _proxy_table(max_steps, sigma1, *, margin, curvature, lams, momenta, learning_rate,
-                 n_params, initial_distance, row_norm, n_outputs):
-    """U(K) of :func:`preconditioned_utility_proxy` for every pair (lams[i], momenta[i]):
-    an array of shape (max_steps, len(lams)), one recursion for all of them."""
-    rt2 = row_norm**2
-    g = np.concatenate([[0.0], rt2 * SPECTRUM_GRID])[None, :]  # column 0: g = 0
-    a, b, q, h = _recursion(
-        g, margin=margin, curvature=curvature, strong_convexity=lams[:, None],
-        learning_rate=learning_rate, momentum=momenta[:, None],
-    )
-    count = np.minimum(float(n_params), n_outputs * rt2 / g[:, 1:])
-    r0 = initial_distance
-    # the weights of each direction, folded once: r0^2/p t_g h/2 (optimisation), t_g q h/2
-    # and (p - t_g) q_0 h_0/2 (noise); each step's moments are reduced over g as they come
-    half = 0.5 * h
-    weight_opt = r0 * r0 / n_params * count * half[:, 1:]
-    weight_noise = count * (q * half)[:, 1:]
-    weight_flat = (n_params - count) * (q * half)[:, :1]
-    worst_opt, worst_noise = np.empty((2, max_steps, len(lams)))
-    for k, (mean, variance) in enumerate(error_moments(a, b, 1.0, max_steps)):
-        opt = mean[:, 1:]
-        opt *= opt
-        opt *= weight_opt
-        worst_opt[k] = opt.max(axis=1)
-        noise = variance[:, 1:] * weight_noise
-        noise += variance[:, :1] * weight_flat
-        worst_noise[k] = noise.max(axis=1)
-    sigma2 = np.arange(1, max_steps + 1)[:, None] * sigma1**2
-    return 0.5 * lams[None, :] * r0 * r0 + worst_opt + sigma2 * worst_noise
-
-
-def _search_table(max_steps, sigma1, *, pairs, noisy, initial_distance, **kwargs):
-    """:func:`_proxy_table` over ``pairs`` (momentum, lam), the pairs that cannot win at +inf.
-
-    Every term of the proxy but the bias is >= 0, so U >= lam r0^2 / 2 for every K. The
-    pairs with the smaller half of the lams are scored first; a pair of the others whose
-    bias exceeds the best value found is larger than the minimum at every K and is not
-    scored (the minimum and its place are those of the full table). A noiseless plan
-    compares sums over K: every pair is scored.
-    """
-    lams = np.array([lam for _, lam in pairs])
-    momenta = np.array([beta for beta, _ in pairs])
-    r0 = initial_distance
-    table = np.full((max_steps, len(pairs)), np.inf)
-    first = lams <= np.median(lams) if noisy else np.ones(len(pairs), dtype=bool)
-    for chosen in (first, None):
-        if chosen is None:  # the rest, unless its bias (the same float as the table's) loses
-            chosen = ~first & (0.5 * lams * r0 * r0 <= table.min())
-        if chosen.any():
-            table[:, chosen] = _proxy_table(max_steps, sigma1, lams=lams[chosen],
-                                            momenta=momenta[chosen], initial_distance=r0,
-                                            **kwargs)
-    return table
 
 
 #: Without noise the run may stop early, when a step moves theta by less than this fraction
@@ -275,7 +136,9 @@ def plan_preconditioned_gd(
     n_steps=None,
     margin_factor=1.0,
 ):
-    r"""Choose K, the momentum (and lam) by :func:`preconditioned_utility_proxy`, then calibrate.
+    r"""Choose K, the momentum (and lam) by the planner's utility proxy, then calibrate.
+
+    The proxy: :func:`~skdpgd.solvers._preconditioned_proxy.preconditioned_utility_proxy`.
 
     The Gram gets the share s = ``gram_share`` of :math:`\mu^{*2}`; for every momentum beta,
     lam (``strong_convexity``, or each point of ``strong_convexity_grid``, default
@@ -330,6 +193,43 @@ def plan_preconditioned_gd(
     -------
     PreconditionedGDPlan
     """
+    return plan_preconditioned_settings(
+        epsilon, delta, settings=[(gram_share, margin_factor)], sensitivity=sensitivity,
+        gram_sensitivity=gram_sensitivity, curvature=curvature, n_samples=n_samples,
+        gram_dim=gram_dim, n_params=n_params, initial_distance=initial_distance,
+        strong_convexity=strong_convexity, max_steps=max_steps, momenta=momenta,
+        learning_rate=learning_rate, strong_convexity_grid=strong_convexity_grid,
+        failure_probability=failure_probability, n_steps=n_steps,
+    )[0]
+
+
+def plan_preconditioned_settings(
+    epsilon, delta, *, settings, sensitivity, gram_sensitivity, curvature, n_samples, gram_dim,
+    n_params, initial_distance, strong_convexity=None, max_steps=MAX_STEPS, momenta=MOMENTA,
+    learning_rate=1.0, strong_convexity_grid=None, failure_probability=MARGIN_FAILURE_PROBABILITY,
+    n_steps=None,
+):
+    """:func:`plan_preconditioned_gd` for each (gram_share, margin_factor) of ``settings``,
+    the proxy of all of them scored in one recursion (``solver="auto"`` plans nine at once).
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        Privacy target.
+    settings : sequence of (float, float)
+        (gram_share, margin_factor) pairs.
+    sensitivity, gram_sensitivity, curvature, n_samples, gram_dim, n_params : float or int
+        As in :func:`plan_preconditioned_gd`.
+    initial_distance, strong_convexity, max_steps, momenta, learning_rate : optional
+        As in :func:`plan_preconditioned_gd`.
+    strong_convexity_grid, failure_probability, n_steps : optional
+        As in :func:`plan_preconditioned_gd`.
+
+    Returns
+    -------
+    list of PreconditionedGDPlan
+        One per setting, each the plan :func:`plan_preconditioned_gd` returns for it.
+    """
     epsilon = check_positive("epsilon", epsilon, allow_inf=True)
     delta = check_probability("delta", delta)
     s = check_positive("sensitivity", sensitivity)
@@ -341,7 +241,11 @@ def plan_preconditioned_gd(
     r0 = check_positive("initial_distance", initial_distance)
     max_steps = check_count("max_steps", max_steps)
     eta = check_positive("learning_rate", learning_rate)
-    share = check_share(gram_share)
+    shares = [check_share(share) for share, _ in settings]
+    kappas = [check_positive("margin_factor", kappa) for _, kappa in settings]
+    if any(kappa < 1.0 for kappa in kappas):
+        raise ValueError(f"margin_factor must be >= 1 (a smaller margin may not majorise), "
+                         f"got {min(kappas)!r}.")
     momenta = sorted({float(beta) for beta in momenta})
     if not momenta or not all(0.0 <= beta < 1.0 for beta in momenta):
         raise ValueError(f"momenta must be a non-empty set of values in [0, 1), got {momenta!r}.")
@@ -355,40 +259,43 @@ def plan_preconditioned_gd(
     else:
         lams = list(c * row_norm**2 * np.logspace(-8, 0, 9))
     target = epsilon_delta_to_gdp(epsilon, delta)
-    if target == math.inf:
-        tau, sigma1 = 0.0, 0.0
-    else:
-        tau = s_g / (n * math.sqrt(share) * target)
-        sigma1 = s / (n * math.sqrt(1.0 - share) * target)
-    kappa = check_positive("margin_factor", margin_factor)
-    if kappa < 1.0:
-        raise ValueError(f"margin_factor must be >= 1 (a smaller margin may not majorise), "
-                         f"got {margin_factor!r}.")
-    margin = kappa * gram_noise_margin(tau, dim, failure_probability)
+    sigma1s, margins = [], []
+    for share, kappa in zip(shares, kappas):
+        if target == math.inf:
+            tau, sigma1 = 0.0, 0.0
+        else:
+            tau = s_g / (n * math.sqrt(share) * target)
+            sigma1 = s / (n * math.sqrt(1.0 - share) * target)
+        sigma1s.append(sigma1)
+        margins.append(kappa * gram_noise_margin(tau, dim, failure_probability))
     pairs = [(beta, lam) for beta in momenta for lam in lams]
-    table = _search_table(
-        max_steps, sigma1, pairs=pairs, noisy=target != math.inf, margin=margin, curvature=c,
+    tables = _search_tables(
+        max_steps, sigma1s, margins, pairs=pairs, noisy=target != math.inf, curvature=c,
         learning_rate=eta, n_params=p, initial_distance=r0, row_norm=row_norm,
         n_outputs=p // dim,
     )
-    if target == math.inf:  # no noise: the cap; the run stops on convergence (tolerance)
-        pair = int(np.argmin(table.sum(axis=0)))  # the fastest decrease over all K
-        proxy, k = float(table[-1, pair]), max_steps
-    else:
-        k_index, pair = np.unravel_index(int(np.argmin(table)), table.shape)
-        proxy, k = float(table[k_index, pair]), int(k_index) + 1
-    beta, lam = pairs[pair]
-    if n_steps is not None:  # a fixed number of steps is that number
-        k = check_count("n_steps", n_steps)
-    tau, sigma = calibrate_preconditioned_gd(
-        epsilon, delta, gram_share=share, n_steps=k, sensitivity=s, gram_sensitivity=s_g,
-        n_samples=n, target_mu=target,  # mu*, computed once above
-    )
-    return PreconditionedGDPlan(
-        n_steps=k, noise_std=sigma, gram_noise_std=tau, gram_share=share,
-        margin=kappa * gram_noise_margin(tau, dim, failure_probability), curvature=c,
-        strong_convexity=float(lam), learning_rate=eta, momentum=beta, utility_proxy=proxy,
-        # no noise (epsilon=inf) and K not fixed: K is a cap, the run may stop on convergence
-        tolerance=NOISELESS_TOLERANCE if target == math.inf and n_steps is None else None,
-        gram_sensitivity=s_g,
-    )
+    plans = []
+    for share, kappa, table in zip(shares, kappas, tables):
+        if target == math.inf:  # no noise: the cap; the run stops on convergence (tolerance)
+            pair = int(np.argmin(table.sum(axis=0)))  # the fastest decrease over all K
+            proxy, k = float(table[-1, pair]), max_steps
+        else:
+            k_index, pair = np.unravel_index(int(np.argmin(table)), table.shape)
+            proxy, k = float(table[k_index, pair]), int(k_index) + 1
+        beta, lam = pairs[pair]
+        if n_steps is not None:  # a fixed number of steps is that number
+            k = check_count("n_steps", n_steps)
+        tau, sigma = calibrate_preconditioned_gd(
+            epsilon, delta, gram_share=share, n_steps=k, sensitivity=s, gram_sensitivity=s_g,
+            n_samples=n, target_mu=target,  # mu*, computed once above
+        )
+        plans.append(PreconditionedGDPlan(
+            n_steps=k, noise_std=sigma, gram_noise_std=tau, gram_share=share,
+            margin=kappa * gram_noise_margin(tau, dim, failure_probability), curvature=c,
+            strong_convexity=float(lam), learning_rate=eta, momentum=beta,
+            utility_proxy=proxy,
+            # no noise (epsilon=inf) and K not fixed: K is a cap, the run may stop early
+            tolerance=NOISELESS_TOLERANCE if target == math.inf and n_steps is None else None,
+            gram_sensitivity=s_g,
+        ))
+    return plans

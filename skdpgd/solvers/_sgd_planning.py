@@ -4,7 +4,8 @@ Same recipe as the full-batch planner (:mod:`._gd_planning`, docs/theory.md#cali
 candidate run is scored by a utility proxy built from public numbers only, the best is
 kept, and its noise is calibrated exactly and conservatively
 (:func:`calibrate_sampled_sgd`). Within one sampling rate, candidates are ranked with a
-closed-form CLT estimate of the noise (:func:`skdpgd.accounting.calibration.clt_noise_multiplier`); the
+closed-form CLT estimate of the noise
+(:func:`skdpgd.accounting.calibration.clt_noise_multiplier`); the
 best candidate of each rate is calibrated exactly and the rates are compared at their
 exact noise, so the search costs one exact calibration per rate (a handful of PLD
 evaluations each, cached).
