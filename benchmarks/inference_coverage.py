@@ -172,6 +172,29 @@ def summarise(cell, reps):
     return row
 
 
+def print_table(results):
+    """Markdown: one row per (model, p, budget), one column per n: coverage (width ratio)."""
+    rows = {}
+    for row in results["cells"]:
+        budget = row["name"].rsplit("-", 1)[1].replace("eps", "eps ").replace("mu", "mu ")
+        key = ("anchor" if row["name"].startswith("anchor") else row["model"], row["p"], budget)
+        if row.get("coverage") is None:
+            text = "refused"
+        else:
+            text = f"{row['coverage']:.3f} ({row.get('width_ratio_median', float('nan')):.2f})"
+            if row.get("warned"):
+                text += f" w{row['warned']:.2f}"
+        rows.setdefault(key, {})[row["n"]] = text
+    sizes = sorted({n for cols in rows.values() for n in cols})
+    print(f"repetitions per cell: {results['reps']}; coverage (median width / statsmodels); "
+          "wX: share of tables that warn")
+    print("| model | p | budget | " + " | ".join(f"n = {n}" for n in sizes) + " |")
+    print("|---|---:|---|" + "---:|" * len(sizes))
+    for (model, p, budget), cols in rows.items():
+        print(f"| {model} | {p} | {budget} | "
+              + " | ".join(cols.get(n, "") for n in sizes) + " |")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=500)
@@ -181,7 +204,12 @@ def main(argv=None):
     parser.add_argument("--out", default="benchmarks/results/inference_coverage.json")
     parser.add_argument("--merge", nargs="*", default=None, metavar="JSON",
                         help="only merge these result files (later files win) into --out")
+    parser.add_argument("--table", action="store_true",
+                        help="only print the results in --out as a markdown table")
     args = parser.parse_args(argv)
+    if args.table:
+        print_table(json.loads(Path(args.out).read_text()))
+        return
     if args.merge is not None:
         merged = {}
         for path in args.merge:
