@@ -67,11 +67,11 @@ def cells():
         for p in (4, 10, 30):
             for n in (1000, 10000, 100000):
                 for eps in (0.5, 1.0, 4.0):
-                    out.append(dict(name=f"{model}-p{p}-n{n}-eps{eps:g}", model=model, p=p,
-                                    n=n, epsilon=eps, mu=None))
+                    out.append({"name": f"{model}-p{p}-n{n}-eps{eps:g}", "model": model,
+                                "p": p, "n": n, "epsilon": eps, "mu": None})
     for n in (250, 500, 1000, 2000):
-        out.append(dict(name=f"anchor-p4-n{n}-mu1", model="linear", p=4, n=n, epsilon=None,
-                        mu=1.0))
+        out.append({"name": f"anchor-p4-n{n}-mu1", "model": "linear", "p": 4, "n": n,
+                    "epsilon": None, "mu": 1.0})
     return out
 
 
