@@ -1,4 +1,4 @@
-"""``skdpgd fit`` on a large raw CSV file against the same pipeline in Python (issue 28.7).
+"""``skdpgd fit`` on a large raw CSV file against the same pipeline in Python.
 
 Writes a 200,000-row file with 15 columns (9 numeric with 5% missing cells, one heavy-
 tailed, 4 categorical, a binary target), then runs, each in a fresh process under

@@ -1,4 +1,4 @@
-"""Start-up of the command line and the first fit of a new process (issue 28, item 5).
+"""Start-up of the command line and the first fit of a new process.
 
 Measures, in one run and interleaved (so that a loaded machine slows every command
 alike), the wall time of

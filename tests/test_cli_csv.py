@@ -1,4 +1,4 @@
-"""The command line reads the files people have (issue 28, item 7): the dialect from the
+"""The command line reads the files people have: the dialect from the
 header line, an unnamed index column dropped, errors naming the real problem, and a
 vectorised read that gives every cell the value the per-cell rule gives its text."""
 

@@ -1,5 +1,5 @@
 """The command line decides nothing private by default: the model kind, the label set,
-``--classes`` with commas, and ``--ledger`` (issue 28, items 2 and 8)."""
+``--classes`` with commas, and ``--ledger``."""
 
 import math
 

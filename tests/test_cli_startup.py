@@ -1,4 +1,4 @@
-"""Start-up of the command line and of the compiled kernels (issue 28, item 5).
+"""Start-up of the command line and of the compiled kernels.
 
 ``skdpgd --version`` imports nothing heavy; ``skdpgd predict`` imports neither the audit
 module nor numba nor the model-selection layer; a new process finds the kernels numba

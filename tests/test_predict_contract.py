@@ -1,4 +1,4 @@
-"""One predict contract (issue 28, item 6): the command line's saved model and a Python
+"""One predict contract: the command line's saved model and a Python
 DPPipeline read a table's columns by name, ignore extra columns, and refuse a missing
 one with a message naming the columns (public schema), never a value."""
 

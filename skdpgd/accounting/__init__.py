@@ -20,36 +20,15 @@ utility proxies and the planners that choose run parameters) lives in
 :mod:`skdpgd.solvers`.
 """
 
-from .calibration import calibrate_noisy_cyclic_gd, calibrate_noisy_gd
-from ._gdp import epsilon_delta_to_gdp, gdp_to_delta, gdp_to_epsilon
-from ._noisy_gd import (
-    composition_gdp,
-    contraction_factor,
-    convergent_cyclic_factor,
-    convergent_gd_factor,
-    convex_gd_burn_in,
-    cyclic_batch_sizes,
-    noisy_cyclic_gd_gdp,
-    noisy_gd_convex_gdp,
-    noisy_gd_gdp,
+from ._accountants import (
+    Accountant,
+    GdpAccountant,
+    PldAccountant,
+    RdpAccountant,
+    get_accountant,
+    register_accountant,
 )
-from ._rdp import DEFAULT_ORDERS, chourasia_rdp, composition_rdp, gdp_to_rdp, rdp_to_epsilon
-from ._report import GaussianRunPrivacyReport, PrivacyReport, RunPrivacyReport
-from ._release import ReleasePrivacyReport
-from ._gd_report import (
-    NoisyCyclicGDPrivacyReport,
-    NoisyGDPrivacyReport,
-    noisy_cyclic_gd_report,
-    noisy_gd_report,
-)
-from ._preconditioned import PreconditionedPrivacyReport, preconditioned_gd_report
-from ._sgd_report import SampledSGDPrivacyReport, sampled_sgd_report
-from ._sampled_sgd import (
-    calibrate_poisson_sgd,
-    composed_replace_one_epsilon,
-    poisson_sgd_epsilon,
-)
-from ._sgd_bounds import SampledSGDBounds, calibrate_sampled_sgd, sampled_sgd_bounds
+from ._composition import Cap, Composition, check_supported, compose
 from ._events import (
     GaussianDpEvent,
     GaussianDpWithDeltaEvent,
@@ -62,16 +41,48 @@ from ._events import (
     event_from_dict,
     event_to_dict,
 )
-from ._accountants import (
-    Accountant,
-    GdpAccountant,
-    PldAccountant,
-    RdpAccountant,
-    get_accountant,
-    register_accountant,
+from ._gd_report import (
+    NoisyCyclicGDPrivacyReport,
+    NoisyGDPrivacyReport,
+    noisy_cyclic_gd_report,
+    noisy_gd_report,
 )
-from ._composition import Cap, Composition, check_supported, compose
+from ._gdp import epsilon_delta_to_gdp, gdp_to_delta, gdp_to_epsilon
+from ._noisy_gd import (
+    composition_gdp,
+    contraction_factor,
+    convergent_cyclic_factor,
+    convergent_gd_factor,
+    convex_gd_burn_in,
+    cyclic_batch_sizes,
+    noisy_cyclic_gd_gdp,
+    noisy_gd_convex_gdp,
+    noisy_gd_gdp,
+)
+from ._preconditioned import PreconditionedPrivacyReport, preconditioned_gd_report
+from ._rdp import (
+    DEFAULT_ORDERS,
+    chourasia_rdp,
+    composition_rdp,
+    gdp_to_rdp,
+    rdp_to_epsilon,
+)
 from ._record_account import RecordAccount
+from ._release import ReleasePrivacyReport
+from ._report import (
+    LABELS_READ_NOTE,
+    GaussianRunPrivacyReport,
+    PrivacyReport,
+    RunPrivacyReport,
+)
+from ._sampled_sgd import (
+    calibrate_poisson_sgd,
+    composed_replace_one_epsilon,
+    poisson_sgd_epsilon,
+)
+from ._sgd_bounds import SampledSGDBounds, calibrate_sampled_sgd, sampled_sgd_bounds
+from ._sgd_report import SampledSGDPrivacyReport, sampled_sgd_report
+from .calibration import calibrate_noisy_cyclic_gd, calibrate_noisy_gd
 
 __all__ = [
     "DEFAULT_ORDERS",

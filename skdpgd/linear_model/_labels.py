@@ -14,7 +14,7 @@ message here quotes a label of y, a row or a count (only the public ``classes``)
 import numpy as np
 
 from .._data._passes import scan_labels
-from ..accounting._report import LABELS_READ_NOTE
+from ..accounting import LABELS_READ_NOTE
 from ..losses import BinaryLogisticLoss, MultinomialLogisticLoss
 from ..utils._validation import validate_private
 from ._defaults import BINARY_RESIDUAL_CLIP

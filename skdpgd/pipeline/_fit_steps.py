@@ -9,7 +9,7 @@ model, and every release is composed into ``privacy_``.
 from sklearn.base import clone, is_classifier
 from sklearn.pipeline import Pipeline
 
-from ..preprocessing._private_step import check_allowance
+from ..preprocessing import check_allowance
 from ..utils._validation import make_generator
 from ._checks import is_prepared, is_private, is_skip
 from ._labels import PrivateClassCounts, release_label_set

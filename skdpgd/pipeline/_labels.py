@@ -28,8 +28,8 @@ from sklearn.base import BaseEstimator
 
 from ..accounting import ReleasePrivacyReport
 from ..linear_model._weights import class_weight_from_counts
+from ..preprocessing import PrivateStepMixin
 from ..preprocessing._private_categories import discovery_threshold, sigma_for_mu
-from ..preprocessing._private_step import PrivateStepMixin
 from ..utils._validation import make_generator
 
 CLASS_COUNTS_MECHANISM = (

@@ -25,7 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..accounting import ReleasePrivacyReport
 from ..linear_model._base import BaseDPLinearModel
-from ..preprocessing._private_step import check_allowance
+from ..preprocessing import check_allowance
 from ..utils._sklearn_compat import _num_samples
 from ._checks import check_steps, is_private, is_skip
 from ._plan import plan_budget, planned_releases
@@ -231,7 +231,7 @@ def release_preparation(pre, X, y, allowance, rng):
     """Release the private steps of ``pre`` on X with their allowances; freeze them.
 
     ``allowance`` maps a private step's name to its (mu, additive delta); a step that
-    reports more is refused (:func:`skdpgd.preprocessing._private_step.check_allowance`).
+    reports more is refused (:func:`skdpgd.preprocessing.check_allowance`).
     Public-bound steps are fitted on the way (their fit reads no value) and kept as
     they were given; every private step becomes a :class:`PreparedStep`.
     Returns the new step list and the released reports ``[(name, report)]``.

@@ -23,7 +23,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from ..accounting import ReleasePrivacyReport
-from ..preprocessing._private_step import PrivateStepMixin
+from ..preprocessing import PrivateStepMixin
 
 TARGET_RANGE_MECHANISM = (
     "Gaussian histogram of y over the public grid of skdpgd.preprocessing.private_range "
@@ -54,7 +54,9 @@ def release_target_range(y, *, mu, random_state):
     report : ReleasePrivacyReport
         mu-GDP, no additive delta.
     """
-    from ..preprocessing import private_range  # the vectorizer's mechanism for one column
+    from ..preprocessing import (
+        private_range,  # the vectorizer's mechanism for one column
+    )
 
     y = target_values(y)
     found = private_range(y, mu, random_state)

@@ -20,7 +20,8 @@ One step is private, and says so: :class:`DPTableVectorizer` encodes every colum
 raw table by its type (declared, a dtype, or the private type vote for object and string
 columns), learning ranges and categories through accounted Gaussian releases (its
 ``privacy_`` report; ``summary()`` per column). Every private step derives from
-``skdpgd.preprocessing._private_step.PrivateStepMixin`` (the private-step protocol).
+:class:`PrivateStepMixin` (the private-step protocol; :func:`check_allowance` checks a
+step's report against its allowance).
 :func:`private_range` and :func:`private_abs_bound` are its mechanism for one column;
 :func:`is_missing` is the one missing-value rule of skdpgd.
 """
@@ -30,6 +31,7 @@ from ._log import Log1pTransformer
 from ._missing import DEFAULT_MISSING_STRINGS, is_missing
 from ._one_hot import PublicOneHotEncoder, public_one_hot
 from ._private_range import PrivateBound, PrivateRange, private_abs_bound, private_range
+from ._private_step import PrivateStepMixin, check_allowance
 from ._row_norm import RowNormClipper
 from ._table_vectorizer import DPTableVectorizer
 
@@ -40,8 +42,10 @@ __all__ = [
     "Log1pTransformer",
     "PrivateBound",
     "PrivateRange",
+    "PrivateStepMixin",
     "PublicOneHotEncoder",
     "RowNormClipper",
+    "check_allowance",
     "is_missing",
     "private_abs_bound",
     "private_range",

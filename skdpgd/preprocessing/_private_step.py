@@ -146,6 +146,7 @@ class PrivateStepMixin:
         Returns
         -------
         StepBudget
+            The step's epsilon, delta, n, and the mu and additive delta it may spend.
         """
         if getattr(self, "epsilon", None) is None or getattr(self, "delta", None) is None:
             raise ValueError(f"a standalone {type(self).__name__} needs epsilon and delta.")

@@ -194,7 +194,7 @@ class TableSchema(TransformerMixin, BaseEstimator):
 class PrivateTableSchema(PrivateStepMixin, TableSchema):
     r"""A :class:`TableSchema` that decides the undeclared types by a noisy vote (mu-GDP).
 
-    A private step (:class:`~skdpgd.preprocessing._private_step.PrivateStepMixin`): inside
+    A private step (:class:`~skdpgd.preprocessing.PrivateStepMixin`): inside
     :func:`skdpgd.make_dp_pipeline` the pipeline gives it a share ``mu`` of the budget;
     the step releases :math:`D_j + N(0, (2\sqrt u/\mu)^2)` for its ``u`` undeclared
     columns and types column ``j`` numeric when the release is >= 0
