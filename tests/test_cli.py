@@ -342,3 +342,19 @@ def test_python_dash_m_runs_the_cli():
     )
     assert result.returncode == 0, result.stderr
     assert "calibrated run" in result.stdout
+
+
+
+def test_fit_summary_prints_the_private_coefficient_table(tmp_path, capsys):
+    data = _write_csv(tmp_path / "data.csv", n=2000)
+    config = tmp_path / "bounds.toml"
+    config.write_text(
+        'target = "income"\nclasses = ["<=50K", ">50K"]\ndrop = ["id"]\nunknown_values = "?"\n'
+        '[bounds]\nage = [17, 90]\n[categories]\nsex = ["Female", "Male"]\n'
+    )
+    assert main(["fit", str(data), "--config", str(config), "--epsilon", "4",
+                 "--random-state", "0", "--summary"]) == 0
+    printed = capsys.readouterr().out
+    assert "Private coefficient table" in printed and "intercept" in printed
+    assert "InferencePrivacyReport((" in printed  # one report: the run and the releases
+    assert "p_value" in printed

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PUBLIC_MODULES = (
     "skdpgd", "skdpgd.preprocessing", "skdpgd.datasets", "skdpgd.model_selection",
     "skdpgd.accounting", "skdpgd.audit", "skdpgd.losses", "skdpgd.exceptions", "skdpgd.pipeline",
-    "skdpgd.solvers",
+    "skdpgd.solvers", "skdpgd.inference",
 )
 
 #: numpydoc checks enforced: a docstring exists, its sections are known and in order,

@@ -231,6 +231,10 @@ def build_parser():
                      help="ridge: regularisation (default 'auto')")
     fit.add_argument("--n-jobs", type=int, default=None, help="workers for the gradient sums")
     fit.add_argument("--verbose", type=int, default=None, help="progress messages (0, 1, 2)")
+    fit.add_argument("--summary", action="store_true",
+                     help="also release private standard errors, intervals and p-values "
+                     "(inference=True, in the same budget; binary logistic or ridge) and "
+                     "print the coefficient table")
     fit.add_argument("--random-state", type=int, default=None,
                      help="seed of the noise (default: fresh OS entropy; a known seed makes "
                      "the noise reproducible by anyone who knows it)")

@@ -148,6 +148,8 @@ def _fit_config(args):
             config[key] = value
     if args.classes:
         config["classes"] = classes_from_flags(args.classes)  # "0,1" -> ints 0 and 1
+    if getattr(args, "summary", False):
+        config["inference"] = True
     for key in ("target", "epsilon"):
         if key not in config:
             raise ValueError(f"--{key} is required (as a flag or in the config).")
@@ -183,9 +185,13 @@ def fit_command(args):
     ledger = open_ledger(args)
     # with a ledger every value is read after the charge, inside the DP pipeline
     if ledger is not None or needs_private_preparation(args.data, config):
-        fit_table(args.data, config, epsilon=float(config["epsilon"]),
-                  delta=config.get("delta", "auto"), random_state=config.get("random_state"),
-                  output=args.output, ledger=ledger)
+        pipeline, _ = fit_table(
+            args.data, config, epsilon=float(config["epsilon"]),
+            delta=config.get("delta", "auto"), random_state=config.get("random_state"),
+            output=args.output, ledger=ledger,
+        )
+        if config.get("inference"):
+            print(_coefficient_table(pipeline.pipeline_))
         return
     _, bundle = fit_csv(
         args.data, config, epsilon=float(config["epsilon"]), delta=config.get("delta", "auto"),
@@ -196,7 +202,25 @@ def fit_command(args):
           f"({len(bundle['feature_columns'])} columns -> {model.n_features_in_} features, "
           f"target {config['target']!r})")
     print(repr(model.privacy_))
+    if config.get("inference"):
+        print(_coefficient_table(bundle["pipeline"]))
     if args.output:
         print(f"saved to {args.output} (joblib bundle: pipeline, feature_columns, privacy)")
     else:
         print("(no --output given: the model was not saved)")
+
+
+def _coefficient_table(pipeline):
+    """The private coefficient table of a fitted pipeline's model, named by the columns
+    its last transformer produced (when that transformer names them)."""
+    from ..inference import CoefficientTable
+
+    table = pipeline[-1].inference_
+    try:
+        names = [str(name) for name in pipeline[:-1].get_feature_names_out()]
+    except Exception:  # noqa: BLE001 - a step without feature names: keep x0, x1, ...
+        names = None
+    if names is not None and len(names) == pipeline[-1].n_features_in_:
+        table = CoefficientTable(names + table.names[len(names):], table.estimate,
+                                 table.covariance, table.notes)
+    return table.text(title="Private coefficient table (units: the model's input columns)")

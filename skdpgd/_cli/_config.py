@@ -38,7 +38,7 @@ from pathlib import Path
 CONFIG_KEYS = {
     "target", "model", "classes", "y_bound", "drop", "bounds", "categories", "epsilon",
     "delta", "random_state", "unknown_values", "handle_unknown", "log1p", "solver", "C",
-    "alpha", "n_jobs", "verbose", "numeric", "categorical", "sep", "decimal",
+    "alpha", "n_jobs", "verbose", "numeric", "categorical", "sep", "decimal", "inference",
 }
 
 
@@ -109,6 +109,8 @@ def check_config(config):
     for key in ("target", "model", "handle_unknown", "solver", "sep", "decimal"):
         if key in config and not isinstance(config[key], str):
             raise ValueError(f"{key} must be a string, got {config[key]!r}.")
+    if "inference" in config and not isinstance(config["inference"], bool):
+        raise ValueError(f"inference must be true or false, got {config['inference']!r}.")
     if config.get("model", "logistic") not in ("logistic", "ridge"):
         raise ValueError(f"model must be 'logistic' or 'ridge', got {config['model']!r}.")
     if config.get("solver", DEFAULT_SOLVER) not in solver_names():  # the registry's

@@ -76,7 +76,7 @@ def make_estimator(config, epsilon, delta, random_state):
     (``solver``, ``C`` / ``alpha``, ``n_jobs``, ``verbose`` when given)."""
     model = config.get("model", "logistic")
     common = dict(epsilon=epsilon, delta=delta, data_norm=1.0, random_state=random_state)
-    common.update({key: config[key] for key in ("solver", "n_jobs", "verbose")
+    common.update({key: config[key] for key in ("solver", "n_jobs", "verbose", "inference")
                    if config.get(key) is not None})
     wrong = {"logistic": "alpha", "ridge": "C"}.get(model)
     if wrong in config:

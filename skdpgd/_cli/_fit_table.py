@@ -138,7 +138,7 @@ def make_table_estimator(config):
     from ..linear_model import DPLogisticRegression, DPRidge
 
     model = config.get("model", "logistic")
-    common = {key: config[key] for key in ("solver", "n_jobs", "verbose")
+    common = {key: config[key] for key in ("solver", "n_jobs", "verbose", "inference")
               if config.get(key) is not None}
     wrong = {"logistic": "alpha", "ridge": "C"}[model]
     if wrong in config:

@@ -9,6 +9,7 @@ from ..losses import HuberLoss
 from ..utils._clipping import clip_targets
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
 from ._base import PUBLIC_SCALE_RANGE, BaseDPLinearModel, fit_or_forget
+from ._inference import InferenceMixin
 from ._defaults import ridge_initial_distance, ridge_residual_clip
 from ._docs import fill_shared_parameters
 from ._predict import decision_on_clipped_rows
@@ -35,7 +36,7 @@ _Y_BOUND_AUTO = (
 
 
 @fill_shared_parameters
-class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
+class DPRidge(InferenceMixin, BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
     r"""Linear regression with (epsilon, delta)-differential privacy.
 
     Trained by noisy first-order steps on the L2-regularised Huber objective
@@ -105,6 +106,10 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
         :class:`skdpgd.DPLogisticRegression`: needed to pass weights, which are clipped
         to [0, W] silently; the sensitivity, gradient bound and smoothness are W times
         the unweighted ones (:ref:`weights`).
+    inference : bool, default=False
+        Also release a private covariance of the coefficients, as in
+        :class:`skdpgd.DPLogisticRegression`; the intervals cover the Huber-regression
+        coefficients (:doc:`/theory`, "Private inference for the coefficients").
 
     Attributes
     ----------
@@ -122,6 +127,10 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
         lam n, the alpha that was used.
     residual_clip_ : float
         The Huber threshold c that was used (the clip on each residual).
+    coef_se_, intercept_se_, coef_cov_, pvalues_, inference_
+        With ``inference=True``: the private standard errors (shapes of ``coef_`` and
+        ``intercept_``), covariance (``coef_.ravel()`` order, intercept last), Wald
+        p-values and the :class:`~skdpgd.inference.CoefficientTable`.
 
     Notes
     -----
@@ -170,6 +179,7 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
             Interval(numbers.Real, *PUBLIC_SCALE_RANGE, closed="both"), StrOptions({"auto"})
         ],
         "max_sample_weight": [Interval(numbers.Real, *PUBLIC_SCALE_RANGE, closed="both"), None],
+        "inference": ["boolean"],
     }
 
     def __init__(
@@ -192,6 +202,7 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
         random_state=None,
         verbose=0,
         max_sample_weight=None,
+        inference=False,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -210,6 +221,7 @@ class DPRidge(BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
         self.random_state = random_state
         self.verbose = verbose
         self.max_sample_weight = max_sample_weight
+        self.inference = inference
 
     def _strong_convexity(self, n_samples):
         return None if self.alpha == "auto" else self.alpha / n_samples

@@ -213,6 +213,35 @@ class Solver:
     def _run(self, data, loss, plan, rng, callback):
         raise NotImplementedError  # pragma: no cover - abstract
 
+    def run_released(self, data, loss, plan, rng, callback=None):
+        """Like :meth:`run`, and also what the run released besides its last iterate.
+
+        Private inference (:mod:`skdpgd.inference`) needs the preconditioner a
+        ``"preconditioned"`` run built from its released Gram (accounted in the run's
+        report, so handing it on is post-processing).
+
+        Parameters
+        ----------
+        data : FitData
+            As in ``run``.
+        loss : skdpgd.losses loss
+            As in ``run``.
+        plan : dataclass
+            As in ``run``.
+        rng : numpy.random.Generator
+            As in ``run``.
+        callback : callable, optional
+            As in :meth:`run`.
+
+        Returns
+        -------
+        coef : ndarray of shape ``data.coef_shape``
+            The last iterate.
+        preconditioner : ndarray of shape (p, p) or None
+            The fixed preconditioner P of the run (None: the identity).
+        """
+        return self.run(data, loss, plan, rng, callback), None
+
 
 @lru_cache(maxsize=512)
 def _cached_plan(solver, problem):

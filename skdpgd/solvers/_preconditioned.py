@@ -101,6 +101,31 @@ class PreconditionedSolver(Solver):
         return Prediction(label, excess, plan.n_steps + problem.gram_dim / problem.n_outputs)
 
     def _run(self, data, loss, plan, rng, callback):
+        return self.run_released(data, loss, plan, rng, callback)[0]
+
+    def run_released(self, data, loss, plan, rng, callback=None):
+        """The run, and the preconditioner P it built from its released Gram.
+
+        Parameters
+        ----------
+        data : FitData
+            As in ``run``.
+        loss : skdpgd.losses loss
+            As in ``run``.
+        plan : dataclass
+            As in ``run``.
+        rng : numpy.random.Generator
+            As in ``run``.
+        callback : callable, optional
+            As in :meth:`skdpgd.solvers.Solver.run`.
+
+        Returns
+        -------
+        coef : ndarray
+            The last iterate.
+        preconditioner : ndarray of shape (p, p)
+            P as a dense matrix (post-processing of the released Gram).
+        """
         shape = data.coef_shape
         n_samples, lam = data.n_samples, plan.strong_convexity
         row_sums = data.row_sums(loss.gradient_sum)
@@ -114,12 +139,13 @@ class PreconditionedSolver(Solver):
             def gradient(coef):
                 return row_sums.sum(coef) / n_samples + lam * coef
 
-            return preconditioned_noisy_gradient_descent(
+            coef = preconditioned_noisy_gradient_descent(
                 gradient, np.zeros(shape), preconditioner=preconditioner,
                 learning_rate=plan.learning_rate, noise_std=plan.noise_std,
                 n_steps=plan.n_steps, rng=rng, momentum=plan.momentum,
                 tolerance=plan.tolerance, callback=callback,
             )
+        return coef, preconditioner.matrix()
 
 
 def plan_together(problem, solvers):

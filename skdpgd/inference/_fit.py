@@ -1,0 +1,249 @@
+r"""Private inference for a fit: plan its releases (public), then compute the table.
+
+The two halves an estimator calls (docs/theory.md, "Private inference for the
+coefficients"):
+
+* :func:`fit_budget` and :func:`compose_report`, before any value is read: split the
+  budget (:func:`~skdpgd.inference._budget.split_inference_budget`), refuse what
+  inference does not support (with the reason) and compose the one report
+  (:func:`~skdpgd.inference._report.inference_report`) the ledger charges;
+* :func:`infer`, after the run: releases the gradient, M and Q at the estimate
+  (:func:`~skdpgd.inference._releases.release_at`) and post-processes them with the
+  plan's public numbers into a :class:`~skdpgd.inference._table.CoefficientTable`.
+"""
+
+import math
+
+import numpy as np
+
+from ._budget import INFERENCE_SHARES, inference_shares, split_inference_budget
+from ._releases import curvature_and_residual_bounds, matrix_sensitivity, release_at
+from ._report import inference_report
+from ._sandwich import FIRST_ORDER_LIMIT, coefficient_covariance
+from ._table import CoefficientTable
+
+__all__ = ["SUPPORTED_SOLVERS", "check_identifiable", "check_solver", "compose_report",
+           "fit_budget", "infer", "public_noise_ratio", "reliability_note"]
+
+#: The solvers whose noise covariance is computed (sgd: refused, see ``plan_inference``).
+SUPPORTED_SOLVERS = ("gd", "cyclic", "preconditioned")
+
+
+def check_solver(name):
+    """Refuse a solver whose optimizer noise is not computed (public: the solver's name).
+
+    Parameters
+    ----------
+    name : str
+        The solver's registry name.
+    """
+    if name not in SUPPORTED_SOLVERS:
+        raise ValueError(
+            f"inference=True is not available with solver={name!r}: the noise of a sampled "
+            "run depends on which rows each step drew (Poisson or shuffled batches), and its "
+            "linearised covariance is not computed here. Use solver='auto', 'gd', 'cyclic' "
+            "or 'preconditioned'."
+        )
+
+
+def fit_budget(epsilon, delta, n_samples=None, n_params=None, *, shares=None):
+    """The :class:`~skdpgd.inference._budget.InferenceBudget` of a target (public).
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The fit's target.
+    n_samples, n_params : int, optional
+        n and p: the shares are then :func:`~skdpgd.inference._budget.inference_shares`'s.
+    shares : tuple of float, optional
+        Shares of mu^2 (run, gradient, Hessian, score covariance); default
+        ``INFERENCE_SHARES`` without n and p.
+
+    Returns
+    -------
+    InferenceBudget
+        The split.
+    """
+    if shares is None:
+        shares = (INFERENCE_SHARES if n_samples is None
+                  else inference_shares(epsilon, delta, n_samples, n_params))
+    return split_inference_budget(epsilon, delta, shares)
+
+
+def compose_report(loss, run_report, budget, *, row_norm, delta, notes=()):
+    """The one report of a fit with inference: the run's and the two releases'.
+
+    Parameters
+    ----------
+    loss : BinaryLogisticLoss or HuberLoss
+        The fit's loss (anything else is refused with the reason, before any value is read).
+    run_report : GaussianRunPrivacyReport
+        The run's report, planned at ``budget.fit_epsilon``.
+    budget : InferenceBudget
+        From :func:`fit_budget`.
+    row_norm : float
+        Rt, the bound on an augmented row.
+    delta : float
+        The fit's delta.
+    notes : tuple of str
+        Lines for the report's notes.
+
+    Returns
+    -------
+    InferencePrivacyReport
+        mu of the run and the three releases, composed.
+    """
+    bound_h, bound_psi = curvature_and_residual_bounds(loss)
+    sensitivities = (float(loss.sensitivity(row_norm)), matrix_sensitivity(bound_h, row_norm),
+                     matrix_sensitivity(bound_psi**2, row_norm))
+    return inference_report(
+        run_report, delta=delta, sensitivities=sensitivities,
+        mus=(budget.gradient_mu, budget.hessian_mu, budget.score_mu), shares=budget.shares,
+        notes=notes,
+    )
+
+
+def infer(row_sums, loss, coef, *, plan, report, n_steps, rng, preconditioner=None,
+          names, intercept_scaling, covers):
+    r"""Release the gradient, M and Q at ``coef``; return the private coefficient table.
+
+    Parameters
+    ----------
+    row_sums : ChunkedRowSums or DaskRowSums
+        The fit's row sums (entered).
+    loss : BinaryLogisticLoss or HuberLoss
+        The fit's loss.
+    coef : ndarray of shape (p,)
+        The last iterate (augmented coordinates).
+    plan : dataclass
+        The run's plan (``learning_rate``, ``noise_std``, ``strong_convexity``,
+        ``momentum`` for the preconditioned solver, ``n_batches`` for cyclic).
+    report : InferencePrivacyReport
+        Gives the noise of the two releases.
+    n_steps : int
+        The steps that ran (every batch step).
+    rng : numpy.random.Generator
+        The fit's generator, after the run.
+    preconditioner : ndarray, optional
+        The preconditioned solver's P (None: the identity).
+    names : list of str
+        Feature names (the intercept is appended when ``intercept_scaling`` is not None).
+    intercept_scaling : float or None
+        b: the intercept is b times the last coordinate.
+    covers : str
+        What the intervals cover (a note of the table).
+
+    Returns
+    -------
+    CoefficientTable
+        In the caller's units, with the diagnostics in ``diagnostics``.
+    """
+    n = report.n_samples
+    gradient, hessian, score = release_at(
+        row_sums, loss, coef, n,
+        (report.gradient_noise_std, report.hessian_noise_std, report.score_noise_std), rng,
+    )
+    estimate, cov, diag = coefficient_covariance(
+        coef, gradient, hessian, score, n_samples=n,
+        gradient_noise_std=report.gradient_noise_std,
+        hessian_noise_std=report.hessian_noise_std,
+        score_noise_std=report.score_noise_std, strong_convexity=plan.strong_convexity,
+        learning_rate=plan.learning_rate, noise_std=plan.noise_std, n_steps=n_steps,
+        momentum=getattr(plan, "momentum", 0.0), preconditioner=preconditioner,
+    )
+    scale = np.ones(estimate.shape[0])
+    names = list(names)
+    if intercept_scaling is not None:
+        scale[-1] = intercept_scaling
+        names.append("intercept")
+    notes = [covers]
+    warning = reliability_note(diag)
+    if warning:
+        notes.append(warning)
+    table = CoefficientTable(names, scale * estimate, cov * np.outer(scale, scale), notes)
+    table.diagnostics = diag
+    return table
+
+
+def public_noise_ratio(n_samples, n_params, hessian_mu):
+    r""":math:`\rho_{\mathrm{pub}} = 2\sqrt2\,p^{3/2}/(n\mu_M)`, from public numbers only.
+
+    The Hessian noise's edge :math:`f_M = 2\tau_M\sqrt p`,
+    :math:`\tau_M = \sqrt2 c_H\tilde R^2/(n\mu_M)`, over the largest smallest curvature
+    any data set of this shape can have, :math:`c_H\tilde R^2/p` (rows of norm at most
+    :math:`\tilde R` give :math:`\mathrm{tr}\,H \le c_H\tilde R^2`): a lower bound on
+    the ratio :math:`\rho` of every fit (docs/theory.md, "When the intervals are not
+    trusted").
+
+    Parameters
+    ----------
+    n_samples, n_params : int
+        n and p (coefficients, intercept included).
+    hessian_mu : float
+        mu_M of the Hessian release.
+
+    Returns
+    -------
+    float
+        rho_pub (0 without noise).
+    """
+    if hessian_mu == float("inf"):
+        return 0.0
+    return 2.0 * 2.0**0.5 * n_params**1.5 / (int(n_samples) * float(hessian_mu))
+
+
+def check_identifiable(n_samples, n_params, budget):
+    """Refuse inference when no data set of this shape can show its curvature (public).
+
+    The rule reads rho_pub at the base Hessian share (0.1 of mu^2, whatever share
+    :func:`~skdpgd.inference._budget.inference_shares` then gives): above 1 the noise of
+    a tenth of the budget would exceed the curvature of every data set of this shape
+    (docs/theory.md, "When the intervals are not trusted").
+
+    Parameters
+    ----------
+    n_samples, n_params : int
+        n and p (coefficients, intercept included).
+    budget : InferenceBudget
+        The split of the fit's budget (its total ``mu`` is read).
+
+    Returns
+    -------
+    float
+        rho_pub at the base share, at most 1.
+
+    Raises
+    ------
+    ValueError
+        When it exceeds 1, with the n the shape would need.
+    """
+    base_mu = budget.mu * math.sqrt(INFERENCE_SHARES[2])
+    ratio = public_noise_ratio(n_samples, n_params, base_mu)
+    if ratio > 1.0:
+        need = 2.0 * 2.0**0.5 * n_params**1.5 / base_mu
+        raise ValueError(
+            f"inference=True is refused for these public numbers: with {n_params} "
+            f"coefficients (intercept included) and mu = {budget.mu:.3g}, the noise of a "
+            "Hessian released with a tenth of mu^2 would exceed the curvature of every data "
+            "set of this size (the noise edge 2 tau sqrt(p) is above the largest smallest "
+            "eigenvalue a design of rows of norm <= data_norm can have), and the intervals "
+            f"measured below 90% coverage there. It needs n >= {math.ceil(need)} rows at "
+            "this budget: use more rows, a larger epsilon, or fewer features."
+        )
+    return ratio
+
+
+def reliability_note(diagnostics):
+    """A note when the released Hessian barely stands out of its noise, else None.
+
+    Post-processing of the releases only: rho > 1/2 (the leftover then takes its bound).
+    """
+    if diagnostics["hessian_noise_ratio"] <= FIRST_ORDER_LIMIT:
+        return None
+    return (
+        "the private Hessian's noise is comparable to its smallest curvature in some "
+        f"direction (ratio {diagnostics['hessian_noise_ratio']:.2g} > {FIRST_ORDER_LIMIT}): "
+        "the run's leftover error is bounded with the repaired Hessian, which overstates the "
+        "curvature there; the intervals are wide but their coverage is not guaranteed "
+        "(more rows or a larger epsilon help)."
+    )

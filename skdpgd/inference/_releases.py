@@ -1,0 +1,196 @@
+r"""The releases of private inference at the estimate: gradient, Hessian, score covariance.
+
+At the released estimate :math:`\hat\theta` (docs/theory.md, "Private inference for the
+coefficients"), with :math:`\tilde x_i` the clipped, intercept-augmented rows
+(:math:`\|\tilde x_i\| \le \tilde R`) and :math:`t_i = \hat\theta\cdot\tilde x_i`:
+
+.. math::
+
+    M = \frac1n\sum_i w_i\,\tilde x_i\tilde x_i^\top + E_M, \qquad
+    Q = \frac1n\sum_i \psi_i^2\,\tilde x_i\tilde x_i^\top + E_Q,
+
+where :math:`w_i = l''(t_i; y_i) \in [0, c_H]` is the loss's curvature and
+:math:`\psi_i = l'(t_i; y_i)`, :math:`|\psi_i| \le \psi_{\max}`, its residual:
+
+* binary logistic (plain loss): :math:`w = \sigma(t)(1-\sigma(t)) \le 1/4`,
+  :math:`\psi = \sigma(t) - y`, :math:`|\psi| < 1`;
+* Huber with threshold c: :math:`w = 1\{|t - y| \le c\} \le 1`,
+  :math:`\psi = \mathrm{clip}(t - y, -c, c)`, :math:`|\psi| \le c`.
+
+E is symmetric with i.i.d. :math:`\mathcal N(0, \tau^2)` entries on and above the
+diagonal (:func:`skdpgd.optim._gram_release.symmetric_gaussian`).
+
+**Sensitivity.** For a fixed point theta, replacing the row (x, y) by (x', y') changes
+the sum by :math:`D = a\,xx^\top - a'\,x'x'^\top` with a, a' in :math:`[0, A]`
+(:math:`A = c_H` or :math:`\psi_{\max}^2`), and
+
+.. math::
+
+    \|D\|_F^2 = a^2\|x\|^4 + a'^2\|x'\|^4 - 2aa'(x\cdot x')^2 \le 2A^2\tilde R^4,
+
+so the upper triangle of the sum has replace-one sensitivity :math:`\sqrt2\,A\tilde R^2`
+(attained: orthogonal rows on coordinate axes, a = a' = A), and the averaged release is
+:math:`\mu = \sqrt2 A\tilde R^2/(n\tau)`-GDP (Dong, Roth and Su 2022, Theorem 2.7). The
+point :math:`\hat\theta` is itself a release, so the two matrices are adaptively
+composed with the fit (their Corollary 3.3). ``tests/test_inference.py`` checks the
+bound against brute force on neighbouring data sets.
+
+References
+----------
+.. [1] J. Dong, A. Roth, W. Su. Gaussian differential privacy. JRSS B 84 (2022),
+   Theorem 2.7 and Corollary 3.3.
+.. [2] M. Avella-Medina, C. Bradshaw, P.-L. Loh. Differentially private inference via
+   noisy optimization. Annals of Statistics 51 (2023).
+"""
+
+import math
+
+import numpy as np
+from scipy.special import expit
+
+from .._data._gram import gram_chunk_rows
+from ..losses import BinaryLogisticLoss, HuberLoss
+from ..optim._gram_release import symmetric_gaussian
+
+__all__ = [
+    "curvature_and_residual_bounds",
+    "matrix_sensitivity",
+    "release_at",
+    "row_weights_and_residuals",
+]
+
+
+def curvature_and_residual_bounds(loss):
+    r"""(:math:`c_H`, :math:`\psi_{\max}`) of a loss inference supports (module docstring).
+
+    Parameters
+    ----------
+    loss : object
+        The fit's loss.
+
+    Returns
+    -------
+    curvature_bound, residual_bound : float
+        :math:`c_H` and :math:`\psi_{\max}`.
+
+    Raises
+    ------
+    ValueError
+        For any other loss (softmax, weighted): inference supports the plain binary
+        logistic loss and the Huber loss only.
+    """
+    if type(loss) is BinaryLogisticLoss:
+        if loss.residual_clip != 1.0:
+            raise ValueError(
+                "inference needs the plain logistic loss (residual_clip=1): a clipped "
+                "residual moves the estimate away from the logistic coefficients."
+            )
+        return 0.25, 1.0
+    if type(loss) is HuberLoss:
+        return 1.0, float(loss.residual_clip)
+    raise ValueError(
+        f"inference supports the binary logistic and the Huber loss, not {type(loss).__name__}."
+    )
+
+
+def matrix_sensitivity(bound, row_norm):
+    r"""Replace-one sensitivity :math:`\sqrt2\,A\tilde R^2` of the upper triangle of
+    :math:`\sum_i a_i\tilde x_i\tilde x_i^\top` with :math:`a_i \in [0, A]`.
+
+    Parameters
+    ----------
+    bound : float
+        A.
+    row_norm : float
+        Rt.
+
+    Returns
+    -------
+    float
+        The sensitivity.
+    """
+    bound, row_norm = float(bound), float(row_norm)
+    if not (math.isfinite(bound) and bound > 0 and math.isfinite(row_norm) and row_norm > 0):
+        raise ValueError("the weight bound and the row norm must be positive and finite.")
+    return math.sqrt(2.0) * bound * row_norm * row_norm
+
+
+def row_weights_and_residuals(loss, t, y):
+    """(w, psi) per row at linear predictions ``t`` (module docstring).
+
+    Parameters
+    ----------
+    loss : BinaryLogisticLoss or HuberLoss
+        The fit's loss.
+    t, y : ndarray of shape (n,)
+        Linear predictions and targets.
+
+    Returns
+    -------
+    w, psi : ndarray of shape (n,)
+        Curvature and residual of each row.
+    """
+    if type(loss) is BinaryLogisticLoss:
+        p = expit(t)
+        return p * (1.0 - p), p - y
+    c = float(loss.residual_clip)
+    r = t - y
+    return (np.abs(r) <= c).astype(np.float64), np.clip(r, -c, c)
+
+
+def _chunk_matrices(loss):
+    """The worker-side method: one chunk's two weighted Gram sums, stacked (2, p, p)."""
+
+    def method(coef, design, y):
+        rows = design.toarray()
+        t = rows @ np.asarray(coef, dtype=np.float64)
+        w, psi = row_weights_and_residuals(loss, t, np.asarray(y, dtype=np.float64))
+        return np.stack([rows.T @ (rows * w[:, None]), rows.T @ (rows * (psi * psi)[:, None])])
+
+    return method
+
+
+def release_at(row_sums, loss, coef, n_samples, noise_stds, rng):
+    r"""The released gradient :math:`\tilde g`, M and Q at ``coef`` (module docstring).
+
+    :math:`\tilde g = \frac1n\sum_i \psi_i\tilde x_i + \sigma_g Z` (the loss's own
+    ``gradient_sum``, of replace-one sensitivity S/n, its per-example sensitivity over n).
+
+    Parameters
+    ----------
+    row_sums : ChunkedRowSums or DaskRowSums
+        The fit's row sums of ``loss.gradient_sum``, entered (``with``).
+    loss : BinaryLogisticLoss or HuberLoss
+        The fit's loss.
+    coef : ndarray of shape (p,)
+        The released estimate (augmented: intercept column last).
+    n_samples : int
+        n (public).
+    noise_stds : (float, float, float)
+        :math:`(\sigma_g, \tau_M, \tau_Q)`: the noise std of each coordinate of the
+        averaged gradient and of each upper-triangle entry of the averaged matrices (0:
+        exact, for epsilon = inf).
+    rng : numpy.random.Generator
+        Draws p normals for the gradient, then p(p+1)/2 for M, then as many for Q (those
+        whose std is > 0).
+
+    Returns
+    -------
+    gradient : ndarray of shape (p,)
+        The released averaged gradient.
+    hessian, score_cov : ndarray of shape (p, p), symmetric
+        The released M and Q.
+    """
+    coef = np.asarray(coef, dtype=np.float64)
+    dim = coef.shape[0]
+    gradient = np.asarray(row_sums.sum(coef), dtype=np.float64) / n_samples
+    if noise_stds[0] > 0.0:
+        gradient = gradient + noise_stds[0] * rng.standard_normal(dim)
+    sums = np.asarray(row_sums.sum(coef, method=_chunk_matrices(loss),
+                                   chunk_size=gram_chunk_rows(n_samples, dim)), dtype=np.float64)
+    out = [gradient]
+    for matrix, tau in zip(sums, noise_stds[1:]):
+        matrix = 0.5 * (matrix + matrix.T) / n_samples
+        out.append(matrix + symmetric_gaussian(dim, tau, rng))
+    return tuple(out)
+

@@ -1,0 +1,127 @@
+r"""The one privacy report of a fit with ``inference=True``: the run and three releases.
+
+:math:`\mu^2 = \mu_{\mathrm{run}}^2 + \mu_g^2 + \mu_M^2 + \mu_Q^2` (Dong, Roth and Su
+2022, Corollary 3.3: the gradient, the Hessian and the score covariance are Gaussian
+mechanisms evaluated at the released estimate, adaptively composed with the run that
+released it), with :math:`\mu_g = S/(n\sigma_g)`, :math:`\mu_M = S_M/(n\tau_M)`,
+:math:`\mu_Q = S_Q/(n\tau_Q)` (Theorem 2.7). The ledger charges this one mu, once,
+before any value of the data is read.
+"""
+
+from dataclasses import dataclass
+
+from ..accounting import GaussianDpEvent, get_accountant
+from ..accounting._format import format_near, format_up
+from ..accounting._report import GaussianRunPrivacyReport, epsilon_of
+from ._budget import release_noise_std
+
+__all__ = ["InferencePrivacyReport", "inference_report"]
+
+THEOREM = (
+    "Dong, Roth, Su (JRSS B 2022), Theorem 2.7 (the gradient, Hessian and score-covariance "
+    "releases) and Corollary 3.3 (adaptive composition with the run)"
+)
+
+
+@dataclass(frozen=True, repr=False, kw_only=True)
+class InferencePrivacyReport(GaussianRunPrivacyReport):
+    """The report of a fit with private inference: its run's report plus three releases.
+
+    The run's fields (``noise_std``, ``n_steps``, ...) are those of ``run``; ``mu``,
+    ``epsilon`` and ``event`` cover everything released.
+
+    Attributes
+    ----------
+    run : GaussianRunPrivacyReport
+        The report of the solver's run alone (planned at its share of the budget).
+    gradient_noise_std : float
+        sigma_g, the noise std of each coordinate of the released averaged gradient.
+    hessian_noise_std, score_noise_std : float
+        tau_M and tau_Q, the noise std of each upper-triangle entry of the averaged
+        matrices.
+    gradient_sensitivity, hessian_sensitivity, score_sensitivity : float
+        S, S_M and S_Q (of the sums; docs/theory.md, "Private inference for the
+        coefficients").
+    gradient_mu, hessian_mu, score_mu : float
+        The mu of each release.
+    inference_shares : tuple of float
+        The public shares of mu^2 (run, gradient, Hessian, score covariance).
+    """
+
+    run: GaussianRunPrivacyReport
+    gradient_noise_std: float
+    hessian_noise_std: float
+    score_noise_std: float
+    gradient_sensitivity: float
+    hessian_sensitivity: float
+    score_sensitivity: float
+    gradient_mu: float
+    hessian_mu: float
+    score_mu: float
+    inference_shares: tuple
+
+    title = "InferencePrivacyReport"
+    released = "last iterate, then its private gradient, Hessian and score covariance"
+
+    @property
+    def batch_size(self):
+        """The run's batch size (None for full batches)."""
+        return getattr(self.run, "batch_size", None)
+
+    def _lines(self):
+        shares = ", ".join(f"{s:g}" for s in self.inference_shares)
+        return [
+            (f"  run: {type(self.run).__name__}, mu_run={format_up(self.run.mu)} "
+             f"({self.run.theorem}; binding: {self.run.binding_bound})"),
+            (f"  inference: gradient sigma={format_near(self.gradient_noise_std)}, "
+             f"mu_g={format_up(self.gradient_mu)}; Hessian "
+             f"tau={format_near(self.hessian_noise_std)}, mu_H={format_up(self.hessian_mu)}; "
+             f"score covariance tau={format_near(self.score_noise_std)}, "
+             f"mu_Q={format_up(self.score_mu)}"),
+            f"  shares of mu^2 (run, gradient, Hessian, score): {shares}; {THEOREM}",
+        ]
+
+
+def inference_report(run, *, delta, sensitivities, mus, shares, notes=()):
+    """Build the :class:`InferencePrivacyReport` of a run and the three releases.
+
+    ``sensitivities`` and ``mus`` are (gradient, Hessian, score covariance); each
+    release's noise is :math:`S/(n\\mu_i)`, and the report's mu is the exact composition
+    of the run's event with the three Gaussian events by the registry's ``"gdp"``
+    accountant (:mod:`skdpgd.accounting`).
+
+    Parameters
+    ----------
+    run : GaussianRunPrivacyReport
+        The run's report.
+    delta : float
+        The fit's delta.
+    sensitivities, mus : tuple of 3 floats
+        Of the gradient, the Hessian and the score covariance.
+    shares : tuple of 4 floats
+        The public shares of mu^2.
+    notes : tuple of str, default=()
+        Lines for the report's notes.
+
+    Returns
+    -------
+    InferencePrivacyReport
+        The one report of the fit.
+    """
+    n = run.n_samples
+    noise = [release_noise_std(s, n, m) for s, m in zip(sensitivities, mus)]
+    events = [run.event, *(GaussianDpEvent(m) for m in mus)]
+    mu = get_accountant("gdp").compose(events).mu
+    return InferencePrivacyReport(
+        epsilon=epsilon_of(mu, delta), delta=float(delta), mu=mu,
+        notes=tuple(notes) + tuple(run.notes),
+        accountant="inference", theorem=f"{run.theorem}; {THEOREM}",
+        binding_bound=run.binding_bound, noise_std=run.noise_std, n_steps=run.n_steps,
+        learning_rate=run.learning_rate, strong_convexity=run.strong_convexity,
+        smoothness=run.smoothness, sensitivity=run.sensitivity, n_samples=n, run=run,
+        gradient_noise_std=noise[0], hessian_noise_std=noise[1], score_noise_std=noise[2],
+        gradient_sensitivity=float(sensitivities[0]),
+        hessian_sensitivity=float(sensitivities[1]), score_sensitivity=float(sensitivities[2]),
+        gradient_mu=float(mus[0]), hessian_mu=float(mus[1]), score_mu=float(mus[2]),
+        inference_shares=tuple(shares),
+    )
