@@ -41,6 +41,10 @@ from ._events import (
     event_from_dict,
     event_to_dict,
 )
+
+# re-exported for the layers above (formatting and the label note of reports; not in __all__)
+from ._format import format_near as format_near
+from ._format import format_up as format_up
 from ._gd_report import (
     NoisyCyclicGDPrivacyReport,
     NoisyGDPrivacyReport,
@@ -70,10 +74,15 @@ from ._rdp import (
 from ._record_account import RecordAccount
 from ._release import ReleasePrivacyReport
 from ._report import (
-    LABELS_READ_NOTE,
+    LABELS_READ_NOTE as LABELS_READ_NOTE,
+)
+from ._report import (
     GaussianRunPrivacyReport,
     PrivacyReport,
     RunPrivacyReport,
+)
+from ._report import (
+    epsilon_of as epsilon_of,
 )
 from ._sampled_sgd import (
     calibrate_poisson_sgd,

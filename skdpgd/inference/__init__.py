@@ -7,7 +7,12 @@ with the optimizer's own noise for the solver that ran, and the coefficient tabl
 :func:`fit_budget`, :func:`compose_report` and :func:`infer`.
 """
 
-from ._budget import INFERENCE_SHARES, InferenceBudget, inference_shares, split_inference_budget
+from ._budget import (
+    INFERENCE_SHARES,
+    InferenceBudget,
+    inference_shares,
+    split_inference_budget,
+)
 from ._fit import (
     SUPPORTED_SOLVERS,
     check_identifiable,

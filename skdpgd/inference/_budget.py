@@ -26,7 +26,7 @@ The fit is planned at :math:`\varepsilon_{\mathrm{fit}} =
 import math
 from dataclasses import dataclass
 
-from ..accounting._gdp import epsilon_delta_to_gdp, gdp_to_epsilon
+from ..accounting import epsilon_delta_to_gdp, gdp_to_epsilon
 
 __all__ = ["INFERENCE_SHARES", "InferenceBudget", "inference_shares",
            "split_inference_budget"]

@@ -48,9 +48,9 @@ import math
 import numpy as np
 from scipy.special import expit
 
-from .._data._gram import gram_chunk_rows
+from .._data import gram_chunk_rows
 from ..losses import BinaryLogisticLoss, HuberLoss
-from ..optim._gram_release import symmetric_gaussian
+from ..optim import symmetric_gaussian
 
 __all__ = [
     "curvature_and_residual_bounds",

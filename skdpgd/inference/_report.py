@@ -10,9 +10,14 @@ before any value of the data is read.
 
 from dataclasses import dataclass
 
-from ..accounting import GaussianDpEvent, get_accountant
-from ..accounting._format import format_near, format_up
-from ..accounting._report import GaussianRunPrivacyReport, epsilon_of
+from ..accounting import (
+    GaussianDpEvent,
+    GaussianRunPrivacyReport,
+    epsilon_of,
+    format_near,
+    format_up,
+    get_accountant,
+)
 from ._budget import release_noise_std
 
 __all__ = ["InferencePrivacyReport", "inference_report"]

@@ -30,7 +30,7 @@ from ..inference import (
 from ..losses import BinaryLogisticLoss, HuberLoss
 from ..solvers import FitData
 from ..solvers import get as get_solver
-from ..utils._validation import check_epsilon, make_generator, resolve_delta
+from ..utils import check_epsilon, make_generator, resolve_delta
 
 __all__ = ["InferenceMixin"]
 

@@ -13,7 +13,7 @@ layers below (utilities, data, losses).
 """
 
 from ._gd import cyclic_partition, noisy_cyclic_gradient_descent, noisy_gradient_descent
-from ._gram_release import gram_sensitivity, release_gram
+from ._gram_release import gram_sensitivity, release_gram, symmetric_gaussian
 from ._preconditioned import (
     MAX_DENSE_DIM,
     GramPreconditioner,
@@ -31,4 +31,5 @@ __all__ = [
     "noisy_sampled_gradient_descent",
     "preconditioned_noisy_gradient_descent",
     "release_gram",
+    "symmetric_gaussian",
 ]
