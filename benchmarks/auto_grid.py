@@ -95,8 +95,9 @@ def _adult():
 
     train, test = load_adult("train"), load_adult("test")
     pre = make_adult_preprocessor().fit(train.data)  # fitting reads no value (public bounds)
-    to01 = (lambda t: np.asarray([str(v).rstrip(".").strip() == ">50K" for v in t], float)
-            if not np.issubdtype(np.asarray(t).dtype, np.number) else np.asarray(t, float))
+    def to01(t):
+        return (np.asarray([str(v).rstrip(".").strip() == ">50K" for v in t], float)
+                if not np.issubdtype(np.asarray(t).dtype, np.number) else np.asarray(t, float))
     return (np.asarray(pre.transform(train.data), float), to01(train.target),
             np.asarray(pre.transform(test.data), float), to01(test.target))
 

@@ -48,28 +48,28 @@ from sklearn.metrics import r2_score
 from threadpoolctl import threadpool_limits
 
 from skdpgd import DPLogisticRegression, DPRidge
-from skdpgd._data._design import ClippedDesign
 from skdpgd._data._chunks import single_threaded_blas
+from skdpgd._data._design import ClippedDesign
 from skdpgd._data._gradients import ChunkedRowSums
 from skdpgd._data._gram import gram_sum
-from skdpgd.optim._gram_release import gram_sensitivity, release_gram
-from skdpgd.optim._preconditioned import GramPreconditioner, preconditioned_noisy_gradient_descent
 from skdpgd.accounting import epsilon_delta_to_gdp
 from skdpgd.accounting._preconditioned import calibrate_preconditioned_gd, preconditioned_gd_gdp
+from skdpgd.linear_model._defaults import (
+    BINARY_RESIDUAL_CLIP,
+    CONFIDENT_LOGIT,
+    auto_intercept_scaling,
+    logistic_initial_distance,
+    ridge_initial_distance,
+    ridge_residual_clip,
+)
+from skdpgd.losses import BinaryLogisticLoss, HuberLoss
+from skdpgd.optim._gram_release import gram_sensitivity, release_gram
+from skdpgd.optim._preconditioned import GramPreconditioner, preconditioned_noisy_gradient_descent
 from skdpgd.solvers import concentrated_initial_distance
 from skdpgd.solvers._preconditioned_planning import (
     gram_noise_margin,
     plan_preconditioned_gd,
 )
-from skdpgd.linear_model._defaults import (
-    BINARY_RESIDUAL_CLIP,
-    auto_intercept_scaling,
-    logistic_initial_distance,
-    ridge_initial_distance,
-    ridge_residual_clip,
-    CONFIDENT_LOGIT,
-)
-from skdpgd.losses import BinaryLogisticLoss, HuberLoss
 from skdpgd.utils._clipping import clip_targets
 
 DELTA = 1e-5

@@ -26,7 +26,7 @@ Usage (about 25 s on the 2-core dev machine, writing the files included)::
     python benchmarks/out_of_memory.py --rows 6e6 --files 24 --workers 2 \\
         --memory-limit 250MB --max-iter 5 --out benchmarks/results/out_of_memory.json
 
-``tests/test_out_of_memory.py`` runs a small version of the same functions; the gallery
+``tests/data/test_out_of_memory.py`` runs a small version of the same functions; the gallery
 example ``examples/out_of_memory_parquet.py`` shows the pipeline in a few lines.
 """
 

@@ -34,6 +34,7 @@ import platform
 import time
 from pathlib import Path
 
+import datasets as bench_data
 import numpy as np
 import pandas as pd
 from sklearn.compose import make_column_selector, make_column_transformer
@@ -44,7 +45,6 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-import datasets as bench_data
 from skdpgd import DPLogisticRegression, DPRidge, make_dp_pipeline
 from skdpgd.datasets import load_adult, make_adult_preprocessor
 from skdpgd.preprocessing import DPTableVectorizer

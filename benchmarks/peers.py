@@ -206,7 +206,9 @@ def calibrate_opacus(epsilon, delta, *, n_samples, batch_size, epochs, rtol=1e-3
     """
     from skdpgd.accounting._gdp import epsilon_delta_to_gdp
     from skdpgd.accounting._sampled_sgd import (
-        composed_replace_one_epsilon, poisson_sgd_epsilon, search_noise,
+        composed_replace_one_epsilon,
+        poisson_sgd_epsilon,
+        search_noise,
     )
     from skdpgd.accounting.calibration import clt_noise_multiplier
 

@@ -47,8 +47,9 @@ def _data(n, d, seed=0):
 
 def measure(repeats):
     """The measurements on the skdpgd importable here (a dict)."""
-    import skdpgd
     from sklearn.model_selection import cross_val_score
+
+    import skdpgd
     from skdpgd import DPLogisticRegression
     from skdpgd.solvers import _auto, _base
 

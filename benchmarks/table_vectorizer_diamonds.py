@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from datasets import data_dir, diamonds_target, load_diamonds
 from sklearn.model_selection import train_test_split
 
-from datasets import data_dir, diamonds_target, load_diamonds
 from skdpgd import DPRidge
 from skdpgd.accounting import epsilon_delta_to_gdp, gdp_to_epsilon
 from skdpgd.preprocessing import DPTableVectorizer

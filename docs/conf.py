@@ -96,8 +96,9 @@ html_css_files = ["custom.css"]
 
 #: Where the source repository's files are browsed. Every mention of a file that is not a
 #: page of this site (a test, a benchmark, a module) is written with the ``repo`` role,
-#: ``{repo}`tests/test_losses.py``` in Markdown or ``:repo:`tests/test_losses.py``` in
-#: reStructuredText and docstrings, and links to SOURCE_URL + path; set it here, once.
+#: ``{repo}`tests/losses/test_gradients_and_constants.py``` in Markdown or
+# ``:repo:`tests/losses/test_gradients_and_constants.py``` in : reStructuredText and docstrings, and
+# links to SOURCE_URL + path; set it here, once.
 SOURCE_URL = os.environ.get("SKDPGD_SOURCE_URL",
                             "https://github.com/skdpgd/skdpgd/blob/main/")
 extlinks = {"repo": (SOURCE_URL + "%s", "%s")}

@@ -24,7 +24,8 @@ print(f"{'K':>7} {'mu conv.':>9} {'mu comp.':>9} {'eps conv.':>10} {'eps comp.':
       f"{'sigma(1,1e-5) conv.':>20} {'comp.':>8}")
 for k in (1, 10, 100, 1_000, 10_000, 100_000):
     constants = dict(sensitivity=sensitivity, n_samples=n)
-    mu = accounting.noisy_gd_gdp(sigma, k, learning_rate=eta, strong_convexity=lam, smoothness=beta, **constants)
+    mu = accounting.noisy_gd_gdp(sigma, k, learning_rate=eta, strong_convexity=lam,
+                                 smoothness=beta, **constants)
     mu_comp = accounting.composition_gdp(sigma, k, **constants)
     sig = accounting.calibrate_noisy_gd(
         1.0, 1e-5, learning_rate=eta, strong_convexity=lam, smoothness=beta, n_steps=k, **constants

@@ -25,8 +25,8 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
-
 from _chains import assert_no_original, chain_texts
+
 from skdpgd import DPLogisticRegression, DPRidge, PrivacyLedger
 from skdpgd.preprocessing import BoundedScaler, PublicOneHotEncoder, RowNormClipper
 

@@ -155,7 +155,8 @@ def build_parser():
                      help="K (preconditioned, gd) or epochs (cyclic); an integer >= 1 or "
                      "'auto' (default)")
     acc.add_argument("--solver", choices=_SolverNames(reports_mu=True), metavar="SOLVER",
-                     default="auto", help="the estimator's solver: %(choices)s (default 'auto'); for "
+                     default="auto",
+                     help="the estimator's solver: %(choices)s (default 'auto'); for "
                      "'gd' and 'cyclic' (also when 'auto' picks them) a table compares the "
                      "run's noise with what composition needs")
     acc.add_argument("--batch-size", type=_auto_or_positive_int, default="auto",

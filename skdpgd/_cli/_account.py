@@ -2,8 +2,8 @@ r"""``skdpgd account``: the run an estimator would plan for (epsilon, delta, n, 
 
 Every number comes from the core: the estimator's own planner
 (:meth:`skdpgd.DPLogisticRegression.plan_privacy`, with the loss constants of
-:mod:`skdpgd.losses` and the defaults of :mod:`skdpgd.linear_model._defaults`), so ``skdpgd account`` prints
-exactly the sigma, K and mu that ``fit`` on any data set of that shape would use
+:mod:`skdpgd.losses` and the defaults of :mod:`skdpgd.linear_model._defaults`), so ``skdpgd
+account`` prints exactly the sigma, K and mu that ``fit`` on any data set of that shape would use
 (the planner reads only public numbers). The baselines answer: what noise would the
 same K steps need for the same (epsilon, delta) if accounted
 

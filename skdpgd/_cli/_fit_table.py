@@ -9,8 +9,8 @@ epsilon=..., delta=...)``
 - ``schema``: :class:`~skdpgd.preprocessing._table_schema.TableSchema` when every column's type is
   public (declared by a bound, a category list, ``--numeric`` / ``--categorical`` or
   the config's ``numeric`` / ``categorical``), else
-  :class:`~skdpgd.preprocessing._table_schema.PrivateTableSchema`, which decides the undeclared types
-  by a noisy vote charged to the same budget (its module docstring has the mechanism);
+  :class:`~skdpgd.preprocessing._table_schema.PrivateTableSchema`, which decides the undeclared
+  types by a noisy vote charged to the same budget (its module docstring has the mechanism);
 - :class:`~skdpgd.preprocessing.DPTableVectorizer`: the declared bounds and category
   lists are public (free); the other columns get private ranges / categories;
 - the estimator, whose ``data_norm`` (and ``y_bound="auto"``) the pipeline sets.

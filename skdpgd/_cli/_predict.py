@@ -1,8 +1,8 @@
 """``skdpgd predict``: the predictions of a saved model on a CSV file, as a CSV column.
 
 The model file is the joblib dict ``skdpgd fit --output`` writes. Its pipeline starts
-with a :class:`~skdpgd.preprocessing._table_schema.TableSchema`, which picks the feature columns by name
-and reads every cell with the public rule the fit used, so any CSV with those columns
+with a :class:`~skdpgd.preprocessing._table_schema.TableSchema`, which picks the feature columns by
+name and reads every cell with the public rule the fit used, so any CSV with those columns
 works (extra columns, the target among them, are ignored). The predictions are written
 as one column named after the target, each label in the type of the public classes given
 at fit time (``--classes 0,1``: the ints 0 and 1; ``--classes yes,no``: the strings).

@@ -24,8 +24,7 @@ persisted blocks in this process's memory.
 
 import numpy as np
 
-from ._design import ClippedDesign
-from ._design import fused_gradient_sum
+from ._design import ClippedDesign, fused_gradient_sum
 
 __all__ = ["DaskRowSums", "is_dask_array", "validate_dask_X_y"]
 
@@ -59,7 +58,8 @@ def validate_dask_X_y(X, y):
     """
     _import_dask()
     if X.ndim != 2:
-        raise ValueError(f"X must be 2-D (n_samples, n_features); got a dask array of shape {X.shape}.")
+        raise ValueError(
+            f"X must be 2-D (n_samples, n_features); got a dask array of shape {X.shape}.")
     if any(np.isnan(size) for size in X.shape):
         raise ValueError(
             "X has unknown chunk sizes (NaN in its shape); call X.compute_chunk_sizes() first."
@@ -75,7 +75,8 @@ def validate_dask_X_y(X, y):
     if y.shape != (X.shape[0],):
         raise ValueError(f"X has {X.shape[0]} rows but y has shape {y.shape}.")
     if X.shape[0] < 2:
-        raise ValueError(f"Found array with {X.shape[0]} sample(s) while a minimum of 2 is required.")
+        raise ValueError(
+            f"Found array with {X.shape[0]} sample(s) while a minimum of 2 is required.")
     return X, y
 
 

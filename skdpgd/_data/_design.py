@@ -24,8 +24,9 @@ rounding: :math:`p_i x_i` has entries below 4 (exact: a power of two only shifts
 exponents) and :math:`q_i \le \max(1/p_i, 2R)`, so no product overflows and no factor is
 subnormal. And every row goes through the same operations: there is no set of rows kept
 apart, no branch on a row's norm and no second pass for large rows, so the work of a fit
-on dense X, hence its time, does not depend on the values of X (``tests/test_constant_work.py``;
-measured in ``benchmarks/far_row_timing.py``). A row inside the bound has
+on dense X, hence its time, does not depend on the values of X
+(``tests/data/test_constant_work.py``; measured in ``benchmarks/far_row_timing.py``). A row inside
+the bound has
 :math:`q_i = 1/p_i` and its products are those of the unscaled row bit for bit (the
 power of two cancels exactly), so ordinary data give the products of the plain lazy
 scaling :math:`\min(1, R/\|x_i\|)\,(x_i \cdot w)`.
@@ -43,7 +44,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..utils._clipping import (
-    _positive_bound, check_finite_norms, clipping_factors, scaled_row_norms,
+    _positive_bound,
+    check_finite_norms,
+    clipping_factors,
+    scaled_row_norms,
 )
 from ._chunks import chunk_bounds
 from ._fused import fused_gradient, fused_row_factors

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 import numpy as np
 
 
-
 @dataclass(frozen=True, repr=False)
 class LedgerEntry:
     """One recorded fit (or private search).

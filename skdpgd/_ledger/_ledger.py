@@ -121,8 +121,8 @@ class PrivacyLedger:
     over its header (cap, relation, creation, schema version, ledger id, key flag) and
     every entry, verified on opening and inside every charge: an entry edited, deleted,
     inserted or moved, the cap or header changed, or a head that does not match the
-    entries raises :class:`~skdpgd.exceptions.LedgerFileError` and charges nothing. A chain shows only
-    that the file agrees with itself, so it does not catch: an earlier copy of the file
+    entries raises :class:`~skdpgd.exceptions.LedgerFileError` and charges nothing. A chain shows
+    only that the file agrees with itself, so it does not catch: an earlier copy of the file
     (a rollback), the file cut after an entry with that entry's head written back,
     another ledger's file made with the same key, a new file where the old one was
     deleted, or, without a key, a file edited and re-chained. Keep :attr:`ledger_id`

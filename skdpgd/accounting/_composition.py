@@ -11,7 +11,8 @@ Rules (replace-one neighbours; every event must state ``REPLACE_ONE``)
 ----------------------------------------------------------------------
 One record's events :math:`E_1, \dots, E_k` (adaptive composition):
 
-- **Gaussian DP only** (accountant ``gdp``): :math:`\mu = \sqrt{\sum_j \mu_j^2}`, exact (Dong, Roth and Su
+- **Gaussian DP only** (accountant ``gdp``): :math:`\mu = \sqrt{\sum_j \mu_j^2}`, exact (Dong, Roth
+and Su
   2022, Corollary 3.3), converted losslessly to (epsilon, delta) by their Corollary 2.13
   (:func:`skdpgd.accounting.gdp_to_epsilon`).
 - **With Renyi-DP events** (no Poisson runs; accountant ``rdp``): the curves add up (Mironov 2017,
@@ -19,7 +20,8 @@ One record's events :math:`E_1, \dots, E_k` (adaptive composition):
   (Dong, Roth and Su 2022, Corollary B.6), converted by
   :func:`skdpgd.accounting.rdp_to_epsilon` (Canonne, Kamath and Steinke 2020,
   Proposition 12). All Renyi events must share their orders.
-- **With Poisson-sampled Gaussian runs** (no Renyi events; accountant ``pld``): one PLD accountant of
+- **With Poisson-sampled Gaussian runs** (no Renyi events; accountant ``pld``): one PLD accountant
+of
   ``dp-accounting`` under replace-one composes the Gaussian part (as
   ``GaussianDpEvent(2/mu)``, exactly mu-GDP) with every run
   (:func:`skdpgd.accounting.composed_replace_one_epsilon`; Doroshenko et al. 2022;
@@ -43,10 +45,10 @@ One record's events :math:`E_1, \dots, E_k` (adaptive composition):
   set :math:`S`, :math:`P_D(S) \le \tilde P_D(S) + \Delta \le e^\varepsilon
   P_{D'}(S) + \delta_{\mathrm{rest}}(\varepsilon) + \Delta`.
 
-Per record (:class:`~skdpgd.accounting._record_account.RecordAccount`): an event recorded with public row ids is 0-GDP for
-every record outside them (parallel composition under replace-one: the output's law does
-not change when a record it never reads is replaced); an event without ids is charged to
-every record, including records never named. A data set's cost is its worst record's.
+Per record (:class:`~skdpgd.accounting._record_account.RecordAccount`): an event recorded with
+public row ids is 0-GDP for every record outside them (parallel composition under replace-one: the
+output's law does not change when a record it never reads is replaced); an event without ids is
+charged to every record, including records never named. A data set's cost is its worst record's.
 The ids must be chosen from public information (ids, a seed, n), never from the data.
 """
 

@@ -27,7 +27,8 @@ def _binding(mu, composed):
 
 _THEOREMS = {
     "noisy_gd": "Bok, Su, Altschuler (ICML 2024), Theorem 4.2 (convergent) / 4.1 (composition)",
-    "noisy_cyclic_gd": "Bok, Su, Altschuler (ICML 2024), Theorem 4.5 (convergent) / 4.4 (composition)",
+    "noisy_cyclic_gd":
+        "Bok, Su, Altschuler (ICML 2024), Theorem 4.5 (convergent) / 4.4 (composition)",
 }
 
 

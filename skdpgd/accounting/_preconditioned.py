@@ -47,9 +47,9 @@ import math
 from dataclasses import dataclass
 
 from ._checks import check_count, check_positive, check_probability
+from ._format import format_near, format_up
 from ._gdp import epsilon_delta_to_gdp, gdp_to_epsilon
 from ._inverter import nudge_up
-from ._format import format_near, format_up
 from ._report import GaussianRunPrivacyReport, epsilon_of
 
 __all__ = [
@@ -248,7 +248,8 @@ def preconditioned_gd_report(
         mu by composition of the K + 1 Gaussian releases (``preconditioned_gd_gdp()``).
     """
     delta = check_probability("delta", delta)
-    constants = dict(gram_sensitivity=gram_sensitivity, sensitivity=sensitivity, n_samples=n_samples)
+    constants = dict(gram_sensitivity=gram_sensitivity, sensitivity=sensitivity,
+                     n_samples=n_samples)
     mu = preconditioned_gd_gdp(gram_noise_std, noise_std, n_steps, **constants)
     gram_mu = preconditioned_gd_gdp(gram_noise_std, noise_std, 0, **constants)
     steps_mu = 0.0 if int(n_steps) == 0 else math.sqrt(n_steps) * _gaussian_mu(

@@ -17,8 +17,8 @@ cover the run (:data:`NOT_APPLICABLE`): it is stated and proved for fixed-size b
 drawn uniformly without replacement and a bounded domain, a run no estimator makes.
 
 Not used: Ryffel, Bach, Pointcheval (2022) Theorem 3.2 (it does not hold as stated; see
-``tests/test_ryffel_counterexample.py`` and ``docs/sgd_bounds.md``), and any strongly
-convex last-iterate bound for *sampled* SGD: Bok-Su-Altschuler (2024) Theorem 4.9 covers
+``tests/accounting/test_dp_sgld_theorem_counterexample.py`` and ``docs/sgd_bounds.md``), and any
+strongly convex last-iterate bound for *sampled* SGD: Bok-Su-Altschuler (2024) Theorem 4.9 covers
 uniform runs, but its formulas could not be traced here (only the authors' CLT
 approximation, Proposition C.14, is available) and its C_{b/n} composition is DRS22's
 symmetrised operator, which dp-accounting's events understate (``docs/sgd_bounds.md``).

@@ -10,8 +10,8 @@ gradient sensitivity is :math:`S = \sup\|x - x'\| = 2R`, and noisy GD
     \theta_{k+1} = \theta_k - \eta\,(\theta_k - \bar x + \sigma Z_k), \qquad \theta_0 = 0,
 
 has Gaussian iterates, so Bok, Su and Altschuler (ICML 2024), Theorem 4.2 (bound (A) of
-docs/theory.md#bound-a) is *exact* here: with c = abs(1 - eta) and the neighbours x = -x' on the sphere,
-the two laws of :math:`\theta_K` are Gaussians with a common covariance
+docs/theory.md#bound-a) is *exact* here: with c = abs(1 - eta) and the neighbours x = -x' on the
+sphere, the two laws of :math:`\theta_K` are Gaussians with a common covariance
 :math:`\eta^2\sigma^2\frac{1-c^{2K}}{1-c^2} I` and means :math:`\eta\frac{S}{n}
 \frac{1-c^K}{1-c}` apart, i.e. exactly
 

@@ -3,7 +3,8 @@
 The releases at the estimate (the gradient, the Hessian and the score covariance), their
 accounting in one report with the fit, one private Newton step, the sandwich covariance
 with the optimizer's own noise for the solver that ran, and the coefficient table
-(:doc:`/theory`, "Private inference for the coefficients"). A layer between the solvers and the estimators: the estimators call
+(:doc:`/theory`, "Private inference for the coefficients"). A layer between the solvers and the
+estimators: the estimators call
 :func:`fit_budget`, :func:`compose_report` and :func:`infer`.
 """
 

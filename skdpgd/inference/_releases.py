@@ -32,8 +32,8 @@ so the upper triangle of the sum has replace-one sensitivity :math:`\sqrt2\,A\ti
 (attained: orthogonal rows on coordinate axes, a = a' = A), and the averaged release is
 :math:`\mu = \sqrt2 A\tilde R^2/(n\tau)`-GDP (Dong, Roth and Su 2022, Theorem 2.7). The
 point :math:`\hat\theta` is itself a release, so the two matrices are adaptively
-composed with the fit (their Corollary 3.3). ``tests/test_inference.py`` checks the
-bound against brute force on neighbouring data sets.
+composed with the fit (their Corollary 3.3). ``tests/inference/test_releases_and_covariance.py``
+checks the bound against brute force on neighbouring data sets.
 
 References
 ----------

@@ -15,14 +15,15 @@ import typing
 import numpy as np
 from sklearn.base import BaseEstimator, is_classifier
 
-from ._defaults import auto_intercept_scaling
 from ..losses import WeightedLoss
-from ..solvers import NAMES as SOLVER_NAMES, FitData, PublicProblem, concentrated_initial_distance
+from ..solvers import NAMES as SOLVER_NAMES
+from ..solvers import FitData, PublicProblem, concentrated_initial_distance
 from ..solvers import get as get_solver
-from ._inputs import InputChecks
-from ._weights import check_sample_weight_shape, row_weights
 from ..utils._sklearn_compat import HasMethods, Interval, Options, StrOptions
 from ..utils._validation import check_epsilon, make_generator, resolve_delta
+from ._defaults import auto_intercept_scaling
+from ._inputs import InputChecks
+from ._weights import check_sample_weight_shape, row_weights
 
 #: The range of the public scales data_norm, intercept_scaling and y_bound. Outside it the
 #: products of the fit (theta ~ 1/data_norm, float32 weights, squared bounds in the
@@ -64,7 +65,8 @@ class BaseDPLinearModel(InputChecks, BaseEstimator):
     """Projected noisy gradient descent on an L2-regularised linear model (not public)."""
 
     _parameter_constraints = {
-        "epsilon": [Interval(numbers.Real, 0, None, closed="neither"), Options(numbers.Real, {np.inf})],
+        "epsilon": [Interval(numbers.Real, 0, None, closed="neither"),
+                    Options(numbers.Real, {np.inf})],
         "delta": [Interval(numbers.Real, 0, 1, closed="neither"), StrOptions({"auto"})],
         "data_norm": [Interval(numbers.Real, *PUBLIC_SCALE_RANGE, closed="both")],
         "fit_intercept": ["boolean"],

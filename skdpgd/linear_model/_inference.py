@@ -37,7 +37,8 @@ __all__ = ["InferenceMixin"]
 COVERS_LOGISTIC = (
     "intervals cover the coefficients of the logistic model on rows clipped to data_norm "
     "(the unpenalised maximum-likelihood target: one private Newton step removes the "
-    "shrinkage of lam and of the unfinished run; the loss is the plain one); these are the true coefficients when "
+    "shrinkage of lam and of the unfinished run; the loss is the plain one); these are the "
+    "true coefficients when "
     "P(y=1|x) is logistic in x and no row is longer than data_norm."
 )
 COVERS_HUBER = (

@@ -14,13 +14,20 @@ import scipy.sparse as sp
 
 from .._data._dask import is_dask_array, validate_dask_X_y
 from ..utils._sklearn_compat import (
-    _check_y, _num_features, _num_samples, check_consistent_length, validate_data,
+    _check_y,
+    _num_features,
+    _num_samples,
+    check_consistent_length,
+    validate_data,
 )
 from ..utils._validation import validate_private
 
 
 class InputChecks:
-    """Validation of X, y and sample_ids for :class:`~skdpgd.linear_model._base.BaseDPLinearModel`."""
+    """Validation of X, y and sample_ids for the estimators' base class.
+
+    See :class:`~skdpgd.linear_model._base.BaseDPLinearModel`.
+    """
 
     def _validate_X_y(self, X, y, **kwargs):
         """validate_data accepting dense or CSR X in float64 or float32, without copying.

@@ -9,9 +9,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils._sklearn_compat import Interval, LinearClassifierMixin, StrOptions, _fit_context
 from ._base import PUBLIC_SCALE_RANGE, BaseDPLinearModel, fit_or_forget
-from ._inference import InferenceMixin
 from ._defaults import CONFIDENT_LOGIT, logistic_initial_distance
 from ._docs import fill_shared_parameters
+from ._inference import InferenceMixin
 from ._labels import PublicLabelsMixin
 from ._predict import decision_on_clipped_rows
 from ._refusals import refuse_fit_params, refuse_warm_start

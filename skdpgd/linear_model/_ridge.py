@@ -2,20 +2,18 @@
 
 import numbers
 
-import numpy as np
 from sklearn.base import RegressorMixin
 
 from ..losses import HuberLoss
 from ..utils._clipping import clip_targets
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
 from ._base import PUBLIC_SCALE_RANGE, BaseDPLinearModel, fit_or_forget
-from ._inference import InferenceMixin
 from ._defaults import ridge_initial_distance, ridge_residual_clip
 from ._docs import fill_shared_parameters
+from ._inference import InferenceMixin
 from ._predict import decision_on_clipped_rows
 from ._refusals import refuse_fit_params
 from ._repr import BudgetReprMixin
-
 
 _Y_BOUND_REQUIRED = (
     "DPRidge needs y_bound, a public bound B on |y|: targets are clipped to [-B, B] "

@@ -163,7 +163,8 @@ def check_sample_weight_shape(sample_weight, n_samples, max_sample_weight, name)
 
 def row_weights(n_samples, *, codes=None, classes=None, class_weight=None,
                 sample_weight=None, max_sample_weight=None):
-    r"""The weights :math:`w_i = c_{y_i}\,\mathrm{clip}(s_i, 0, W_s)` of the rows (after the charge).
+    r"""The weights :math:`w_i = c_{y_i}\,\mathrm{clip}(s_i, 0, W_s)` of the rows (after the
+    charge).
 
     Parameters
     ----------

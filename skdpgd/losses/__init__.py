@@ -7,14 +7,14 @@ public bounds only (:ref:`loss-constants`). With augmented rows of norm at most
 :math:`|y| \le B` (``y_bound``) and, where the loss needs it, a domain
 :math:`\|\theta\| \le r` (``radius``):
 
-=========================  ========================  ===================  ===================================
+=========================  ========================  ===================  =========================
 loss                       gradient bound L          smoothness beta_l    replace-one sensitivity S
-=========================  ========================  ===================  ===================================
+=========================  ========================  ===================  =========================
 binary logistic            Rt                        Rt^2 / 4             2 Rt
 multinomial (K classes)    sqrt(2) Rt                Rt^2 / 2             2 sqrt(2) Rt
 Huber, threshold c         c Rt                      Rt^2                 2 c Rt
 squared on ||th|| <= r     Rt (r Rt + B)             Rt^2                 2 Rt (r Rt + B)
-=========================  ========================  ===================  ===================================
+=========================  ========================  ===================  =========================
 
 * L is the supremum of :math:`\|\nabla l(\theta; z)\|` over every record z allowed
   by the bounds and every theta in the domain,
@@ -27,13 +27,14 @@ These are what the accountants take; none of them is ever computed from the data
 :class:`WeightedLoss` wraps any of them for rows with weights in [0, W] (``sample_weight``,
 ``class_weight``): all three constants are multiplied by the public W
 (:ref:`weights`).
-:repo:`tests/test_losses.py` checks each of them on random and adversarial records and
-checks that a constructed worst case (nearly) attains it.
+:repo:`tests/losses/test_gradients_and_constants.py` checks each of them on random and
+adversarial records and checks that a constructed worst case (nearly) attains it.
 
-Conventions: ``coef`` is a float64 array of shape (d,) for the scalar-output losses and (n_classes, d) for the multinomial loss. ``X`` is
-a dense float array or a CSR matrix of shape (n, d), already clipped and with the
-intercept column appended by the caller (the loss knows nothing of intercepts); all
-products are written ``X @ coef`` and ``X.T @ residual`` so both work.
+Conventions: ``coef`` is a float64 array of shape (d,) for the scalar-output losses and
+(n_classes, d) for the multinomial loss. ``X`` is a dense float array or a CSR matrix of
+shape (n, d), already clipped and with the intercept column appended by the caller (the
+loss knows nothing of intercepts); all products are written ``X @ coef`` and
+``X.T @ residual`` so both work.
 
 Every loss derives from :class:`BaseLoss` (``_base``: the shared numpydoc, the smoothness
 from the curvature, the fused kernel's name); one module per family: ``_binary``,

@@ -67,7 +67,8 @@ SHARED_DOCS = {
 def _positive(name, value, hint=""):
     """``value`` as a positive finite float, or a ValueError that names it."""
     if value is None:
-        raise ValueError(f"{name} is required here and must be a positive public bound, got None.{hint}")
+        raise ValueError(
+            f"{name} is required here and must be a positive public bound, got None.{hint}")
     try:
         value = float(value)
     except (TypeError, ValueError):

@@ -70,7 +70,7 @@ class MultinomialLogisticLoss(BaseLoss):
         return codes.astype(np.intp, copy=False)
 
     def value_sum(self, coef, X, y, sample_weight=None):
-        r"""Sum over rows of :math:`\mathrm{logsumexp}(s_i) - s_{i, y_i}`, :math:`s = X\theta^\top`."""
+        r"""Sum over rows of :math:`\log\sum_k e^{s_{ik}} - s_{iy_i}`, :math:`s = X\theta^\top`."""
         codes = self._codes(y)
         log_p = log_softmax(np.asarray(X @ coef.T), axis=1)
         return _weighted_total(-log_p[np.arange(codes.size), codes], sample_weight)

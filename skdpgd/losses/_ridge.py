@@ -76,7 +76,8 @@ _SQUARED_HINT = (
 
 
 class SquaredLoss(BaseLoss):
-    r"""Squared loss :math:`\tfrac12(\theta\cdot x - y)^2`, to be used on the ball :math:`\|\theta\| \le r`.
+    r"""Squared loss :math:`\tfrac12(\theta\cdot x - y)^2`, to be used on the ball :math:`\|\theta\|
+    \le r`.
 
     .. math::
 
@@ -108,7 +109,7 @@ class SquaredLoss(BaseLoss):
         return float(0.5 * np.dot(r, r))
 
     def gradient_sum(self, coef, X, y, sample_weight=None):
-        r"""Sum over rows of :math:`(\theta\cdot x_i - y_i)\,x_i`, i.e. :math:`X^\top(X\theta - y)`."""
+        r"""Sum over rows of :math:`(\theta\cdot x_i - y_i)\,x_i` = :math:`X^\top(X\theta - y)`."""
         return _as_vector(X.T @ _weighted(_as_vector(X @ coef) - y, sample_weight))
 
     def gradient_bound(self, row_norm, *, y_bound=None, radius=None):

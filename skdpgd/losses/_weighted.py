@@ -1,4 +1,4 @@
-r"""Rows with private weights in [0, W]: the constants scale by the public W (docs/theory.md#weights)."""
+r"""Rows with private weights in [0, W]: the constants scale by the public W (theory: weights)."""
 
 import numpy as np
 

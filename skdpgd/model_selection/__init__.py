@@ -10,8 +10,8 @@
   scores across budgets, with a non-private baseline (analysis on data you may look at).
 """
 
-from ._curves import plot_privacy_utility_curve, privacy_utility_curve
 from ._cost import NOT_COVERED, SearchPrivacyCost, planned_report, search_privacy_cost
+from ._curves import plot_privacy_utility_curve, privacy_utility_curve
 from ._dpsearch import DPSearchCV
 from ._selection_budget import calibrate_trial_mu, selection_rdp
 from ._selection_report import SelectionPrivacyReport

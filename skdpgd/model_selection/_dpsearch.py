@@ -228,7 +228,8 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
     def _ledger_source(self):
         """How the ledger names this search (no data, no ledger)."""
         _, base, _ = split_estimator(self.estimator)
-        return f"DPSearchCV({type(base).__name__}, {len(ParameterGrid(self.param_grid))} candidates)"
+        n_candidates = len(ParameterGrid(self.param_grid))
+        return f"DPSearchCV({type(base).__name__}, {n_candidates} candidates)"
 
     def _check_setup(self):
         _, base, name = split_estimator(self.estimator)  # TypeError: not skdpgd / not public

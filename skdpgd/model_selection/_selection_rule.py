@@ -24,8 +24,8 @@ def better(noisy, best):
     """Whether the trial scoring ``noisy`` replaces the best so far (``best`` None: none yet).
 
     NaN-safe by construction: a NaN score (impossible for the clipped scores of
-    :mod:`skdpgd.model_selection._scoring`, kept as a guard) never wins, and a NaN best so far is replaced by
-    any number, so no single value can freeze the selection.
+    :mod:`skdpgd.model_selection._scoring`, kept as a guard) never wins, and a NaN best so far is
+    replaced by any number, so no single value can freeze the selection.
     """
     if math.isnan(noisy):
         return best is None

@@ -13,11 +13,11 @@ on the k-th batch of a fixed partition visited cyclically
 (:func:`noisy_cyclic_gradient_descent`).
 
 These loops take a gradient callable, ``noise_std``, a number of steps and a random
-generator (the unconstrained domain: no projection), and know nothing of epsilon, losses or estimators (they are pure numerical loops).
-They release only the last iterate: no intermediate iterate, loss or gradient norm is
-stored, returned, passed to the callback or used to stop early (docs/theory.md#hidden-state,
-"hidden state"). Calibrating ``noise_std`` and the number of steps is the caller's job
-(:mod:`skdpgd.accounting`). The sampled loop is :mod:`skdpgd.optim._sampled`, the
+generator (the unconstrained domain: no projection), and know nothing of epsilon, losses or
+estimators (they are pure numerical loops). They release only the last iterate: no intermediate
+iterate, loss or gradient norm is stored, returned, passed to the callback or used to stop early
+(docs/theory.md#hidden-state, "hidden state"). Calibrating ``noise_std`` and the number of steps is
+the caller's job (:mod:`skdpgd.accounting`). The sampled loop is :mod:`skdpgd.optim._sampled`, the
 preconditioned one :mod:`skdpgd.optim._preconditioned`.
 
 References
@@ -210,4 +210,5 @@ def cyclic_partition(n_samples, batch_size, rng):
         )
     n_batches = -(-n_samples // batch_size)
     order = rng.permutation(n_samples)
-    return [np.sort(batch).astype(np.intp, copy=False) for batch in np.array_split(order, n_batches)]
+    return [np.sort(batch).astype(np.intp, copy=False)
+            for batch in np.array_split(order, n_batches)]

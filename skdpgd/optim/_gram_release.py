@@ -6,9 +6,9 @@ r"""The Gaussian release of the Gram matrix of the clipped design (a noise add; 
     E_{jl} = E_{lj} \sim \mathcal N(0, \tau^2) \text{ independent for } j \le l,
 
 with :math:`\tilde x_i = (s_i x_i, b)` the clipped, intercept-augmented rows of a
-:class:`skdpgd._data._design.ClippedDesign` (:math:`\|\tilde x_i\| \le \tilde R`). The preconditioned
-solver's loop (:mod:`skdpgd.optim._preconditioned`) uses :math:`\tilde G` to build a curvature
-majoriser once, before its noisy steps.
+:class:`skdpgd._data._design.ClippedDesign` (:math:`\|\tilde x_i\| \le \tilde R`). The
+preconditioned solver's loop (:mod:`skdpgd.optim._preconditioned`) uses :math:`\tilde G` to build a
+curvature majoriser once, before its noisy steps.
 
 **Replace-one sensitivity.** Let :math:`v(A) = (A_{jl})_{j \le l}` be the upper triangle
 (diagonal included) of a symmetric matrix, the vector that receives the noise. Replacing a
@@ -20,8 +20,8 @@ row x by x' changes :math:`\sum_i \tilde x_i \tilde x_i^\top` by
     \|v(D)\|_2^2 \le \|D\|_F^2 = \|x\|^4 + \|x'\|^4 - 2 (x\cdot x')^2
     \le 2 \tilde R^4,
 
-since :math:`\|xx^\top\|_F^2 = \|x\|^4`, :math:`\langle xx^\top, x'x'^\top\rangle_F = (x\cdot x')^2`,
-and :math:`v(D)` keeps a subset of the entries of D. So the sensitivity of :math:`v` of the
+since :math:`\|xx^\top\|_F^2 = \|x\|^4`, :math:`\langle xx^\top, x'x'^\top\rangle_F = (x\cdot
+x')^2`, and :math:`v(D)` keeps a subset of the entries of D. So the sensitivity of :math:`v` of the
 *sum* is :math:`\sqrt2\,\tilde R^2`, attained by two orthogonal rows of norm
 :math:`\tilde R` along coordinate axes (then D is diagonal and :math:`\|v(D)\| = \|D\|_F`).
 Releasing :math:`v(\tfrac1n\sum_i \tilde x_i\tilde x_i^\top) + \tau Z` is the Gaussian
@@ -32,7 +32,7 @@ mechanism, :math:`\mu_G`-GDP with
     \mu_G = \frac{\sqrt2\,\tilde R^2}{n\,\tau}
 
 (Dong, Roth, Su 2022, Theorem 2.7). Mirroring the noisy upper triangle to the lower one is
-post-processing. ``tests/test_preconditioned.py`` checks the bound against brute force
+post-processing. ``tests/solvers/test_preconditioned.py`` checks the bound against brute force
 over random and adversarial row pairs.
 
 The exact sum comes from the data layer (:func:`skdpgd._data._gram.gram_sum`, symmetric and
@@ -88,7 +88,8 @@ def symmetric_gaussian(dim, noise_std, rng):
 
 
 def release_gram(gram, n_samples, noise_std, rng):
-    r"""The released :math:`\tilde G = \frac1n \sum_i \tilde x_i\tilde x_i^\top + E` (module docstring).
+    r"""The released :math:`\tilde G = \frac1n \sum_i \tilde x_i\tilde x_i^\top + E` (module
+    docstring).
 
     Parameters
     ----------

@@ -8,15 +8,17 @@ r"""Preconditioned noisy gradient descent: a private fixed-Hessian (Böhning-Lin
 with a fixed symmetric positive definite P. Böhning and Lindsay (1988) show that when
 :math:`P \succeq \nabla^2 F(\theta)` for every theta (a *majoriser* of the Hessian), the
 step :math:`\eta = 1` decreases F monotonically: it minimises the quadratic upper bound
-:math:`F(\theta_k) + g^\top(\theta - \theta_k) + \frac12 (\theta - \theta_k)^\top P (\theta - \theta_k)`.
-For a linear model :math:`F(\theta) = \frac1n\sum_i l(\theta\cdot\tilde x_i) + \frac\lambda2\|\theta\|^2`
-with :math:`l'' \le c`, the matrix :math:`c\,G + \lambda I`, :math:`G = \frac1n\sum_i\tilde x_i\tilde x_i^\top`,
-is such a majoriser: c = 1/4 for the binary logistic loss (also with a residual clip),
-c = 1 for the squared and Huber losses, and for the softmax loss over k classes
+:math:`F(\theta_k) + g^\top(\theta - \theta_k) + \frac12 (\theta - \theta_k)^\top P (\theta -
+\theta_k)`. For a linear model :math:`F(\theta) = \frac1n\sum_i l(\theta\cdot\tilde x_i) +
+\frac\lambda2\|\theta\|^2` with :math:`l'' \le c`, the matrix :math:`c\,G + \lambda I`, :math:`G =
+\frac1n\sum_i\tilde x_i\tilde x_i^\top`, is such a majoriser: c = 1/4 for the binary logistic loss
+(also with a residual clip), c = 1 for the squared and Huber losses, and for the softmax loss over k
+classes
 :math:`\nabla^2 \preceq \frac12 (I_k - \frac1k 11^\top)\otimes G \preceq \frac12 I_k \otimes G`
 (Böhning 1992), so c = 1/2 with the same d x d matrix for every class.
 
-Only a noisy Gram :math:`\tilde G = G + E` can be used privately (:mod:`skdpgd.optim._gram_release`).
+Only a noisy Gram :math:`\tilde G = G + E` can be used privately
+(:mod:`skdpgd.optim._gram_release`).
 :class:`GramPreconditioner` builds
 
 .. math::

@@ -59,8 +59,8 @@ def noisy_sampled_gradient_descent(
       (the sampling of Altschuler and Talwar 2022, eq. (3.3)); no skdpgd accountant
       covers it and no estimator runs it.
 
-    Noise convention (docs/theory.md#noise-convention): ``noise_std`` sigma is the standard deviation
-    on the *averaged* gradient. On the gradient *sum* the noise is
+    Noise convention (docs/theory.md#noise-convention): ``noise_std`` sigma is the standard
+    deviation on the *averaged* gradient. On the gradient *sum* the noise is
     :math:`\sigma b`; with per-example gradients bounded by L (replace-one sensitivity
     of the sum S = 2L) the step is the subsampled Gaussian mechanism whose noise
     multiplier, relative to the replace-one shift S, is :math:`z = \sigma b / S`

@@ -1,4 +1,5 @@
-"""One-hot encoding over public category lists: :class:`PublicOneHotEncoder`, :func:`public_one_hot`.
+"""One-hot encoding over public category lists: :class:`PublicOneHotEncoder`,
+:func:`public_one_hot`.
 
 Missing values match in every spelling: ``np.nan``, ``math.nan``, ``float("nan")``,
 ``np.float64("nan")``, ``None``, ``pd.NA`` and ``pd.NaT`` are one value, so a list or an

@@ -91,7 +91,8 @@ def value_counts(keys):
 
 
 def discover_categories(keys, mu, delta0, random_state):
-    r"""The categories whose noisy count passes :math:`\tau` (:math:`\mu`-GDP plus :math:`\delta_0`).
+    r"""The categories whose noisy count passes :math:`\tau` (:math:`\mu`-GDP plus
+    :math:`\delta_0`).
 
     Parameters
     ----------

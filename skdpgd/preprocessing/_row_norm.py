@@ -20,9 +20,10 @@ class RowNormClipper(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
         x \mapsto x \cdot \min\!\left(1, \frac{R}{\|x\|_2}\right)
 
-    The same per-row map the estimators apply with ``data_norm=R`` (:ref:`row-clipping`); as a pipeline step it makes the clipping visible and lets later steps
-    (or other libraries) rely on the bound. A function of each row alone with a public
-    R, so it costs no privacy; ``fit`` only records the shape and feature names.
+    The same per-row map the estimators apply with ``data_norm=R`` (:ref:`row-clipping`); as a
+    pipeline step it makes the clipping visible and lets later steps (or other libraries) rely on
+    the bound. A function of each row alone with a public R, so it costs no privacy; ``fit`` only
+    records the shape and feature names.
 
     Parameters
     ----------

@@ -53,9 +53,9 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
       lowest and highest surviving cells. A log scale is used for heavy-tailed columns
       (non-negative, range above 20 times the distance from low to the private median:
       ``log1p``) and for positive columns whose range spans a factor of 10 or more
-      (:math:`\log(x/\ell)/\log(h/\ell)`). Then scaled to [0, 1] and clipped. A column where no cell survives (all missing, too few rows for
-      the noise) falls back to a public symmetric log map over the whole grid, and the
-      report's notes say so.
+      (:math:`\log(x/\ell)/\log(h/\ell)`). Then scaled to [0, 1] and clipped. A column where no cell
+      survives (all missing, too few rows for the noise) falls back to a public symmetric log map
+      over the whole grid, and the report's notes say so.
     - **categorical** (object, string, category): a public category list
       (``categories``, free), private discovery (the values whose noisy count passes a
       threshold; additive delta accounted), or hashing into ``n_buckets`` public

@@ -19,25 +19,31 @@ The solvers (see the user guide, "Solvers"):
   gradient steps preconditioned by it; GDP composition (Dong, Roth, Su 2022).
 """
 
+from .._data import FitData
 from ._auto import AutoSolver
 from ._base import PublicProblem, Solver
 from ._cyclic import CyclicSolver
-from .._data import FitData
-from ._gd import gd_solver
 from ._cyclic_planning import (
     NoisyCyclicGDPlan,
     batch_heterogeneity,
     plan_noisy_cyclic_gd,
     plan_noisy_cyclic_gd_regularization,
 )
+from ._gd import gd_solver
 from ._gd_planning import optimisation_error, utility_proxy
 from ._preconditioned import PreconditionedSolver
 from ._preconditioned_planning import PreconditionedGDPlan
-from ._registry import DEFAULT, NAMES, get, names, register, unregister
+from ._registry import DEFAULT as DEFAULT  # the registry's constants, for the layers above
+from ._registry import NAMES as NAMES
+from ._registry import get, names, register, unregister
 from ._sgd import SampledSolver
-from ._sgd_planning import SampledSGDPlan, plan_sampled_sgd, sgd_sampling_variance, sgd_utility_proxy
+from ._sgd_planning import (
+    SampledSGDPlan,
+    plan_sampled_sgd,
+    sgd_sampling_variance,
+    sgd_utility_proxy,
+)
 from ._utility import Prediction, concentrated_initial_distance, predicted_excess_loss
-
 
 # The registry: one line per solver.
 register("auto", AutoSolver)

@@ -29,8 +29,8 @@ from ._base import AUTO_MAX_PASSES, Solver
 from ._cyclic import CyclicSolver
 from ._preconditioned import PreconditionedSolver, plan_together
 
-__all__ = ["AUTO_GRAM_SHARES", "AUTO_MARGIN_FACTORS", "AUTO_CYCLIC_BATCHES", "AutoSolver", "TIE_TOLERANCE", "candidates",
-           "choose"]
+__all__ = ["AUTO_GRAM_SHARES", "AUTO_MARGIN_FACTORS", "AUTO_CYCLIC_BATCHES", "AutoSolver",
+           "TIE_TOLERANCE", "candidates", "choose"]
 
 #: Numbers of batches of the cyclic candidates.
 AUTO_CYCLIC_BATCHES = (4, 16)

@@ -18,12 +18,12 @@ from .. import accounting
 from .._data import single_threaded_blas
 from ..optim import cyclic_partition, noisy_cyclic_gradient_descent
 from ._base import AUTO_MAX_PASSES, Solver, check_learning_rate
-from ._utility import Prediction, predicted_excess_loss
 from ._cyclic_planning import (
     batch_heterogeneity,
     plan_noisy_cyclic_gd,
     plan_noisy_cyclic_gd_regularization,
 )
+from ._utility import Prediction, predicted_excess_loss
 
 __all__ = ["AUTO_N_BATCHES", "CyclicSolver"]
 

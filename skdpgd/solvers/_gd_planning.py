@@ -50,8 +50,8 @@ def utility_proxy(
     .. math::
 
         U = \underbrace{\tfrac{\lambda}{2} r_0^2}_{\text{regularisation bias}}
-          + \underbrace{\tfrac{r_0^2}{2}\max_{h\in[\lambda,\beta]} h(1-\eta h)^{2K}}_{\text{optimisation}}
-          + \underbrace{\tfrac{p\,\eta\,\sigma^2}{4}}_{\text{noise}}
+          + \underbrace{\tfrac{r_0^2}{2}\max_{h\in[\lambda,\beta]} h(1-\eta
+          h)^{2K}}_{\text{optimisation}} + \underbrace{\tfrac{p\,\eta\,\sigma^2}{4}}_{\text{noise}}
 
     :ref:`calibration`, step 3, with each term a worst case over quadratic objectives whose
     curvatures lie in [lam, beta]: the bias term is the classical bound

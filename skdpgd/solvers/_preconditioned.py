@@ -25,6 +25,7 @@ from dataclasses import replace
 import numpy as np
 
 from .._data import gram_sum, single_threaded_blas
+from ..accounting import preconditioned_gd_report
 from ..optim import (
     MAX_DENSE_DIM,
     GramPreconditioner,
@@ -32,7 +33,6 @@ from ..optim import (
     preconditioned_noisy_gradient_descent,
     release_gram,
 )
-from ..accounting import preconditioned_gd_report
 from ._base import Solver
 from ._preconditioned_planning import GRAM_SHARE, plan_preconditioned_settings
 from ._utility import Prediction, predicted_excess_loss

@@ -92,7 +92,7 @@ MOMENTA = (0.0, 0.5, 0.7, 0.8)
 
 @dataclass(frozen=True)
 class PreconditionedGDPlan:
-    """Run parameters chosen by the planner of ``solver="preconditioned"`` (all public).
+    r"""Run parameters chosen by the planner of ``solver="preconditioned"`` (all public).
 
     It is also the plan the ``"preconditioned"`` solver runs (``solver``, ``notes`` and
     the objective's ``smoothness`` set by the solver): passed down whole, not copied.

@@ -5,17 +5,22 @@ release moves these names, only this module needs to change.
 """
 
 from sklearn.base import _fit_context  # noqa: F401
+from sklearn.linear_model._base import LinearClassifierMixin  # noqa: F401
+from sklearn.model_selection._split import _CVIterableWrapper  # noqa: F401
+from sklearn.pipeline import _name_estimators  # noqa: F401
+from sklearn.utils import _safe_indexing  # noqa: F401
 from sklearn.utils._param_validation import (  # noqa: F401
     HasMethods,
     Interval,
     Options,
     StrOptions,
 )
-from sklearn.utils.validation import validate_data  # noqa: F401
-from sklearn.utils import _safe_indexing  # noqa: F401
-from sklearn.utils.validation import _assert_all_finite, _num_features, _num_samples  # noqa: F401
-from sklearn.utils.validation import _check_y, check_consistent_length  # noqa: F401
-from sklearn.linear_model._base import LinearClassifierMixin  # noqa: F401
-from sklearn.model_selection._split import _CVIterableWrapper  # noqa: F401
-from sklearn.pipeline import _name_estimators  # noqa: F401
 from sklearn.utils.metaestimators import _BaseComposition  # noqa: F401
+from sklearn.utils.validation import (  # noqa: F401  # noqa: F401
+    _assert_all_finite,
+    _check_y,
+    _num_features,
+    _num_samples,
+    check_consistent_length,
+    validate_data,  # noqa: F401
+)

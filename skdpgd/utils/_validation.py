@@ -54,7 +54,8 @@ def make_generator(random_state):
     if isinstance(random_state, (np.random.Generator, np.random.RandomState)):
         return random_state
     raise ValueError(
-        f"random_state must be None, an int, a numpy Generator or RandomState, got {random_state!r}."
+        "random_state must be None, an int, a numpy Generator or RandomState, "
+        f"got {random_state!r}."
     )
 
 
@@ -187,8 +188,8 @@ def validate_private(function, *args, role, data=None, estimator=None, **kwargs)
     A ``ValueError`` or ``TypeError`` raised by ``function`` (scikit-learn's
     ``validate_data``, ``_check_y``, a label scan, ...) is replaced by the same type with
     :func:`safe_message` (a ``LookupError`` or ``ArithmeticError``, whose text may quote a
-    key or a value too, by a ``ValueError``); the new exception is raised outside the handler, so neither
-    ``__cause__`` nor ``__context__`` holds the original (a traceback cannot print it).
+    key or a value too, by a ``ValueError``); the new exception is raised outside the handler, so
+    neither ``__cause__`` nor ``__context__`` holds the original (a traceback cannot print it).
     Warnings raised by ``function`` are shown again with their category, their text
     replaced by a fixed one unless it is one of the known value-free texts.
 

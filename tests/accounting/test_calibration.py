@@ -19,7 +19,13 @@ import math
 import mpmath as mp
 import numpy as np
 import pytest
-from _exact_reference import bound_a_hand, bound_c_hand, contraction_hand, mp_delta, mp_eps_delta_to_mu
+from _exact_reference import (
+    bound_a_hand,
+    bound_c_hand,
+    contraction_hand,
+    mp_delta,
+    mp_eps_delta_to_mu,
+)
 
 from skdpgd.accounting import (
     calibrate_noisy_cyclic_gd,

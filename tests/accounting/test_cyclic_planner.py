@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from _gd_reference import full_batch_plan  # tests/_gd_reference.py (conftest puts it on the path)
 
 from skdpgd.accounting import (
     convergent_cyclic_factor,
@@ -12,14 +13,12 @@ from skdpgd.accounting import (
     gdp_to_epsilon,
     noisy_cyclic_gd_gdp,
 )
+from skdpgd.accounting.calibration import cyclic_factors, gd_factors
 from skdpgd.solvers import (
     batch_heterogeneity,
     plan_noisy_cyclic_gd,
     plan_noisy_cyclic_gd_regularization,
 )
-from skdpgd.accounting.calibration import cyclic_factors, gd_factors
-
-from _gd_reference import full_batch_plan  # tests/_gd_reference.py (conftest puts it on the path)
 
 COMMON = dict(sensitivity=2.0, n_samples=5000, n_params=20, data_smoothness=0.5,
               initial_distance=3.0)

@@ -16,13 +16,13 @@ from scipy import optimize, stats
 pytest.importorskip("dp_accounting")
 
 from skdpgd.accounting import (  # noqa: E402
+    _sampled_sgd,  # noqa: E402
     calibrate_poisson_sgd,
     calibrate_sampled_sgd,
     composed_replace_one_epsilon,
     poisson_sgd_epsilon,
 )
 from skdpgd.solvers import plan_sampled_sgd  # noqa: E402
-from skdpgd.accounting import _sampled_sgd  # noqa: E402
 
 DELTA = 1e-5
 PLAN = dict(gradient_bound=1.0, data_smoothness=0.25, n_samples=1000, n_params=5,
@@ -121,7 +121,7 @@ def test_astronomically_many_steps_are_bounded_in_time():
 
 def test_closed_form_is_above_the_pld_where_both_apply():
     # The unsampled bound ignores amplification: a valid but larger number.
-    q, z, k = 0.05, 0.5, 20
+    _q, z, k = 0.05, 0.5, 20
     pld = poisson_sgd_epsilon(z, k, delta=DELTA, batch_size=50, n_samples=1000,
                               gradient_bound=50.0)
     closed = _sampled_sgd._unsampled_gdp_epsilon([2.0 * math.sqrt(k) / z], DELTA)

@@ -36,7 +36,8 @@ def _search(**kw):
 def _reference_epsilon(mu, eta, gamma, delta, refit):
     """Theorem 2 re-derived here: lambda_hat minimised numerically, refit added in RDP."""
     def at(alpha):
-        f = lambda lh: (1 + eta) * ((1 - 1 / lh) * lh * mu * mu / 2 + math.log(1 / gamma) / lh)
+        def f(lh):
+            return (1 + eta) * ((1 - 1 / lh) * lh * mu * mu / 2 + math.log(1 / gamma) / lh)
         hat = optimize.minimize_scalar(f, bounds=(1.0, 1e5), method="bounded",
                                        options={"xatol": 1e-12}).fun
         return (alpha * mu * mu / 2 * (2 if refit else 1) + hat

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+import sklearn
 from sklearn.model_selection import (
     GridSearchCV,
     KFold,
@@ -11,7 +12,6 @@ from sklearn.model_selection import (
     ShuffleSplit,
     StratifiedKFold,
 )
-import sklearn
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 

@@ -21,6 +21,7 @@ from sklearn.utils.estimator_checks import (
 )
 
 from skdpgd import DPLogisticRegression, DPRidge, PrivacyLedger
+from skdpgd.linear_model._weights import class_weight_from_counts
 from skdpgd.losses import (
     BinaryLogisticLoss,
     HuberLoss,
@@ -28,7 +29,6 @@ from skdpgd.losses import (
     SquaredLoss,
     WeightedLoss,
 )
-from skdpgd.linear_model._weights import class_weight_from_counts
 
 
 def _coef_shape(loss, n_features):
@@ -271,8 +271,9 @@ def test_weighted_ridge_at_epsilon_inf_equals_scikit_learn(solver):
 def test_sparse_and_float32_weighted_fits_agree_with_dense():
     X, y = _data()
     w = np.random.default_rng(6).uniform(0, 2, size=len(y))
-    make = lambda: DPRidge(epsilon=1.0, y_bound=2.0, max_sample_weight=2.0, random_state=0,
-                           solver="gd")
+    def make():
+        return DPRidge(epsilon=1.0, y_bound=2.0, max_sample_weight=2.0, random_state=0,
+                               solver="gd")
     dense = make().fit(X, y, sample_weight=w)
     sparse = make().fit(sp.csr_matrix(X), y, sample_weight=w)
     single = make().fit(X.astype(np.float32), y, sample_weight=w)

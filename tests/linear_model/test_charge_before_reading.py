@@ -7,8 +7,8 @@ refused for its content has paid for it.
 
 import numpy as np
 import pytest
-
 from _chains import assert_no_original
+
 from skdpgd import DPLogisticRegression, DPRidge
 
 

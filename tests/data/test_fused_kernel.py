@@ -11,8 +11,7 @@ import scipy.sparse as sp
 
 from skdpgd import DPLogisticRegression, DPRidge
 from skdpgd._data import _fused
-from skdpgd._data._design import fused_gradient_sum
-from skdpgd._data._design import ClippedDesign
+from skdpgd._data._design import ClippedDesign, fused_gradient_sum
 from skdpgd.losses import BinaryLogisticLoss, HuberLoss, MultinomialLogisticLoss, SquaredLoss
 
 pytest.importorskip("numba")

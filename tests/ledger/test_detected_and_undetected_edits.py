@@ -12,7 +12,7 @@ closes the gap with what the user kept outside the file:
 - the whole file rolled back to an earlier copy: ``expect_head``;
 - the file edited and its chain recomputed, by anyone without a key or by a key holder
   with one: ``expect_head`` (a forger without the key cannot recompute a keyed chain:
-  tests/test_ledger_tamper.py);
+  tests/ledger/test_tamper_evidence_and_upgrade.py);
 - the file deleted (a new ledger starts from zero): ``ledger_id=`` refuses to create it.
 
 A head kept after entry k accepts a file that appended entries since (``kept_at`` = k).

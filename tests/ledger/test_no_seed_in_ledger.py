@@ -13,9 +13,9 @@ import warnings
 
 import numpy as np
 import pytest
+from _chains import chain_texts
 from sklearn.pipeline import make_pipeline
 
-from _chains import chain_texts
 from skdpgd import DPLogisticRegression, DPRidge, PrivacyLedger
 from skdpgd._ledger._entries import describe
 from skdpgd.exceptions import PrivacyBudgetExceeded

@@ -79,7 +79,7 @@ def test_noise_draws_match_a_hand_rolled_loop():
 
 def test_callback_sees_no_iterates():
     seen = []
-    coef = noisy_gradient_descent(
+    noisy_gradient_descent(
         lambda th: -np.ones_like(th), np.zeros(4), learning_rate=1.0, noise_std=1.0, n_steps=20,
         rng=np.random.default_rng(0), callback=seen.append,
     )

@@ -20,7 +20,7 @@ from skdpgd.preprocessing import (
     public_one_hot,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @parametrize_with_checks(

@@ -19,7 +19,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 from skdpgd import DPLogisticRegression, PrivacyReport, accounting, solvers
 from skdpgd._cli import build_parser
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)

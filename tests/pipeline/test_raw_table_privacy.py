@@ -22,10 +22,10 @@ from sklearn.base import clone
 
 from skdpgd import DPLogisticRegression, DPRidge, make_dp_pipeline
 from skdpgd.exceptions import PreparationFallbackWarning
-from skdpgd.preprocessing._cells import number_minus_text
 from skdpgd.model_selection import DPSearchCV
 from skdpgd.pipeline._labels import release_balanced_weights
 from skdpgd.preprocessing import DPTableVectorizer
+from skdpgd.preprocessing._cells import number_minus_text
 from skdpgd.preprocessing._missing import category_keys
 from skdpgd.preprocessing._private_categories import discovery_threshold
 from skdpgd.preprocessing._private_range import cell_counts, public_grid

@@ -8,12 +8,12 @@ import math
 import joblib
 import numpy as np
 import pytest
+from _chains import assert_chain_free_of, assert_no_original
 from scipy.stats import norm
 
-from _chains import assert_chain_free_of, assert_no_original
 from skdpgd._cli import main
-from skdpgd.preprocessing._cells import canonical, classify, number_minus_text, to_categories
 from skdpgd._cli._table import parse_classes, to_labels
+from skdpgd.preprocessing._cells import classify, number_minus_text
 from skdpgd.preprocessing._table_schema import PrivateTableSchema, TableSchema
 
 pd = pytest.importorskip("pandas")

@@ -7,11 +7,10 @@ full-batch report. ``max_iter`` counts passes over the data for every solver.
 
 import numpy as np
 import pytest
-
-from skdpgd import DPLogisticRegression, DPRidge, accounting, solvers
-from skdpgd.solvers import CyclicSolver, PublicProblem, SampledSolver, get
-
 from _gd_reference import full_batch_plan
+
+from skdpgd import DPLogisticRegression, DPRidge, accounting
+from skdpgd.solvers import CyclicSolver, PublicProblem, SampledSolver, get
 
 PROBLEM = PublicProblem(
     epsilon=1.0, delta=1e-5, n_samples=5000, n_params=11, sensitivity=1.2,
@@ -107,7 +106,11 @@ def test_n_iter_counts_the_steps_that_ran():
 def test_gram_pass_memory_is_bounded_and_the_same_for_every_n_jobs():
     from skdpgd._data._fit_data import FitData
     from skdpgd._data._gram import (
-        GRAM_MAX_CHUNKS, GRAM_PARTIALS_BYTES, chunk_gram, gram_chunk_rows, gram_sum,
+        GRAM_MAX_CHUNKS,
+        GRAM_PARTIALS_BYTES,
+        chunk_gram,
+        gram_chunk_rows,
+        gram_sum,
     )
 
     # wide designs get fewer chunks: the d x d partials held at once fit the budget

@@ -49,12 +49,14 @@ def _fit_score(route, with_canary, seed):
         weights = np.zeros(N)
         weights[0] = 1.0 if with_canary else 0.0  # the canary: row 0, weight 0 or 1
         est = DPLogisticRegression(max_sample_weight=1.0, **common)
-        fit = lambda: est.fit(X, y, sample_weight=weights)
+        def fit():
+            return est.fit(X, y, sample_weight=weights)
     else:
         y = np.zeros(N, dtype=int)
         y[0] = 1 if with_canary else 0  # the canary: row 0, labelled 1 or 0
         est = DPLogisticRegression(class_weight={0: 0.0, 1: 1.0}, **common)
-        fit = lambda: est.fit(X, y)
+        def fit():
+            return est.fit(X, y)
     try:
         fit()
     except ValueError:
@@ -89,8 +91,9 @@ def _weighted(make, route, y):
 def test_all_zero_weights_fit_the_regulariser_alone(route):
     # with no noise (epsilon=inf) the data term is zero, so gradient descent from 0 stays
     # at 0, the minimiser of the L2 term: the fit is exact, not refused
-    make = lambda **kw: DPLogisticRegression(
-        epsilon=np.inf, classes=[0, 1], solver="gd", max_iter=20, **kw)
+    def make(**kw):
+        return DPLogisticRegression(
+            epsilon=np.inf, classes=[0, 1], solver="gd", max_iter=20, **kw)
     est = _weighted(make, route, np.ones(N, dtype=int))
     assert np.all(est.coef_ == 0.0) and np.all(est.intercept_ == 0.0)
     noisy = _weighted(lambda **kw: DPLogisticRegression(

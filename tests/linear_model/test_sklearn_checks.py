@@ -23,12 +23,12 @@ NEEDS_MAX_SAMPLE_WEIGHT = (
 # lam = 1/(C n) or alpha/n and every "auto" parameter, so repeating rows changes them.
 WEIGHT_IS_NOT_REPETITION = (
     "the noise and the 'auto' parameters are calibrated to n, so an integer weight is "
-    "not a repeated row (tests/test_weights.py checks the weighted objective at epsilon=inf)"
+    "not a repeated row (tests/linear_model/test_class_and_sample_weights.py checks the weighted objective at epsilon=inf)"
 )
 
 # scikit-learn expects every weight 0 to be refused; here it is fitted (the noisy run of
 # the regulariser alone): refusing it after the charge would depend on the data set as a
-# whole, not on one record outside the domain (tests/test_whole_data_refusals.py).
+# whole, not on one record outside the domain (tests/linear_model/test_whole_data_is_fitted_not_refused.py).
 ALL_ZERO_WEIGHTS = (
     "every weight 0 is fitted, not refused: a refusal decided by the whole data set after "
     "the charge would tell neighbouring data sets apart with certainty"
@@ -45,9 +45,9 @@ SAMPLE_WEIGHT_CHECKS = (
 
 CLASS_WEIGHT = {
     # {0: 1000, 1: 0.0001, ...}: the largest weight scales the sensitivity, so the noise
-    # at epsilon=1 is 1000 times larger (tests/test_weights.py runs it at epsilon=inf).
+    # at epsilon=1 is 1000 times larger (tests/linear_model/test_class_and_sample_weights.py runs it at epsilon=inf).
     "check_class_weight_classifiers": "a class weight of 1000 scales the noise by 1000",
-    # "balanced" reads the private class counts (test_weights.py: refused with the reason).
+    # "balanced" reads the private class counts (test_class_and_sample_weights.py: refused with the reason).
     "check_class_weight_balanced_linear_classifier": "class_weight='balanced' is refused",
 }
 

@@ -20,6 +20,7 @@ import sqlite3
 
 import numpy as np
 import pytest
+from _ledger_v1 import v1_file
 
 from skdpgd import DPLogisticRegression, PrivacyLedger, accounting
 from skdpgd._ledger._chain import KEY_ENV, Chain
@@ -27,8 +28,6 @@ from skdpgd._ledger._verify import rechain
 from skdpgd.accounting import GaussianDpEvent
 from skdpgd.accounting._events import event_to_dict
 from skdpgd.exceptions import LedgerFileError, PrivacyBudgetExceeded
-
-from _ledger_v1 import v1_file
 
 DELTA = 1e-5
 MU = 0.1

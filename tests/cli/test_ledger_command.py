@@ -13,14 +13,13 @@ import sys
 
 import numpy as np
 import pytest
+from _ledger_v1 import v1_file
 
 from skdpgd import DPLogisticRegression, PrivacyLedger
 from skdpgd._cli import main
 from skdpgd._ledger._chain import KEY_ENV
 from skdpgd.accounting import GaussianDpEvent
 from skdpgd.accounting._events import event_to_dict
-
-from _ledger_v1 import v1_file
 
 DELTA = 1e-5
 SEED = 8675309

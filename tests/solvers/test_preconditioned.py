@@ -11,16 +11,16 @@ from scipy.optimize import minimize
 from skdpgd._data._design import ClippedDesign
 from skdpgd._data._gradients import ChunkedRowSums
 from skdpgd._data._gram import gram_sum
-from skdpgd.optim._gram_release import gram_sensitivity, release_gram, symmetric_gaussian
-from skdpgd.optim._preconditioned import GramPreconditioner, preconditioned_noisy_gradient_descent
 from skdpgd.accounting import epsilon_delta_to_gdp, gdp_to_epsilon
 from skdpgd.accounting._preconditioned import (
     calibrate_preconditioned_gd,
     preconditioned_gd_gdp,
     preconditioned_gd_report,
 )
-from skdpgd.solvers._preconditioned_planning import gram_noise_margin, plan_preconditioned_gd
 from skdpgd.losses import BinaryLogisticLoss, HuberLoss, MultinomialLogisticLoss, SquaredLoss
+from skdpgd.optim._gram_release import gram_sensitivity, release_gram, symmetric_gaussian
+from skdpgd.optim._preconditioned import GramPreconditioner, preconditioned_noisy_gradient_descent
+from skdpgd.solvers._preconditioned_planning import gram_noise_margin, plan_preconditioned_gd
 
 
 def _coef_shape(loss, n_features):
@@ -487,8 +487,8 @@ def test_tolerance_stops_noiseless_runs_only():
 
 
 def test_concentrated_initial_distance_is_the_upper_end_of_the_range():
-    from skdpgd.solvers import concentrated_initial_distance
     from skdpgd.linear_model._defaults import initial_distance
+    from skdpgd.solvers import concentrated_initial_distance
 
     assert concentrated_initial_distance(2.0, 0.5, 16, 3) == pytest.approx(2.0 * math.sqrt(48) / 0.5)
     assert concentrated_initial_distance(2.0, 0.5, 16, 1, 0.25) == pytest.approx(

@@ -22,10 +22,10 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _chains import assert_chain_free_of, assert_no_original
 from sklearn.compose import make_column_transformer
 from sklearn.pipeline import make_pipeline
 
-from _chains import assert_chain_free_of, assert_no_original
 from skdpgd import DPLogisticRegression, DPRidge
 from skdpgd.model_selection import DPSearchCV
 from skdpgd.model_selection._scoring import (
@@ -113,7 +113,7 @@ def test_far_rows_enter_the_search_as_their_clipped_values(kind):
     """With the same seed, the search on D' selects and scores as on D' with every far row
     replaced by its clipped value (computed independently): the same parameters and the
     same score up to rounding (rtol 1e-6: the fits agree to ~1e-9, tests/
-    test_adversarial_records.py, and the score is a mean of smooth per-row terms).
+    test_adversarial_record_enters_clipped.py, and the score is a mean of smooth per-row terms).
     A score read on the raw row (prediction clipped to +-B) would differ whenever a far
     row is in the validation part (80% of seeds here)."""
     X, y = _clean(kind)

@@ -310,7 +310,7 @@ def test_first_error_in_chunk_order_is_raised_whatever_the_timing():
 def test_non_finite_X_is_refused_by_the_chunked_row_norm_pass(n_jobs, small_chunks):
     # validate_data does not read the values of X (one read less); the fit's row-norm
     # pass, chunked on n_jobs threads, refuses NaN/inf after the ledger's charge
-    # (tests/test_charge_first.py), with a message that names no row, count or value.
+    # (tests/linear_model/test_charge_before_reading.py), with a message that names no row, count or value.
     X, y, _ = _sparse_problem(n=1000, d=5)
     X[700, 1], X[300, 4] = np.inf, np.nan
     for data in (X, sp.csr_matrix(X), X.astype(np.float32)):

@@ -25,14 +25,14 @@ from skdpgd import (
 )
 from skdpgd.accounting import epsilon_delta_to_gdp, gdp_to_epsilon
 from skdpgd.accounting._composition import Cap, compose
-from skdpgd.accounting._record_account import RecordAccount
 from skdpgd.accounting._events import (
     GaussianDpEvent,
     GaussianDpWithDeltaEvent,
+    UnsupportedEventError,
     event_from_dict,
     event_to_dict,
 )
-from skdpgd.accounting._events import UnsupportedEventError
+from skdpgd.accounting._record_account import RecordAccount
 from skdpgd.accounting._release import ReleasePrivacyReport
 from skdpgd.exceptions import PrivacyBudgetExceeded
 from skdpgd.model_selection import DPSearchCV, search_privacy_cost

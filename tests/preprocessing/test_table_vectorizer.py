@@ -9,8 +9,8 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 
-from skdpgd.accounting._release import ReleasePrivacyReport
 from skdpgd.accounting._gdp import epsilon_delta_to_gdp
+from skdpgd.accounting._release import ReleasePrivacyReport
 from skdpgd.preprocessing import DPTableVectorizer
 
 pd = pytest.importorskip("pandas")

@@ -16,7 +16,7 @@ pytest.importorskip("pyarrow")
 distributed = pytest.importorskip("distributed")
 pytest.importorskip("dask.dataframe")
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import out_of_memory as oom  # noqa: E402
 
 
