@@ -40,8 +40,6 @@ EXCLUDED = {
     "skdpgd.solvers.plan_noisy_cyclic_gd": {"RT03"},
     "skdpgd.solvers.plan_noisy_cyclic_gd_regularization": {"PR01", "RT01"},
     "skdpgd.solvers.utility_proxy": {"PR01", "RT01"},
-    "skdpgd.solvers.NoisyCyclicGDPlan": {"PR01"},
-    "skdpgd.solvers.SampledSGDPlan": {"PR01"},
     # skdpgd/accounting/_events.py: an Enum (numpydoc reads EnumType's call signature)
     "skdpgd.accounting.NeighbouringRelation": {"PR01"},
     # skdpgd/accounting/_noisy_gd.py, _rdp.py, _sampled_sgd.py, _sgd_bounds.py, _sgd_planning.py

@@ -40,6 +40,31 @@ class NoisyCyclicGDPlan:
 
     It is also the plan the ``"gd"`` and ``"cyclic"`` solvers run (``solver`` and ``notes``
     set by the solver): the planner's answer is passed down whole, not copied.
+
+    Parameters
+    ----------
+    batch_size : int
+        The smallest batch size b of the cyclic partition (n for full batch).
+    n_batches : int
+        The number of batches l per pass.
+    n_epochs : int
+        The number of passes E; the run takes K = l E steps.
+    noise_std : float
+        The noise scale sigma of each step (calibrated to the target).
+    learning_rate : float
+        The step size eta.
+    strong_convexity : float
+        lam, the L2 regularisation (strong convexity of the objective).
+    smoothness : float
+        beta, the smoothness of the objective.
+    contraction : float
+        c = max(abs(1 - eta lam), abs(1 - eta beta)), the contraction of one step.
+    utility_proxy : float
+        The planner's predicted excess loss of the run.
+    solver : object, default=None
+        The solver that runs the plan (set by the solver).
+    notes : tuple of str, default=()
+        Notes the solver adds to the report.
     """
 
     batch_size: int

@@ -45,6 +45,35 @@ class SampledSGDPlan:
 
     It is also the plan the ``"sgd"`` solver runs (``solver``, ``notes`` and the
     ``gradient_bound`` L set by the solver): passed down whole, not copied.
+
+    Parameters
+    ----------
+    sampling : str
+        How batches are drawn (``"poisson"``).
+    batch_size : int
+        The expected batch size b = q n.
+    n_steps : int
+        The number of steps K.
+    noise_std : float
+        The noise scale sigma of each step.
+    learning_rate : float
+        The step size eta.
+    strong_convexity : float
+        lam, the L2 regularisation.
+    smoothness : float
+        beta, the smoothness of the objective.
+    utility_proxy : float
+        The planner's predicted excess loss of the run.
+    epsilon : float
+        The guarantee of the plan at its delta (the minimum of the bounds that apply).
+    binding_bound : str
+        The bound that gives ``epsilon``.
+    gradient_bound : float, default=nan
+        The per-example gradient bound L (set by the solver).
+    solver : object, default=None
+        The solver that runs the plan (set by the solver).
+    notes : tuple of str, default=()
+        Notes the solver adds to the report.
     """
 
     sampling: str
