@@ -1,4 +1,4 @@
-"""Private coefficient table on UCI Adult beside statsmodels' non-private one (issue 30).
+"""Private coefficient table on UCI Adult beside statsmodels' non-private one.
 
 Not a test. The design is a small public encoding of Adult's training rows (n = 32,561):
 six columns mapped to [0, 1] with the code book's public ranges (``load_adult().bounds``;

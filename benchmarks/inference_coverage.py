@@ -1,4 +1,4 @@
-"""Coverage of the private confidence intervals of ``inference=True`` (issue 30; not a test).
+"""Coverage of the private confidence intervals of ``inference=True`` (not a test).
 
 For each cell (model, p, n, budget) it simulates ``--reps`` data sets from a known model,
 fits ``DPRidge`` / ``DPLogisticRegression(..., inference=True)`` and records, for every
