@@ -11,6 +11,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._sklearn_compat import validate_data
+from ._units import coefficient_table_in_column_units
 
 
 def _final_has(attr):
@@ -164,3 +165,51 @@ class FittedPipelineMethods:
         """
         X = self._check_input(X)
         return self.pipeline_.transform(X)
+
+    def summary(self, alpha=0.05, units="model"):
+        """The private coefficient table of the final estimator (``inference=True``).
+
+        Indexed by the names of the columns the model saw (the first step's
+        ``get_feature_names_out()``), then ``"intercept"``; columns ``coef``,
+        ``std_err``, ``ci_low``, ``ci_high``, ``p_value``. Post-processing of the fit's
+        releases: no privacy cost.
+
+        Parameters
+        ----------
+        alpha : float, default=0.05
+            Level of the intervals.
+        units : {"model", "original"}, default="model"
+            ``"model"``: the coefficients of the encoded columns. ``"original"``: the
+            coefficients of numeric columns that the first step (a
+            :class:`~skdpgd.preprocessing.DPTableVectorizer`) maps linearly are given per
+            unit of the raw column, the intercept at 0 of those columns, with their
+            covariance (valid inside the range the vectorizer used; the notes name the
+            ranges). See :doc:`/theory`, "Private inference for the coefficients".
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per coefficient; ``attrs["notes"]`` says what the intervals cover.
+        """
+        check_is_fitted(self)
+        if units not in ("model", "original"):
+            raise ValueError(f"units must be 'model' or 'original', got {units!r}.")
+        steps = [step for _, step in self.pipeline_.steps]
+        final = steps[-1]
+        table = final._fitted_table() if hasattr(final, "_fitted_table") else None
+        if table is None:
+            raise AttributeError("the final step has no coefficient table: use an skdpgd "
+                                 "estimator fitted with inference=True.")
+        first = steps[0]
+        names = (list(first.get_feature_names_out()) if len(steps) > 1
+                 and hasattr(first, "get_feature_names_out") else None)
+        if units == "model":
+            return final.summary(alpha, feature_names=names)
+        if len(steps) != 2 or not hasattr(first, "row_divisor_"):
+            raise ValueError("units='original' needs a pipeline of a DPTableVectorizer "
+                             "followed by the estimator.")
+        table = coefficient_table_in_column_units(first, table)
+        frame = table.frame(alpha)
+        frame.index.name = "coefficient"
+        frame.attrs["notes"] = list(table.notes)
+        return frame

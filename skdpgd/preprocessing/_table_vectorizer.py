@@ -131,6 +131,9 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
         ``{column: list}`` of the categorical columns' categories (hashed: empty).
     row_norm_bound_ : float
         Every output row has Euclidean norm at most this (1.0 with ``scale_rows``).
+    row_divisor_ : float
+        The public divisor of every encoded row (the blocks' norm bound with
+        ``scale_rows``, else 1).
     types_ : dict
         ``{column: (type, source)}`` of the kept columns: ``"numeric"``,
         ``"categorical"`` or ``"boolean"``, from ``"dtype"``, ``"declared"`` or
@@ -373,6 +376,13 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self, "encodings_")
         return summary_text(self, type_from)
+
+    @property
+    def row_divisor_(self):
+        """The public divisor of every encoded row (1 without ``scale_rows``)."""
+        check_is_fitted(self, "encodings_")
+        scaled = self.scale_rows and self._raw_norm_bound > 0
+        return float(self._raw_norm_bound) if scaled else 1.0
 
     def get_feature_names_out(self, input_features=None):
         """Output column names (``col``, ``col__missing``, ``col_<category>``, ...).
