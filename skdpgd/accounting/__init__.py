@@ -63,6 +63,7 @@ from ._noisy_gd import (
     noisy_gd_convex_gdp,
     noisy_gd_gdp,
 )
+from ._gram_then_run import GramThenRunPrivacyReport, gram_then_run_report
 from ._preconditioned import PreconditionedPrivacyReport, preconditioned_gd_report
 from ._rdp import (
     DEFAULT_ORDERS,
@@ -101,8 +102,10 @@ __all__ = [
     "NoisyGDPrivacyReport",
     "NoisyCyclicGDPrivacyReport",
     "PreconditionedPrivacyReport",
+    "GramThenRunPrivacyReport",
     "ReleasePrivacyReport",
     "preconditioned_gd_report",
+    "gram_then_run_report",
     "calibrate_noisy_cyclic_gd",
     "calibrate_noisy_gd",
     "chourasia_rdp",
