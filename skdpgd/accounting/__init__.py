@@ -52,6 +52,7 @@ from ._gd_report import (
     noisy_gd_report,
 )
 from ._gdp import epsilon_delta_to_gdp, gdp_to_delta, gdp_to_epsilon
+from ._gram_then_run import GramThenRunPrivacyReport, gram_then_run_report
 from ._noisy_gd import (
     composition_gdp,
     contraction_factor,
@@ -63,7 +64,6 @@ from ._noisy_gd import (
     noisy_gd_convex_gdp,
     noisy_gd_gdp,
 )
-from ._gram_then_run import GramThenRunPrivacyReport, gram_then_run_report
 from ._preconditioned import PreconditionedPrivacyReport, preconditioned_gd_report
 from ._rdp import (
     DEFAULT_ORDERS,

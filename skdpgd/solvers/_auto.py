@@ -23,8 +23,8 @@ batch size). The report's notes list every candidate's prediction and the winner
 
 Where the winner is a preconditioned candidate (a Gram will be released), the fit chooses
 again after the release, on the released spectrum (:mod:`skdpgd.solvers._spectral`,
-:class:`~skdpgd.solvers._spectral.SpectralChoicePlan`): the charge composes the Gram release with the largest
-budget of the candidate runs, fixed before any value is read.
+:class:`~skdpgd.solvers._spectral.SpectralChoicePlan`): the charge composes the Gram
+release with the largest budget of the candidate runs, fixed before any value is read.
 """
 
 from dataclasses import replace

@@ -106,17 +106,17 @@ def spectral_excess_loss(
             + k\sigma^2\sum_j \frac{h_j}2 v_j,
 
     the worst case's :math:`\max_g` over one-level spectra replaced by the max over the
-    released directions, and its noise term by the sum over them (at the estimated levels). A classifier's score
-    (``scale_free``) is that of the best rescaling :math:`\alpha\theta_K`, which undoes any
-    common shrinkage: what costs is the distortion between directions, with the optimum
-    spread evenly over the coordinates of theta, its offset (the coefficient of the
-    intercept column, ``offset_weights``) excepted: with :math:`u_j` the intercept
-    coordinate of the j-th eigenvector (:math:`u_j^2` = ``offset_weights[j]``),
-    :math:`E\,\theta_{*j}^2 = a_j = \frac{r_0^2}{k(d-1)}(1 - u_j^2)`, and 0 in the
-    offset's own direction (:math:`u_j^2 > 1/2`; the eigenvector is the released one, whose
-    noise would otherwise leak a share of the features' optimum into the direction that
-    plain GD fits fastest) (:math:`a_j = r_0^2/(kd)` without an intercept column), and the
-    score is
+    released directions, and its noise term by the sum over them (at the estimated
+    levels). A classifier's score (``scale_free``) is that of the best rescaling
+    :math:`\alpha\theta_K`, which undoes any common shrinkage: what costs is the
+    distortion between directions, with the optimum spread evenly over the coordinates
+    of theta, its offset (the coefficient of the intercept column) excepted: with
+    :math:`u_j` the intercept coordinate of the j-th eigenvector (:math:`u_j^2` =
+    ``offset_weights[j]``), :math:`E\,\theta_{*j}^2 = a_j = \frac{r_0^2}{k(d-1)}(1 - u_j^2)`,
+    and 0 in the offset's own direction (:math:`u_j^2 > 1/2`: the eigenvector is the
+    released one, whose noise would otherwise leak a share of the features' optimum into
+    the direction plain GD fits fastest); :math:`a_j = r_0^2/(kd)` without an intercept
+    column. The score is
     :math:`\frac k2\big(C - A^2/B\big)` with
     :math:`C = \sum_j h_{d,j} a_j`, :math:`A = \sum_j h_{d,j} a_j s_j`,
     :math:`B = \sum_j h_{d,j}(s_j^2 a_j + \sigma^2 v_j)`, :math:`s_j = (1-\bar e_j)h_{d,j}/h_j`,
