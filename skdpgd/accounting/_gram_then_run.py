@@ -112,6 +112,8 @@ class GramThenRunPrivacyReport(GaussianRunPrivacyReport):
             f"mu_run={format_up(self.run_mu)} charged (its own bound: "
             f"{format_up(self.run_own_mu)}, {self.run_theorem}; binding: "
             f"{self.run_binding_bound})",
+            f"  constants: S={format_near(self.sensitivity)}, "
+            f"lam={format_near(self.strong_convexity)}, beta={format_near(self.smoothness)}",
             f"  candidates chosen among on the released spectrum: {', '.join(self.candidates)}",
         ]
 
