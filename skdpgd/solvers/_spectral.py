@@ -203,7 +203,7 @@ def choose_on_spectrum(plan, problem, released):
     """
     eigenvalues, vectors = np.linalg.eigh(released)
     tau = plan.public_plan.gram_noise_std
-    spectrum, bulk = estimate_spectrum(eigenvalues, tau, problem.row_norm, problem.n_samples)
+    spectrum, bulk = estimate_spectrum(eigenvalues, tau, problem.row_norm)
     unresolved = dict(bulk=bulk, bulk_ceiling=tau * math.sqrt(eigenvalues.size),
                       # the intercept column is the last one of the augmented design
                       offset_weights=None if problem.intercept_scaling is None

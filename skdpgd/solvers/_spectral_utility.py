@@ -22,14 +22,14 @@ import numpy as np
 from ._preconditioned_planning import gram_noise_margin
 from ._utility import direction_errors
 
-__all__ = ["estimate_spectrum", "marchenko_pastur_quantiles", "spectral_excess_loss"]
+__all__ = ["estimate_spectrum", "spectral_excess_loss"]
 
 #: Levels (relative to the bulk's ceiling r/2) a regressor's score maximises over in the
 #: bulk, whose levels the release does not resolve.
 BULK_GRID = np.logspace(-6.0, 0.0, 25)
 
 
-def estimate_spectrum(released_eigenvalues, gram_noise_std, row_norm, n_samples=None):
+def estimate_spectrum(released_eigenvalues, gram_noise_std, row_norm):
     r"""An estimate g of the spectrum of G from the released eigenvalues w of :math:`G + E`.
 
     E is a Wigner matrix (i.i.d. :math:`\mathcal N(0, \tau^2)` upper triangle): its
@@ -47,11 +47,7 @@ def estimate_spectrum(released_eigenvalues, gram_noise_std, row_norm, n_samples=
     * the others (the bulk) share what is left of the trace,
       :math:`\bar g = \big(\mathrm{tr}\,\tilde G - \sum_{w_j > m}\theta_j\big)/\#\{w_j \le m\}`
       (:math:`E\,\mathrm{tr}\,E = 0`), clipped to :math:`[0, r/2]` (a level above
-      :math:`\tau\sqrt d` would have left the bulk), spread as the Marchenko-Pastur law
-      of ratio :math:`\gamma = d_b/n` around :math:`\bar g` (:math:`d_b` bulk directions;
-      Marchenko and Pastur 1967): the spread that n rows give a Gram even when their
-      population is isotropic, the least the bulk can have. Its quantiles go to the bulk
-      directions in the order of w;
+      :math:`\tau\sqrt d` would have left the bulk);
     * everything is clipped to the public range: :math:`0 \le g_j \le \tilde R^2` and
       :math:`\sum_j g_j \le \tilde R^2` (rows of norm at most :math:`\tilde R`), the sum
       by scaling.
@@ -64,8 +60,6 @@ def estimate_spectrum(released_eigenvalues, gram_noise_std, row_norm, n_samples=
         tau (0: the Gram was released exactly, g = w clipped).
     row_norm : float
         :math:`\tilde R`.
-    n_samples : int, optional
-        n (None: a flat bulk).
 
     Returns
     -------
@@ -82,55 +76,11 @@ def estimate_spectrum(released_eigenvalues, gram_noise_std, row_norm, n_samples=
     outer = w > gram_noise_margin(gram_noise_std, w.size)  # above ||E|| w.h.p.
     g[outer] = 0.5 * (w[outer] + np.sqrt(w[outer] ** 2 - radius**2))
     if np.any(~outer):
-        count = np.count_nonzero(~outer)
-        level = min(max((w.sum() - g[outer].sum()) / count, 0.0), 0.5 * radius)
-        spread = np.ones(count) if n_samples is None else marchenko_pastur_quantiles(
-            count, count / float(n_samples))
-        order = np.argsort(w[~outer], kind="stable")
-        bulk_levels = np.empty(count)
-        bulk_levels[order] = level * spread
-        g[~outer] = bulk_levels
+        level = (w.sum() - g[outer].sum()) / np.count_nonzero(~outer)
+        g[~outer] = min(max(level, 0.0), 0.5 * radius)
     g = np.clip(g, 0.0, rt2)
     total = g.sum()
     return (g * (rt2 / total) if total > rt2 else g), ~outer
-
-
-def marchenko_pastur_quantiles(count, ratio):
-    r"""``count`` mid-quantiles of the Marchenko-Pastur law of ratio gamma and mean 1.
-
-    For :math:`\gamma \le 1` the law of the eigenvalues of :math:`\frac1n X^\top X`,
-    X an n x d matrix of i.i.d. unit-variance entries, :math:`\gamma = d/n \to` const
-    (Marchenko and Pastur 1967): density
-    :math:`\frac{\sqrt{(b - x)(x - a)}}{2\pi\gamma x}` on
-    :math:`[a, b] = [(1-\sqrt\gamma)^2, (1+\sqrt\gamma)^2]`; for :math:`\gamma > 1` a mass
-    :math:`1 - 1/\gamma` at 0 and the law of ratio :math:`1/\gamma` scaled by
-    :math:`\gamma` (the Gram has rank n). Quantiles by the CDF on a fine grid, ascending.
-
-    Parameters
-    ----------
-    count : int
-        How many quantiles (at the levels (i + 1/2)/count).
-    ratio : float
-        gamma > 0.
-
-    Returns
-    -------
-    ndarray of shape (count,)
-    """
-    gamma = float(ratio)
-    probabilities = (np.arange(count) + 0.5) / count
-    zero_mass, scale = 0.0, 1.0
-    if gamma > 1.0:
-        zero_mass, scale, gamma = 1.0 - 1.0 / gamma, gamma, 1.0 / gamma
-    a, b = (1.0 - math.sqrt(gamma)) ** 2, (1.0 + math.sqrt(gamma)) ** 2
-    x = np.linspace(a, b, 4097)
-    density = np.sqrt(np.maximum((b - x) * (x - a), 0.0)) / (2.0 * math.pi * gamma
-                                                              * np.maximum(x, 1e-300))
-    cdf = np.concatenate([[0.0], np.cumsum(0.5 * (density[1:] + density[:-1]) * np.diff(x))])
-    cdf /= cdf[-1]
-    inner = np.clip((probabilities - zero_mass) / (1.0 - zero_mass), 0.0, 1.0)
-    quantiles = np.where(probabilities < zero_mass, 0.0, scale * np.interp(inner, cdf, x))
-    return quantiles / quantiles.mean()
 
 
 def spectral_excess_loss(

@@ -16,7 +16,7 @@ from skdpgd import DPLogisticRegression, DPRidge, PrivacyLedger
 from skdpgd.accounting import GramThenRunPrivacyReport
 from skdpgd.solvers import _spectral
 from skdpgd.solvers._spectral import SpectralChoicePlan, choose_on_spectrum
-from skdpgd.solvers._spectral_utility import estimate_spectrum, marchenko_pastur_quantiles
+from skdpgd.solvers._spectral_utility import estimate_spectrum
 
 
 def gdp_epsilon(mu, delta):
@@ -145,26 +145,3 @@ def test_no_second_choice_without_noise_or_with_inference():
     assert not isinstance(model.plan_privacy(3000, 3), GramThenRunPrivacyReport)
     model = DPLogisticRegression(epsilon=1.0, classes=[0, 1], inference=True)
     assert not isinstance(model.plan_privacy(20_000, 3), GramThenRunPrivacyReport)
-
-
-@pytest.mark.parametrize("ratio", [0.04, 0.5, 2.0])
-def test_marchenko_pastur_quantiles_have_the_law_s_moments_and_support(ratio):
-    # mean 1, variance gamma (the law's second moment is 1 + gamma), support
-    # [(1 - sqrt(gamma))^2, (1 + sqrt(gamma))^2] scaled, a mass 1 - 1/gamma at 0 above 1
-    x = marchenko_pastur_quantiles(4000, ratio)
-    assert x.mean() == pytest.approx(1.0, rel=1e-12)
-    assert x.var() == pytest.approx(ratio, rel=0.01)
-    assert x.max() <= (1 + math.sqrt(ratio)) ** 2 * 1.0001
-    if ratio < 1:
-        assert x.min() >= (1 - math.sqrt(ratio)) ** 2 * 0.9999
-    else:
-        assert np.mean(x == 0.0) == pytest.approx(1 - 1 / ratio, abs=1e-3)
-
-
-def test_the_bulk_of_a_released_gram_of_n_rows_is_spread_as_marchenko_pastur():
-    w = np.r_[np.linspace(-0.01, 0.01, 99), 0.5]  # a bulk of 99 and one spike
-    g, bulk = estimate_spectrum(w, 1e-3, 1.0, n_samples=990)
-    assert bulk.sum() == 99
-    level = g[bulk].mean()
-    assert np.var(g[bulk] / level) == pytest.approx(99 / 990, rel=0.02)
-    assert np.all(np.diff(g[bulk]) >= 0)  # in the order of the released eigenvalues
