@@ -28,8 +28,11 @@ process). In the same run, interleaved round by round (medians of ``--repeats``)
 ``--baseline DIR`` also times the skdpgd fits of another copy of the package (a directory
 holding ``skdpgd/``, e.g. ``git archive <commit> skdpgd | tar -x -C /tmp/old``) in the same
 run, in its own process, round by round with this checkout's: before and after a change.
-Test accuracy (``--n-test`` held-out rows) is recorded for the classifiers and R^2 for the
-regressors. Everything, with the load average before and after, goes to ``--out``.
+Each time is also taken as the process's CPU time: on a machine shared with other jobs,
+the CPU ratios are the steadier ones (they leave out the time other jobs held the core, not
+the memory bandwidth they used). Test accuracy (``--n-test`` held-out rows) is recorded for the classifiers and R^2 for the
+regressors. Everything, with the load average before and after, is appended to the list of
+runs in ``--out``.
 
 Usage::
 
@@ -151,9 +154,10 @@ def worker(data_dir, n):
         method = json.loads(line)["method"]
         if method == "floor":
             flat = X.ravel()
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             float(np.dot(flat, flat))
-            print(json.dumps({"seconds": time.perf_counter() - start}), flush=True)
+            print(json.dumps({"seconds": time.perf_counter() - start,
+                              "cpu_seconds": time.process_time() - cpu}), flush=True)
             continue
         model, kind = estimator(method)
         y, y_test = targets[kind]
@@ -161,11 +165,12 @@ def worker(data_dir, n):
             estimator(method)[0].fit(X[:2000], y[:2000])
         _cached_plan.cache_clear()
         timers.seconds, timers.n_passes = {}, 0
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         model.fit(X, y)
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         n_iter = getattr(model, "n_iter_", None)
-        result = {"seconds": seconds, "score": float(model.score(X_test, y_test)),
+        result = {"seconds": seconds, "cpu_seconds": cpu,
+                  "score": float(model.score(X_test, y_test)),
                   "n_iter": None if n_iter is None else int(np.max(n_iter)),
                   "solver": getattr(model, "solver_", None)}
         if method.startswith("dp"):
@@ -201,6 +206,7 @@ class Worker:
 def summarise(runs, floor):
     """Medians over repeats of the time, its ratio to the floor, and of each breakdown part."""
     out = {"seconds": float(np.median([r["seconds"] for r in runs])),
+           "cpu_seconds": float(np.median([r["cpu_seconds"] for r in runs])),
            "score": runs[0]["score"], "n_iter": runs[0]["n_iter"], "solver": runs[0]["solver"],
            "all_seconds": [round(r["seconds"], 4) for r in runs]}
     out["floors"] = out["seconds"] / floor
@@ -256,29 +262,36 @@ def main():
             variant.close()
     floor = float(np.median([r["seconds"] for r in runs["floor"]]))
     methods = {m: summarise(r, floor) for m, r in runs.items() if m != "floor"}
-    ratios = {}
+    ratios, cpu_ratios = {}, {}
     for key, value in methods.items():
         reference = methods.get("lbfgs" if "dplog" in key else "ridge")
         if ":" in key and reference:
             ratios[key] = value["seconds"] / reference["seconds"]
+            cpu_ratios[key] = value["cpu_seconds"] / reference["cpu_seconds"]
     result = {"command": " ".join([Path(sys.executable).name, *sys.argv]), "label": args.label,
               "shape": [n, args.d], "repeats": args.repeats, "cpus": os.cpu_count(),
               "load_average_before": load_before, "load_average_after": os.getloadavg(),
               "packages": packages, "floor_s": floor, "floor_GBps": n * args.d * 8 / floor / 1e9,
-              "ratio_to_sklearn": ratios, "methods": methods}
+              "floor_cpu_s": float(np.median([r["cpu_seconds"] for r in runs["floor"]])),
+              "ratio_to_sklearn": ratios, "cpu_ratio_to_sklearn": cpu_ratios, "methods": methods}
     print(f"floor {floor:.3f} s ({result['floor_GBps']:.1f} GB/s); load {load_before}")
-    print("| method | s | floors | x sklearn | passes | floor / pass | score | breakdown |")
-    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    print("| method | s | CPU s | floors | x sklearn | x sklearn (CPU) | passes | floor / pass | "
+          "score | breakdown (s) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for key, value in methods.items():
         parts = ", ".join(f"{k} {v:.2f}" for k, v in value.get("breakdown", {}).items())
         ratio = ratios.get(key)
         per_pass = value.get("floor_over_pass")
-        print(f"| {key} | {value['seconds']:.2f} | {value['floors']:.1f} | "
-              f"{'' if ratio is None else f'{ratio:.2f}'} | {value.get('n_passes', '')} | "
+        cpu_ratio = cpu_ratios.get(key)
+        print(f"| {key} | {value['seconds']:.2f} | {value['cpu_seconds']:.2f} | "
+              f"{value['floors']:.1f} | {'' if ratio is None else f'{ratio:.2f}'} | "
+              f"{'' if cpu_ratio is None else f'{cpu_ratio:.2f}'} | {value.get('n_passes', '')} | "
               f"{'' if per_pass is None else f'{per_pass:.2f}'} | {value['score']:.4f} | "
               f"{parts} |")
-    if args.out:
-        Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+    if args.out:  # a list of runs: this one appended
+        out = Path(args.out)
+        runs = json.loads(out.read_text())["runs"] if out.exists() else []
+        out.write_text(json.dumps({"runs": runs + [result]}, indent=1) + "\n")
 
 
 if __name__ == "__main__":
