@@ -90,13 +90,19 @@ def _row_factors(X, max_norm, *, n_jobs=None):
 
 
 #: Bytes of float64 clipped rows per block of the Gram pass (:meth:`ClippedDesign.gram`): a
-#: block stays in a core's L2 cache between its scaling and its product.
+#: block stays in a core's cache between its scaling and its product.
 GRAM_BLOCK_BYTES = 512 * 2**10
 
 
 def _gram_block_rows(n_features):
-    """Rows per block of :meth:`ClippedDesign.gram`: a function of d only (bit-identity)."""
-    return max(8, GRAM_BLOCK_BYTES // (8 * max(1, n_features)))
+    """Rows per block of :meth:`ClippedDesign.gram`: a function of d only (bit-identity).
+
+    :data:`GRAM_BLOCK_BYTES` of float64 rows, and at least d/2 rows for wide designs, so
+    that adding a block's d x d product to the sum (d^2 additions) stays small next to
+    the product itself (m d^2 / 2 multiply-adds for m rows).
+    """
+    d = max(1, int(n_features))
+    return max(8, GRAM_BLOCK_BYTES // (8 * d), d // 2)
 
 
 def _csr_row_view(X, rows):
@@ -259,11 +265,12 @@ class ClippedDesign:
     def gram(self):
         r""":math:`\tilde X^\top \tilde X` in float64, block by block.
 
-        The clipped features of each block of rows (:data:`GRAM_BLOCK_BYTES` of float64,
-        a function of d only) are written as :math:`q_i (p_i x_i)` into one float64
-        buffer reused for every block, which stays in the processor's cache for the
-        product that follows: :math:`B^\top B` of the block (numpy's symmetric rank-k
-        update, half the multiplications of a general product) and its column sums. The
+        The clipped features of each block of rows (about :data:`GRAM_BLOCK_BYTES`, a
+        function of d only: :func:`_gram_block_rows`) are written as
+        :math:`q_i (p_i x_i)` into one float64 buffer reused for every block, which
+        stays in the processor's cache for the product that follows: :math:`B^\top B`
+        of the block (numpy's symmetric rank-k update, half the multiplications of a
+        general product) and its column sums. The
         intercept column enters through the column sums, so no augmented copy and no
         temporary larger than a block is made, whatever the length of this design; every
         row goes through the same operations.
