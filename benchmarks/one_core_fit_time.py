@@ -42,6 +42,7 @@ Usage::
 """
 
 import os
+import shlex
 
 for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
     os.environ[_name] = "1"
@@ -268,7 +269,7 @@ def main():
         if ":" in key and reference:
             ratios[key] = value["seconds"] / reference["seconds"]
             cpu_ratios[key] = value["cpu_seconds"] / reference["cpu_seconds"]
-    result = {"command": " ".join([Path(sys.executable).name, *sys.argv]), "label": args.label,
+    result = {"command": shlex.join(["python", *sys.argv]), "label": args.label,
               "shape": [n, args.d], "repeats": args.repeats, "cpus": os.cpu_count(),
               "load_average_before": load_before, "load_average_after": os.getloadavg(),
               "packages": packages, "floor_s": floor, "floor_GBps": n * args.d * 8 / floor / 1e9,
