@@ -26,7 +26,7 @@ from dataclasses import replace
 
 from ..optim import MAX_DENSE_DIM
 from ._base import AUTO_MAX_PASSES, Solver
-from ._cyclic import CyclicSolver
+from ._cyclic import CyclicSolver, calibrate_cyclic, plan_cyclic_together
 from ._preconditioned import PreconditionedSolver, plan_together
 
 __all__ = ["AUTO_GRAM_SHARES", "AUTO_MARGIN_FACTORS", "AUTO_CYCLIC_BATCHES", "AutoSolver",
@@ -88,16 +88,22 @@ def choose(problem):
         Every candidate's prediction, then why the winner won.
     """
     found = candidates(problem)
-    together = [solver for solver in found if isinstance(solver, PreconditionedSolver)]
-    planned = dict(zip(map(id, together), plan_together(problem, together) if together else ()))
+    planned = {}
+    for kind, plan_kind in ((CyclicSolver, plan_cyclic_together),
+                            (PreconditionedSolver, plan_together)):
+        together = [solver for solver in found if isinstance(solver, kind)]
+        if together:  # one search per kind; the cyclic noise calibrated for the winner only
+            planned.update(zip(map(id, together), plan_kind(problem, together)))
     scored = []
-    for solver in found:  # the preconditioned candidates' proxies are scored together
-        plan = planned[id(solver)] if id(solver) in planned else solver.plan(problem)
+    for solver in found:
+        plan = planned[id(solver)]
         scored.append((solver.predict(plan, problem), plan))
     best = min(prediction.excess_loss for prediction, _ in scored)
     tied = [pair for pair in scored
             if pair[0].excess_loss <= best + TIE_TOLERANCE * abs(best)]
     winner, plan = min(tied, key=lambda pair: pair[0].passes)
+    if isinstance(plan.solver, CyclicSolver):
+        plan = calibrate_cyclic(plan, problem)  # the plan plan.solver.plan(problem) gives
     kind = ("excess loss of the best rescaling of theta: a classifier's accuracy sees only "
             "its direction" if problem.scale_free_score else "")
     lines = tuple(

@@ -110,7 +110,7 @@ def batch_heterogeneity(learning_rate, *, gradient_bound, batch_size, n_samples)
 
 
 def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_params, beta_l,
-                   lams, learning_rate, r0, max_epochs, batch_sizes):
+                   lams, learning_rate, r0, max_epochs, batch_sizes, each=False):
     r"""(proxy, lam, E, eta, b) of the best run over the whole grid, as numpy arrays.
 
     For every lam, every step (:data:`STEP_FRACTIONS` of 2/(beta + lam), or the fixed
@@ -118,6 +118,8 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
     (C), :math:`\sigma = S\,h(E)/(b_{\min}\mu^*)`, and the cyclic proxy are evaluated at
     once (arrays of shape (lam, eta, E)). The winner: for each lam the smallest
     (proxy, E, eta, b) in that order, then the first lam with the smallest proxy.
+    ``each``: a list with the winner of every batch size instead (``solver="auto"``'s
+    cyclic candidates).
     """
     lam = np.asarray(lams, dtype=float)[:, None]  # (L, 1)
     beta = beta_l + lam
@@ -131,16 +133,17 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
     proxies, best_epochs = np.full(shape, np.inf), np.ones(shape, dtype=int)
     # every term but the bias lam r0^2 / 2 is >= 0: the smaller half of the lams is scored
     # first, and of the others only those whose bias does not exceed the best value found
-    # (the rest are larger everywhere: the winner is that of the whole grid)
+    # for that batch size (the rest are larger everywhere: the winner is that of the grid)
     first = lam[:, 0] <= np.median(lam)
-    for rows in (first, None):
-        if rows is None:
-            rows = ~first & (0.5 * lam[:, 0] * r0**2 <= proxies.min())
-        if not rows.any():
-            continue
-        for j, b in enumerate(batch_sizes):
-            sizes = cyclic_batch_sizes(n_samples, b)
-            n_batches, b_min = len(sizes), int(sizes.min())
+    bias = 0.5 * lam[:, 0] * r0**2
+    for j, b in enumerate(batch_sizes):
+        sizes = cyclic_batch_sizes(n_samples, b)
+        n_batches, b_min = len(sizes), int(sizes.min())
+        for rows in (first, None):
+            if rows is None:
+                rows = ~first & (bias <= proxies[:, :, j].min())
+            if not rows.any():
+                continue
             if target_mu == math.inf or sensitivity == 0:
                 sigmas = np.zeros(epochs.shape)
             else:
@@ -157,6 +160,17 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
             best = np.argmin(proxy, axis=2)  # the first (fewest epochs) of equal values
             proxies[rows, :, j] = np.take_along_axis(proxy, best[:, :, None], axis=2)[:, :, 0]
             best_epochs[rows, :, j] = epochs[best]
+    if each:
+        return [_winner(proxies[:, :, [j]], best_epochs[:, :, [j]], lam, etas, [b])
+                for j, b in enumerate(batch_sizes)]
+    # every lam was scored against its own batch size's best, a superset of the rows that
+    # a common best keeps: the whole grid's winner, by the same order
+    return _winner(proxies, best_epochs, lam, etas, batch_sizes)
+
+
+def _winner(proxies, best_epochs, lam, etas, batch_sizes):
+    """(proxy, lam, E, eta, b) of :func:`_search_cyclic`'s order over (lam, eta, b)."""
+    shape = proxies.shape
     flat = (-1, shape[1] * shape[2])
     keys = (np.broadcast_to(np.asarray(batch_sizes), shape).reshape(flat),
             np.broadcast_to(etas[:, :, None], shape).reshape(flat),
@@ -226,8 +240,9 @@ def plan_noisy_cyclic_gd(
         A fixed number of epochs (``max_iter``): b, eta (and lam) are chosen as above and
         the noise is calibrated for E = ``n_epochs`` epochs.
     calibrate : bool, default=True
-        False leaves ``noise_std`` nan (a candidate of a larger search, which calibrates
-        its winner only).
+        False leaves ``noise_std`` at the closed form of bound (C),
+        :math:`S\,h(E)/(b_{\min}\mu^*)`, before the accountant's conservative rounding
+        (a candidate of a larger search, which calibrates its winner only).
 
     Returns
     -------
@@ -245,8 +260,9 @@ def plan_noisy_cyclic_gd(
 
 def _plan_cyclic(epsilon, delta, *, lams, sensitivity, gradient_bound, n_samples, n_params,
                  data_smoothness, initial_distance, max_epochs, batch_sizes, learning_rate=None,
-                 n_epochs=None, calibrate=True):
-    """:func:`plan_noisy_cyclic_gd` over the grid ``lams`` (checked here, searched at once)."""
+                 n_epochs=None, calibrate=True, each=False):
+    """:func:`plan_noisy_cyclic_gd` over the grid ``lams`` (checked here, searched at once);
+    ``each``: the list of the plans of every batch size (``solver="auto"``'s candidates)."""
     epsilon, delta = check_target(epsilon, delta)
     lams = [check_positive("strong_convexity", lam) for lam in lams]
     max_epochs = check_count("max_epochs", max_epochs)
@@ -258,20 +274,31 @@ def _plan_cyclic(epsilon, delta, *, lams, sensitivity, gradient_bound, n_samples
         raise ValueError("batch_sizes must contain at least one batch size.")
     if learning_rate is not None:
         learning_rate = check_positive("learning_rate", learning_rate)
-    proxy, lam, epochs, eta, batch_size = _search_cyclic(
-        epsilon_delta_to_gdp(epsilon, delta), sensitivity=sensitivity,
-        gradient_bound=gradient_bound, n_samples=n, n_params=n_params,
-        beta_l=data_smoothness, lams=lams, learning_rate=learning_rate, r0=r0,
-        max_epochs=max_epochs, batch_sizes=batch_sizes,
+    target_mu = epsilon_delta_to_gdp(epsilon, delta)
+    found = _search_cyclic(
+        target_mu, sensitivity=sensitivity, gradient_bound=gradient_bound, n_samples=n,
+        n_params=n_params, beta_l=data_smoothness, lams=lams, learning_rate=learning_rate,
+        r0=r0, max_epochs=max_epochs, batch_sizes=batch_sizes, each=each,
     )
-    if n_epochs is not None:  # a fixed number of epochs: calibrated for that number
-        epochs = check_count("n_epochs", n_epochs)
-    beta = data_smoothness + lam
-    plan = NoisyCyclicGDPlan(
-        batch_size, len(cyclic_batch_sizes(n, batch_size)), epochs, math.nan, eta, lam, beta,
-        contraction_factor(eta, lam, beta), proxy,
-    )
-    return plan if not calibrate else _calibrate_cyclic(plan, epsilon, delta, sensitivity, n)
+    plans = []
+    for proxy, lam, epochs, eta, batch_size in (found if each else [found]):
+        if n_epochs is not None:  # a fixed number of epochs: calibrated for that number
+            epochs = check_count("n_epochs", n_epochs)
+        beta = data_smoothness + lam
+        sizes = cyclic_batch_sizes(n, batch_size)
+        contraction = contraction_factor(eta, lam, beta)
+        plan = NoisyCyclicGDPlan(batch_size, len(sizes), epochs, math.nan, eta, lam, beta,
+                                 contraction, proxy)
+        if calibrate:
+            plan = _calibrate_cyclic(plan, epsilon, delta, sensitivity, n)
+        elif target_mu == math.inf or sensitivity == 0:
+            plan = replace(plan, noise_std=0.0)
+        else:  # the closed form of bound (C) before the accountant's conservative rounding
+            factor = float(cyclic_factors(contraction, len(sizes), np.array([epochs]))[0])
+            plan = replace(plan, noise_std=sensitivity * math.sqrt(factor)
+                           / (int(sizes.min()) * target_mu))
+        plans.append(plan)
+    return plans if each else plans[0]
 
 
 def _calibrate_cyclic(plan, epsilon, delta, sensitivity, n_samples):
