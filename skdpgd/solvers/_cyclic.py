@@ -147,8 +147,8 @@ def plan_cyclic_together(problem, solvers, calibrate=False):
     one search of the planner's grid (lam x eta x E per batch size); each plan is the one
     ``solver.plan(problem)`` gives, but for its noise when ``calibrate`` is False: the
     closed form of bound (C) before the accountant's conservative rounding, enough to
-    score the candidate (:func:`calibrate_cyclic` then calibrates the winner only). The
-    solvers share their compute budget.
+    score the candidate (:func:`calibrate_cyclic` then calibrates the winner only). Each
+    solver keeps its own compute budget (passes).
 
     Parameters
     ----------
@@ -164,9 +164,7 @@ def plan_cyclic_together(problem, solvers, calibrate=False):
     list of NoisyCyclicGDPlan
         One per solver, naming it (``plan.solver``).
     """
-    budgets = {solver._max_epochs(problem) for solver in solvers}
-    if len(budgets) != 1:
-        raise ValueError("solvers planned together share their compute budget.")
+    budgets = [solver._max_epochs(problem) for solver in solvers]
     sizes = [solver._batch_sizes(problem) for solver in solvers]
     lam, eta = problem.strong_convexity, problem.learning_rate
     beta_l = check_positive("data_smoothness", problem.data_smoothness,
@@ -175,7 +173,7 @@ def plan_cyclic_together(problem, solvers, calibrate=False):
         sensitivity=problem.sensitivity, gradient_bound=problem.gradient_bound,
         n_samples=problem.n_samples, n_params=problem.n_params,
         data_smoothness=beta_l, initial_distance=problem.initial_distance,
-        learning_rate=eta, max_epochs=budgets.pop(), calibrate=calibrate,
+        learning_rate=eta, max_epochs=max(budgets), calibrate=calibrate,
         # a fixed number of passes is that number: the noise is calibrated for it, once
         n_epochs=problem.max_iter,
     )
@@ -186,13 +184,12 @@ def plan_cyclic_together(problem, solvers, calibrate=False):
     target = (problem.epsilon, problem.delta)
     if len(solvers) == 1:  # the solver's own choice among its batch sizes
         plans = [_plan_cyclic(*target, lams=lams, batch_sizes=sizes[0], **common)]
-    else:  # one batch size each: the winner of every batch size of one search
+    else:  # one batch size each: the winner of every (batch size, budget) of one search
         if any(len(choice) != 1 for choice in sizes):
             raise ValueError("cyclic solvers planned together have one batch size each.")
         found = _plan_cyclic(*target, lams=lams, batch_sizes=[b for (b,) in sizes],
-                             each=True, **common)
-        by_size = {plan.batch_size: plan for plan in found}
-        plans = [by_size[choice[0]] for choice in sizes]
+                             each=True, budgets=budgets, **common)
+        plans = [found[choice[0], budget] for choice, budget in zip(sizes, budgets)]
     if eta is not None:  # once, against the planned objective's smoothness beta_l + lam
         for plan in plans:
             check_learning_rate(eta, plan.smoothness)

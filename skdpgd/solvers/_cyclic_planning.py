@@ -110,7 +110,7 @@ def batch_heterogeneity(learning_rate, *, gradient_bound, batch_size, n_samples)
 
 
 def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_params, beta_l,
-                   lams, learning_rate, r0, max_epochs, batch_sizes, each=False):
+                   lams, learning_rate, r0, max_epochs, batch_sizes, each=False, budgets=None):
     r"""(proxy, lam, E, eta, b) of the best run over the whole grid, as numpy arrays.
 
     For every lam, every step (:data:`STEP_FRACTIONS` of 2/(beta + lam), or the fixed
@@ -118,8 +118,9 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
     (C), :math:`\sigma = S\,h(E)/(b_{\min}\mu^*)`, and the cyclic proxy are evaluated at
     once (arrays of shape (lam, eta, E)). The winner: for each lam the smallest
     (proxy, E, eta, b) in that order, then the first lam with the smallest proxy.
-    ``each``: a list with the winner of every batch size instead (``solver="auto"``'s
-    cyclic candidates).
+    ``each``: a dict with the winner of every batch size b and every compute budget B of
+    ``budgets`` (default: ``max_epochs``; E <= B), keyed (b, B), instead
+    (``solver="auto"``'s cyclic candidates).
     """
     lam = np.asarray(lams, dtype=float)[:, None]  # (L, 1)
     beta = beta_l + lam
@@ -129,11 +130,13 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
         etas = np.full(lam.shape, float(learning_rate))
     contraction = np.maximum(np.abs(1.0 - etas * lam), np.abs(1.0 - etas * beta))
     epochs = np.arange(1, max_epochs + 1)
-    shape = etas.shape + (len(batch_sizes),)
+    budgets = sorted({int(budget) for budget in budgets or (max_epochs,)})
+    shape = etas.shape + (len(batch_sizes), len(budgets))
     proxies, best_epochs = np.full(shape, np.inf), np.ones(shape, dtype=int)
     # every term but the bias lam r0^2 / 2 is >= 0: the smaller half of the lams is scored
     # first, and of the others only those whose bias does not exceed the best value found
-    # for that batch size (the rest are larger everywhere: the winner is that of the grid)
+    # for that batch size and each budget (the rest are larger everywhere, at every E <= B:
+    # the winners are those of the grid)
     first = lam[:, 0] <= np.median(lam)
     bias = 0.5 * lam[:, 0] * r0**2
     for j, b in enumerate(batch_sizes):
@@ -141,7 +144,7 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
         n_batches, b_min = len(sizes), int(sizes.min())
         for rows in (first, None):
             if rows is None:
-                rows = ~first & (bias <= proxies[:, :, j].min())
+                rows = ~first & (bias <= proxies[:, :, j].min(axis=(0, 1)).max())
             if not rows.any():
                 continue
             if target_mu == math.inf or sensitivity == 0:
@@ -157,15 +160,18 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
                 etas[rows], gradient_bound=gradient_bound, batch_size=b_min,
                 n_samples=n_samples,
             )[:, :, None]
-            best = np.argmin(proxy, axis=2)  # the first (fewest epochs) of equal values
-            proxies[rows, :, j] = np.take_along_axis(proxy, best[:, :, None], axis=2)[:, :, 0]
-            best_epochs[rows, :, j] = epochs[best]
+            for t, budget in enumerate(budgets):
+                best = np.argmin(proxy[:, :, :budget], axis=2)  # the first of equal values
+                proxies[rows, :, j, t] = np.take_along_axis(
+                    proxy, best[:, :, None], axis=2)[:, :, 0]
+                best_epochs[rows, :, j, t] = epochs[best]
     if each:
-        return [_winner(proxies[:, :, [j]], best_epochs[:, :, [j]], lam, etas, [b])
-                for j, b in enumerate(batch_sizes)]
+        return {(b, budget): _winner(proxies[:, :, [j], t], best_epochs[:, :, [j], t], lam,
+                                     etas, [b])
+                for j, b in enumerate(batch_sizes) for t, budget in enumerate(budgets)}
     # every lam was scored against its own batch size's best, a superset of the rows that
     # a common best keeps: the whole grid's winner, by the same order
-    return _winner(proxies, best_epochs, lam, etas, batch_sizes)
+    return _winner(proxies[..., -1], best_epochs[..., -1], lam, etas, batch_sizes)
 
 
 def _winner(proxies, best_epochs, lam, etas, batch_sizes):
@@ -260,9 +266,10 @@ def plan_noisy_cyclic_gd(
 
 def _plan_cyclic(epsilon, delta, *, lams, sensitivity, gradient_bound, n_samples, n_params,
                  data_smoothness, initial_distance, max_epochs, batch_sizes, learning_rate=None,
-                 n_epochs=None, calibrate=True, each=False):
+                 n_epochs=None, calibrate=True, each=False, budgets=None):
     """:func:`plan_noisy_cyclic_gd` over the grid ``lams`` (checked here, searched at once);
-    ``each``: the list of the plans of every batch size (``solver="auto"``'s candidates)."""
+    ``each``: a dict of the plans of every batch size b and compute budget B of
+    ``budgets`` (E <= B <= ``max_epochs``), keyed (b, B) (``solver="auto"``'s candidates)."""
     epsilon, delta = check_target(epsilon, delta)
     lams = [check_positive("strong_convexity", lam) for lam in lams]
     max_epochs = check_count("max_epochs", max_epochs)
@@ -278,10 +285,10 @@ def _plan_cyclic(epsilon, delta, *, lams, sensitivity, gradient_bound, n_samples
     found = _search_cyclic(
         target_mu, sensitivity=sensitivity, gradient_bound=gradient_bound, n_samples=n,
         n_params=n_params, beta_l=data_smoothness, lams=lams, learning_rate=learning_rate,
-        r0=r0, max_epochs=max_epochs, batch_sizes=batch_sizes, each=each,
+        r0=r0, max_epochs=max_epochs, batch_sizes=batch_sizes, each=each, budgets=budgets,
     )
-    plans = []
-    for proxy, lam, epochs, eta, batch_size in (found if each else [found]):
+    plans = {}
+    for key, (proxy, lam, epochs, eta, batch_size) in (found if each else {0: found}).items():
         if n_epochs is not None:  # a fixed number of epochs: calibrated for that number
             epochs = check_count("n_epochs", n_epochs)
         beta = data_smoothness + lam
@@ -297,7 +304,7 @@ def _plan_cyclic(epsilon, delta, *, lams, sensitivity, gradient_bound, n_samples
             factor = float(cyclic_factors(contraction, len(sizes), np.array([epochs]))[0])
             plan = replace(plan, noise_std=sensitivity * math.sqrt(factor)
                            / (int(sizes.min()) * target_mu))
-        plans.append(plan)
+        plans[key] = plan
     return plans if each else plans[0]
 
 

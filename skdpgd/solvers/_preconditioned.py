@@ -34,7 +34,7 @@ from ..optim import (
     release_gram,
 )
 from ._base import Solver
-from ._preconditioned_planning import GRAM_SHARE, plan_preconditioned_settings
+from ._preconditioned_planning import GRAM_SHARE, MAX_STEPS, plan_preconditioned_settings
 from ._utility import Prediction, predicted_excess_loss
 
 __all__ = ["PreconditionedSolver", "plan_together"]
@@ -152,9 +152,9 @@ def plan_together(problem, solvers):
     """The plans of several :class:`PreconditionedSolver` on one problem, scored together.
 
     ``solver="auto"`` plans its nine preconditioned candidates (Gram shares x margin
-    factors) in one recursion of the planner's proxy
+    factors, at each compute budget) in one recursion of the planner's proxy
     (:func:`~skdpgd.solvers._preconditioned_planning.plan_preconditioned_settings`); each
-    plan is the one ``solver.plan(problem)`` gives. The solvers share ``max_steps``.
+    plan is the one ``solver.plan(problem)`` gives, each solver keeping its ``max_steps``.
 
     Parameters
     ----------
@@ -179,16 +179,14 @@ def plan_together(problem, solvers):
             f"matrix, above its limit of {MAX_DENSE_DIM} columns; use solver='cyclic' "
             "(or 'auto', which does so)."
         )
-    budgets = {solver.max_steps for solver in solvers}
-    if len(budgets) != 1:
-        raise ValueError("solvers planned together share max_steps.")
-    max_steps = budgets.pop()
+    budgets = [MAX_STEPS if solver.max_steps is None else solver.max_steps
+               for solver in solvers]
     s_g = gram_sensitivity(problem.row_norm)  # once per plan: the run's report reuses it
     # a fixed number of passes is that number: the planner calibrates for it, once
     if problem.max_iter is not None:
         kwargs = {"max_steps": problem.max_iter, "n_steps": problem.max_iter}
     else:
-        kwargs = {} if max_steps is None else {"max_steps": max_steps}
+        kwargs = {"budgets": budgets}
     plans = plan_preconditioned_settings(
         problem.epsilon, problem.delta,
         settings=[(GRAM_SHARE if solver.gram_share is None else solver.gram_share,

@@ -242,7 +242,7 @@ def plan_preconditioned_settings(
     epsilon, delta, *, settings, sensitivity, gram_sensitivity, curvature, n_samples, gram_dim,
     n_params, initial_distance, strong_convexity=None, max_steps=MAX_STEPS, momenta=MOMENTA,
     learning_rate=1.0, strong_convexity_grid=None, failure_probability=MARGIN_FAILURE_PROBABILITY,
-    n_steps=None,
+    n_steps=None, budgets=None,
 ):
     """:func:`plan_preconditioned_gd` for each (gram_share, margin_factor) of ``settings``,
     the proxy of all of them scored in one recursion (``solver="auto"`` plans nine at once).
@@ -259,6 +259,9 @@ def plan_preconditioned_settings(
         As in :func:`plan_preconditioned_gd`.
     strong_convexity_grid, failure_probability, n_steps : optional
         As in :func:`plan_preconditioned_gd`.
+    budgets : sequence of int, optional
+        The largest number of steps of each setting (``solver="auto"``'s compute budgets;
+        default ``max_steps`` for every setting): its K is chosen among 1..budget.
 
     Returns
     -------
@@ -274,7 +277,10 @@ def plan_preconditioned_settings(
     dim = check_count("gram_dim", gram_dim)
     p = check_count("n_params", n_params)
     r0 = check_positive("initial_distance", initial_distance)
-    max_steps = check_count("max_steps", max_steps)
+    if budgets is None:
+        budgets = [max_steps] * len(settings)
+    budgets = [check_count("budget", budget) for budget in budgets]
+    max_steps = check_count("max_steps", max(budgets))
     eta = check_positive("learning_rate", learning_rate)
     shares = [check_share(share) for share, _ in settings]
     kappas = [check_positive("margin_factor", kappa) for _, kappa in settings]
@@ -307,13 +313,14 @@ def plan_preconditioned_settings(
     tables = _search_tables(
         max_steps, sigma1s, margins, pairs=pairs, noisy=target != math.inf, curvature=c,
         learning_rate=eta, n_params=p, initial_distance=r0, row_norm=row_norm,
-        n_outputs=p // dim,
+        n_outputs=p // dim, budgets=budgets,
     )
     plans = []
-    for share, kappa, table in zip(shares, kappas, tables):
+    for share, kappa, table, budget in zip(shares, kappas, tables, budgets):
+        table = table[:budget]
         if target == math.inf:  # no noise: the cap; the run stops on convergence (tolerance)
             pair = int(np.argmin(table.sum(axis=0)))  # the fastest decrease over all K
-            proxy, k = float(table[-1, pair]), max_steps
+            proxy, k = float(table[-1, pair]), budget
         else:
             k_index, pair = np.unravel_index(int(np.argmin(table)), table.shape)
             proxy, k = float(table[k_index, pair]), int(k_index) + 1

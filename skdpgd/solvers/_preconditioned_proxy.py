@@ -158,7 +158,8 @@ def _worst_terms(max_steps, *, margin, curvature, lams, momenta, learning_rate, 
     return worst_opt, worst_noise
 
 
-def _search_tables(max_steps, sigma1s, margins, *, pairs, noisy, initial_distance, **kwargs):
+def _search_tables(max_steps, sigma1s, margins, *, pairs, noisy, initial_distance,
+                   budgets=None, **kwargs):
     """:func:`_proxy_table` of every setting (``sigma1s[i]``, ``margins[i]``) over ``pairs``
     (momentum, lam), all scored in one recursion; the pairs that cannot win left at +inf.
 
@@ -166,7 +167,9 @@ def _search_tables(max_steps, sigma1s, margins, *, pairs, noisy, initial_distanc
     pairs with the smaller half of the lams are scored first; a pair of the others whose
     bias exceeds the best value of its setting is larger than that setting's minimum at
     every K and is not scored (the minimum and its place are those of the full table). A
-    noiseless plan compares sums over K: every pair is scored. Returns an array of shape
+    noiseless plan compares sums over K: every pair is scored. ``budgets[i]``: setting i
+    is searched over K <= budgets[i] only (default ``max_steps``; the pruning uses the
+    best value there, and the rows beyond are left to the caller). Returns an array of shape
     (settings, max_steps, pairs); each column is computed alone (bit for bit the same
     whatever the other columns).
     """
@@ -174,12 +177,13 @@ def _search_tables(max_steps, sigma1s, margins, *, pairs, noisy, initial_distanc
     momenta = np.array([beta for beta, _ in pairs])
     sigma1s, margins = np.asarray(sigma1s, dtype=float), np.asarray(margins, dtype=float)
     r0 = initial_distance
+    budgets = [max_steps] * len(margins) if budgets is None else budgets
     tables = np.full((len(margins), max_steps, len(pairs)), np.inf)
     first = lams <= np.median(lams) if noisy else np.ones(len(pairs), dtype=bool)
     chosen = np.broadcast_to(first, (len(margins), len(pairs)))
     for phase in ("first", "rest"):
         if phase == "rest":  # unless its bias (the same float as the table's) loses
-            best = tables.reshape(len(margins), -1).min(axis=1)
+            best = np.array([table[:budget].min() for table, budget in zip(tables, budgets)])
             chosen = ~first & (0.5 * lams * r0 * r0 <= best[:, None])
         settings, columns = np.nonzero(chosen)
         if not settings.size:
