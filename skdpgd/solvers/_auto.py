@@ -28,9 +28,10 @@ from ..optim import MAX_DENSE_DIM
 from ._base import AUTO_MAX_PASSES, Solver
 from ._cyclic import CyclicSolver, calibrate_cyclic, plan_cyclic_together
 from ._preconditioned import PreconditionedSolver, plan_together
+from ._utility import predict_runs
 
-__all__ = ["AUTO_GRAM_SHARES", "AUTO_MARGIN_FACTORS", "AUTO_CYCLIC_BATCHES", "AutoSolver",
-           "TIE_TOLERANCE", "candidates", "choose"]
+__all__ = ["AUTO_GRAM_SHARES", "AUTO_MARGIN_FACTORS", "AUTO_CYCLIC_BATCHES",
+           "AUTO_PASS_BUDGETS", "AutoSolver", "TIE_TOLERANCE", "candidates", "choose"]
 
 #: Numbers of batches of the cyclic candidates.
 AUTO_CYCLIC_BATCHES = (4, 16)
@@ -43,32 +44,44 @@ AUTO_GRAM_SHARES = (0.125, 0.25, 0.5)
 #: units of the Gram noise bound; a convergence parameter, not a privacy one).
 AUTO_MARGIN_FACTORS = (1.0, 2.0, 4.0)
 
+#: Compute budgets of the candidates, in passes over the data (steps of the preconditioned
+#: candidates): each candidate is planned once per budget, so that an easy problem is
+#: solved in few passes (ties go to the fewest passes).
+AUTO_PASS_BUDGETS = (AUTO_MAX_PASSES,)
+
 #: Predictions within this relative gap of the smallest tie (the proxy's digits beyond
 #: the first two mean nothing), and the cheapest of them wins.
 TIE_TOLERANCE = 0.01
 
 
-def candidates(problem):
+def candidates(problem, budgets=AUTO_PASS_BUDGETS):
     """The solver objects ``"auto"`` compares on ``problem`` (public numbers only).
 
     Parameters
     ----------
     problem : PublicProblem
         The public numbers of the fit.
+    budgets : tuple of int, default=AUTO_PASS_BUDGETS
+        The compute budgets: each candidate once per budget (passes; steps of the
+        preconditioned candidates), ascending.
 
     Returns
     -------
     list of Solver
+        Kind by kind (gd, cyclic, preconditioned settings), each at every budget.
     """
     if problem.learning_rate is not None or problem.batch_size is not None:
         full = problem.batch_size is None
         return [CyclicSolver(full_batch=full, max_passes=None if full else AUTO_MAX_PASSES)]
-    found = [CyclicSolver(full_batch=True, max_passes=AUTO_MAX_PASSES)]
-    found += [CyclicSolver(n_batches=l) for l in AUTO_CYCLIC_BATCHES if l < problem.n_samples]
+    # a fixed max_iter is every candidate's number of passes: one budget
+    budgets = sorted(budgets) if problem.max_iter is None else [AUTO_MAX_PASSES]
+    found = [CyclicSolver(full_batch=True, max_passes=b) for b in budgets]
+    found += [CyclicSolver(n_batches=l, max_passes=b)
+              for l in AUTO_CYCLIC_BATCHES if l < problem.n_samples for b in budgets]
     if problem.gram_dim <= MAX_DENSE_DIM:
-        found += [PreconditionedSolver(gram_share=share, margin_factor=kappa,
-                                       max_steps=AUTO_MAX_PASSES)
-                  for share in AUTO_GRAM_SHARES for kappa in AUTO_MARGIN_FACTORS]
+        found += [PreconditionedSolver(gram_share=share, margin_factor=kappa, max_steps=b)
+                  for share in AUTO_GRAM_SHARES for kappa in AUTO_MARGIN_FACTORS
+                  for b in budgets]
     return found
 
 
@@ -94,10 +107,16 @@ def choose(problem):
         together = [solver for solver in found if isinstance(solver, kind)]
         if together:  # one search per kind; the cyclic noise calibrated for the winner only
             planned.update(zip(map(id, together), plan_kind(problem, together)))
-    scored = []
-    for solver in found:
+    kept, seen = [], set()
+    for solver in found:  # a plan that a smaller budget reached already is that candidate
         plan = planned[id(solver)]
-        scored.append((solver.predict(plan, problem), plan))
+        key = repr(replace(plan, solver=None))
+        if key not in seen:
+            seen.add(key)
+            kept.append(plan)
+    # every prediction at once: the recursions of one setting at several budgets shared
+    runs = [plan.solver._prediction_run(plan, problem) for plan in kept]
+    scored = list(zip(predict_runs(problem, runs), kept))
     best = min(prediction.excess_loss for prediction, _ in scored)
     tied = [pair for pair in scored
             if pair[0].excess_loss <= best + TIE_TOLERANCE * abs(best)]

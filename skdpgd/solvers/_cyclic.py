@@ -24,7 +24,7 @@ from ._cyclic_planning import (
     _plan_cyclic,
     batch_heterogeneity,
 )
-from ._utility import Prediction, predicted_excess_loss
+from ._utility import predict_runs
 
 __all__ = ["AUTO_N_BATCHES", "CyclicSolver", "calibrate_cyclic", "plan_cyclic_together"]
 
@@ -102,21 +102,25 @@ class CyclicSolver(Solver):
         )
 
     def _predict(self, plan, problem):
+        return predict_runs(problem, [self._prediction_run(plan, problem)])[0]
+
+    def _prediction_run(self, plan, problem):
+        """(label, passes, run) of the proxy (:func:`~._utility.predict_runs`)."""
         extra = 0.0
         label = self.name
         if plan.n_batches > 1:
             extra = batch_heterogeneity(plan.learning_rate, gradient_bound=problem.gradient_bound,
                                         batch_size=plan.batch_size, n_samples=problem.n_samples)
             label = f"cyclic ({plan.n_batches} batches)"
+        if self.max_passes is not None and self.max_passes < AUTO_MAX_PASSES:  # a budget
+            label = (f"{label[:-1]}, " if label.endswith(")") else f"{label} (")
+            label += f"at most {self.max_passes} passes)"
         eta = plan.learning_rate
-        excess = predicted_excess_loss(
-            plan.n_steps, plan.noise_std, step=lambda g, shift: np.full(np.shape(g), eta),
-            curvature=problem.curvature, strong_convexity=plan.strong_convexity,
-            n_params=problem.n_params, n_outputs=problem.n_outputs, row_norm=problem.row_norm,
-            initial_distance=problem.largest_distance, scale_free=problem.scale_free_score,
-            extra=extra,
-        )
-        return Prediction(label, excess, float(plan.n_epochs))
+        run = dict(n_steps=plan.n_steps, noise_std=plan.noise_std,
+                   step=lambda g, shift: np.full(np.shape(g), eta),
+                   strong_convexity=plan.strong_convexity, extra=extra,
+                   key=("plain", eta, plan.strong_convexity))
+        return label, float(plan.n_epochs), run
 
     def _run(self, data, loss, plan, rng, callback):
         n_samples = data.n_samples

@@ -33,9 +33,9 @@ from ..optim import (
     preconditioned_noisy_gradient_descent,
     release_gram,
 )
-from ._base import Solver
+from ._base import AUTO_MAX_PASSES, Solver
 from ._preconditioned_planning import GRAM_SHARE, MAX_STEPS, plan_preconditioned_settings
-from ._utility import Prediction, predicted_excess_loss
+from ._utility import predict_runs
 
 __all__ = ["PreconditionedSolver", "plan_together"]
 
@@ -84,21 +84,26 @@ class PreconditionedSolver(Solver):
         )
 
     def _predict(self, plan, problem):
+        return predict_runs(problem, [self._prediction_run(plan, problem)])[0]
+
+    def _prediction_run(self, plan, problem):
+        """(label, passes, run) of the proxy (:func:`~._utility.predict_runs`)."""
         c, lam, eta = plan.curvature, plan.strong_convexity, plan.learning_rate
         margin = plan.margin
-        excess = predicted_excess_loss(
-            plan.n_steps, plan.noise_std,
+        run = dict(
+            n_steps=plan.n_steps, noise_std=plan.noise_std,
             step=lambda g, shift: eta / (c * (g + margin + shift) + lam),
-            curvature=c, strong_convexity=lam, n_params=problem.n_params,
-            n_outputs=problem.n_outputs, row_norm=problem.row_norm,
-            initial_distance=problem.largest_distance, momentum=plan.momentum,
+            strong_convexity=lam, momentum=plan.momentum,
             spread=2.0 * plan.gram_noise_std * math.sqrt(problem.gram_dim),
-            scale_free=problem.scale_free_score,
         )
+        run["key"] = ("preconditioned", c, lam, eta, margin, plan.momentum, run["spread"])
         label = f"preconditioned (Gram share {plan.gram_share:g}"
-        label += ")" if self.margin_factor == 1.0 else f", margin x{self.margin_factor:g})"
+        label += "" if self.margin_factor == 1.0 else f", margin x{self.margin_factor:g}"
+        if self.max_steps is not None and self.max_steps < AUTO_MAX_PASSES:  # auto's budget
+            label += f", at most {self.max_steps} steps"
+        label += ")"
         # the Gram pass costs about d/k gradient passes (d^2 against d k per row)
-        return Prediction(label, excess, plan.n_steps + problem.gram_dim / problem.n_outputs)
+        return label, plan.n_steps + problem.gram_dim / problem.n_outputs, run
 
     def _run(self, data, loss, plan, rng, callback):
         return self.run_released(data, loss, plan, rng, callback)[0]

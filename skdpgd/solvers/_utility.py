@@ -52,7 +52,9 @@ __all__ = [
     "concentrated_initial_distance",
     "direction_errors",
     "error_moments",
+    "predict_runs",
     "predicted_excess_loss",
+    "predicted_excess_losses",
     "scale_free_excess",
     "semicircle_nodes",
 ]
@@ -306,29 +308,117 @@ def predicted_excess_loss(
     float
         The predicted excess loss, in units of the loss.
     """
-    c, lam, p = float(curvature), float(strong_convexity), float(n_params)
+    run = dict(n_steps=n_steps, noise_std=noise_std, step=step,
+               strong_convexity=strong_convexity, momentum=momentum, spread=spread, extra=extra)
+    return predicted_excess_losses(
+        [run], curvature=curvature, n_params=n_params, n_outputs=n_outputs, row_norm=row_norm,
+        initial_distance=initial_distance, scale_free=scale_free,
+    )[0]
+
+
+def predicted_excess_losses(runs, *, curvature, n_params, n_outputs, row_norm,
+                            initial_distance, scale_free=False):
+    """:func:`predicted_excess_loss` of several runs on one problem, their recursions shared.
+
+    ``runs``: dicts of the per-run arguments of :func:`predicted_excess_loss`
+    (``n_steps``, ``noise_std``, ``step``, ``strong_convexity``, and optionally
+    ``momentum``, ``spread``, ``extra``, and ``key``: a hashable value, equal for runs
+    whose ``step``, ``strong_convexity``, ``momentum`` and ``spread`` are equal). Runs of
+    one key (a candidate at several compute budgets) share one error recursion, read at
+    each K; the others are stacked and stepped together (the runs of fewest steps leave
+    first). Each value is the one :func:`predicted_excess_loss` gives for that run alone,
+    bit for bit.
+
+    Returns
+    -------
+    list of float
+    """
+    c, p = float(curvature), float(n_params)
     rt2 = float(row_norm) ** 2
     g = np.concatenate([[0.0], rt2 * SPECTRUM_GRID])
-    if spread:
-        nodes, weights = semicircle_nodes()
-        shift = float(spread) * nodes[:, None]
-        g_points = np.broadcast_to(g, (nodes.size, g.size))
-    else:
-        weights, shift, g_points = None, 0.0, g
-    h = c * g_points + lam
-    mean, variance = direction_errors(n_steps, h, step(g_points, shift), momentum)
+    nodes, weights = semicircle_nodes()
     count = np.minimum(p, n_outputs * rt2 / g[1:])
     share = float(initial_distance) ** 2 / p
-    variance = variance * float(noise_std) ** 2
-    if scale_free:
-        if weights is not None:
-            mean, variance, h_data, h = mean[:, 1:], variance[:, 1:], c * g_points[:, 1:], h[:, 1:]
-        else:
-            mean, variance, h_data, h = mean[1:], variance[1:], c * g[1:], h[1:]
-        return scale_free_excess(h_data, h, mean, variance, share, count, weights) + float(extra)
-    opt, noise = 0.5 * h * mean * mean, 0.5 * h * variance
-    if weights is not None:
-        opt, noise = weights @ opt, weights @ noise
-    worst_opt = np.max(share * count * opt[1:])
-    worst_noise = np.max(count * noise[1:] + (p - count) * noise[0])
-    return 0.5 * lam * share * p + float(worst_opt + worst_noise) + float(extra)
+    arrays, moments, shared, known = [], [None] * len(runs), {}, {}
+    for i, run in enumerate(runs):
+        key = run.get("key", ("run", i))  # equal keys: the same recursion (module docstring)
+        if key not in known:
+            spread = float(run.get("spread", 0.0))
+            if spread:
+                shift = spread * nodes[:, None]
+                g_points = np.broadcast_to(g, (nodes.size, g.size))
+            else:
+                shift, g_points = 0.0, g
+            h = c * g_points + float(run["strong_convexity"])
+            h, gamma = np.broadcast_arrays(np.asarray(h, float),
+                                           np.asarray(run["step"](g_points, shift), float))
+            momentum = run.get("momentum", 0.0)
+            known[key] = (h, gamma, g_points, bool(spread)), momentum
+        (h, gamma, g_points, spread), momentum = known[key]
+        arrays.append(known[key][0])
+        r, k = gamma * h, int(run["n_steps"])
+        if np.all(np.asarray(momentum) == 0.0):  # direction_errors' geometric sum
+            moments[i] = _plain_moments(1.0 - r, gamma**2, k)
+            continue
+        if key not in shared:
+            a, b = np.broadcast_arrays((1.0 - r) * (1.0 + momentum), -(1.0 - r) * momentum)
+            shared[key] = (a, b, [])
+        shared[key][2].append((k, i))
+    for (phi, phi_prev, total, b), readers in _shared_responses(list(shared.values())):
+        for i in readers:  # direction_errors' mean and variance at this run's K
+            moments[i] = phi + b * phi_prev, arrays[i][1] ** 2 * total
+    values = []
+    for run, (h, _, g_points, spread), (mean, variance) in zip(runs, arrays, moments):
+        variance = variance * float(run["noise_std"]) ** 2
+        lam, extra = float(run["strong_convexity"]), float(run.get("extra", 0.0))
+        w = weights if spread else None
+        if scale_free:
+            values.append(scale_free_excess(
+                c * g_points[..., 1:], h[..., 1:], mean[..., 1:], variance[..., 1:], share,
+                count, w) + extra)
+            continue
+        opt, noise = 0.5 * h * mean * mean, 0.5 * h * variance
+        if w is not None:
+            opt, noise = w @ opt, w @ noise
+        worst_opt = np.max(share * count * opt[1:])
+        worst_noise = np.max(count * noise[1:] + (p - count) * noise[0])
+        values.append(0.5 * lam * share * p + float(worst_opt + worst_noise) + extra)
+    return values
+
+
+def _shared_responses(groups):
+    """Yield ``((phi_K, phi_{K-1}, sum_{i<K} phi_i^2, b), readers)`` of each group
+    ``(a, b, [(K, reader), ...])`` at each of its K: :func:`_impulse_response` of every
+    group of one shape stepped together, a group leaving once its largest K is read."""
+    by_shape = {}
+    for a, b, readers in groups:
+        by_shape.setdefault(a.shape, []).append((max(k for k, _ in readers), a, b, readers))
+    for items in by_shape.values():
+        items.sort(key=lambda item: -item[0])  # the longest first: the active ones a prefix
+        a = np.stack([item[1] for item in items])
+        b = np.stack([item[2] for item in items])
+        phi, phi_prev, total = np.ones(a.shape), np.zeros(a.shape), np.zeros(a.shape)
+        wanted = {}
+        for j, (_, _, _, readers) in enumerate(items):
+            for k, reader in readers:
+                wanted.setdefault(k, {}).setdefault(j, []).append(reader)
+        lengths = [item[0] for item in items]
+        for step in range(1, lengths[0] + 1):
+            active = sum(length >= step for length in lengths)
+            a, b, phi, phi_prev, total = (x[:active] for x in (a, b, phi, phi_prev, total))
+            total += phi * phi
+            phi, phi_prev = a * phi + b * phi_prev, phi
+            for j, readers in wanted.get(step, {}).items():
+                yield (phi[j].copy(), phi_prev[j].copy(), total[j].copy(), b[j]), readers
+
+
+def predict_runs(problem, labelled_runs):
+    """[Prediction] of ``(label, passes, run)`` triples on ``problem`` (a PublicProblem),
+    scored together by :func:`predicted_excess_losses` (r0: ``problem.largest_distance``)."""
+    values = predicted_excess_losses(
+        [run for _, _, run in labelled_runs], curvature=problem.curvature,
+        n_params=problem.n_params, n_outputs=problem.n_outputs, row_norm=problem.row_norm,
+        initial_distance=problem.largest_distance, scale_free=problem.scale_free_score,
+    )
+    return [Prediction(label, value, passes)
+            for (label, passes, _), value in zip(labelled_runs, values)]
