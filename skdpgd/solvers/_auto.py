@@ -27,7 +27,7 @@ from dataclasses import replace
 from ..optim import MAX_DENSE_DIM
 from ._base import AUTO_MAX_PASSES, Solver
 from ._cyclic import CyclicSolver, calibrate_cyclic, plan_cyclic_together
-from ._preconditioned import PreconditionedSolver, plan_together
+from ._preconditioned import PreconditionedSolver, calibrate_preconditioned, plan_together
 from ._utility import predict_runs
 
 __all__ = ["AUTO_GRAM_SHARES", "AUTO_MARGIN_FACTORS", "AUTO_CYCLIC_BATCHES",
@@ -105,8 +105,9 @@ def choose(problem):
     for kind, plan_kind in ((CyclicSolver, plan_cyclic_together),
                             (PreconditionedSolver, plan_together)):
         together = [solver for solver in found if isinstance(solver, kind)]
-        if together:  # one search per kind; the cyclic noise calibrated for the winner only
-            planned.update(zip(map(id, together), plan_kind(problem, together)))
+        if together:  # one search per kind; the noise calibrated for the winner only
+            planned.update(zip(map(id, together),
+                               plan_kind(problem, together, calibrate=False)))
     kept, seen = [], set()
     for solver in found:  # a plan that a smaller budget reached already is that candidate
         plan = planned[id(solver)]
@@ -121,8 +122,11 @@ def choose(problem):
     tied = [pair for pair in scored
             if pair[0].excess_loss <= best + TIE_TOLERANCE * abs(best)]
     winner, plan = min(tied, key=lambda pair: pair[0].passes)
+    # the plan plan.solver.plan(problem) gives
     if isinstance(plan.solver, CyclicSolver):
-        plan = calibrate_cyclic(plan, problem)  # the plan plan.solver.plan(problem) gives
+        plan = calibrate_cyclic(plan, problem)
+    else:
+        plan = calibrate_preconditioned(plan, problem)
     kind = ("excess loss of the best rescaling of theta: a classifier's accuracy sees only "
             "its direction" if problem.scale_free_score else "")
     lines = tuple(

@@ -26,6 +26,7 @@ import numpy as np
 
 from .._data import gram_sum, single_threaded_blas
 from ..accounting import preconditioned_gd_report
+from ..accounting.calibration import calibrate_preconditioned_gd
 from ..optim import (
     MAX_DENSE_DIM,
     GramPreconditioner,
@@ -34,10 +35,15 @@ from ..optim import (
     release_gram,
 )
 from ._base import AUTO_MAX_PASSES, Solver
-from ._preconditioned_planning import GRAM_SHARE, MAX_STEPS, plan_preconditioned_settings
+from ._preconditioned_planning import (
+    GRAM_SHARE,
+    MAX_STEPS,
+    gram_noise_margin,
+    plan_preconditioned_settings,
+)
 from ._utility import predict_runs
 
-__all__ = ["PreconditionedSolver", "plan_together"]
+__all__ = ["PreconditionedSolver", "calibrate_preconditioned", "plan_together"]
 
 
 
@@ -153,7 +159,7 @@ class PreconditionedSolver(Solver):
         return coef, preconditioner.matrix()
 
 
-def plan_together(problem, solvers):
+def plan_together(problem, solvers, calibrate=True):
     """The plans of several :class:`PreconditionedSolver` on one problem, scored together.
 
     ``solver="auto"`` plans its nine preconditioned candidates (Gram shares x margin
@@ -167,6 +173,10 @@ def plan_together(problem, solvers):
         The public numbers of the fit.
     solvers : list of PreconditionedSolver
         The settings to plan.
+    calibrate : bool, default=True
+        False: the noise of each plan at its closed form before the accountant's
+        conservative rounding, enough to score it (:func:`calibrate_preconditioned` then
+        calibrates the winner only).
 
     Returns
     -------
@@ -199,8 +209,32 @@ def plan_together(problem, solvers):
         sensitivity=problem.sensitivity, gram_sensitivity=s_g, curvature=problem.curvature,
         n_samples=problem.n_samples, gram_dim=problem.gram_dim, n_params=problem.n_params,
         initial_distance=problem.largest_distance, strong_convexity=problem.strong_convexity,
-        **kwargs,
+        calibrate=calibrate, **kwargs,
     )
     return [replace(plan, solver=solver,
                     smoothness=problem.data_smoothness + plan.strong_convexity)
             for plan, solver in zip(plans, solvers)]
+
+
+def calibrate_preconditioned(plan, problem):
+    """``plan`` (of ``plan_together(..., calibrate=False)``) with its noise calibrated.
+
+    Parameters
+    ----------
+    plan : PreconditionedGDPlan
+        A plan whose tau and sigma are the closed forms before calibration.
+    problem : PublicProblem
+        The public numbers it was planned from.
+
+    Returns
+    -------
+    PreconditionedGDPlan
+        The plan ``plan.solver.plan(problem)`` gives.
+    """
+    tau, sigma = calibrate_preconditioned_gd(
+        problem.epsilon, problem.delta, gram_share=plan.gram_share, n_steps=plan.n_steps,
+        sensitivity=problem.sensitivity, gram_sensitivity=plan.gram_sensitivity,
+        n_samples=problem.n_samples,
+    )
+    margin = plan.solver.margin_factor * gram_noise_margin(tau, problem.gram_dim)
+    return replace(plan, noise_std=sigma, gram_noise_std=tau, margin=margin)

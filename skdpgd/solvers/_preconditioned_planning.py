@@ -242,9 +242,9 @@ def plan_preconditioned_settings(
     epsilon, delta, *, settings, sensitivity, gram_sensitivity, curvature, n_samples, gram_dim,
     n_params, initial_distance, strong_convexity=None, max_steps=MAX_STEPS, momenta=MOMENTA,
     learning_rate=1.0, strong_convexity_grid=None, failure_probability=MARGIN_FAILURE_PROBABILITY,
-    n_steps=None, budgets=None,
+    n_steps=None, budgets=None, calibrate=True,
 ):
-    """:func:`plan_preconditioned_gd` for each (gram_share, margin_factor) of ``settings``,
+    r""":func:`plan_preconditioned_gd` for each (gram_share, margin_factor) of ``settings``,
     the proxy of all of them scored in one recursion (``solver="auto"`` plans nine at once).
 
     Parameters
@@ -262,6 +262,11 @@ def plan_preconditioned_settings(
     budgets : sequence of int, optional
         The largest number of steps of each setting (``solver="auto"``'s compute budgets;
         default ``max_steps`` for every setting): its K is chosen among 1..budget.
+    calibrate : bool, default=True
+        False leaves tau and sigma at their closed forms
+        :math:`S_G/(n\sqrt s\,\mu^*)` and :math:`\sqrt K\,S/(n\sqrt{1-s}\,\mu^*)` before
+        the accountant's conservative rounding (and the margin at that tau): candidates of
+        a larger search, which calibrates its winner only.
 
     Returns
     -------
@@ -300,7 +305,7 @@ def plan_preconditioned_settings(
     else:
         lams = list(c * row_norm**2 * np.logspace(-8, 0, 9))
     target = epsilon_delta_to_gdp(epsilon, delta)
-    sigma1s, margins = [], []
+    sigma1s, margins, taus = [], [], []
     for share, kappa in zip(shares, kappas):
         if target == math.inf:
             tau, sigma1 = 0.0, 0.0
@@ -308,6 +313,7 @@ def plan_preconditioned_settings(
             tau = s_g / (n * math.sqrt(share) * target)
             sigma1 = s / (n * math.sqrt(1.0 - share) * target)
         sigma1s.append(sigma1)
+        taus.append(tau)
         margins.append(kappa * gram_noise_margin(tau, dim, failure_probability))
     pairs = [(beta, lam) for beta in momenta for lam in lams]
     tables = _search_tables(
@@ -327,10 +333,13 @@ def plan_preconditioned_settings(
         beta, lam = pairs[pair]
         if n_steps is not None:  # a fixed number of steps is that number
             k = check_count("n_steps", n_steps)
-        tau, sigma = calibrate_preconditioned_gd(
-            epsilon, delta, gram_share=share, n_steps=k, sensitivity=s, gram_sensitivity=s_g,
-            n_samples=n, target_mu=target,  # mu*, computed once above
-        )
+        if calibrate:
+            tau, sigma = calibrate_preconditioned_gd(
+                epsilon, delta, gram_share=share, n_steps=k, sensitivity=s,
+                gram_sensitivity=s_g, n_samples=n, target_mu=target,  # mu*, computed once
+            )
+        else:  # the closed forms the calibration starts from
+            tau, sigma = taus[len(plans)], math.sqrt(k) * sigma1s[len(plans)]
         plans.append(PreconditionedGDPlan(
             n_steps=k, noise_std=sigma, gram_noise_std=tau, gram_share=share,
             margin=kappa * gram_noise_margin(tau, dim, failure_probability), curvature=c,

@@ -11,7 +11,7 @@ from skdpgd import DPLogisticRegression, DPRidge
 from skdpgd.solvers import CyclicSolver, PreconditionedSolver
 from skdpgd.solvers._auto import TIE_TOLERANCE, candidates, choose
 from skdpgd.solvers._cyclic import calibrate_cyclic, plan_cyclic_together
-from skdpgd.solvers._preconditioned import plan_together
+from skdpgd.solvers._preconditioned import calibrate_preconditioned, plan_together
 from skdpgd.solvers._preconditioned_proxy import _proxy_table, _search_tables
 from skdpgd.solvers._utility import (
     SPECTRUM_GRID,
@@ -112,9 +112,15 @@ def test_joint_plans_are_each_candidates_own_plan(case):
         # the noise the candidate is scored with: the closed form, below the calibration
         assert plan.noise_std <= own.noise_std <= plan.noise_std * (1 + 1e-9)
     preconditioned = [s for s in found if isinstance(s, PreconditionedSolver)]
-    for solver, plan in zip(preconditioned, plan_together(problem, preconditioned)):
-        assert plan == solver.plan(problem)
+    calibrated = plan_together(problem, preconditioned)
+    closed = plan_together(problem, preconditioned, calibrate=False)
+    for solver, plan, candidate in zip(preconditioned, calibrated, closed):
+        own = solver.plan(problem)
+        assert plan == own and calibrate_preconditioned(candidate, problem) == own
         assert plan.n_steps <= solver.max_steps
+        # scored with the closed forms: within the calibration's rounding (1e-12 steps)
+        assert candidate.noise_std == pytest.approx(own.noise_std, rel=1e-9)
+        assert candidate.gram_noise_std == pytest.approx(own.gram_noise_std, rel=1e-9)
 
 
 @pytest.mark.parametrize("case", PROBLEMS)
