@@ -325,8 +325,7 @@ def predicted_excess_losses(runs, *, curvature, n_params, n_outputs, row_norm,
     ``momentum``, ``spread``, ``extra``, and ``key``: a hashable value, equal for runs
     whose ``step``, ``strong_convexity``, ``momentum`` and ``spread`` are equal). Runs of
     one key (a candidate at several compute budgets) share one error recursion, read at
-    each K; the others are stacked and stepped together (the runs of fewest steps leave
-    first). Each value is the one :func:`predicted_excess_loss` gives for that run alone,
+    each K. Each value is the one :func:`predicted_excess_loss` gives for that run alone,
     bit for bit.
 
     Returns
@@ -339,77 +338,51 @@ def predicted_excess_losses(runs, *, curvature, n_params, n_outputs, row_norm,
     nodes, weights = semicircle_nodes()
     count = np.minimum(p, n_outputs * rt2 / g[1:])
     share = float(initial_distance) ** 2 / p
-    arrays, moments, shared, known = [], [None] * len(runs), {}, {}
+    groups = {}  # equal keys: the same recursion (docstring)
     for i, run in enumerate(runs):
-        key = run.get("key", ("run", i))  # equal keys: the same recursion (module docstring)
-        if key not in known:
-            spread = float(run.get("spread", 0.0))
-            if spread:
-                shift = spread * nodes[:, None]
-                g_points = np.broadcast_to(g, (nodes.size, g.size))
-            else:
-                shift, g_points = 0.0, g
-            h = c * g_points + float(run["strong_convexity"])
-            h, gamma = np.broadcast_arrays(np.asarray(h, float),
-                                           np.asarray(run["step"](g_points, shift), float))
-            momentum = run.get("momentum", 0.0)
-            known[key] = (h, gamma, g_points, bool(spread)), momentum
-        (h, gamma, g_points, spread), momentum = known[key]
-        arrays.append(known[key][0])
-        r, k = gamma * h, int(run["n_steps"])
-        if np.all(np.asarray(momentum) == 0.0):  # direction_errors' geometric sum
-            moments[i] = _plain_moments(1.0 - r, gamma**2, k)
-            continue
-        if key not in shared:
-            a, b = np.broadcast_arrays((1.0 - r) * (1.0 + momentum), -(1.0 - r) * momentum)
-            shared[key] = (a, b, [])
-        shared[key][2].append((k, i))
-    for (phi, phi_prev, total, b), readers in _shared_responses(list(shared.values())):
-        for i in readers:  # direction_errors' mean and variance at this run's K
-            moments[i] = phi + b * phi_prev, arrays[i][1] ** 2 * total
-    values = []
-    for run, (h, _, g_points, spread), (mean, variance) in zip(runs, arrays, moments):
+        groups.setdefault(run.get("key", ("run", i)), []).append(i)
+    values = [None] * len(runs)
+
+    def score(run, h, g_points, spread, mean, variance):
         variance = variance * float(run["noise_std"]) ** 2
         lam, extra = float(run["strong_convexity"]), float(run.get("extra", 0.0))
         w = weights if spread else None
         if scale_free:
-            values.append(scale_free_excess(
-                c * g_points[..., 1:], h[..., 1:], mean[..., 1:], variance[..., 1:], share,
-                count, w) + extra)
-            continue
+            return scale_free_excess(c * g_points[..., 1:], h[..., 1:], mean[..., 1:],
+                                     variance[..., 1:], share, count, w) + extra
         opt, noise = 0.5 * h * mean * mean, 0.5 * h * variance
         if w is not None:
             opt, noise = w @ opt, w @ noise
         worst_opt = np.max(share * count * opt[1:])
         worst_noise = np.max(count * noise[1:] + (p - count) * noise[0])
-        values.append(0.5 * lam * share * p + float(worst_opt + worst_noise) + extra)
-    return values
+        return 0.5 * lam * share * p + float(worst_opt + worst_noise) + extra
 
-
-def _shared_responses(groups):
-    """Yield ``((phi_K, phi_{K-1}, sum_{i<K} phi_i^2, b), readers)`` of each group
-    ``(a, b, [(K, reader), ...])`` at each of its K: :func:`_impulse_response` of every
-    group of one shape stepped together, a group leaving once its largest K is read."""
-    by_shape = {}
-    for a, b, readers in groups:
-        by_shape.setdefault(a.shape, []).append((max(k for k, _ in readers), a, b, readers))
-    for items in by_shape.values():
-        items.sort(key=lambda item: -item[0])  # the longest first: the active ones a prefix
-        a = np.stack([item[1] for item in items])
-        b = np.stack([item[2] for item in items])
-        phi, phi_prev, total = np.ones(a.shape), np.zeros(a.shape), np.zeros(a.shape)
+    for members in groups.values():  # one group at a time: its arrays stay in cache
+        run = runs[members[0]]
+        spread = bool(float(run.get("spread", 0.0)))
+        if spread:
+            shift = float(run["spread"]) * nodes[:, None]
+            g_points = np.broadcast_to(g, (nodes.size, g.size))
+        else:
+            shift, g_points = 0.0, g
+        h = c * g_points + float(run["strong_convexity"])
+        h, gamma = np.broadcast_arrays(np.asarray(h, float),
+                                       np.asarray(run["step"](g_points, shift), float))
+        r, momentum = gamma * h, run.get("momentum", 0.0)
+        if np.all(np.asarray(momentum) == 0.0):  # direction_errors' geometric sum
+            for i in members:
+                mean, variance = _plain_moments(1.0 - r, gamma**2, int(runs[i]["n_steps"]))
+                values[i] = score(runs[i], h, g_points, spread, mean, variance)
+            continue
+        a, b = np.broadcast_arrays((1.0 - r) * (1.0 + momentum), -(1.0 - r) * momentum)
         wanted = {}
-        for j, (_, _, _, readers) in enumerate(items):
-            for k, reader in readers:
-                wanted.setdefault(k, {}).setdefault(j, []).append(reader)
-        lengths = [item[0] for item in items]
-        for step in range(1, lengths[0] + 1):
-            active = sum(length >= step for length in lengths)
-            a, b, phi, phi_prev, total = (x[:active] for x in (a, b, phi, phi_prev, total))
-            total += phi * phi
-            phi, phi_prev = a * phi + b * phi_prev, phi
-            for j, readers in wanted.get(step, {}).items():
-                yield (phi[j].copy(), phi_prev[j].copy(), total[j].copy(), b[j]), readers
+        for i in members:
+            wanted.setdefault(int(runs[i]["n_steps"]), []).append(i)
+        for k, (phi, phi_prev, total) in enumerate(_impulse_response(a, b, max(wanted)), 1):
+            for i in wanted.get(k, ()):  # direction_errors' mean and variance at this K
+                values[i] = score(runs[i], h, g_points, spread, phi + b * phi_prev,
+                                  gamma**2 * total)
+    return values
 
 
 def predict_runs(problem, labelled_runs):
