@@ -12,11 +12,15 @@ for every solver, with its compute cost in passes over the data. The candidates:
   factor of :data:`AUTO_MARGIN_FACTORS`, while the augmented design has at most
   ``MAX_DENSE_DIM`` columns.
 
-Each plans for the same compute budget, :data:`~skdpgd.solvers._base.AUTO_MAX_PASSES`
-passes (steps of the preconditioned candidates; ``solver="preconditioned"`` alone plans up
-to 100). The smallest
-prediction wins; predictions within :data:`TIE_TOLERANCE` of it tie, and the cheapest of
-those wins. Not candidates: ``"sgd"`` (its report is not mu-GDP, which pipelines and the
+Each is planned for each compute budget of :data:`AUTO_PASS_BUDGETS` (today one,
+:data:`~skdpgd.solvers._base.AUTO_MAX_PASSES` passes; steps of the preconditioned
+candidates; ``solver="preconditioned"`` alone plans up to 100). Each kind is planned once
+for all its candidates (one cyclic search, one preconditioned table), the candidates are
+scored with the closed-form noise of their plans and together
+(:func:`~skdpgd.solvers._utility.predicted_excess_losses`), a plan reached by a smaller
+budget is listed once, and only the winner's noise is calibrated by the accountant (the
+plan its solver gives alone). The smallest prediction wins; predictions within
+:data:`TIE_TOLERANCE` of it tie, and the cheapest of those wins. Not candidates: ``"sgd"`` (its report is not mu-GDP, which pipelines and the
 ledger compose, and its accountant is an optional dependency). A fixed ``learning_rate``
 or ``batch_size`` keeps the plain-step solvers (``"gd"``, or ``"cyclic"`` with a fixed
 batch size). The report's notes list every candidate's prediction and the winner.
