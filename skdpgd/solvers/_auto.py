@@ -20,8 +20,9 @@ scored with the closed-form noise of their plans and together
 (:func:`~skdpgd.solvers._utility.predicted_excess_losses`), a plan reached by a smaller
 budget is listed once, and only the winner's noise is calibrated by the accountant (the
 plan its solver gives alone). The smallest prediction wins; predictions within
-:data:`TIE_TOLERANCE` of it tie, and the cheapest of those wins. Not candidates: ``"sgd"`` (its report is not mu-GDP, which pipelines and the
-ledger compose, and its accountant is an optional dependency). A fixed ``learning_rate``
+:data:`TIE_TOLERANCE` of it tie, and the cheapest of those wins. Not candidates:
+``"sgd"`` (its report is not mu-GDP, which pipelines and the ledger compose, and its
+accountant is an optional dependency). A fixed ``learning_rate``
 or ``batch_size`` keeps the plain-step solvers (``"gd"``, or ``"cyclic"`` with a fixed
 batch size). The report's notes list every candidate's prediction and the winner.
 """
@@ -49,8 +50,10 @@ AUTO_GRAM_SHARES = (0.125, 0.25, 0.5)
 AUTO_MARGIN_FACTORS = (1.0, 2.0, 4.0)
 
 #: Compute budgets of the candidates, in passes over the data (steps of the preconditioned
-#: candidates): each candidate is planned once per budget, so that an easy problem is
-#: solved in few passes (ties go to the fewest passes).
+#: candidates): each candidate is planned once per budget (ties go to the fewest passes).
+#: One today: with (10, 20, 50) the validation grid lost accuracy (Adult-5000 at epsilon
+#: 0.1 by .008) and the planning took 1.5-2x longer (benchmarks/README.md, "Candidates at
+#: several pass budgets").
 AUTO_PASS_BUDGETS = (AUTO_MAX_PASSES,)
 
 #: Predictions within this relative gap of the smallest tie (the proxy's digits beyond
@@ -89,13 +92,15 @@ def candidates(problem, budgets=AUTO_PASS_BUDGETS):
     return found
 
 
-def choose(problem):
+def choose(problem, budgets=AUTO_PASS_BUDGETS):
     """(plan, notes): the winning candidate's plan and one note per candidate.
 
     Parameters
     ----------
     problem : PublicProblem
         The public numbers of the fit.
+    budgets : tuple of int, default=AUTO_PASS_BUDGETS
+        The candidates' compute budgets (:func:`candidates`).
 
     Returns
     -------
@@ -104,7 +109,7 @@ def choose(problem):
     notes : tuple of str
         Every candidate's prediction, then why the winner won.
     """
-    found = candidates(problem)
+    found = candidates(problem, budgets)
     planned = {}
     for kind, plan_kind in ((CyclicSolver, plan_cyclic_together),
                             (PreconditionedSolver, plan_together)):

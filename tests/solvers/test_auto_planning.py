@@ -123,10 +123,11 @@ def test_joint_plans_are_each_candidates_own_plan(case):
         assert candidate.gram_noise_std == pytest.approx(own.gram_noise_std, rel=1e-9)
 
 
+@pytest.mark.parametrize("budgets", [(50,), (10, 20, 50)])
 @pytest.mark.parametrize("case", PROBLEMS)
-def test_the_winner_is_the_cheapest_near_the_best(case):
+def test_the_winner_is_the_cheapest_near_the_best(case, budgets):
     problem = _problem(case)
-    plan, notes = choose(problem)
+    plan, notes = choose(problem, budgets)
     listed = [line for line in notes if line.startswith("candidate ")]
     values = []
     for line in listed:
@@ -139,8 +140,9 @@ def test_the_winner_is_the_cheapest_near_the_best(case):
     winner = [v for v in values if f"solver='auto' chose {v[0]}:" in notes[-1]]
     assert len(winner) == 1
     assert winner[0][2] <= min(v[2] for v in tied)
-    # and the plan is that candidate's own, calibrated
+    # and the plan is that candidate's own, calibrated, within its budget
     assert plan == plan.solver.plan(problem)
+    assert getattr(plan, "n_epochs", plan.n_steps) <= max(budgets)
     assert math.isfinite(plan.noise_std) and plan.noise_std > 0
 
 
