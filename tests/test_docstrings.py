@@ -59,7 +59,6 @@ EXCLUDED = {
     "skdpgd.accounting.calibrate_sampled_sgd": {"PR01", "RT01"},
     "skdpgd.accounting.sampled_sgd_bounds": {"RT03"},
     "skdpgd.solvers.plan_sampled_sgd": {"PR03", "RT03"},
-    "skdpgd.solvers.sgd_sampling_variance": {"PR01", "RT01"},
     "skdpgd.solvers.sgd_utility_proxy": {"PR01", "RT01"},
 }
 

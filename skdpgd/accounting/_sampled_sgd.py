@@ -20,10 +20,9 @@ The numerics come from Google's ``dp-accounting`` (optional extra ``skdpgd[sgd]`
   :math:`z = \sigma b / L`. At q = 1 this is exactly the Gaussian mechanism with
   replace-one shift 2L, i.e. composition ``composition_gdp`` with S = 2L (tested).
   DP-SGD libraries call z the noise multiplier (relative to the clipping norm L).
-- Fixed-size batches drawn uniformly without replacement: the RDP accountant with
-  ``NeighboringRelation.REPLACE_ONE`` and ``SampledWithoutReplacementDpEvent``
-  (Wang, Balle, Kasiviswanathan 2019, Theorem 27), with the noise multiplier relative
-  to the replace-one sensitivity 2L of the sum: :math:`z = \sigma b / (2L)`.
+
+Poisson sampling is the only one accounted (and the only one the loop draws): fixed-size
+batches drawn without replacement are neither run nor accounted (docs/sgd_bounds.md).
 
 Only upper bounds leave this module: the PLD is built with the library's pessimistic
 discretisation, and calibration returns a noise level whose epsilon was checked to be

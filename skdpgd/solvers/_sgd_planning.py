@@ -94,16 +94,44 @@ class SampledSGDPlan:
 def sgd_sampling_variance(*, gradient_bound, batch_size, n_samples, sampling):
     r"""Bound on the variance of the normalised mini-batch gradient (planning only).
 
-    Poisson with the fixed normaliser b:
-    :math:`\mathrm{Var}\,\frac1b\sum_{i\in B} g_i = \frac{q(1-q)}{b^2}\sum_i\|g_i\|^2
-    \le L^2\frac{1-q}{b}`; uniform batches of size b (without replacement):
-    :math:`L^2\frac{n-b}{b(n-1)}` (finite-population correction), with
-    :math:`\|g_i\|\le L` and q = b/n.
+    With Poisson sampling (every row kept independently with probability q = b/n) and
+    the sum divided by the fixed b, as :func:`skdpgd.optim.noisy_sampled_gradient_descent`
+    does, the indicators are independent Bernoulli(q), so
+
+    .. math::
+
+        \mathrm{Var}\,\frac1b\sum_{i\in B} g_i = \frac{q(1-q)}{b^2}\sum_{i=1}^n\|g_i\|^2
+        \le L^2\,\frac{1-q}{b},
+
+    using :math:`\|g_i\|\le L` and :math:`nq = b` (the trace of the covariance; zero at
+    q = 1, where every row is in every batch). It enters only the utility proxy
+    (:func:`sgd_utility_proxy`, docs/theory.md#sgd-planning) and plays no part in any
+    privacy claim.
+
+    Parameters
+    ----------
+    gradient_bound : float
+        L >= 0, the bound on every per-example gradient norm.
+    batch_size : int
+        b in [1, n], the expected batch size.
+    n_samples : int
+        n, the number of rows.
+    sampling : {"poisson"}
+        The sampler of the run (validated: the only one skdpgd runs and accounts).
+
+    Returns
+    -------
+    float
+        :math:`L^2 (1 - b/n) / b`.
+
+    Raises
+    ------
+    ValueError
+        When ``sampling`` is not ``"poisson"``.
     """
+    check_sampling(sampling)
     b, n, lip = float(batch_size), float(n_samples), float(gradient_bound)
-    if sampling == "poisson":
-        return lip * lip * (1.0 - b / n) / b
-    return 0.0 if b >= n else lip * lip * (n - b) / (b * (n - 1.0))
+    return lip * lip * (1.0 - b / n) / b
 
 
 def sgd_utility_proxy(

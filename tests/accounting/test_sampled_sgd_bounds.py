@@ -65,8 +65,12 @@ def test_sampling_variance_and_proxy():
     # Poisson: q(1-q) sum ||g||^2 / b^2 with n rows of norm L -> L^2 (1-q)/b
     assert sgd_sampling_variance(gradient_bound=2.0, batch_size=10, n_samples=100,
                                  sampling="poisson") == pytest.approx(4.0 * 0.9 / 10)
+    # q = 1: every row is in every batch, the batch gradient is the full one
     assert sgd_sampling_variance(gradient_bound=2.0, batch_size=100, n_samples=100,
-                                 sampling="uniform") == 0.0
+                                 sampling="poisson") == 0.0
+    with pytest.raises(ValueError, match="sampling"):  # no uniform batches: none is run
+        sgd_sampling_variance(gradient_bound=2.0, batch_size=10, n_samples=100,
+                              sampling="uniform")
     # proxy = bias + optimisation + eta (p sigma^2 + V) / 4: K = infinity-like removes the
     # optimisation term, leaving the two closed-form terms
     value = sgd_utility_proxy(10**6, 0.1, n_params=3, learning_rate=0.5, strong_convexity=0.1,
