@@ -43,13 +43,6 @@ EXCLUDED = {
     # skdpgd/accounting/_events.py: an Enum (numpydoc reads EnumType's call signature)
     "skdpgd.accounting.NeighbouringRelation": {"PR01"},
     # skdpgd/accounting/_noisy_gd.py, _rdp.py, _sampled_sgd.py, _sgd_bounds.py, _sgd_planning.py
-    "skdpgd.accounting.composition_gdp": {"PR01", "RT01"},
-    "skdpgd.accounting.convergent_cyclic_factor": {"PR01", "RT01"},
-    "skdpgd.accounting.convergent_gd_factor": {"PR01", "RT01"},
-    "skdpgd.accounting.convex_gd_burn_in": {"PR01", "RT01"},
-    "skdpgd.accounting.cyclic_batch_sizes": {"PR01", "RT01"},
-    "skdpgd.accounting.noisy_cyclic_gd_gdp": {"PR04"},
-    "skdpgd.accounting.noisy_gd_convex_gdp": {"PR01", "RT01"},
     "skdpgd.accounting.chourasia_rdp": {"PR01", "RT01"},
     "skdpgd.accounting.composition_rdp": {"PR01", "RT01"},
     "skdpgd.accounting.gdp_to_rdp": {"PR01", "RT01"},
