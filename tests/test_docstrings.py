@@ -43,10 +43,6 @@ EXCLUDED = {
     # skdpgd/accounting/_events.py: an Enum (numpydoc reads EnumType's call signature)
     "skdpgd.accounting.NeighbouringRelation": {"PR01"},
     # skdpgd/accounting/_noisy_gd.py, _rdp.py, _sampled_sgd.py, _sgd_bounds.py, _sgd_planning.py
-    "skdpgd.accounting.calibrate_poisson_sgd": {"PR01"},
-    "skdpgd.accounting.composed_replace_one_epsilon": {"PR07", "RT03"},
-    "skdpgd.accounting.calibrate_sampled_sgd": {"PR01", "RT01"},
-    "skdpgd.accounting.sampled_sgd_bounds": {"RT03"},
     "skdpgd.solvers.plan_sampled_sgd": {"PR03", "RT03"},
     "skdpgd.solvers.sgd_utility_proxy": {"PR01", "RT01"},
 }

@@ -29,7 +29,11 @@ def test_poisson_run_is_accounted_by_composition_only():
 def test_only_the_sampling_the_estimators_run_is_accounted():
     # fixed-size uniform batches are run by no estimator: the accounting refuses them
     for call in (lambda: sampled_sgd_bounds(0.1, 200, delta=1e-5, sampling="uniform", **RUN),
-                 lambda: calibrate_sampled_sgd(1.0, 1e-5, n_steps=200, sampling="uniform", **RUN)):
+                 lambda: calibrate_sampled_sgd(1.0, 1e-5, n_steps=200, sampling="uniform", **RUN),
+                 # refused before the shortcuts that need no accounting (no noise, no step)
+                 lambda: calibrate_sampled_sgd(float("inf"), 1e-5, n_steps=200,
+                                               sampling="uniform", **RUN),
+                 lambda: calibrate_sampled_sgd(1.0, 1e-5, n_steps=0, sampling="uniform", **RUN)):
         with pytest.raises(ValueError, match=r"sampling must be one of \('poisson',\)"):
             call()
 
