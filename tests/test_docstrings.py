@@ -34,8 +34,6 @@ CHECKS = {"GL08", "GL06", "GL07", "PR01", "PR02", "PR03", "PR04", "PR07", "RT01"
 EXCLUDED = {
     # skdpgd/solvers/_gd_planning.py (moved from accounting/_calibration.py)
     "skdpgd.solvers.batch_heterogeneity": {"PR01", "RT01"},
-    "skdpgd.accounting.calibrate_noisy_cyclic_gd": {"PR01", "RT01"},
-    "skdpgd.accounting.calibrate_noisy_gd": {"PR01"},
     "skdpgd.solvers.optimisation_error": {"PR01", "RT01"},
     "skdpgd.solvers.plan_noisy_cyclic_gd": {"RT03"},
     "skdpgd.solvers.plan_noisy_cyclic_gd_regularization": {"PR01", "RT01"},
