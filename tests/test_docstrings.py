@@ -32,17 +32,8 @@ CHECKS = {"GL08", "GL06", "GL07", "PR01", "PR02", "PR03", "PR04", "PR07", "RT01"
 #: Docstrings still to be completed (object -> the codes it fails today). Fix the
 #: docstring, then delete its line here.
 EXCLUDED = {
-    # skdpgd/solvers/_gd_planning.py (moved from accounting/_calibration.py)
-    "skdpgd.solvers.batch_heterogeneity": {"PR01", "RT01"},
-    "skdpgd.solvers.optimisation_error": {"PR01", "RT01"},
-    "skdpgd.solvers.plan_noisy_cyclic_gd": {"RT03"},
-    "skdpgd.solvers.plan_noisy_cyclic_gd_regularization": {"PR01", "RT01"},
-    "skdpgd.solvers.utility_proxy": {"PR01", "RT01"},
     # skdpgd/accounting/_events.py: an Enum (numpydoc reads EnumType's call signature)
     "skdpgd.accounting.NeighbouringRelation": {"PR01"},
-    # skdpgd/accounting/_noisy_gd.py, _rdp.py, _sampled_sgd.py, _sgd_bounds.py, _sgd_planning.py
-    "skdpgd.solvers.plan_sampled_sgd": {"PR03", "RT03"},
-    "skdpgd.solvers.sgd_utility_proxy": {"PR01", "RT01"},
 }
 
 
