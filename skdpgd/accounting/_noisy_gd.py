@@ -88,7 +88,7 @@ def convergent_gd_factor(contraction, n_steps):
 
     increasing in K towards :math:`\sqrt{(1+c)/(1-c)}`: times :math:`S/(n\sigma)` it is
     the GDP parameter of the last of K full-batch noisy GD steps (Bok, Su and Altschuler,
-    ICML 2024, Theorem 4.2; docs/theory.md#bound-a). The square root of
+    ICML 2024, Theorem 4.2; :ref:`bound-a`). The square root of
     ``convergent_gd_squares()``.
 
     Parameters
@@ -136,7 +136,7 @@ def composition_gdp(noise_std, n_steps, *, sensitivity, n_samples):
     Each step is a Gaussian mechanism with sensitivity S/n and noise sigma, hence
     (S/(n sigma))-GDP (Dong, Roth and Su 2022, Theorem 2.7); K of them compose to
     sqrt(K) S/(n sigma)-GDP (Dong, Roth and Su 2022, Corollary 3.3; Bok-Su-Altschuler
-    Theorem 4.1; docs/theory.md#bound-e). Valid for any loss, any step size, and also
+    Theorem 4.1; :ref:`bound-e`). Valid for any loss, any step size, and also
     when intermediate iterates are released.
 
     Parameters
@@ -210,7 +210,7 @@ def convex_gd_burn_in(*, sensitivity, n_samples, learning_rate, diameter):
     .. math:: \tau^* = \Big\lceil \frac{Dn}{S\eta} \Big\rceil
 
     the number of shifted-interpolation steps of Bok, Su and Altschuler (ICML 2024),
-    Theorem 4.3 (docs/theory.md#bound-b): :func:`noisy_gd_convex_gdp` uses its second term
+    Theorem 4.3 (:ref:`bound-b`): :func:`noisy_gd_convex_gdp` uses its second term
     only for ``K >= tau*``.
 
     Parameters
@@ -247,7 +247,7 @@ def noisy_gd_convex_gdp(noise_std, n_steps, *, sensitivity, n_samples, learning_
 
     Bok, Su and Altschuler (ICML 2024), Theorem 4.3 (convex, beta-smooth losses with
     ``eta <= 2/beta``; the caller is responsible for that hypothesis), with composition
-    (their Theorem 4.1) as the first term; docs/theory.md#bound-b. The second term is
+    (their Theorem 4.1) as the first term; :ref:`bound-b`. The second term is
     the shifted-interpolation bound with tau* = ceil(Dn/(S eta)) steps of shifts
     (:func:`convex_gd_burn_in`); it needs ``K >= tau*``, and for smaller K only composition
     is used (it is then smaller anyway). No estimator uses it (their objectives are
@@ -296,7 +296,7 @@ def cyclic_batch_sizes(n_samples, batch_size):
 
     The rows are split into l batches whose sizes differ by at most one (floor(n/l)
     or ceil(n/l)), the largest first. The smallest, ``n // l``, is what bound (C) uses
-    (docs/theory.md#bound-c): a record in a batch of size b moves that step's averaged
+    (:ref:`bound-c`): a record in a batch of size b moves that step's averaged
     gradient by at most S/b, largest for the smallest batch.
 
     Parameters
@@ -414,7 +414,7 @@ def convergent_cyclic_factor(contraction, n_batches, n_epochs):
 
     for E > 1 (1 for E <= 1): times :math:`S/(b\sigma)` it is the GDP parameter of the
     last iterate of E epochs of cyclic noisy GD over l batches of smallest size b (Bok, Su
-    and Altschuler, ICML 2024, Theorem 4.5; docs/theory.md#bound-c). With one batch
+    and Altschuler, ICML 2024, Theorem 4.5; :ref:`bound-c`). With one batch
     (l = 1) the run is full-batch noisy GD with K = E steps, for which Theorem 4.2 is
     exact (:func:`convergent_gd_factor`); the smaller of the two is returned, so
     full-batch GD is cyclic GD with one batch and loses nothing. The square root of

@@ -19,7 +19,7 @@ def gdp_to_rdp(orders, mu):
 
     A mu-GDP mechanism is dominated by the pair N(0,1), N(mu,1), whose Renyi divergence
     of order alpha is alpha mu^2 / 2 (Dong, Roth and Su 2022, Corollary B.6; Mironov 2017,
-    Proposition 7; docs/theory.md#gdp-to-rdp).
+    Proposition 7; :ref:`GDP to Rényi DP <gdp-to-rdp>`).
 
     Parameters
     ----------
@@ -45,7 +45,7 @@ def composition_rdp(orders, noise_std, n_steps, *, sensitivity, n_samples):
 
     Mironov (2017), Proposition 7 (the Gaussian mechanism with sensitivity S/n and noise
     sigma on the averaged gradient) and Proposition 1 (composition of K of them);
-    docs/theory.md#bound-e. Reported next to the GDP bounds for comparison.
+    :ref:`bound-e`. Reported next to the GDP bounds for comparison.
 
     Parameters
     ----------
@@ -164,7 +164,7 @@ def rdp_to_epsilon(orders, rdp, delta):
       - \frac{\log\delta + \log\alpha}{\alpha-1}`, and
     - Mironov (2017), Proposition 3: :math:`\varepsilon(\alpha) + \frac{\log(1/\delta)}{\alpha-1}`,
 
-    minimised over the given orders and clipped at 0 (docs/theory.md#rdp-conversion).
+    minimised over the given orders and clipped at 0 (:ref:`rdp-conversion`).
     Both are valid upper bounds, so is their minimum.
 
     Parameters

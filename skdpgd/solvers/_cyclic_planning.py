@@ -96,7 +96,7 @@ def batch_heterogeneity(learning_rate, *, gradient_bound, batch_size, n_samples)
     without replacement from n vectors of norm at most G (the finite-population
     correction), and :math:`\eta V/4` is the stationary excess loss of a gradient method
     with step eta and gradient noise of total variance V (the same rule as the noise
-    term of :func:`utility_proxy`; docs/theory.md#predicted-utility, "Mini-batches"). It
+    term of :func:`utility_proxy`; :ref:`predicted-utility`, "Mini-batches"). It
     is a planning heuristic, used only to choose public run parameters; it is 0 for full
     batches (b = n) and plays no part in any privacy claim.
 
@@ -308,7 +308,7 @@ def plan_noisy_cyclic_gd_regularization(
 ):
     r"""Choose lam too: :func:`plan_noisy_cyclic_gd` on a log grid of lam, smallest proxy wins.
 
-    The proxy of :func:`plan_noisy_cyclic_gd` (docs/theory.md#calibration, step 3) is
+    The proxy of :func:`plan_noisy_cyclic_gd` (:ref:`calibration`, step 3) is
     minimised jointly over lam, b, eta and E, all candidates scored at once; its bias
     term :math:`\lambda r_0^2/2` and the contraction factor, hence the noise of bound (C),
     depend on lam. The default grid spans 1e-8 to 1 times beta_l (41 points, five per

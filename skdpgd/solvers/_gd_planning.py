@@ -30,7 +30,7 @@ def optimisation_error(n_steps, *, learning_rate, strong_convexity, smoothness, 
     :math:`\lambda`-contraction takes over. On a quadratic, gradient descent from 0
     multiplies the error in a direction of curvature h by :math:`(1 - \eta h)` per step,
     and that direction's excess objective is h/2 times the squared error
-    (docs/theory.md#calibration, step 3). Vectorised over ``n_steps``. Planning only: it
+    (:ref:`calibration`, step 3). Vectorised over ``n_steps``. Planning only: it
     plays no part in any privacy claim.
 
     Parameters

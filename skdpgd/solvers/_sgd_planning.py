@@ -105,7 +105,7 @@ def sgd_sampling_variance(*, gradient_bound, batch_size, n_samples, sampling):
 
     using :math:`\|g_i\|\le L` and :math:`nq = b` (the trace of the covariance; zero at
     q = 1, where every row is in every batch). It enters only the utility proxy
-    (:func:`sgd_utility_proxy`, docs/theory.md#sgd-planning) and plays no part in any
+    (:func:`sgd_utility_proxy`, :ref:`calibration`) and plays no part in any
     privacy claim.
 
     Parameters
@@ -150,7 +150,7 @@ def sgd_utility_proxy(
     sampled gradient is unbiased, stationary excess loss :math:`\eta\,\mathrm{tr}/4` of a
     gradient method with gradient noise of covariance trace tr) with the sampling variance
     V of :func:`sgd_sampling_variance` added to the injected noise trace :math:`p\sigma^2`
-    (docs/theory.md#calibration, step 3). Vectorised over ``n_steps`` / ``noise_std``.
+    (:ref:`calibration`, step 3). Vectorised over ``n_steps`` / ``noise_std``.
     Plays no part in any privacy claim.
 
     Parameters

@@ -49,7 +49,7 @@ class NeighbouringRelation(enum.Enum):
 
     The two relations below are not interchangeable: a guarantee under one does not
     transfer to the other at the same parameters, so accountants refuse to mix them
-    (docs/theory.md#neighbours). A member is looked up by its value with
+    (:ref:`neighbouring data sets <neighbours>`). A member is looked up by its value with
     ``NeighbouringRelation("replace-one")`` or :meth:`parse`.
 
     Attributes
