@@ -77,16 +77,32 @@ def test_every_public_name_has_an_api_page():
 
 
 def _validated_names():
-    for name, obj in _public_objects():
+    """Every public function and class, and every public method or property a public class
+    defines or inherits from a private skdpgd base (a mixin without a page of its own: its
+    methods are read on the public class's page); each definition once."""
+    public = _public_objects()
+    public_ids = {id(obj) for _, obj in public}
+    seen = set()
+    for name, obj in public:
         if not (inspect.isclass(obj) or inspect.isfunction(obj)):
             continue  # constants: documented by their #: comment
         yield name
-        if inspect.isclass(obj):
-            for member, value in vars(obj).items():
-                if member.startswith("_"):
-                    continue
-                if inspect.isfunction(value) or isinstance(value, property):
-                    yield f"{name}.{member}"
+        if not inspect.isclass(obj):
+            continue
+        members = {}
+        for cls in reversed(obj.__mro__):  # the most derived definition wins
+            if cls is obj or cls.__module__.startswith("skdpgd") and id(cls) not in public_ids:
+                members.update(vars(cls))
+            else:
+                members = {key: value for key, value in members.items() if key not in vars(cls)}
+        for member, value in members.items():
+            if member.startswith("_") or id(value) in seen:
+                continue
+            if inspect.isfunction(value) or isinstance(
+                value, (property, classmethod, staticmethod)
+            ):
+                seen.add(id(value))
+                yield f"{name}.{member}"
 
 
 def _attributes_documented(obj, message):
