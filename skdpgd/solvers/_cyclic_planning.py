@@ -96,9 +96,25 @@ def batch_heterogeneity(learning_rate, *, gradient_bound, batch_size, n_samples)
     without replacement from n vectors of norm at most G (the finite-population
     correction), and :math:`\eta V/4` is the stationary excess loss of a gradient method
     with step eta and gradient noise of total variance V (the same rule as the noise
-    term of :func:`utility_proxy`). It is a planning heuristic, used only to choose
-    public run parameters; it is 0 for full batches (b = n) and plays no part in any
-    privacy claim.
+    term of :func:`utility_proxy`; :ref:`predicted-utility`, "Mini-batches"). It
+    is a planning heuristic, used only to choose public run parameters; it is 0 for full
+    batches (b = n) and plays no part in any privacy claim.
+
+    Parameters
+    ----------
+    learning_rate : float or array-like of float
+        eta > 0, the step size (the result has its shape).
+    gradient_bound : float
+        G >= 0, a bound on the norm of a per-example gradient.
+    batch_size : int
+        b in [1, n], the batch size (the smallest batch of a cyclic partition).
+    n_samples : int
+        n, the number of rows.
+
+    Returns
+    -------
+    float or ndarray of float
+        :math:`\eta V_b / 4` (0 when b >= n), a float for a scalar ``learning_rate``.
     """
     b, n = float(batch_size), float(n_samples)
     eta = np.asarray(learning_rate, dtype=float)
@@ -253,6 +269,9 @@ def plan_noisy_cyclic_gd(
     Returns
     -------
     NoisyCyclicGDPlan
+        The chosen b (smallest batch), l, E, eta, lam, beta, contraction and proxy value,
+        with the noise calibrated by :func:`calibrate_noisy_cyclic_gd` (nan when
+        ``calibrate`` is False).
     """
     lam = check_positive("strong_convexity", strong_convexity)
     beta_l = check_positive("data_smoothness", data_smoothness, allow_zero=True)
@@ -323,8 +342,35 @@ def plan_noisy_cyclic_gd_regularization(
 ):
     r"""Choose lam too: :func:`plan_noisy_cyclic_gd` on a log grid of lam, smallest proxy wins.
 
-    The default grid spans 1e-8 to 1 times beta_l (41 points, coarser than the
-    full-batch planner's because each point searches several batch sizes).
+    The proxy of :func:`plan_noisy_cyclic_gd` (:ref:`calibration`, step 3) is
+    minimised jointly over lam, b, eta and E, all candidates scored at once; its bias
+    term :math:`\lambda r_0^2/2` and the contraction factor, hence the noise of bound (C),
+    depend on lam. The default grid spans 1e-8 to 1 times beta_l (41 points, five per
+    decade). ``solver="gd"`` and ``solver="cyclic"`` plan with ``C="auto"`` /
+    ``alpha="auto"`` through it. Planning only: everything used is public.
+
+    Parameters
+    ----------
+    epsilon : float
+        Target epsilon > 0 (``inf``: no noise).
+    delta : float
+        Target delta in (0, 1).
+    data_smoothness : float
+        beta_l > 0, the smoothness of the data term; the objective is
+        (beta_l + lam)-smooth.
+    strong_convexity_grid : array-like of float, optional
+        The candidate lam > 0; default ``beta_l * numpy.logspace(-8, 0, 41)``.
+    **kwargs
+        The other keyword arguments of :func:`plan_noisy_cyclic_gd` (``sensitivity``,
+        ``gradient_bound``, ``n_samples``, ``n_params``, ``initial_distance``,
+        ``max_epochs``, ``batch_sizes``, and optionally ``learning_rate``, ``n_epochs``,
+        ``calibrate``), with the same meaning.
+
+    Returns
+    -------
+    NoisyCyclicGDPlan
+        The plan with the smallest proxy over the grid (the first lam of the grid on ties), its
+        noise calibrated as in :func:`plan_noisy_cyclic_gd`.
     """
     beta_l = check_positive("data_smoothness", data_smoothness)
     if strong_convexity_grid is None:
