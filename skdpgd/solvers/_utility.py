@@ -328,9 +328,25 @@ def predicted_excess_losses(runs, *, curvature, n_params, n_outputs, row_norm,
     each K. Each value is the one :func:`predicted_excess_loss` gives for that run alone,
     bit for bit.
 
+    Parameters
+    ----------
+    runs : list of dict
+        The runs (keys above).
+    curvature : float
+        c, the loss's bound on l''.
+    n_params, n_outputs : int
+        p and k.
+    row_norm : float
+        Rt, the bound on an augmented row's norm.
+    initial_distance : float
+        r0.
+    scale_free : bool, default=False
+        Score the best rescaling of theta (classifiers) instead of theta itself.
+
     Returns
     -------
     list of float
+        The predicted excess loss of each run, in units of the loss.
     """
     c, p = float(curvature), float(n_params)
     rt2 = float(row_norm) ** 2
@@ -386,8 +402,20 @@ def predicted_excess_losses(runs, *, curvature, n_params, n_outputs, row_norm,
 
 
 def predict_runs(problem, labelled_runs):
-    """[Prediction] of ``(label, passes, run)`` triples on ``problem`` (a PublicProblem),
-    scored together by :func:`predicted_excess_losses` (r0: ``problem.largest_distance``)."""
+    """The :class:`Prediction` of each candidate run on one problem, scored together.
+
+    Parameters
+    ----------
+    problem : PublicProblem
+        The public numbers of the fit (r0 is ``problem.largest_distance``).
+    labelled_runs : list of tuple
+        ``(label, passes, run)``, ``run`` a dict of :func:`predicted_excess_losses`.
+
+    Returns
+    -------
+    list of Prediction
+        One per run, by :func:`predicted_excess_losses`.
+    """
     values = predicted_excess_losses(
         [run for _, _, run in labelled_runs], curvature=problem.curvature,
         n_params=problem.n_params, n_outputs=problem.n_outputs, row_norm=problem.row_norm,
