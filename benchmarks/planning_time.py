@@ -16,11 +16,13 @@ public numbers, so that "first" means a cold plan cache only. Medians of ``--rep
 
 With ``--before PATH`` the same measurements run first in a subprocess on the skdpgd
 package found under PATH (``PYTHONPATH=PATH``), so that both versions are measured in one
-run on one machine; the JSON holds both. Usage::
+run on one machine; the JSON holds both. ``--compare LABEL=PATH`` (repeatable) measures
+further packages the same way, stored under LABEL (e.g. a variant with more candidates).
+Usage::
 
     git archive 8942247 skdpgd | tar -x -C /tmp/before   # the code before the change
     python benchmarks/planning_time.py [--before /tmp/before] [--repeats 7]
-        [--out benchmarks/results/planning_time.json]
+        [--compare budgets=/tmp/variant] [--out benchmarks/results/planning_time.json]
 """
 
 import argparse
@@ -108,10 +110,32 @@ def measure(repeats):
     )
 
 
+def _merge(measured):
+    """One package's rounds as one result: the raw repeats joined, medians over all."""
+    raw = {key: [x for m in measured for x in m["raw"][key]] for key in measured[0]["raw"]}
+    med = lambda xs: float(np.median(xs))  # noqa: E731
+    return dict(
+        measured[0], raw=raw, rounds=len(measured),
+        plan_first_ms=1e3 * med(raw["plan_first"]),
+        plan_first_cpu_ms=1e3 * med(raw["plan_first_cpu"]),
+        fit_first_ms=1e3 * med(raw["fit_first"]), fit_repeat_ms=1e3 * med(raw["fit_repeat"]),
+        first_over_repeat=med(raw["fit_first"]) / med(raw["fit_repeat"]),
+        search_within_5_first_plans=all(
+            s["plan_seconds"] <= 5 * med(raw["plan_first"]) for m in measured
+            for s in m["search_5_fold"].values()),
+        search_5_fold_rounds=[m["search_5_fold"] for m in measured],
+    )
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--before", help="a directory holding the skdpgd package before")
+    parser.add_argument("--compare", action="append", default=[], metavar="LABEL=PATH",
+                        help="another package to measure in the same run, stored as LABEL")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="interleave the packages: each measured --repeats times per round, "
+                             "every package (this one too) in a subprocess, rounds merged")
     parser.add_argument("--json-only", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" /
                                              "planning_time.json"))
@@ -123,17 +147,26 @@ def main(argv=None):
                   machine=f"{platform.machine()}, {os.cpu_count()} cores, "
                           f"Python {platform.python_version()}, numpy {np.__version__}",
                   load_average_before=os.getloadavg())
-    if args.before:
-        env = dict(os.environ, PYTHONPATH=os.path.abspath(args.before))
-        command = [sys.executable, os.path.abspath(__file__), "--json-only",
-                   "--repeats", str(args.repeats)]
-        done = subprocess.run(command, env=env, capture_output=True, text=True, check=True,
-                              cwd=args.before)
-        result["before"] = json.loads(done.stdout.strip().splitlines()[-1])
-    result["after"] = measure(args.repeats)
+    result["command"] = " ".join([Path(sys.executable).name] + sys.argv)
+    others = ([("before", args.before)] if args.before else []) + [
+        tuple(item.split("=", 1)) for item in args.compare]
+    here = str(Path(__file__).resolve().parent.parent)
+    runs = {}
+    for _ in range(args.rounds):  # on a loaded machine, interleaving shares the load out
+        for label, path in others + ([("after", here)] if args.rounds > 1 else []):
+            env = dict(os.environ, PYTHONPATH=os.path.abspath(path))
+            command = [sys.executable, os.path.abspath(__file__), "--json-only",
+                       "--repeats", str(args.repeats)]
+            done = subprocess.run(command, env=env, capture_output=True, text=True,
+                                  check=True, cwd=path)
+            runs.setdefault(label, []).append(json.loads(done.stdout.strip().splitlines()[-1]))
+    if args.rounds == 1:
+        runs["after"] = [measure(args.repeats)]
+    for label, measured in runs.items():
+        result[label] = _merge(measured)
     result["load_average_after"] = os.getloadavg()
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
-    for label in ("before", "after"):
+    for label in [label for label, _ in others] + ["after"]:
         if label in result:
             r = result[label]
             print(f"{label:6s} plan (first fit) {r['plan_first_ms']:6.1f} ms "

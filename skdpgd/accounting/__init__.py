@@ -85,12 +85,13 @@ from ._report import (
 from ._report import (
     epsilon_of as epsilon_of,
 )
-from ._sampled_sgd import (
+from ._sampled_sgd import composed_replace_one_epsilon, poisson_sgd_epsilon
+from ._sgd_bounds import (
+    SampledSGDBounds,
     calibrate_poisson_sgd,
-    composed_replace_one_epsilon,
-    poisson_sgd_epsilon,
+    calibrate_sampled_sgd,
+    sampled_sgd_bounds,
 )
-from ._sgd_bounds import SampledSGDBounds, calibrate_sampled_sgd, sampled_sgd_bounds
 from ._sgd_report import SampledSGDPrivacyReport, sampled_sgd_report
 from .calibration import calibrate_noisy_cyclic_gd, calibrate_noisy_gd
 

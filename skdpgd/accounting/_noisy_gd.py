@@ -80,15 +80,29 @@ def convergent_gd_squares(contraction, n_steps):
 
 
 def convergent_gd_factor(contraction, n_steps):
-    r"""The convergent factor of Bok-Su-Altschuler Theorem 4.2.
+    r"""The convergent factor of Bok-Su-Altschuler Theorem 4.2 (bound (A)).
 
     .. math::
 
         g_{\mathrm{conv}}(K) = \sqrt{\frac{1+c}{1-c}\cdot\frac{1-c^K}{1+c^K}},
 
-    increasing in K towards :math:`\sqrt{(1+c)/(1-c)}`. Returns ``inf`` when
-    ``c >= 1`` (no contraction: the theorem does not apply). The square root of
+    increasing in K towards :math:`\sqrt{(1+c)/(1-c)}`: times :math:`S/(n\sigma)` it is
+    the GDP parameter of the last of K full-batch noisy GD steps (Bok, Su and Altschuler,
+    ICML 2024, Theorem 4.2; :ref:`bound-a`). The square root of
     ``convergent_gd_squares()``.
+
+    Parameters
+    ----------
+    contraction : float
+        c >= 0, the :func:`contraction_factor` of one gradient step.
+    n_steps : int or float
+        K >= 0, the number of steps (``inf`` gives the limit).
+
+    Returns
+    -------
+    float
+        :math:`g_{\mathrm{conv}}(K)`; 0 for K = 0, and ``inf`` when ``c >= 1`` (no
+        contraction: the theorem does not apply).
     """
     return math.sqrt(float(convergent_gd_squares(float(contraction), n_steps)))
 
@@ -109,21 +123,45 @@ def _scale(sensitivity, size, noise_std):
     return sensitivity / (size * noise_std)
 
 
+def _gdp(factor, scale):
+    """factor * scale, with a zero scale (nothing released) giving 0 even for factor inf."""
+    return 0.0 if scale == 0.0 else factor * scale
+
+
 def composition_gdp(noise_std, n_steps, *, sensitivity, n_samples):
     r"""GDP of K noisy full-batch gradient steps by composition (baseline (E)).
 
     .. math:: \mu = \sqrt{K}\,\frac{S}{n\sigma}
 
     Each step is a Gaussian mechanism with sensitivity S/n and noise sigma, hence
-    (S/(n sigma))-GDP; K of them compose to sqrt(K) S/(n sigma)-GDP (Dong, Roth and Su
-    2022, Corollary 3.3; Bok-Su-Altschuler Theorem 4.1). Valid for any loss, any
-    step size, and also when intermediate iterates are released.
+    (S/(n sigma))-GDP (Dong, Roth and Su 2022, Theorem 2.7); K of them compose to
+    sqrt(K) S/(n sigma)-GDP (Dong, Roth and Su 2022, Corollary 3.3; Bok-Su-Altschuler
+    Theorem 4.1; :ref:`bound-e`). Valid for any loss, any step size, and also
+    when intermediate iterates are released.
+
+    Parameters
+    ----------
+    noise_std : float
+        sigma >= 0, standard deviation of the noise on the averaged gradient (``inf``:
+        nothing is released).
+    n_steps : int or float
+        K >= 0, the number of steps (``inf`` allowed).
+    sensitivity : float
+        S >= 0, replace-one sensitivity of one per-example gradient.
+    n_samples : int
+        n >= 1, number of records (public).
+
+    Returns
+    -------
+    mu : float
+        :math:`\sqrt{K}\,S/(n\sigma)`: 0 when K = 0, S = 0 or sigma = inf (for any K,
+        ``inf`` included); ``inf`` when sigma = 0, S > 0 and K > 0.
     """
     sigma, s, n = _check_common(noise_std, sensitivity, n_samples)
     k = check_count("n_steps", n_steps, minimum=0, allow_inf=True)
     if k == 0:
         return 0.0
-    return math.sqrt(k) * _scale(s, n, sigma)
+    return _gdp(math.sqrt(k), _scale(s, n, sigma))
 
 
 def noisy_gd_gdp(
@@ -163,11 +201,34 @@ def noisy_gd_gdp(
     if k == 0:
         return 0.0
     factor = min(math.sqrt(k), convergent_gd_factor(c, k))
-    return factor * _scale(s, n, sigma)
+    return _gdp(factor, _scale(s, n, sigma))
 
 
 def convex_gd_burn_in(*, sensitivity, n_samples, learning_rate, diameter):
-    r"""tau* = ceil(D n / (S eta)), the step count from which bound (B) is convergent."""
+    r"""The burn-in of bound (B): the step count from which its convergent term holds.
+
+    .. math:: \tau^* = \Big\lceil \frac{Dn}{S\eta} \Big\rceil
+
+    the number of shifted-interpolation steps of Bok, Su and Altschuler (ICML 2024),
+    Theorem 4.3 (:ref:`bound-b`): :func:`noisy_gd_convex_gdp` uses its second term
+    only for ``K >= tau*``.
+
+    Parameters
+    ----------
+    sensitivity : float
+        S > 0, replace-one sensitivity of one per-example gradient.
+    n_samples : int
+        n >= 1, number of records (public).
+    learning_rate : float
+        eta > 0, the step size.
+    diameter : float
+        D > 0, the diameter of the convex set the iterates are projected onto.
+
+    Returns
+    -------
+    int
+        :math:`\tau^*`.
+    """
     s = check_positive("sensitivity", sensitivity)
     n = check_count("n_samples", n_samples)
     eta = check_positive("learning_rate", learning_rate)
@@ -185,9 +246,33 @@ def noisy_gd_convex_gdp(noise_std, n_steps, *, sensitivity, n_samples, learning_
             + \big(\tfrac{S}{n}\big)^2\big\lceil\tfrac{Dn}{S\eta}\big\rceil}\Big)
 
     Bok, Su and Altschuler (ICML 2024), Theorem 4.3 (convex, beta-smooth losses with
-    ``eta <= 2/beta``; the caller is responsible for that hypothesis). The second term is
-    the shifted-interpolation bound with tau* = ceil(Dn/(S eta)) steps of shifts; it needs
-    ``K >= tau*``, and for smaller K only composition is used (it is then smaller anyway).
+    ``eta <= 2/beta``; the caller is responsible for that hypothesis), with composition
+    (their Theorem 4.1) as the first term; :ref:`bound-b`. The second term is
+    the shifted-interpolation bound with tau* = ceil(Dn/(S eta)) steps of shifts
+    (:func:`convex_gd_burn_in`); it needs ``K >= tau*``, and for smaller K only composition
+    is used (it is then smaller anyway). No estimator uses it (their objectives are
+    strongly convex and unprojected).
+
+    Parameters
+    ----------
+    noise_std : float
+        sigma >= 0, standard deviation of the noise on the averaged gradient.
+    n_steps : int or float
+        K >= 0, the number of steps (``inf`` allowed).
+    sensitivity : float
+        S >= 0, replace-one sensitivity of one per-example gradient.
+    n_samples : int
+        n >= 1, number of records (public).
+    learning_rate : float
+        eta > 0, at most 2 / beta (not checked: beta is not an argument).
+    diameter : float
+        D > 0, the diameter of the convex set the iterates are projected onto (it must
+        contain theta_0).
+
+    Returns
+    -------
+    mu : float
+        The minimum above: 0 when K = 0 or S = 0, ``inf`` when sigma = 0 and S > 0.
     """
     sigma, s, n = _check_common(noise_std, sensitivity, n_samples)
     k = check_count("n_steps", n_steps, minimum=0, allow_inf=True)
@@ -195,7 +280,7 @@ def noisy_gd_convex_gdp(noise_std, n_steps, *, sensitivity, n_samples, learning_
     d = check_positive("diameter", diameter)
     if k == 0:
         return 0.0
-    composed = math.sqrt(k) * _scale(s, n, sigma)
+    composed = _gdp(math.sqrt(k), _scale(s, n, sigma))
     if s == 0.0:
         return 0.0
     tau = math.ceil(d * n / (s * eta))
@@ -210,7 +295,21 @@ def cyclic_batch_sizes(n_samples, batch_size):
     """Sizes of the l = ceil(n/b) batches of a balanced cyclic partition of n rows.
 
     The rows are split into l batches whose sizes differ by at most one (floor(n/l)
-    or ceil(n/l)), the largest first. The smallest, ``n // l``, is what bound (C) uses.
+    or ceil(n/l)), the largest first. The smallest, ``n // l``, is what bound (C) uses
+    (:ref:`bound-c`): a record in a batch of size b moves that step's averaged
+    gradient by at most S/b, largest for the smallest batch.
+
+    Parameters
+    ----------
+    n_samples : int
+        n >= 1, number of rows (public).
+    batch_size : int
+        b in [1, n], the requested batch size.
+
+    Returns
+    -------
+    ndarray of int
+        The l sizes, in decreasing order; they sum to n.
     """
     n = check_count("n_samples", n_samples)
     b = check_count("batch_size", batch_size)
@@ -244,8 +343,16 @@ def noisy_cyclic_gd_gdp(
     batch_size : int
         Requested batch size b. The partition is balanced (:func:`cyclic_batch_sizes`)
         and the bound uses the smallest batch, b_min = n // l (:ref:`bound-c`).
-    sensitivity, n_samples, learning_rate, strong_convexity, smoothness
-        As in :func:`noisy_gd_gdp`.
+    sensitivity : float
+        S, replace-one sensitivity of one per-example gradient.
+    n_samples : int
+        n, number of records (public).
+    learning_rate : float
+        eta > 0, the step size.
+    strong_convexity : float
+        lam >= 0, the strong convexity of the objective.
+    smoothness : float
+        beta >= lam, the smoothness of the objective.
 
     Returns
     -------
@@ -266,7 +373,7 @@ def noisy_cyclic_gd_gdp(
     if e == 0:
         return 0.0
     factor = min(math.sqrt(e), convergent_cyclic_factor(c, n_batches, e))
-    return factor * _scale(s, b_min, sigma)
+    return _gdp(factor, _scale(s, b_min, sigma))
 
 
 def convergent_cyclic_squares(contraction, n_batches, n_epochs):
@@ -298,11 +405,33 @@ def convergent_cyclic_squares(contraction, n_batches, n_epochs):
 
 
 def convergent_cyclic_factor(contraction, n_batches, n_epochs):
-    r"""The convergent factor of Bok-Su-Altschuler Theorem 4.5 (``inf`` when c >= 1).
+    r"""The convergent factor of Bok-Su-Altschuler Theorem 4.5 (bound (C)).
 
-    With one batch (l = 1) the run is full-batch noisy GD with K = E epochs, for which
-    Theorem 4.2 is exact (:func:`convergent_gd_factor`); the smaller of the two is
-    returned, so full-batch GD is cyclic GD with one batch and loses nothing. The square
-    root of ``convergent_cyclic_squares()``.
+    .. math::
+
+        g_{\mathrm{cyc}}(E) = \sqrt{1 + c^{2l-2}\,\frac{1-c^2}{(1-c^l)^2}
+            \cdot\frac{1-c^{l(E-1)}}{1+c^{l(E-1)}}}
+
+    for E > 1 (1 for E <= 1): times :math:`S/(b\sigma)` it is the GDP parameter of the
+    last iterate of E epochs of cyclic noisy GD over l batches of smallest size b (Bok, Su
+    and Altschuler, ICML 2024, Theorem 4.5; :ref:`bound-c`). With one batch
+    (l = 1) the run is full-batch noisy GD with K = E steps, for which Theorem 4.2 is
+    exact (:func:`convergent_gd_factor`); the smaller of the two is returned, so
+    full-batch GD is cyclic GD with one batch and loses nothing. The square root of
+    ``convergent_cyclic_squares()``.
+
+    Parameters
+    ----------
+    contraction : float
+        c >= 0, the :func:`contraction_factor` of one gradient step.
+    n_batches : int
+        l >= 1, the number of batches of the cyclic partition.
+    n_epochs : int or float
+        E >= 0, the number of passes (``inf`` gives the limit).
+
+    Returns
+    -------
+    float
+        :math:`g_{\mathrm{cyc}}(E)`; ``inf`` when ``c >= 1`` (the theorem does not apply).
     """
     return math.sqrt(float(convergent_cyclic_squares(float(contraction), n_batches, n_epochs)))

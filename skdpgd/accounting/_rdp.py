@@ -18,7 +18,20 @@ def gdp_to_rdp(orders, mu):
     r"""Renyi-DP implied by mu-GDP: :math:`\varepsilon(\alpha) = \alpha\mu^2/2`.
 
     A mu-GDP mechanism is dominated by the pair N(0,1), N(mu,1), whose Renyi divergence
-    of order alpha is alpha mu^2 / 2 (Dong, Roth and Su 2022, Corollary B.6 / Mironov 2017).
+    of order alpha is alpha mu^2 / 2 (Dong, Roth and Su 2022, Corollary B.6; Mironov 2017,
+    Proposition 7; :ref:`GDP to Rényi DP <gdp-to-rdp>`).
+
+    Parameters
+    ----------
+    orders : float or array-like of float
+        Renyi orders alpha > 1 (a 1-D sequence).
+    mu : float
+        mu >= 0, the GDP parameter (``inf`` allowed).
+
+    Returns
+    -------
+    ndarray of float
+        :math:`\alpha\mu^2/2` for each order, with the shape of ``orders``.
     """
     orders = as_orders(orders)
     mu = check_positive("mu", mu, allow_zero=True, allow_inf=True)
@@ -30,7 +43,28 @@ def composition_rdp(orders, noise_std, n_steps, *, sensitivity, n_samples):
 
     .. math:: \varepsilon(\alpha) = K\,\alpha\,\frac{(S/n)^2}{2\sigma^2}
 
-    Mironov (2017), Proposition 7 (Gaussian mechanism) and Proposition 1 (composition).
+    Mironov (2017), Proposition 7 (the Gaussian mechanism with sensitivity S/n and noise
+    sigma on the averaged gradient) and Proposition 1 (composition of K of them);
+    :ref:`bound-e`. Reported next to the GDP bounds for comparison.
+
+    Parameters
+    ----------
+    orders : float or array-like of float
+        Renyi orders alpha > 1 (a 1-D sequence).
+    noise_std : float
+        sigma >= 0, standard deviation of the noise on the averaged gradient.
+    n_steps : int or float
+        K >= 0, the number of steps (``inf`` allowed).
+    sensitivity : float
+        S >= 0, replace-one sensitivity of one per-example gradient.
+    n_samples : int
+        n >= 1, number of records (public).
+
+    Returns
+    -------
+    ndarray of float
+        :math:`\varepsilon(\alpha)` for each order: zeros when K = 0, S = 0 or
+        sigma = inf; ``inf`` when sigma = 0 and K, S > 0.
     """
     orders = as_orders(orders)
     sigma, s, n = _check_common(noise_std, sensitivity, n_samples)
@@ -63,7 +97,34 @@ def chourasia_rdp(
             \big(1 - e^{-\lambda\eta K/2}\big)
 
     Chourasia, Ye and Shokri (NeurIPS 2021), Corollary 1 (:ref:`bound-d`), for
-    lam-strongly convex, beta-smooth objectives and ``eta < 1/beta``.
+    lam-strongly convex, beta-smooth objectives and ``eta < 1/beta``. Their hypotheses
+    also include a random start, which skdpgd's runs (theta_0 = 0) do not meet: reports
+    show this bound for comparison only, never as a guarantee.
+
+    Parameters
+    ----------
+    orders : float or array-like of float
+        Renyi orders alpha > 1 (a 1-D sequence).
+    noise_std : float
+        sigma >= 0, standard deviation of the noise on the averaged gradient.
+    n_steps : int or float
+        K >= 0, the number of steps (``inf`` gives the limit, :math:`1 - e^{-\infty} = 1`).
+    sensitivity : float
+        S >= 0, replace-one sensitivity of one per-example gradient.
+    n_samples : int
+        n >= 1, number of records (public).
+    learning_rate : float
+        eta in (0, 1/beta).
+    strong_convexity : float
+        lam > 0, the strong convexity of the objective.
+    smoothness : float
+        beta >= lam, the smoothness of the objective.
+
+    Returns
+    -------
+    ndarray of float
+        :math:`\varepsilon(\alpha)` for each order: zeros when K = 0, S = 0 or
+        sigma = inf; ``inf`` when sigma = 0 and K, S > 0.
 
     Raises
     ------
@@ -103,8 +164,23 @@ def rdp_to_epsilon(orders, rdp, delta):
       - \frac{\log\delta + \log\alpha}{\alpha-1}`, and
     - Mironov (2017), Proposition 3: :math:`\varepsilon(\alpha) + \frac{\log(1/\delta)}{\alpha-1}`,
 
-    minimised over the given orders and clipped at 0. Both are valid upper bounds, so
-    is their minimum.
+    minimised over the given orders and clipped at 0 (:ref:`rdp-conversion`).
+    Both are valid upper bounds, so is their minimum.
+
+    Parameters
+    ----------
+    orders : float or array-like of float
+        Renyi orders alpha > 1 (a 1-D sequence), e.g. :data:`DEFAULT_ORDERS`.
+    rdp : float or array-like of float
+        :math:`\varepsilon(\alpha) \ge 0` at each order (broadcast to the shape of
+        ``orders``; ``inf`` allowed, nan refused).
+    delta : float
+        Target delta in (0, 1).
+
+    Returns
+    -------
+    float
+        The smallest epsilon over the orders and the two conversions, at least 0.
     """
     orders = as_orders(orders)
     rdp = np.broadcast_to(np.asarray(rdp, dtype=float), orders.shape)

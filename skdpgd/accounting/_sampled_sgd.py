@@ -20,14 +20,14 @@ The numerics come from Google's ``dp-accounting`` (optional extra ``skdpgd[sgd]`
   :math:`z = \sigma b / L`. At q = 1 this is exactly the Gaussian mechanism with
   replace-one shift 2L, i.e. composition ``composition_gdp`` with S = 2L (tested).
   DP-SGD libraries call z the noise multiplier (relative to the clipping norm L).
-- Fixed-size batches drawn uniformly without replacement: the RDP accountant with
-  ``NeighboringRelation.REPLACE_ONE`` and ``SampledWithoutReplacementDpEvent``
-  (Wang, Balle, Kasiviswanathan 2019, Theorem 27), with the noise multiplier relative
-  to the replace-one sensitivity 2L of the sum: :math:`z = \sigma b / (2L)`.
+
+Poisson sampling is the only one accounted (and the only one the loop draws): fixed-size
+batches drawn without replacement are neither run nor accounted (docs/sgd_bounds.md).
 
 Only upper bounds leave this module: the PLD is built with the library's pessimistic
-discretisation, and calibration returns a noise level whose epsilon was checked to be
-at most the target.
+discretisation, and :func:`search_noise`, the search of the calibrations
+(:mod:`._sgd_bounds`), returns a noise level whose epsilon was checked to be at most the
+target.
 """
 
 import math
@@ -36,7 +36,7 @@ from functools import lru_cache
 import numpy as np
 
 from ._checks import check_count, check_positive, check_probability
-from ._gdp import epsilon_delta_to_gdp, gdp_to_epsilon
+from ._gdp import gdp_to_epsilon
 from ._inverter import TargetUnreachableError, invert_monotone
 
 #: Finest PLD discretisation (privacy-loss grid step). Smaller is tighter and slower;
@@ -307,6 +307,7 @@ def composed_replace_one_epsilon(
     Parameters
     ----------
     delta : float
+        The delta in (0, 1) at which epsilon is read.
     gaussian_mu : float, default=0
         GDP parameter of the Gaussian part (0: none; inf: epsilon is inf).
     poisson_runs : tuple of (q, z, K)
@@ -318,6 +319,10 @@ def composed_replace_one_epsilon(
     Returns
     -------
     float
+        epsilon of the composition at ``delta``, an upper bound: 0 when nothing touches
+        data, ``inf`` when ``gaussian_mu`` is inf or a run has z = 0 and K > 0; the
+        closed form of :func:`_unsampled_gdp_epsilon` where the PLD cannot be evaluated
+        (as in :func:`poisson_sgd_epsilon`).
     """
     delta = check_probability("delta", delta)
     mu = check_positive("gaussian_mu", gaussian_mu, allow_zero=True, allow_inf=True)
@@ -361,55 +366,6 @@ def clt_noise_multiplier(target_mu, q, k):
     """
     ratio = target_mu * target_mu / (4.0 * np.asarray(k, float) * np.asarray(q, float) ** 2)
     return 1.0 / np.sqrt(np.arcsinh(ratio))
-
-
-def calibrate_poisson_sgd(
-    epsilon,
-    delta,
-    *,
-    n_steps,
-    batch_size,
-    n_samples,
-    gradient_bound,
-    discretization=None,
-    rtol=2e-3,
-):
-    r"""Smallest noise std (to ``rtol``) that makes a Poisson noisy SGD run (epsilon, delta)-DP.
-
-    A bracketing search on log z over :func:`poisson_sgd_epsilon`, which decreases in z:
-    start from the CLT guess, widen by factors of 1.5 until the bracket
-    [z_lo, z_hi] has eps(z_lo) > epsilon >= eps(z_hi), then bisect until
-    z_hi / z_lo < 1 + rtol. The returned noise is z_hi's, whose epsilon was computed and
-    is at most ``epsilon``: conservative by construction (Opacus/dp_accounting style).
-
-    Returns
-    -------
-    noise_std : float
-        0.0 when ``epsilon`` is inf, K = 0 or L = 0.
-
-    Raises
-    ------
-    ValueError
-        When ``epsilon`` is finite and above ``SGD_MAX_EPSILON`` (1000).
-    RuntimeError
-        When no noise multiplier up to 1e12 meets the target.
-    """
-    epsilon = check_sgd_epsilon(epsilon)
-    delta = check_probability("delta", delta)
-    _, k, b, n, lip = _check_run(1.0, n_steps, batch_size, n_samples, gradient_bound)
-    rtol = check_positive("rtol", rtol)
-    if epsilon == math.inf or k == 0 or lip == 0.0:
-        return 0.0
-    q = b / n
-
-    def eps_of(z):
-        if _needs_closed_form(0.0, ((q, float(z), k),)):
-            return _unsampled_gdp_epsilon(_unsampled_mu(((q, float(z), k),)), delta)
-        d = _resolve_discretization(discretization, _run_mu_scale(q, float(z), k))
-        return _poisson_pld_epsilon(q, float(z), k, delta, d)
-
-    z0 = float(clt_noise_multiplier(epsilon_delta_to_gdp(epsilon, delta), q, k))
-    return search_noise(eps_of, epsilon, z0, rtol=rtol) * lip / b
 
 
 def search_noise(eps_of, epsilon, start, *, rtol=2e-3, ceiling=1e12):

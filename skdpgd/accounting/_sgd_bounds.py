@@ -1,4 +1,4 @@
-r"""Privacy of one sampled noisy SGD run: the bounds that cover it, and their minimum.
+r"""Privacy of one sampled noisy SGD run: the bounds that cover it, their minimum, calibration.
 
 A projected noisy SGD run may be covered by several theorems at once; each is a valid
 upper bound on the same quantity, so their minimum is one too, and the report names the
@@ -27,9 +27,16 @@ symmetrised operator, which dp-accounting's events understate (``docs/sgd_bounds
 import math
 from dataclasses import dataclass, field
 
-from ._checks import check_probability
+from ._checks import check_positive, check_probability
 from ._gdp import epsilon_delta_to_gdp
 from ._sampled_sgd import (
+    _check_run,
+    _needs_closed_form,
+    _poisson_pld_epsilon,
+    _resolve_discretization,
+    _run_mu_scale,
+    _unsampled_gdp_epsilon,
+    _unsampled_mu,
     check_sgd_epsilon,
     clt_noise_multiplier,
     poisson_sgd_epsilon,
@@ -126,6 +133,11 @@ def sampled_sgd_bounds(
     Returns
     -------
     SampledSGDBounds
+        The epsilon of every bound that covers the run (today one: ``"composition"``,
+        :func:`poisson_sgd_epsilon`, :ref:`PLD composition <pld-composition>`), their
+        minimum and the binding one, and
+        :data:`~skdpgd.accounting._sgd_bounds.NOT_APPLICABLE` (why Altschuler-Talwar does
+        not cover it).
     """
     check_sampling(sampling)
     epsilons = {"composition": poisson_sgd_epsilon(
@@ -151,11 +163,51 @@ def calibrate_sampled_sgd(
 
     Every bound decreases as sigma grows, so their minimum does too; the bracketing
     search of :func:`search_noise` returns a sigma whose epsilon was computed and is at
-    most ``epsilon`` (conservative by construction). A finite ``epsilon`` above
-    ``SGD_MAX_EPSILON`` (1000) is refused with a ValueError (:func:`check_sgd_epsilon`).
+    most ``epsilon`` (conservative by construction), starting from the CLT guess of
+    :func:`~skdpgd.accounting._sampled_sgd.clt_noise_multiplier` (planning only). With
+    the one bound that covers a Poisson run it solves the equation of
+    :func:`calibrate_poisson_sgd` (:ref:`PLD composition <pld-composition>`), which
+    brackets z = sigma b / L instead of sigma: the two answers agree to ``rtol``.
+
+    Parameters
+    ----------
+    epsilon : float
+        Target epsilon in (0, ``SGD_MAX_EPSILON``], or ``inf`` (no noise).
+    delta : float
+        Target delta in (0, 1).
+    n_steps : int
+        K >= 0, the number of steps.
+    sampling : {"poisson"}
+        How :func:`skdpgd.optim.noisy_sampled_gradient_descent` draws the batches.
+    batch_size : int
+        b in [1, n], the expected batch size.
+    n_samples : int
+        n >= 1, the number of rows (public).
+    gradient_bound : float
+        L >= 0, bound on every per-example gradient norm.
+    discretization : float or None, default=None
+        PLD grid step; None: automatic
+        (:func:`~skdpgd.accounting._sampled_sgd.pld_discretization`).
+    rtol : float, default=2e-3
+        Relative width of the final bracket on sigma; the answer is its upper end.
+
+    Returns
+    -------
+    noise_std : float
+        sigma on the averaged gradient, whose :func:`sampled_sgd_bounds` epsilon was
+        computed and is at most ``epsilon``; 0.0 when ``epsilon`` is inf, K = 0 or L = 0.
+
+    Raises
+    ------
+    ValueError
+        When ``epsilon`` is finite and above ``SGD_MAX_EPSILON`` (1000)
+        (:func:`check_sgd_epsilon`), or ``sampling`` is not ``"poisson"``.
+    RuntimeError
+        When no noise level up to 1e12 meets the target.
     """
     epsilon = check_sgd_epsilon(epsilon)
     delta = check_probability("delta", delta)
+    check_sampling(sampling)
     if epsilon == math.inf or n_steps == 0 or gradient_bound == 0:
         return 0.0
     kwargs = dict(
@@ -170,3 +222,75 @@ def calibrate_sampled_sgd(
     z0 = float(clt_noise_multiplier(target_mu, batch_size / n_samples, n_steps))
     start = z0 * float(gradient_bound) / batch_size
     return search_noise(eps_of, epsilon, start, rtol=rtol)
+
+
+def calibrate_poisson_sgd(
+    epsilon,
+    delta,
+    *,
+    n_steps,
+    batch_size,
+    n_samples,
+    gradient_bound,
+    discretization=None,
+    rtol=2e-3,
+):
+    r"""Smallest noise std (to ``rtol``) that makes a Poisson noisy SGD run (epsilon, delta)-DP.
+
+    A bracketing search on log z over :func:`poisson_sgd_epsilon`, which decreases in z:
+    start from the CLT guess, widen by factors of 1.5 until the bracket
+    [z_lo, z_hi] has eps(z_lo) > epsilon >= eps(z_hi), then bisect until
+    z_hi / z_lo < 1 + rtol. The returned noise is z_hi's, whose epsilon was computed and
+    is at most ``epsilon``: conservative by construction (Opacus/dp_accounting style).
+    The noise on the averaged gradient is then :math:`\sigma = z L / b`
+    (:ref:`PLD composition <pld-composition>`).
+
+    Parameters
+    ----------
+    epsilon : float
+        Target epsilon in (0, ``SGD_MAX_EPSILON``], or ``inf`` (no noise).
+    delta : float
+        Target delta in (0, 1).
+    n_steps : int
+        K >= 0, the number of steps.
+    batch_size : int
+        b in [1, n], the expected batch size; q = b / n.
+    n_samples : int
+        n >= 1, the number of rows (public).
+    gradient_bound : float
+        L >= 0, bound on every per-example gradient norm.
+    discretization : float or None, default=None
+        PLD grid step of every evaluation; None: :func:`pld_discretization` of each
+        evaluated run's scale (as in :func:`poisson_sgd_epsilon`).
+    rtol : float, default=2e-3
+        Relative width of the final bracket on z; the answer is its upper end.
+
+    Returns
+    -------
+    noise_std : float
+        sigma, whose :func:`poisson_sgd_epsilon` was computed and is at most
+        ``epsilon``; 0.0 when ``epsilon`` is inf, K = 0 or L = 0.
+
+    Raises
+    ------
+    ValueError
+        When ``epsilon`` is finite and above ``SGD_MAX_EPSILON`` (1000).
+    RuntimeError
+        When no noise multiplier up to 1e12 meets the target.
+    """
+    epsilon = check_sgd_epsilon(epsilon)
+    delta = check_probability("delta", delta)
+    _, k, b, n, lip = _check_run(1.0, n_steps, batch_size, n_samples, gradient_bound)
+    rtol = check_positive("rtol", rtol)
+    if epsilon == math.inf or k == 0 or lip == 0.0:
+        return 0.0
+    q = b / n
+
+    def eps_of(z):
+        if _needs_closed_form(0.0, ((q, float(z), k),)):
+            return _unsampled_gdp_epsilon(_unsampled_mu(((q, float(z), k),)), delta)
+        d = _resolve_discretization(discretization, _run_mu_scale(q, float(z), k))
+        return _poisson_pld_epsilon(q, float(z), k, delta, d)
+
+    z0 = float(clt_noise_multiplier(epsilon_delta_to_gdp(epsilon, delta), q, k))
+    return search_noise(eps_of, epsilon, z0, rtol=rtol) * lip / b

@@ -99,12 +99,37 @@ def calibrate_noisy_gd(
     Under bound (A) (:func:`noisy_gd_gdp`) the run is mu-GDP with mu linear in 1/sigma,
     so :math:`\sigma = S\,g(K) / (n\,\mu^*)` with
     :math:`g(K)=\min(\sqrt{K}, \sqrt{\frac{1+c}{1-c}\frac{1-c^K}{1+c^K}})` and
-    :math:`\mu^*` = ``epsilon_delta_to_gdp(epsilon, delta)`` (:ref:`calibration`, steps 1-2).
+    :math:`\mu^*` = ``epsilon_delta_to_gdp(epsilon, delta)`` (:ref:`calibration`, steps 1-2;
+    Bok, Su and Altschuler, ICML 2024, Theorems 4.1 and 4.2; Dong, Roth and Su 2022,
+    Corollary 2.13 for the conversion). The closed form is then nudged up by relative
+    steps of 1e-12 until :func:`noisy_gd_gdp`, converted by
+    :func:`~skdpgd.accounting.gdp_to_epsilon`, is at most ``epsilon``.
+
+    Parameters
+    ----------
+    epsilon : float
+        Target epsilon > 0 (``inf``: no privacy asked).
+    delta : float
+        Target delta in (0, 1).
+    sensitivity : float
+        S >= 0, replace-one sensitivity of one per-example gradient.
+    n_samples : int
+        n >= 1, number of records (public).
+    learning_rate : float
+        eta > 0, the step size.
+    strong_convexity : float
+        lam >= 0, the strong convexity of the objective.
+    smoothness : float
+        beta >= lam, the smoothness of the objective.
+    n_steps : int or float
+        K >= 1, the number of steps (``inf`` allowed).
 
     Returns
     -------
     noise_std : float
-        0.0 when ``epsilon`` is ``inf`` (no privacy asked) or the sensitivity is 0.
+        sigma on the averaged gradient, never above the target and within 1e-6
+        (relative, in epsilon) of it; 0.0 when ``epsilon`` is ``inf`` or the
+        sensitivity is 0.
     """
     epsilon, delta = check_target(epsilon, delta)
     sensitivity = check_positive("sensitivity", sensitivity, allow_zero=True)
@@ -138,7 +163,40 @@ def calibrate_noisy_cyclic_gd(
     r"""Smallest noise std that makes E epochs of cyclic noisy GD (epsilon, delta)-DP.
 
     Same as :func:`calibrate_noisy_gd` under bound (C) (:func:`noisy_cyclic_gd_gdp`):
-    :math:`\sigma = S\,h(E) / (b_{\min}\,\mu^*)`.
+    :math:`\sigma = S\,h(E) / (b_{\min}\,\mu^*)`, with
+    :math:`h(E) = \min(\sqrt E, g_{\mathrm{cyc}}(E))` the factor of
+    :func:`~skdpgd.accounting.convergent_cyclic_factor` (Bok, Su and Altschuler, ICML 2024,
+    Theorems 4.4 and 4.5; :ref:`bound-c`) and :math:`b_{\min}` the smallest batch of the
+    balanced partition (:func:`~skdpgd.accounting.cyclic_batch_sizes`), nudged up until the
+    accountant agrees.
+
+    Parameters
+    ----------
+    epsilon : float
+        Target epsilon > 0 (``inf``: no privacy asked).
+    delta : float
+        Target delta in (0, 1).
+    batch_size : int
+        b in [1, n], the requested batch size (l = ceil(n / b) batches).
+    sensitivity : float
+        S >= 0, replace-one sensitivity of one per-example gradient.
+    n_samples : int
+        n >= 1, number of records (public).
+    learning_rate : float
+        eta > 0, the step size.
+    strong_convexity : float
+        lam >= 0, the strong convexity of the objective.
+    smoothness : float
+        beta >= lam, the smoothness of the objective.
+    n_epochs : int or float
+        E >= 1, the number of passes (``inf`` allowed).
+
+    Returns
+    -------
+    noise_std : float
+        sigma on each averaged batch gradient, never above the target and within 1e-6
+        (relative, in epsilon) of it; 0.0 when ``epsilon`` is ``inf`` or the
+        sensitivity is 0.
     """
     epsilon, delta = check_target(epsilon, delta)
     sensitivity = check_positive("sensitivity", sensitivity, allow_zero=True)

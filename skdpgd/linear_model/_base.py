@@ -243,6 +243,9 @@ class BaseDPLinearModel(InputChecks, BaseEstimator):
         Returns
         -------
         report : skdpgd.PrivacyReport
+            The report of the run ``fit`` would make (the chosen solver's: epsilon,
+            delta, the noise, the steps and the bound that binds), as ``privacy_`` after
+            ``fit``.
         """
         self._validate_params()
         n_samples, n_features = int(n_samples), int(n_features)

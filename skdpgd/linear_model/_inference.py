@@ -150,6 +150,7 @@ class InferenceMixin:
         Parameters
         ----------
         alpha : float, default=0.05
+            1 - the coverage level, in (0, 1).
 
         Returns
         -------
@@ -170,6 +171,7 @@ class InferenceMixin:
         Parameters
         ----------
         alpha : float, default=0.05
+            1 - the coverage level of ``ci_low`` and ``ci_high``, in (0, 1).
         feature_names : sequence of str, optional
             Names of the columns the model saw, e.g. ``pipeline[:-1].get_feature_names_out()``
             for the last step of a pipeline (the coefficients are in the units of those
@@ -178,6 +180,8 @@ class InferenceMixin:
         Returns
         -------
         pandas.DataFrame
+            One row per coefficient, then the intercept when fitted; the notes in
+            ``attrs["notes"]``.
         """
         table = self._fitted_table()
         frame = table.frame(alpha)

@@ -81,6 +81,8 @@ class WeightedLoss(BaseLoss):
         Returns
         -------
         packed : ndarray of shape (n_samples, 2)
+            Column 0 the targets, column 1 the weights, as float64 (what ``y`` of
+            :meth:`value_sum` and the other sums takes).
         """
         return np.column_stack((np.asarray(y, dtype=np.float64),
                                 np.asarray(weights, dtype=np.float64)))

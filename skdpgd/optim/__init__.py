@@ -7,7 +7,7 @@ solver's (:mod:`skdpgd.solvers`). Layer 3 of docs/architecture.md: imports only 
 layers below (utilities, data, losses).
 
 * ``_gd``: full-batch and cyclic noisy gradient descent, the cyclic partition;
-* ``_sampled``: noisy SGD with Poisson or uniform batches;
+* ``_sampled``: noisy SGD with Poisson batches;
 * ``_preconditioned``: the Gram-preconditioned loop (Böhning-Lindsay majoriser);
 * ``_gram_release``: the Gaussian release of the Gram matrix its preconditioner uses.
 """

@@ -1,4 +1,4 @@
-r"""Noisy SGD with a fresh random batch each step (docs/sgd_bounds.md): the sampled loop.
+r"""Noisy SGD with a fresh Poisson batch each step (docs/sgd_bounds.md): the sampled loop.
 
 Like the loops of :mod:`skdpgd.optim._gd` it takes a gradient callable (here on a set of
 rows), ``noise_std``, a number of steps and a random generator, knows nothing of epsilon,
@@ -14,15 +14,15 @@ from ._gd import _check_nonneg_int, _check_step_params, _noisy_step
 __all__ = ["SAMPLINGS", "noisy_sampled_gradient_descent"]
 
 
-#: Samplers of :func:`noisy_sampled_gradient_descent` (the accountant must match).
-SAMPLINGS = ("poisson", "uniform")
+#: Samplers of :func:`noisy_sampled_gradient_descent`: the ones an skdpgd accountant
+#: covers (``skdpgd.accounting.sampled_sgd_bounds``), so a loop and its accountant are
+#: matched by name.
+SAMPLINGS = ("poisson",)
 
 
-def _sample_rows(rng, n_samples, sampling_rate, batch_size, sampling):
-    """One batch: Poisson(q) rows, or b rows uniformly without replacement; sorted indices."""
-    if sampling == "poisson":
-        return np.flatnonzero(rng.random(n_samples) < sampling_rate)
-    return np.sort(rng.choice(n_samples, size=batch_size, replace=False))
+def _sample_rows(rng, n_samples, sampling_rate):
+    """One Poisson(q) batch: every row independently with probability q; sorted indices."""
+    return np.flatnonzero(rng.random(n_samples) < sampling_rate)
 
 
 def noisy_sampled_gradient_descent(
@@ -39,7 +39,7 @@ def noisy_sampled_gradient_descent(
     regularization=0.0,
     callback=None,
 ):
-    r"""Noisy SGD with a fresh random batch each step; returns the last iterate only.
+    r"""Noisy SGD with a fresh Poisson batch each step; returns the last iterate only.
 
     .. math::
 
@@ -47,17 +47,12 @@ def noisy_sampled_gradient_descent(
         \nabla\ell_i(\theta_k) + \lambda\theta_k + \sigma Z_k\big),
         \quad k = 0, \dots, K-1, \qquad Z_k \sim \mathcal N(0, I),
 
-    where the batch :math:`B_k` is drawn afresh each step, independently of the data values:
-
-    - ``sampling="poisson"``: every row independently with probability
-      :math:`q = b/n` (the expected batch size b is public; the realised size is random,
-      and an empty batch is a valid step: noise and regularisation only). The sum is
-      divided by the *fixed* b, never by :math:`|B_k|`, so one row moves the step by at
-      most :math:`\eta\,2L/b` whatever the batch (the event accounted by
-      :func:`skdpgd.accounting.poisson_sgd_epsilon`);
-    - ``sampling="uniform"``: exactly b distinct rows, uniformly without replacement
-      (the sampling of Altschuler and Talwar 2022, eq. (3.3)); no skdpgd accountant
-      covers it and no estimator runs it.
+    where the batch :math:`B_k` is drawn afresh each step, independently of the data values
+    (Poisson sampling): every row independently with probability :math:`q = b/n` (the
+    expected batch size b is public; the realised size is random, and an empty batch is a
+    valid step: noise and regularisation only). The sum is divided by the *fixed* b, never
+    by :math:`|B_k|`, so one row moves the step by at most :math:`\eta\,2L/b` whatever the
+    batch (the event accounted by :func:`skdpgd.accounting.poisson_sgd_epsilon`).
 
     Noise convention (docs/theory.md#noise-convention): ``noise_std`` sigma is the standard
     deviation on the *averaged* gradient. On the gradient *sum* the noise is
@@ -78,8 +73,7 @@ def noisy_sampled_gradient_descent(
     n_samples : int
         n >= 1, the number of rows (public).
     batch_size : int
-        b in [1, n]: the expected (Poisson) or exact (uniform) batch size, and the
-        normaliser of the gradient sum.
+        b in [1, n]: the expected batch size, and the normaliser of the gradient sum.
     learning_rate : float
         eta > 0.
     noise_std : float
@@ -88,10 +82,12 @@ def noisy_sampled_gradient_descent(
         K >= 0.
     rng : numpy.random.Generator
         The only source of randomness. Per step, in this order: the batch
-        (``rng.random(n)`` for Poisson, ``rng.choice(n, b, replace=False)`` for uniform),
-        then ``rng.standard_normal(theta.shape)`` when ``noise_std > 0``.
-    sampling : {"poisson", "uniform"}, default="poisson"
-        How batches are drawn; the accountant must be the one for this sampling.
+        (``rng.random(n)``), then ``rng.standard_normal(theta.shape)`` when
+        ``noise_std > 0``.
+    sampling : {"poisson"}, default="poisson"
+        How batches are drawn: the name of the sampler, so that the loop and the
+        accountant (``sampling`` of :func:`skdpgd.accounting.sampled_sgd_bounds`) are
+        matched by name; Poisson is the only one skdpgd accounts.
     regularization : float, default=0.0
         lam >= 0, the L2 term :math:`\lambda\theta` added to every step (not sampled).
     callback : callable, optional
@@ -107,9 +103,6 @@ def noisy_sampled_gradient_descent(
     ----------
     .. [1] M. Abadi et al. Deep learning with differential privacy. CCS 2016 (DP-SGD,
        Poisson sampling).
-    .. [2] J. Altschuler, K. Talwar. Privacy of noisy stochastic gradient descent: more
-       iterations without more privacy loss. NeurIPS 2022, eq. (1.2)'s
-       update with "a random batch of size b".
 
     Examples
     --------
@@ -119,7 +112,7 @@ def noisy_sampled_gradient_descent(
     ...     return (theta - targets[rows]).sum(axis=0) if len(rows) else np.zeros_like(theta)
     >>> coef = noisy_sampled_gradient_descent(
     ...     grad_sum, np.zeros(1), n_samples=2, batch_size=2, learning_rate=1.0,
-    ...     noise_std=0.0, n_steps=5, rng=np.random.default_rng(0), sampling="uniform")
+    ...     noise_std=0.0, n_steps=5, rng=np.random.default_rng(0))
     >>> coef
     array([2.])
     """
@@ -139,7 +132,7 @@ def noisy_sampled_gradient_descent(
     rate = batch_size / n_samples
     coef = np.array(coef0, dtype=np.float64, copy=True)
     for step in range(n_steps):
-        rows = _sample_rows(rng, n_samples, rate, batch_size, sampling)
+        rows = _sample_rows(rng, n_samples, rate)
         direction = np.asarray(gradient_on_rows(coef, rows), dtype=np.float64) / batch_size
         if regularization:
             direction = direction + regularization * coef

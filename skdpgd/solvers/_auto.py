@@ -12,12 +12,17 @@ for every solver, with its compute cost in passes over the data. The candidates:
   factor of :data:`AUTO_MARGIN_FACTORS`, while the augmented design has at most
   ``MAX_DENSE_DIM`` columns.
 
-Each plans for the same compute budget, :data:`~skdpgd.solvers._base.AUTO_MAX_PASSES`
-passes (steps of the preconditioned candidates; ``solver="preconditioned"`` alone plans up
-to 100). The smallest
-prediction wins; predictions within :data:`TIE_TOLERANCE` of it tie, and the cheapest of
-those wins. Not candidates: ``"sgd"`` (its report is not mu-GDP, which pipelines and the
-ledger compose, and its accountant is an optional dependency). A fixed ``learning_rate``
+Each is planned for each compute budget of :data:`AUTO_PASS_BUDGETS` (today one,
+:data:`~skdpgd.solvers._base.AUTO_MAX_PASSES` passes; steps of the preconditioned
+candidates; ``solver="preconditioned"`` alone plans up to 100). Each kind is planned once
+for all its candidates (one cyclic search, one preconditioned table), the candidates are
+scored with the closed-form noise of their plans and together
+(:func:`~skdpgd.solvers._utility.predicted_excess_losses`), a plan reached by a smaller
+budget is listed once, and only the winner's noise is calibrated by the accountant (the
+plan its solver gives alone). The smallest prediction wins; predictions within
+:data:`TIE_TOLERANCE` of it tie, and the cheapest of those wins. Not candidates:
+``"sgd"`` (its report is not mu-GDP, which pipelines and the ledger compose, and its
+accountant is an optional dependency). A fixed ``learning_rate``
 or ``batch_size`` keeps the plain-step solvers (``"gd"``, or ``"cyclic"`` with a fixed
 batch size). The report's notes list every candidate's prediction and the winner.
 
@@ -31,12 +36,14 @@ from dataclasses import replace
 
 from ..optim import MAX_DENSE_DIM
 from ._base import AUTO_MAX_PASSES, Solver
-from ._cyclic import CyclicSolver
-from ._preconditioned import PreconditionedSolver, plan_together
+from ._cyclic import CyclicSolver, calibrate_cyclic, plan_cyclic_together
+from ._preconditioned import PreconditionedSolver, calibrate_preconditioned, plan_together
 from ._spectral import SpectralChoicePlan, spectral_plan
+from ._utility import predict_runs
 
-__all__ = ["AUTO_GRAM_SHARES", "AUTO_MARGIN_FACTORS", "AUTO_CYCLIC_BATCHES", "AutoSolver",
-           "SpectralChoicePlan", "TIE_TOLERANCE", "candidates", "choose"]
+__all__ = ["AUTO_GRAM_SHARES", "AUTO_MARGIN_FACTORS", "AUTO_CYCLIC_BATCHES",
+           "AUTO_PASS_BUDGETS", "AutoSolver", "SpectralChoicePlan", "TIE_TOLERANCE", "candidates",
+           "choose"]
 
 #: Numbers of batches of the cyclic candidates.
 AUTO_CYCLIC_BATCHES = (4, 16)
@@ -49,42 +56,58 @@ AUTO_GRAM_SHARES = (0.125, 0.25, 0.5)
 #: units of the Gram noise bound; a convergence parameter, not a privacy one).
 AUTO_MARGIN_FACTORS = (1.0, 2.0, 4.0)
 
+#: Compute budgets of the candidates, in passes over the data (steps of the preconditioned
+#: candidates): each candidate is planned once per budget (ties go to the fewest passes).
+#: One today: with (10, 20, 50) the validation grid lost accuracy (Adult-5000 at epsilon
+#: 0.1 by .008) and the planning took 1.5-2x longer (benchmarks/README.md, "Candidates at
+#: several pass budgets").
+AUTO_PASS_BUDGETS = (AUTO_MAX_PASSES,)
+
 #: Predictions within this relative gap of the smallest tie (the proxy's digits beyond
 #: the first two mean nothing), and the cheapest of them wins.
 TIE_TOLERANCE = 0.01
 
 
-def candidates(problem):
+def candidates(problem, budgets=AUTO_PASS_BUDGETS):
     """The solver objects ``"auto"`` compares on ``problem`` (public numbers only).
 
     Parameters
     ----------
     problem : PublicProblem
         The public numbers of the fit.
+    budgets : tuple of int, default=AUTO_PASS_BUDGETS
+        The compute budgets: each candidate once per budget (passes; steps of the
+        preconditioned candidates), ascending.
 
     Returns
     -------
     list of Solver
+        Kind by kind (gd, cyclic, preconditioned settings), each at every budget.
     """
     if problem.learning_rate is not None or problem.batch_size is not None:
         full = problem.batch_size is None
         return [CyclicSolver(full_batch=full, max_passes=None if full else AUTO_MAX_PASSES)]
-    found = [CyclicSolver(full_batch=True, max_passes=AUTO_MAX_PASSES)]
-    found += [CyclicSolver(n_batches=l) for l in AUTO_CYCLIC_BATCHES if l < problem.n_samples]
+    # a fixed max_iter is every candidate's number of passes: one budget
+    budgets = sorted(budgets) if problem.max_iter is None else [AUTO_MAX_PASSES]
+    found = [CyclicSolver(full_batch=True, max_passes=b) for b in budgets]
+    found += [CyclicSolver(n_batches=l, max_passes=b)
+              for l in AUTO_CYCLIC_BATCHES if l < problem.n_samples for b in budgets]
     if problem.gram_dim <= MAX_DENSE_DIM:
-        found += [PreconditionedSolver(gram_share=share, margin_factor=kappa,
-                                       max_steps=AUTO_MAX_PASSES)
-                  for share in AUTO_GRAM_SHARES for kappa in AUTO_MARGIN_FACTORS]
+        found += [PreconditionedSolver(gram_share=share, margin_factor=kappa, max_steps=b)
+                  for share in AUTO_GRAM_SHARES for kappa in AUTO_MARGIN_FACTORS
+                  for b in budgets]
     return found
 
 
-def choose(problem):
+def choose(problem, budgets=AUTO_PASS_BUDGETS):
     """(plan, notes): the winning candidate's plan and one note per candidate.
 
     Parameters
     ----------
     problem : PublicProblem
         The public numbers of the fit.
+    budgets : tuple of int, default=AUTO_PASS_BUDGETS
+        The candidates' compute budgets (:func:`candidates`).
 
     Returns
     -------
@@ -93,17 +116,33 @@ def choose(problem):
     notes : tuple of str
         Every candidate's prediction, then why the winner won.
     """
-    found = candidates(problem)
-    together = [solver for solver in found if isinstance(solver, PreconditionedSolver)]
-    planned = dict(zip(map(id, together), plan_together(problem, together) if together else ()))
-    scored = []
-    for solver in found:  # the preconditioned candidates' proxies are scored together
-        plan = planned[id(solver)] if id(solver) in planned else solver.plan(problem)
-        scored.append((solver.predict(plan, problem), plan))
+    found = candidates(problem, budgets)
+    planned = {}
+    for kind, plan_kind in ((CyclicSolver, plan_cyclic_together),
+                            (PreconditionedSolver, plan_together)):
+        together = [solver for solver in found if isinstance(solver, kind)]
+        if together:  # one search per kind; the noise calibrated for the winner only
+            planned.update(zip(map(id, together),
+                               plan_kind(problem, together, calibrate=False)))
+    kept, seen = [], set()
+    for solver in found:  # a plan that a smaller budget reached already is that candidate
+        plan = planned[id(solver)]
+        key = repr(replace(plan, solver=None))
+        if key not in seen:
+            seen.add(key)
+            kept.append(plan)
+    # every prediction at once: the recursions of one setting at several budgets shared
+    runs = [plan.solver._prediction_run(plan, problem) for plan in kept]
+    scored = list(zip(predict_runs(problem, runs), kept))
     best = min(prediction.excess_loss for prediction, _ in scored)
     tied = [pair for pair in scored
             if pair[0].excess_loss <= best + TIE_TOLERANCE * abs(best)]
     winner, plan = min(tied, key=lambda pair: pair[0].passes)
+    # the plan plan.solver.plan(problem) gives
+    if isinstance(plan.solver, CyclicSolver):
+        plan = calibrate_cyclic(plan, problem)
+    else:
+        plan = calibrate_preconditioned(plan, problem)
     kind = ("excess loss of the best rescaling of theta: a classifier's accuracy sees only "
             "its direction" if problem.scale_free_score else "")
     lines = tuple(

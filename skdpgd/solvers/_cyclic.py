@@ -16,16 +16,17 @@ import numpy as np
 
 from .. import accounting
 from .._data import single_threaded_blas
+from ..accounting.calibration import check_positive
 from ..optim import cyclic_partition, noisy_cyclic_gradient_descent
 from ._base import AUTO_MAX_PASSES, Solver, check_learning_rate
 from ._cyclic_planning import (
+    _calibrate_cyclic,
+    _plan_cyclic,
     batch_heterogeneity,
-    plan_noisy_cyclic_gd,
-    plan_noisy_cyclic_gd_regularization,
 )
-from ._utility import Prediction, predicted_excess_loss
+from ._utility import predict_runs
 
-__all__ = ["AUTO_N_BATCHES", "CyclicSolver"]
+__all__ = ["AUTO_N_BATCHES", "CyclicSolver", "calibrate_cyclic", "plan_cyclic_together"]
 
 #: Numbers of batches l that batch_size="auto" tries with solver="cyclic" (b = ceil(n/l)).
 AUTO_N_BATCHES = (1, 2, 4, 8, 16, 32, 64)
@@ -66,6 +67,14 @@ class CyclicSolver(Solver):
         return (f"CyclicSolver(full_batch={self.full_batch}, max_passes={self.max_passes}, "
                 f"n_batches={self.n_batches})")
 
+    def _max_epochs(self, problem):
+        """The passes planned: ``max_iter`` when fixed, else this solver's budget."""
+        if problem.max_iter is not None:
+            return problem.max_iter
+        if self.max_passes is not None:
+            return self.max_passes
+        return AUTO_MAX_PASSES_FULL_BATCH if self.full_batch else AUTO_MAX_PASSES
+
     def _batch_sizes(self, problem):
         n = problem.n_samples
         if self.full_batch:
@@ -77,27 +86,7 @@ class CyclicSolver(Solver):
         return tuple(sorted({-(-n // l) for l in AUTO_N_BATCHES if l <= n}))
 
     def _plan(self, problem):
-        auto_passes = AUTO_MAX_PASSES_FULL_BATCH if self.full_batch else AUTO_MAX_PASSES
-        auto_passes = auto_passes if self.max_passes is None else self.max_passes
-        max_epochs = auto_passes if problem.max_iter is None else problem.max_iter
-        lam, eta = problem.strong_convexity, problem.learning_rate
-        common = dict(
-            sensitivity=problem.sensitivity, gradient_bound=problem.gradient_bound,
-            n_samples=problem.n_samples, n_params=problem.n_params,
-            data_smoothness=problem.data_smoothness,
-            initial_distance=problem.initial_distance, learning_rate=eta,
-            max_epochs=max_epochs, batch_sizes=self._batch_sizes(problem),
-        )
-        # a fixed number of passes is that number: the noise is calibrated for it, once
-        common["n_epochs"] = problem.max_iter
-        target = (problem.epsilon, problem.delta)
-        if lam is None:
-            plan = plan_noisy_cyclic_gd_regularization(*target, **common)
-        else:
-            plan = plan_noisy_cyclic_gd(*target, strong_convexity=lam, **common)
-        if eta is not None:  # once, against the planned objective's smoothness beta_l + lam
-            check_learning_rate(eta, plan.smoothness)
-        return replace(plan, solver=self)
+        return plan_cyclic_together(problem, [self], calibrate=True)[0]
 
     def _report(self, plan, problem, notes):
         common = dict(
@@ -113,21 +102,25 @@ class CyclicSolver(Solver):
         )
 
     def _predict(self, plan, problem):
+        return predict_runs(problem, [self._prediction_run(plan, problem)])[0]
+
+    def _prediction_run(self, plan, problem):
+        """(label, passes, run) of the proxy (:func:`~._utility.predict_runs`)."""
         extra = 0.0
         label = self.name
         if plan.n_batches > 1:
             extra = batch_heterogeneity(plan.learning_rate, gradient_bound=problem.gradient_bound,
                                         batch_size=plan.batch_size, n_samples=problem.n_samples)
             label = f"cyclic ({plan.n_batches} batches)"
+        if self.max_passes is not None and self.max_passes < AUTO_MAX_PASSES:  # a budget
+            label = (f"{label[:-1]}, " if label.endswith(")") else f"{label} (")
+            label += f"at most {self.max_passes} passes)"
         eta = plan.learning_rate
-        excess = predicted_excess_loss(
-            plan.n_steps, plan.noise_std, step=lambda g, shift: np.full(np.shape(g), eta),
-            curvature=problem.curvature, strong_convexity=plan.strong_convexity,
-            n_params=problem.n_params, n_outputs=problem.n_outputs, row_norm=problem.row_norm,
-            initial_distance=problem.largest_distance, scale_free=problem.scale_free_score,
-            extra=extra,
-        )
-        return Prediction(label, excess, float(plan.n_epochs))
+        run = dict(n_steps=plan.n_steps, noise_std=plan.noise_std,
+                   step=lambda g, shift: np.full(np.shape(g), eta),
+                   strong_convexity=plan.strong_convexity, extra=extra,
+                   key=("plain", eta, plan.strong_convexity))
+        return label, float(plan.n_epochs), run
 
     def _run(self, data, loss, plan, rng, callback):
         n_samples = data.n_samples
@@ -149,3 +142,78 @@ class CyclicSolver(Solver):
                 learning_rate=plan.learning_rate, noise_std=plan.noise_std,
                 n_epochs=plan.n_epochs, rng=rng, callback=callback,
             )
+
+
+def plan_cyclic_together(problem, solvers, calibrate=False):
+    """The plans of several :class:`CyclicSolver` on one problem, searched together.
+
+    ``solver="auto"`` plans its full-batch and cyclic candidates (one batch size each) in
+    one search of the planner's grid (lam x eta x E per batch size); each plan is the one
+    ``solver.plan(problem)`` gives, but for its noise when ``calibrate`` is False: the
+    closed form of bound (C) before the accountant's conservative rounding, enough to
+    score the candidate (:func:`calibrate_cyclic` then calibrates the winner only). Each
+    solver keeps its own compute budget (passes).
+
+    Parameters
+    ----------
+    problem : PublicProblem
+        The public numbers of the fit.
+    solvers : list of CyclicSolver
+        The candidates.
+    calibrate : bool, default=False
+        Calibrate every plan's noise exactly (what ``solver.plan`` does).
+
+    Returns
+    -------
+    list of NoisyCyclicGDPlan
+        One per solver, naming it (``plan.solver``).
+    """
+    budgets = [solver._max_epochs(problem) for solver in solvers]
+    sizes = [solver._batch_sizes(problem) for solver in solvers]
+    lam, eta = problem.strong_convexity, problem.learning_rate
+    beta_l = check_positive("data_smoothness", problem.data_smoothness,
+                            allow_zero=lam is not None)
+    common = dict(
+        sensitivity=problem.sensitivity, gradient_bound=problem.gradient_bound,
+        n_samples=problem.n_samples, n_params=problem.n_params,
+        data_smoothness=beta_l, initial_distance=problem.initial_distance,
+        learning_rate=eta, max_epochs=max(budgets), calibrate=calibrate,
+        # a fixed number of passes is that number: the noise is calibrated for it, once
+        n_epochs=problem.max_iter,
+    )
+    if lam is None:  # the regularisation's grid (plan_noisy_cyclic_gd_regularization's)
+        lams = beta_l * np.logspace(-8, 0, 41)
+    else:
+        lams = [check_positive("strong_convexity", lam)]
+    target = (problem.epsilon, problem.delta)
+    if len(solvers) == 1:  # the solver's own choice among its batch sizes
+        plans = [_plan_cyclic(*target, lams=lams, batch_sizes=sizes[0], **common)]
+    else:  # one batch size each: the winner of every (batch size, budget) of one search
+        if any(len(choice) != 1 for choice in sizes):
+            raise ValueError("cyclic solvers planned together have one batch size each.")
+        found = _plan_cyclic(*target, lams=lams, batch_sizes=[b for (b,) in sizes],
+                             each=True, budgets=budgets, **common)
+        plans = [found[choice[0], budget] for choice, budget in zip(sizes, budgets)]
+    if eta is not None:  # once, against the planned objective's smoothness beta_l + lam
+        for plan in plans:
+            check_learning_rate(eta, plan.smoothness)
+    return [replace(plan, solver=solver) for plan, solver in zip(plans, solvers)]
+
+
+def calibrate_cyclic(plan, problem):
+    """``plan`` (of :func:`plan_cyclic_together`) with its noise calibrated by the accountant.
+
+    Parameters
+    ----------
+    plan : NoisyCyclicGDPlan
+        A plan whose noise is the closed form before calibration.
+    problem : PublicProblem
+        The public numbers it was planned from.
+
+    Returns
+    -------
+    NoisyCyclicGDPlan
+        The plan ``plan.solver.plan(problem)`` gives.
+    """
+    return _calibrate_cyclic(plan, problem.epsilon, problem.delta, problem.sensitivity,
+                             problem.n_samples)

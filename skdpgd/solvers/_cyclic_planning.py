@@ -96,9 +96,25 @@ def batch_heterogeneity(learning_rate, *, gradient_bound, batch_size, n_samples)
     without replacement from n vectors of norm at most G (the finite-population
     correction), and :math:`\eta V/4` is the stationary excess loss of a gradient method
     with step eta and gradient noise of total variance V (the same rule as the noise
-    term of :func:`utility_proxy`). It is a planning heuristic, used only to choose
-    public run parameters; it is 0 for full batches (b = n) and plays no part in any
-    privacy claim.
+    term of :func:`utility_proxy`; :ref:`predicted-utility`, "Mini-batches"). It
+    is a planning heuristic, used only to choose public run parameters; it is 0 for full
+    batches (b = n) and plays no part in any privacy claim.
+
+    Parameters
+    ----------
+    learning_rate : float or array-like of float
+        eta > 0, the step size (the result has its shape).
+    gradient_bound : float
+        G >= 0, a bound on the norm of a per-example gradient.
+    batch_size : int
+        b in [1, n], the batch size (the smallest batch of a cyclic partition).
+    n_samples : int
+        n, the number of rows.
+
+    Returns
+    -------
+    float or ndarray of float
+        :math:`\eta V_b / 4` (0 when b >= n), a float for a scalar ``learning_rate``.
     """
     b, n = float(batch_size), float(n_samples)
     eta = np.asarray(learning_rate, dtype=float)
@@ -110,7 +126,7 @@ def batch_heterogeneity(learning_rate, *, gradient_bound, batch_size, n_samples)
 
 
 def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_params, beta_l,
-                   lams, learning_rate, r0, max_epochs, batch_sizes):
+                   lams, learning_rate, r0, max_epochs, batch_sizes, each=False, budgets=None):
     r"""(proxy, lam, E, eta, b) of the best run over the whole grid, as numpy arrays.
 
     For every lam, every step (:data:`STEP_FRACTIONS` of 2/(beta + lam), or the fixed
@@ -118,6 +134,9 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
     (C), :math:`\sigma = S\,h(E)/(b_{\min}\mu^*)`, and the cyclic proxy are evaluated at
     once (arrays of shape (lam, eta, E)). The winner: for each lam the smallest
     (proxy, E, eta, b) in that order, then the first lam with the smallest proxy.
+    ``each``: a dict with the winner of every batch size b and every compute budget B of
+    ``budgets`` (default: ``max_epochs``; E <= B), keyed (b, B), instead
+    (``solver="auto"``'s cyclic candidates).
     """
     lam = np.asarray(lams, dtype=float)[:, None]  # (L, 1)
     beta = beta_l + lam
@@ -127,20 +146,23 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
         etas = np.full(lam.shape, float(learning_rate))
     contraction = np.maximum(np.abs(1.0 - etas * lam), np.abs(1.0 - etas * beta))
     epochs = np.arange(1, max_epochs + 1)
-    shape = etas.shape + (len(batch_sizes),)
+    budgets = sorted({int(budget) for budget in budgets or (max_epochs,)})
+    shape = etas.shape + (len(batch_sizes), len(budgets))
     proxies, best_epochs = np.full(shape, np.inf), np.ones(shape, dtype=int)
     # every term but the bias lam r0^2 / 2 is >= 0: the smaller half of the lams is scored
     # first, and of the others only those whose bias does not exceed the best value found
-    # (the rest are larger everywhere: the winner is that of the whole grid)
+    # for that batch size and each budget (the rest are larger everywhere, at every E <= B:
+    # the winners are those of the grid)
     first = lam[:, 0] <= np.median(lam)
-    for rows in (first, None):
-        if rows is None:
-            rows = ~first & (0.5 * lam[:, 0] * r0**2 <= proxies.min())
-        if not rows.any():
-            continue
-        for j, b in enumerate(batch_sizes):
-            sizes = cyclic_batch_sizes(n_samples, b)
-            n_batches, b_min = len(sizes), int(sizes.min())
+    bias = 0.5 * lam[:, 0] * r0**2
+    for j, b in enumerate(batch_sizes):
+        sizes = cyclic_batch_sizes(n_samples, b)
+        n_batches, b_min = len(sizes), int(sizes.min())
+        for rows in (first, None):
+            if rows is None:
+                rows = ~first & (bias <= proxies[:, :, j].min(axis=(0, 1)).max())
+            if not rows.any():
+                continue
             if target_mu == math.inf or sensitivity == 0:
                 sigmas = np.zeros(epochs.shape)
             else:
@@ -154,9 +176,23 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
                 etas[rows], gradient_bound=gradient_bound, batch_size=b_min,
                 n_samples=n_samples,
             )[:, :, None]
-            best = np.argmin(proxy, axis=2)  # the first (fewest epochs) of equal values
-            proxies[rows, :, j] = np.take_along_axis(proxy, best[:, :, None], axis=2)[:, :, 0]
-            best_epochs[rows, :, j] = epochs[best]
+            for t, budget in enumerate(budgets):
+                best = np.argmin(proxy[:, :, :budget], axis=2)  # the first of equal values
+                proxies[rows, :, j, t] = np.take_along_axis(
+                    proxy, best[:, :, None], axis=2)[:, :, 0]
+                best_epochs[rows, :, j, t] = epochs[best]
+    if each:
+        return {(b, budget): _winner(proxies[:, :, [j], t], best_epochs[:, :, [j], t], lam,
+                                     etas, [b])
+                for j, b in enumerate(batch_sizes) for t, budget in enumerate(budgets)}
+    # every lam was scored against its own batch size's best, a superset of the rows that
+    # a common best keeps: the whole grid's winner, by the same order
+    return _winner(proxies[..., -1], best_epochs[..., -1], lam, etas, batch_sizes)
+
+
+def _winner(proxies, best_epochs, lam, etas, batch_sizes):
+    """(proxy, lam, E, eta, b) of :func:`_search_cyclic`'s order over (lam, eta, b)."""
+    shape = proxies.shape
     flat = (-1, shape[1] * shape[2])
     keys = (np.broadcast_to(np.asarray(batch_sizes), shape).reshape(flat),
             np.broadcast_to(etas[:, :, None], shape).reshape(flat),
@@ -226,12 +262,16 @@ def plan_noisy_cyclic_gd(
         A fixed number of epochs (``max_iter``): b, eta (and lam) are chosen as above and
         the noise is calibrated for E = ``n_epochs`` epochs.
     calibrate : bool, default=True
-        False leaves ``noise_std`` nan (a candidate of a larger search, which calibrates
-        its winner only).
+        False leaves ``noise_std`` at the closed form of bound (C),
+        :math:`S\,h(E)/(b_{\min}\mu^*)`, before the accountant's conservative rounding
+        (a candidate of a larger search, which calibrates its winner only).
 
     Returns
     -------
     NoisyCyclicGDPlan
+        The chosen b (smallest batch), l, E, eta, lam, beta, contraction and proxy value,
+        with the noise calibrated by :func:`calibrate_noisy_cyclic_gd` (nan when
+        ``calibrate`` is False).
     """
     lam = check_positive("strong_convexity", strong_convexity)
     beta_l = check_positive("data_smoothness", data_smoothness, allow_zero=True)
@@ -245,8 +285,10 @@ def plan_noisy_cyclic_gd(
 
 def _plan_cyclic(epsilon, delta, *, lams, sensitivity, gradient_bound, n_samples, n_params,
                  data_smoothness, initial_distance, max_epochs, batch_sizes, learning_rate=None,
-                 n_epochs=None, calibrate=True):
-    """:func:`plan_noisy_cyclic_gd` over the grid ``lams`` (checked here, searched at once)."""
+                 n_epochs=None, calibrate=True, each=False, budgets=None):
+    """:func:`plan_noisy_cyclic_gd` over the grid ``lams`` (checked here, searched at once);
+    ``each``: a dict of the plans of every batch size b and compute budget B of
+    ``budgets`` (E <= B <= ``max_epochs``), keyed (b, B) (``solver="auto"``'s candidates)."""
     epsilon, delta = check_target(epsilon, delta)
     lams = [check_positive("strong_convexity", lam) for lam in lams]
     max_epochs = check_count("max_epochs", max_epochs)
@@ -258,20 +300,31 @@ def _plan_cyclic(epsilon, delta, *, lams, sensitivity, gradient_bound, n_samples
         raise ValueError("batch_sizes must contain at least one batch size.")
     if learning_rate is not None:
         learning_rate = check_positive("learning_rate", learning_rate)
-    proxy, lam, epochs, eta, batch_size = _search_cyclic(
-        epsilon_delta_to_gdp(epsilon, delta), sensitivity=sensitivity,
-        gradient_bound=gradient_bound, n_samples=n, n_params=n_params,
-        beta_l=data_smoothness, lams=lams, learning_rate=learning_rate, r0=r0,
-        max_epochs=max_epochs, batch_sizes=batch_sizes,
+    target_mu = epsilon_delta_to_gdp(epsilon, delta)
+    found = _search_cyclic(
+        target_mu, sensitivity=sensitivity, gradient_bound=gradient_bound, n_samples=n,
+        n_params=n_params, beta_l=data_smoothness, lams=lams, learning_rate=learning_rate,
+        r0=r0, max_epochs=max_epochs, batch_sizes=batch_sizes, each=each, budgets=budgets,
     )
-    if n_epochs is not None:  # a fixed number of epochs: calibrated for that number
-        epochs = check_count("n_epochs", n_epochs)
-    beta = data_smoothness + lam
-    plan = NoisyCyclicGDPlan(
-        batch_size, len(cyclic_batch_sizes(n, batch_size)), epochs, math.nan, eta, lam, beta,
-        contraction_factor(eta, lam, beta), proxy,
-    )
-    return plan if not calibrate else _calibrate_cyclic(plan, epsilon, delta, sensitivity, n)
+    plans = {}
+    for key, (proxy, lam, epochs, eta, batch_size) in (found if each else {0: found}).items():
+        if n_epochs is not None:  # a fixed number of epochs: calibrated for that number
+            epochs = check_count("n_epochs", n_epochs)
+        beta = data_smoothness + lam
+        sizes = cyclic_batch_sizes(n, batch_size)
+        contraction = contraction_factor(eta, lam, beta)
+        plan = NoisyCyclicGDPlan(batch_size, len(sizes), epochs, math.nan, eta, lam, beta,
+                                 contraction, proxy)
+        if calibrate:
+            plan = _calibrate_cyclic(plan, epsilon, delta, sensitivity, n)
+        elif target_mu == math.inf or sensitivity == 0:
+            plan = replace(plan, noise_std=0.0)
+        else:  # the closed form of bound (C) before the accountant's conservative rounding
+            factor = float(cyclic_factors(contraction, len(sizes), np.array([epochs]))[0])
+            plan = replace(plan, noise_std=sensitivity * math.sqrt(factor)
+                           / (int(sizes.min()) * target_mu))
+        plans[key] = plan
+    return plans if each else plans[0]
 
 
 def _calibrate_cyclic(plan, epsilon, delta, sensitivity, n_samples):
@@ -289,8 +342,35 @@ def plan_noisy_cyclic_gd_regularization(
 ):
     r"""Choose lam too: :func:`plan_noisy_cyclic_gd` on a log grid of lam, smallest proxy wins.
 
-    The default grid spans 1e-8 to 1 times beta_l (41 points, coarser than the
-    full-batch planner's because each point searches several batch sizes).
+    The proxy of :func:`plan_noisy_cyclic_gd` (:ref:`calibration`, step 3) is
+    minimised jointly over lam, b, eta and E, all candidates scored at once; its bias
+    term :math:`\lambda r_0^2/2` and the contraction factor, hence the noise of bound (C),
+    depend on lam. The default grid spans 1e-8 to 1 times beta_l (41 points, five per
+    decade). ``solver="gd"`` and ``solver="cyclic"`` plan with ``C="auto"`` /
+    ``alpha="auto"`` through it. Planning only: everything used is public.
+
+    Parameters
+    ----------
+    epsilon : float
+        Target epsilon > 0 (``inf``: no noise).
+    delta : float
+        Target delta in (0, 1).
+    data_smoothness : float
+        beta_l > 0, the smoothness of the data term; the objective is
+        (beta_l + lam)-smooth.
+    strong_convexity_grid : array-like of float, optional
+        The candidate lam > 0; default ``beta_l * numpy.logspace(-8, 0, 41)``.
+    **kwargs
+        The other keyword arguments of :func:`plan_noisy_cyclic_gd` (``sensitivity``,
+        ``gradient_bound``, ``n_samples``, ``n_params``, ``initial_distance``,
+        ``max_epochs``, ``batch_sizes``, and optionally ``learning_rate``, ``n_epochs``,
+        ``calibrate``), with the same meaning.
+
+    Returns
+    -------
+    NoisyCyclicGDPlan
+        The plan with the smallest proxy over the grid (the first lam of the grid on ties), its
+        noise calibrated as in :func:`plan_noisy_cyclic_gd`.
     """
     beta_l = check_positive("data_smoothness", data_smoothness)
     if strong_convexity_grid is None:

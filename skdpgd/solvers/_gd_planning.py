@@ -27,7 +27,30 @@ def optimisation_error(n_steps, *, learning_rate, strong_convexity, smoothness, 
     attained by putting the whole of theta* on the worst curvature. The maximum is at an
     end of the interval or at the critical point :math:`h^* = 1/(\eta(2K+1))`, giving
     :math:`\approx r_0^2/(4 e \eta K)` (the O(1/K) rate of convex GD) until the
-    :math:`\lambda`-contraction takes over. Vectorised over ``n_steps``.
+    :math:`\lambda`-contraction takes over. On a quadratic, gradient descent from 0
+    multiplies the error in a direction of curvature h by :math:`(1 - \eta h)` per step,
+    and that direction's excess objective is h/2 times the squared error
+    (:ref:`calibration`, step 3). Vectorised over ``n_steps``. Planning only: it
+    plays no part in any privacy claim.
+
+    Parameters
+    ----------
+    n_steps : int or array-like of int
+        K >= 0, the number of steps (broadcast against the other arguments).
+    learning_rate : float or array-like of float
+        eta > 0, the step size.
+    strong_convexity : float or array-like of float
+        lam >= 0, the smallest curvature of the objective.
+    smoothness : float or array-like of float
+        beta >= lam, the largest curvature of the objective.
+    initial_distance : float
+        r0, a public guess of the optimum's norm (the start is 0).
+
+    Returns
+    -------
+    float or ndarray of float
+        :math:`\frac{r_0^2}{2}\max_{h\in[\lambda,\beta]} h\,|1-\eta h|^{2K}`, with the
+        broadcast shape of the arguments.
     """
     k = np.asarray(n_steps, dtype=float)
     eta, lam, beta = (np.asarray(x, dtype=float)
@@ -62,7 +85,36 @@ def utility_proxy(
     excess loss of noisy GD, :math:`p\,\eta\sigma^2/(2(2-\eta h)) \le p\,\eta\sigma^2/4`
     per direction of curvature h <= 1/eta, whatever the curvature. ``r0``
     (``initial_distance``) is a public guess of the optimum's norm and ``p`` the number
-    of parameters. Vectorised over ``n_steps`` / ``noise_std``.
+    of parameters. Vectorised over ``n_steps`` / ``noise_std``. Planning only: it plays
+    no part in any privacy claim.
+
+    Parameters
+    ----------
+    n_steps : int or array-like of int
+        K >= 0, the number of steps.
+    noise_std : float or array-like of float
+        sigma >= 0, the noise on the averaged gradient (broadcast against ``n_steps``).
+    n_params : int
+        p, the number of parameters.
+    learning_rate : float
+        eta > 0, the step size.
+    strong_convexity : float
+        lam >= 0, the L2 regularisation (the smallest curvature of the objective).
+    smoothness : float
+        beta >= lam, the smoothness of the objective.
+    initial_distance : float
+        r0, a public guess of the optimum's norm (the start is 0).
+
+    Returns
+    -------
+    float or ndarray of float
+        U, with the broadcast shape of ``n_steps`` and ``noise_std``.
+
+    Raises
+    ------
+    ValueError
+        When eta, lam or beta is out of range (:func:`~skdpgd.accounting.contraction_factor`
+        validates them).
     """
     contraction_factor(learning_rate, strong_convexity, smoothness)  # validates
     return _proxy(n_steps, noise_std, n_params=n_params, learning_rate=learning_rate,

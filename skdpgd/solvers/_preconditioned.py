@@ -26,6 +26,7 @@ import numpy as np
 
 from .._data import gram_sum, single_threaded_blas
 from ..accounting import preconditioned_gd_report
+from ..accounting.calibration import calibrate_preconditioned_gd
 from ..optim import (
     MAX_DENSE_DIM,
     GramPreconditioner,
@@ -33,11 +34,16 @@ from ..optim import (
     preconditioned_noisy_gradient_descent,
     release_gram,
 )
-from ._base import Solver
-from ._preconditioned_planning import GRAM_SHARE, plan_preconditioned_settings
-from ._utility import Prediction, predicted_excess_loss
+from ._base import AUTO_MAX_PASSES, Solver
+from ._preconditioned_planning import (
+    GRAM_SHARE,
+    MAX_STEPS,
+    gram_noise_margin,
+    plan_preconditioned_settings,
+)
+from ._utility import predict_runs
 
-__all__ = ["PreconditionedSolver", "plan_together"]
+__all__ = ["PreconditionedSolver", "calibrate_preconditioned", "plan_together"]
 
 
 
@@ -84,21 +90,26 @@ class PreconditionedSolver(Solver):
         )
 
     def _predict(self, plan, problem):
+        return predict_runs(problem, [self._prediction_run(plan, problem)])[0]
+
+    def _prediction_run(self, plan, problem):
+        """(label, passes, run) of the proxy (:func:`~._utility.predict_runs`)."""
         c, lam, eta = plan.curvature, plan.strong_convexity, plan.learning_rate
         margin = plan.margin
-        excess = predicted_excess_loss(
-            plan.n_steps, plan.noise_std,
+        run = dict(
+            n_steps=plan.n_steps, noise_std=plan.noise_std,
             step=lambda g, shift: eta / (c * (g + margin + shift) + lam),
-            curvature=c, strong_convexity=lam, n_params=problem.n_params,
-            n_outputs=problem.n_outputs, row_norm=problem.row_norm,
-            initial_distance=problem.largest_distance, momentum=plan.momentum,
+            strong_convexity=lam, momentum=plan.momentum,
             spread=2.0 * plan.gram_noise_std * math.sqrt(problem.gram_dim),
-            scale_free=problem.scale_free_score,
         )
+        run["key"] = ("preconditioned", c, lam, eta, margin, plan.momentum, run["spread"])
         label = f"preconditioned (Gram share {plan.gram_share:g}"
-        label += ")" if self.margin_factor == 1.0 else f", margin x{self.margin_factor:g})"
+        label += "" if self.margin_factor == 1.0 else f", margin x{self.margin_factor:g}"
+        if self.max_steps is not None and self.max_steps < AUTO_MAX_PASSES:  # auto's budget
+            label += f", at most {self.max_steps} steps"
+        label += ")"
         # the Gram pass costs about d/k gradient passes (d^2 against d k per row)
-        return Prediction(label, excess, plan.n_steps + problem.gram_dim / problem.n_outputs)
+        return label, plan.n_steps + problem.gram_dim / problem.n_outputs, run
 
     def _run(self, data, loss, plan, rng, callback):
         return self.run_released(data, loss, plan, rng, callback)[0]
@@ -175,13 +186,13 @@ class PreconditionedSolver(Solver):
         return coef, preconditioner.matrix()
 
 
-def plan_together(problem, solvers):
+def plan_together(problem, solvers, calibrate=True):
     """The plans of several :class:`PreconditionedSolver` on one problem, scored together.
 
     ``solver="auto"`` plans its nine preconditioned candidates (Gram shares x margin
-    factors) in one recursion of the planner's proxy
+    factors, at each compute budget) in one recursion of the planner's proxy
     (:func:`~skdpgd.solvers._preconditioned_planning.plan_preconditioned_settings`); each
-    plan is the one ``solver.plan(problem)`` gives. The solvers share ``max_steps``.
+    plan is the one ``solver.plan(problem)`` gives, each solver keeping its ``max_steps``.
 
     Parameters
     ----------
@@ -189,6 +200,10 @@ def plan_together(problem, solvers):
         The public numbers of the fit.
     solvers : list of PreconditionedSolver
         The settings to plan.
+    calibrate : bool, default=True
+        False: the noise of each plan at its closed form before the accountant's
+        conservative rounding, enough to score it (:func:`calibrate_preconditioned` then
+        calibrates the winner only).
 
     Returns
     -------
@@ -206,16 +221,14 @@ def plan_together(problem, solvers):
             f"matrix, above its limit of {MAX_DENSE_DIM} columns; use solver='cyclic' "
             "(or 'auto', which does so)."
         )
-    budgets = {solver.max_steps for solver in solvers}
-    if len(budgets) != 1:
-        raise ValueError("solvers planned together share max_steps.")
-    max_steps = budgets.pop()
+    budgets = [MAX_STEPS if solver.max_steps is None else solver.max_steps
+               for solver in solvers]
     s_g = gram_sensitivity(problem.row_norm)  # once per plan: the run's report reuses it
     # a fixed number of passes is that number: the planner calibrates for it, once
     if problem.max_iter is not None:
         kwargs = {"max_steps": problem.max_iter, "n_steps": problem.max_iter}
     else:
-        kwargs = {} if max_steps is None else {"max_steps": max_steps}
+        kwargs = {"budgets": budgets}
     plans = plan_preconditioned_settings(
         problem.epsilon, problem.delta,
         settings=[(GRAM_SHARE if solver.gram_share is None else solver.gram_share,
@@ -223,8 +236,32 @@ def plan_together(problem, solvers):
         sensitivity=problem.sensitivity, gram_sensitivity=s_g, curvature=problem.curvature,
         n_samples=problem.n_samples, gram_dim=problem.gram_dim, n_params=problem.n_params,
         initial_distance=problem.largest_distance, strong_convexity=problem.strong_convexity,
-        **kwargs,
+        calibrate=calibrate, **kwargs,
     )
     return [replace(plan, solver=solver,
                     smoothness=problem.data_smoothness + plan.strong_convexity)
             for plan, solver in zip(plans, solvers)]
+
+
+def calibrate_preconditioned(plan, problem):
+    """``plan`` (of ``plan_together(..., calibrate=False)``) with its noise calibrated.
+
+    Parameters
+    ----------
+    plan : PreconditionedGDPlan
+        A plan whose tau and sigma are the closed forms before calibration.
+    problem : PublicProblem
+        The public numbers it was planned from.
+
+    Returns
+    -------
+    PreconditionedGDPlan
+        The plan ``plan.solver.plan(problem)`` gives.
+    """
+    tau, sigma = calibrate_preconditioned_gd(
+        problem.epsilon, problem.delta, gram_share=plan.gram_share, n_steps=plan.n_steps,
+        sensitivity=problem.sensitivity, gram_sensitivity=plan.gram_sensitivity,
+        n_samples=problem.n_samples,
+    )
+    margin = plan.solver.margin_factor * gram_noise_margin(tau, problem.gram_dim)
+    return replace(plan, noise_std=sigma, gram_noise_std=tau, margin=margin)

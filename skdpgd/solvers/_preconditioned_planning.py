@@ -242,9 +242,9 @@ def plan_preconditioned_settings(
     epsilon, delta, *, settings, sensitivity, gram_sensitivity, curvature, n_samples, gram_dim,
     n_params, initial_distance, strong_convexity=None, max_steps=MAX_STEPS, momenta=MOMENTA,
     learning_rate=1.0, strong_convexity_grid=None, failure_probability=MARGIN_FAILURE_PROBABILITY,
-    n_steps=None,
+    n_steps=None, budgets=None, calibrate=True,
 ):
-    """:func:`plan_preconditioned_gd` for each (gram_share, margin_factor) of ``settings``,
+    r""":func:`plan_preconditioned_gd` for each (gram_share, margin_factor) of ``settings``,
     the proxy of all of them scored in one recursion (``solver="auto"`` plans nine at once).
 
     Parameters
@@ -259,6 +259,14 @@ def plan_preconditioned_settings(
         As in :func:`plan_preconditioned_gd`.
     strong_convexity_grid, failure_probability, n_steps : optional
         As in :func:`plan_preconditioned_gd`.
+    budgets : sequence of int, optional
+        The largest number of steps of each setting (``solver="auto"``'s compute budgets;
+        default ``max_steps`` for every setting): its K is chosen among 1..budget.
+    calibrate : bool, default=True
+        False leaves tau and sigma at their closed forms
+        :math:`S_G/(n\sqrt s\,\mu^*)` and :math:`\sqrt K\,S/(n\sqrt{1-s}\,\mu^*)` before
+        the accountant's conservative rounding (and the margin at that tau): candidates of
+        a larger search, which calibrates its winner only.
 
     Returns
     -------
@@ -274,7 +282,10 @@ def plan_preconditioned_settings(
     dim = check_count("gram_dim", gram_dim)
     p = check_count("n_params", n_params)
     r0 = check_positive("initial_distance", initial_distance)
-    max_steps = check_count("max_steps", max_steps)
+    if budgets is None:
+        budgets = [max_steps] * len(settings)
+    budgets = [check_count("budget", budget) for budget in budgets]
+    max_steps = check_count("max_steps", max(budgets))
     eta = check_positive("learning_rate", learning_rate)
     shares = [check_share(share) for share, _ in settings]
     kappas = [check_positive("margin_factor", kappa) for _, kappa in settings]
@@ -294,7 +305,7 @@ def plan_preconditioned_settings(
     else:
         lams = list(c * row_norm**2 * np.logspace(-8, 0, 9))
     target = epsilon_delta_to_gdp(epsilon, delta)
-    sigma1s, margins = [], []
+    sigma1s, margins, taus = [], [], []
     for share, kappa in zip(shares, kappas):
         if target == math.inf:
             tau, sigma1 = 0.0, 0.0
@@ -302,28 +313,33 @@ def plan_preconditioned_settings(
             tau = s_g / (n * math.sqrt(share) * target)
             sigma1 = s / (n * math.sqrt(1.0 - share) * target)
         sigma1s.append(sigma1)
+        taus.append(tau)
         margins.append(kappa * gram_noise_margin(tau, dim, failure_probability))
     pairs = [(beta, lam) for beta in momenta for lam in lams]
     tables = _search_tables(
         max_steps, sigma1s, margins, pairs=pairs, noisy=target != math.inf, curvature=c,
         learning_rate=eta, n_params=p, initial_distance=r0, row_norm=row_norm,
-        n_outputs=p // dim,
+        n_outputs=p // dim, budgets=budgets,
     )
     plans = []
-    for share, kappa, table in zip(shares, kappas, tables):
+    for share, kappa, table, budget in zip(shares, kappas, tables, budgets):
+        table = table[:budget]
         if target == math.inf:  # no noise: the cap; the run stops on convergence (tolerance)
             pair = int(np.argmin(table.sum(axis=0)))  # the fastest decrease over all K
-            proxy, k = float(table[-1, pair]), max_steps
+            proxy, k = float(table[-1, pair]), budget
         else:
             k_index, pair = np.unravel_index(int(np.argmin(table)), table.shape)
             proxy, k = float(table[k_index, pair]), int(k_index) + 1
         beta, lam = pairs[pair]
         if n_steps is not None:  # a fixed number of steps is that number
             k = check_count("n_steps", n_steps)
-        tau, sigma = calibrate_preconditioned_gd(
-            epsilon, delta, gram_share=share, n_steps=k, sensitivity=s, gram_sensitivity=s_g,
-            n_samples=n, target_mu=target,  # mu*, computed once above
-        )
+        if calibrate:
+            tau, sigma = calibrate_preconditioned_gd(
+                epsilon, delta, gram_share=share, n_steps=k, sensitivity=s,
+                gram_sensitivity=s_g, n_samples=n, target_mu=target,  # mu*, computed once
+            )
+        else:  # the closed forms the calibration starts from
+            tau, sigma = taus[len(plans)], math.sqrt(k) * sigma1s[len(plans)]
         plans.append(PreconditionedGDPlan(
             n_steps=k, noise_std=sigma, gram_noise_std=tau, gram_share=share,
             margin=kappa * gram_noise_margin(tau, dim, failure_probability), curvature=c,

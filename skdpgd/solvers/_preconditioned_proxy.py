@@ -11,7 +11,7 @@ public numbers only: it plays no part in any privacy claim.
 import numpy as np
 
 from ..accounting.calibration import check_count
-from ._utility import error_moments
+from ._utility import _impulse_response
 
 __all__ = ["SPECTRUM_GRID", "preconditioned_utility_proxy"]
 
@@ -108,6 +108,25 @@ def _proxy_table(max_steps, sigma1, *, margin, curvature, lams, momenta, learnin
                  n_params, initial_distance, row_norm, n_outputs):
     """U(K) of :func:`preconditioned_utility_proxy` for every pair (lams[i], momenta[i]):
     an array of shape (max_steps, len(lams)), one recursion for all of them."""
+    worst_opt, worst_noise = _worst_terms(
+        max_steps, margin=margin, curvature=curvature, lams=lams, momenta=momenta,
+        learning_rate=learning_rate, n_params=n_params, initial_distance=initial_distance,
+        row_norm=row_norm, n_outputs=n_outputs,
+    )
+    return _combine(worst_opt, worst_noise, sigma1, lams, initial_distance)
+
+
+def _combine(worst_opt, worst_noise, sigma1, lams, r0):
+    """U(K) from the two worst-case terms of :func:`_worst_terms` and sigma_1."""
+    sigma2 = np.arange(1, worst_opt.shape[0] + 1)[:, None] * np.asarray(sigma1) ** 2
+    return 0.5 * lams[None, :] * r0 * r0 + worst_opt + sigma2 * worst_noise
+
+
+def _worst_terms(max_steps, *, margin, curvature, lams, momenta, learning_rate, n_params,
+                 initial_distance, row_norm, n_outputs):
+    r"""The proxy's worst cases over the spectrum, each of shape (max_steps, len(lams)):
+    :math:`\frac{r_0^2}{p}\max_g t_g O_g(K)` and
+    :math:`\max_g [t_g N_g(K) + (p - t_g) N_0(K)]` per unit noise."""
     rt2 = row_norm**2
     g = np.concatenate([[0.0], rt2 * SPECTRUM_GRID])[None, :]  # column 0: g = 0
     a, b, q, h = _recursion(
@@ -123,19 +142,24 @@ def _proxy_table(max_steps, sigma1, *, margin, curvature, lams, momenta, learnin
     weight_noise = count * (q * half)[:, 1:]
     weight_flat = (n_params - count) * (q * half)[:, :1]
     worst_opt, worst_noise = np.empty((2, max_steps, len(lams)))
-    for k, (mean, variance) in enumerate(error_moments(a, b, 1.0, max_steps)):
-        opt = mean[:, 1:]
+    a, b = np.broadcast_arrays(a, b)
+    opt, noise = np.empty(weight_opt.shape), np.empty(weight_noise.shape)
+    # error_moments with q = 1 (the variance is the sum of squares), in place: one step's
+    # arrays stay in cache
+    for k, (phi, phi_prev, total) in enumerate(_impulse_response(a, b, max_steps)):
+        np.multiply(b[:, 1:], phi_prev[:, 1:], out=opt)
+        opt += phi[:, 1:]  # the mean
         opt *= opt
         opt *= weight_opt
-        worst_opt[k] = opt.max(axis=1)
-        noise = variance[:, 1:] * weight_noise
-        noise += variance[:, :1] * weight_flat
-        worst_noise[k] = noise.max(axis=1)
-    sigma2 = np.arange(1, max_steps + 1)[:, None] * sigma1**2
-    return 0.5 * lams[None, :] * r0 * r0 + worst_opt + sigma2 * worst_noise
+        opt.max(axis=1, out=worst_opt[k])
+        np.multiply(total[:, 1:], weight_noise, out=noise)
+        noise += total[:, :1] * weight_flat
+        noise.max(axis=1, out=worst_noise[k])
+    return worst_opt, worst_noise
 
 
-def _search_tables(max_steps, sigma1s, margins, *, pairs, noisy, initial_distance, **kwargs):
+def _search_tables(max_steps, sigma1s, margins, *, pairs, noisy, initial_distance,
+                   budgets=None, **kwargs):
     """:func:`_proxy_table` of every setting (``sigma1s[i]``, ``margins[i]``) over ``pairs``
     (momentum, lam), all scored in one recursion; the pairs that cannot win left at +inf.
 
@@ -143,7 +167,9 @@ def _search_tables(max_steps, sigma1s, margins, *, pairs, noisy, initial_distanc
     pairs with the smaller half of the lams are scored first; a pair of the others whose
     bias exceeds the best value of its setting is larger than that setting's minimum at
     every K and is not scored (the minimum and its place are those of the full table). A
-    noiseless plan compares sums over K: every pair is scored. Returns an array of shape
+    noiseless plan compares sums over K: every pair is scored. ``budgets[i]``: setting i
+    is searched over K <= budgets[i] only (default ``max_steps``; the pruning uses the
+    best value there, and the rows beyond are left to the caller). Returns an array of shape
     (settings, max_steps, pairs); each column is computed alone (bit for bit the same
     whatever the other columns).
     """
@@ -151,17 +177,29 @@ def _search_tables(max_steps, sigma1s, margins, *, pairs, noisy, initial_distanc
     momenta = np.array([beta for beta, _ in pairs])
     sigma1s, margins = np.asarray(sigma1s, dtype=float), np.asarray(margins, dtype=float)
     r0 = initial_distance
+    budgets = [max_steps] * len(margins) if budgets is None else budgets
     tables = np.full((len(margins), max_steps, len(pairs)), np.inf)
     first = lams <= np.median(lams) if noisy else np.ones(len(pairs), dtype=bool)
     chosen = np.broadcast_to(first, (len(margins), len(pairs)))
     for phase in ("first", "rest"):
         if phase == "rest":  # unless its bias (the same float as the table's) loses
-            best = tables.reshape(len(margins), -1).min(axis=1)
+            best = np.array([table[:budget].min() for table, budget in zip(tables, budgets)])
             chosen = ~first & (0.5 * lams * r0 * r0 <= best[:, None])
         settings, columns = np.nonzero(chosen)
-        if settings.size:
-            tables[settings, :, columns] = _proxy_table(
-                max_steps, sigma1s[settings], margin=margins[settings][:, None],
-                lams=lams[columns], momenta=momenta[columns], initial_distance=r0, **kwargs,
-            ).T
+        if not settings.size:
+            continue
+        # settings with the same margin share the recursion (sigma_1 enters after it):
+        # each distinct (margin, pair) is scored once
+        keys, inverse = np.unique(np.stack([margins[settings], columns]), axis=1,
+                                  return_inverse=True)
+        unique_columns = keys[1].astype(int)
+        worst_opt, worst_noise = _worst_terms(
+            max_steps, margin=keys[0][:, None], lams=lams[unique_columns],
+            momenta=momenta[unique_columns], initial_distance=r0, **kwargs,
+        )
+        inverse = inverse.ravel()
+        tables[settings, :, columns] = _combine(
+            worst_opt[:, inverse], worst_noise[:, inverse], sigma1s[settings],
+            lams[columns], r0,
+        ).T
     return tables

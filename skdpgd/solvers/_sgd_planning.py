@@ -94,16 +94,44 @@ class SampledSGDPlan:
 def sgd_sampling_variance(*, gradient_bound, batch_size, n_samples, sampling):
     r"""Bound on the variance of the normalised mini-batch gradient (planning only).
 
-    Poisson with the fixed normaliser b:
-    :math:`\mathrm{Var}\,\frac1b\sum_{i\in B} g_i = \frac{q(1-q)}{b^2}\sum_i\|g_i\|^2
-    \le L^2\frac{1-q}{b}`; uniform batches of size b (without replacement):
-    :math:`L^2\frac{n-b}{b(n-1)}` (finite-population correction), with
-    :math:`\|g_i\|\le L` and q = b/n.
+    With Poisson sampling (every row kept independently with probability q = b/n) and
+    the sum divided by the fixed b, as :func:`skdpgd.optim.noisy_sampled_gradient_descent`
+    does, the indicators are independent Bernoulli(q), so
+
+    .. math::
+
+        \mathrm{Var}\,\frac1b\sum_{i\in B} g_i = \frac{q(1-q)}{b^2}\sum_{i=1}^n\|g_i\|^2
+        \le L^2\,\frac{1-q}{b},
+
+    using :math:`\|g_i\|\le L` and :math:`nq = b` (the trace of the covariance; zero at
+    q = 1, where every row is in every batch). It enters only the utility proxy
+    (:func:`sgd_utility_proxy`, :ref:`calibration`) and plays no part in any
+    privacy claim.
+
+    Parameters
+    ----------
+    gradient_bound : float
+        L >= 0, the bound on every per-example gradient norm.
+    batch_size : int
+        b in [1, n], the expected batch size.
+    n_samples : int
+        n, the number of rows.
+    sampling : {"poisson"}
+        The sampler of the run (validated: the only one skdpgd runs and accounts).
+
+    Returns
+    -------
+    float
+        :math:`L^2 (1 - b/n) / b`.
+
+    Raises
+    ------
+    ValueError
+        When ``sampling`` is not ``"poisson"``.
     """
+    check_sampling(sampling)
     b, n, lip = float(batch_size), float(n_samples), float(gradient_bound)
-    if sampling == "poisson":
-        return lip * lip * (1.0 - b / n) / b
-    return 0.0 if b >= n else lip * lip * (n - b) / (b * (n - 1.0))
+    return lip * lip * (1.0 - b / n) / b
 
 
 def sgd_utility_proxy(
@@ -121,8 +149,35 @@ def sgd_utility_proxy(
     optimisation error of the mean iterate, which follows full-batch GD since the
     sampled gradient is unbiased, stationary excess loss :math:`\eta\,\mathrm{tr}/4` of a
     gradient method with gradient noise of covariance trace tr) with the sampling variance
-    V of :func:`sgd_sampling_variance` added to the injected noise trace :math:`p\sigma^2`.
-    Vectorised over ``n_steps`` / ``noise_std``. Plays no part in any privacy claim.
+    V of :func:`sgd_sampling_variance` added to the injected noise trace :math:`p\sigma^2`
+    (:ref:`calibration`, step 3). Vectorised over ``n_steps`` / ``noise_std``.
+    Plays no part in any privacy claim.
+
+    Parameters
+    ----------
+    n_steps : int or array-like of int
+        K >= 0, the number of steps.
+    noise_std : float or array-like of float
+        sigma >= 0, the injected noise on the averaged gradient (broadcast against
+        ``n_steps``).
+    n_params : int
+        p, the number of parameters.
+    learning_rate : float
+        eta > 0, the step size.
+    strong_convexity : float
+        lam >= 0, the L2 regularisation.
+    smoothness : float
+        beta >= lam, the smoothness of the objective.
+    initial_distance : float
+        r0, a public guess of the optimum's norm (the start is 0).
+    sampling_variance : float
+        V >= 0, the bound on the variance of the mini-batch gradient
+        (:func:`sgd_sampling_variance`).
+
+    Returns
+    -------
+    float or ndarray of float
+        U, with the broadcast shape of ``n_steps`` and ``noise_std``.
     """
     optimisation = optimisation_error(
         n_steps, learning_rate=learning_rate, strong_convexity=strong_convexity,
@@ -253,24 +308,27 @@ def plan_sampled_sgd(
         r0, public guess of the optimum's norm.
     max_passes : float
         Largest number of passes over the data, K b / n.
-    exact_passes : bool
-        Plan exactly ``max_passes`` passes (a user's fixed ``max_iter``) instead of
-        choosing the number of passes up to it.
-    strong_convexity : float or None
+    strong_convexity : float or None, default=None
         lam > 0, or None to choose it.
-    sampling : {"poisson"}
+    sampling : {"poisson"}, default="poisson"
         The sampler the run will use (the one the accounting covers).
-    sampling_rates : tuple of float
+    sampling_rates : tuple of float, default=SGD_SAMPLING_RATES
         Candidate q.
-    discretization : float or None
+    discretization : float or None, default=None
         PLD grid of the exact calibration; None: automatic, relative to each evaluated
         run's epsilon scale beyond epsilon ~ 100
         (:func:`~skdpgd.accounting._sampled_sgd.pld_discretization`), which bounds the
         work for any budget.
+    exact_passes : bool, default=False
+        Plan exactly ``max_passes`` passes (a user's fixed ``max_iter``) instead of
+        choosing the number of passes up to it.
 
     Returns
     -------
     SampledSGDPlan
+        The chosen sampling, b, K, sigma (calibrated exactly: its epsilon was computed and
+        is at most the target), eta, lam, beta, the proxy value at that sigma, and the
+        plan's epsilon with the bound that gives it (:func:`sampled_sgd_bounds`).
 
     Raises
     ------

@@ -52,7 +52,9 @@ __all__ = [
     "concentrated_initial_distance",
     "direction_errors",
     "error_moments",
+    "predict_runs",
     "predicted_excess_loss",
+    "predicted_excess_losses",
     "scale_free_excess",
     "semicircle_nodes",
 ]
@@ -306,29 +308,118 @@ def predicted_excess_loss(
     float
         The predicted excess loss, in units of the loss.
     """
-    c, lam, p = float(curvature), float(strong_convexity), float(n_params)
+    run = dict(n_steps=n_steps, noise_std=noise_std, step=step,
+               strong_convexity=strong_convexity, momentum=momentum, spread=spread, extra=extra)
+    return predicted_excess_losses(
+        [run], curvature=curvature, n_params=n_params, n_outputs=n_outputs, row_norm=row_norm,
+        initial_distance=initial_distance, scale_free=scale_free,
+    )[0]
+
+
+def predicted_excess_losses(runs, *, curvature, n_params, n_outputs, row_norm,
+                            initial_distance, scale_free=False):
+    """:func:`predicted_excess_loss` of several runs on one problem, their recursions shared.
+
+    ``runs``: dicts of the per-run arguments of :func:`predicted_excess_loss`
+    (``n_steps``, ``noise_std``, ``step``, ``strong_convexity``, and optionally
+    ``momentum``, ``spread``, ``extra``, and ``key``: a hashable value, equal for runs
+    whose ``step``, ``strong_convexity``, ``momentum`` and ``spread`` are equal). Runs of
+    one key (a candidate at several compute budgets) share one error recursion, read at
+    each K. Each value is the one :func:`predicted_excess_loss` gives for that run alone,
+    bit for bit.
+
+    Parameters
+    ----------
+    runs : list of dict
+        The runs (keys above).
+    curvature : float
+        c, the loss's bound on l''.
+    n_params, n_outputs : int
+        p and k.
+    row_norm : float
+        Rt, the bound on an augmented row's norm.
+    initial_distance : float
+        r0.
+    scale_free : bool, default=False
+        Score the best rescaling of theta (classifiers) instead of theta itself.
+
+    Returns
+    -------
+    list of float
+        The predicted excess loss of each run, in units of the loss.
+    """
+    c, p = float(curvature), float(n_params)
     rt2 = float(row_norm) ** 2
     g = np.concatenate([[0.0], rt2 * SPECTRUM_GRID])
-    if spread:
-        nodes, weights = semicircle_nodes()
-        shift = float(spread) * nodes[:, None]
-        g_points = np.broadcast_to(g, (nodes.size, g.size))
-    else:
-        weights, shift, g_points = None, 0.0, g
-    h = c * g_points + lam
-    mean, variance = direction_errors(n_steps, h, step(g_points, shift), momentum)
+    nodes, weights = semicircle_nodes()
     count = np.minimum(p, n_outputs * rt2 / g[1:])
     share = float(initial_distance) ** 2 / p
-    variance = variance * float(noise_std) ** 2
-    if scale_free:
-        if weights is not None:
-            mean, variance, h_data, h = mean[:, 1:], variance[:, 1:], c * g_points[:, 1:], h[:, 1:]
+    groups = {}  # equal keys: the same recursion (docstring)
+    for i, run in enumerate(runs):
+        groups.setdefault(run.get("key", ("run", i)), []).append(i)
+    values = [None] * len(runs)
+
+    def score(run, h, g_points, spread, mean, variance):
+        variance = variance * float(run["noise_std"]) ** 2
+        lam, extra = float(run["strong_convexity"]), float(run.get("extra", 0.0))
+        w = weights if spread else None
+        if scale_free:
+            return scale_free_excess(c * g_points[..., 1:], h[..., 1:], mean[..., 1:],
+                                     variance[..., 1:], share, count, w) + extra
+        opt, noise = 0.5 * h * mean * mean, 0.5 * h * variance
+        if w is not None:
+            opt, noise = w @ opt, w @ noise
+        worst_opt = np.max(share * count * opt[1:])
+        worst_noise = np.max(count * noise[1:] + (p - count) * noise[0])
+        return 0.5 * lam * share * p + float(worst_opt + worst_noise) + extra
+
+    for members in groups.values():  # one group at a time: its arrays stay in cache
+        run = runs[members[0]]
+        spread = bool(float(run.get("spread", 0.0)))
+        if spread:
+            shift = float(run["spread"]) * nodes[:, None]
+            g_points = np.broadcast_to(g, (nodes.size, g.size))
         else:
-            mean, variance, h_data, h = mean[1:], variance[1:], c * g[1:], h[1:]
-        return scale_free_excess(h_data, h, mean, variance, share, count, weights) + float(extra)
-    opt, noise = 0.5 * h * mean * mean, 0.5 * h * variance
-    if weights is not None:
-        opt, noise = weights @ opt, weights @ noise
-    worst_opt = np.max(share * count * opt[1:])
-    worst_noise = np.max(count * noise[1:] + (p - count) * noise[0])
-    return 0.5 * lam * share * p + float(worst_opt + worst_noise) + float(extra)
+            shift, g_points = 0.0, g
+        h = c * g_points + float(run["strong_convexity"])
+        h, gamma = np.broadcast_arrays(np.asarray(h, float),
+                                       np.asarray(run["step"](g_points, shift), float))
+        r, momentum = gamma * h, run.get("momentum", 0.0)
+        if np.all(np.asarray(momentum) == 0.0):  # direction_errors' geometric sum
+            for i in members:
+                mean, variance = _plain_moments(1.0 - r, gamma**2, int(runs[i]["n_steps"]))
+                values[i] = score(runs[i], h, g_points, spread, mean, variance)
+            continue
+        a, b = np.broadcast_arrays((1.0 - r) * (1.0 + momentum), -(1.0 - r) * momentum)
+        wanted = {}
+        for i in members:
+            wanted.setdefault(int(runs[i]["n_steps"]), []).append(i)
+        for k, (phi, phi_prev, total) in enumerate(_impulse_response(a, b, max(wanted)), 1):
+            for i in wanted.get(k, ()):  # direction_errors' mean and variance at this K
+                values[i] = score(runs[i], h, g_points, spread, phi + b * phi_prev,
+                                  gamma**2 * total)
+    return values
+
+
+def predict_runs(problem, labelled_runs):
+    """The :class:`Prediction` of each candidate run on one problem, scored together.
+
+    Parameters
+    ----------
+    problem : PublicProblem
+        The public numbers of the fit (r0 is ``problem.largest_distance``).
+    labelled_runs : list of tuple
+        ``(label, passes, run)``, ``run`` a dict of :func:`predicted_excess_losses`.
+
+    Returns
+    -------
+    list of Prediction
+        One per run, by :func:`predicted_excess_losses`.
+    """
+    values = predicted_excess_losses(
+        [run for _, _, run in labelled_runs], curvature=problem.curvature,
+        n_params=problem.n_params, n_outputs=problem.n_outputs, row_norm=problem.row_norm,
+        initial_distance=problem.largest_distance, scale_free=problem.scale_free_score,
+    )
+    return [Prediction(label, value, passes)
+            for (label, passes, _), value in zip(labelled_runs, values)]

@@ -245,6 +245,16 @@ def test_zero_noise_is_never_reported_as_finite_privacy():
         assert value == math.inf
 
 
+def test_a_run_that_releases_nothing_costs_nothing_even_with_infinitely_many_steps():
+    # S = 0 or sigma = inf: each step is 0-GDP, so any number of them is; inf * 0 is no nan
+    inf = math.inf
+    for sigma, S in ((1.0, 0.0), (inf, 1.0)):
+        assert comp(sigma, inf, S, 100) == 0.0
+        assert convex(sigma, inf, S, 100) == 0.0
+        assert gd(sigma, inf, S, 100, eta=3.0) == 0.0  # c >= 1: only composition applies
+        assert cyclic(sigma, inf, 10, S, 100, eta=3.0) == 0.0
+
+
 def test_nan_inputs_rejected():
     with pytest.raises(ValueError):
         gd(float("nan"), 10)

@@ -29,7 +29,11 @@ def test_poisson_run_is_accounted_by_composition_only():
 def test_only_the_sampling_the_estimators_run_is_accounted():
     # fixed-size uniform batches are run by no estimator: the accounting refuses them
     for call in (lambda: sampled_sgd_bounds(0.1, 200, delta=1e-5, sampling="uniform", **RUN),
-                 lambda: calibrate_sampled_sgd(1.0, 1e-5, n_steps=200, sampling="uniform", **RUN)):
+                 lambda: calibrate_sampled_sgd(1.0, 1e-5, n_steps=200, sampling="uniform", **RUN),
+                 # refused before the shortcuts that need no accounting (no noise, no step)
+                 lambda: calibrate_sampled_sgd(float("inf"), 1e-5, n_steps=200,
+                                               sampling="uniform", **RUN),
+                 lambda: calibrate_sampled_sgd(1.0, 1e-5, n_steps=0, sampling="uniform", **RUN)):
         with pytest.raises(ValueError, match=r"sampling must be one of \('poisson',\)"):
             call()
 
@@ -65,8 +69,12 @@ def test_sampling_variance_and_proxy():
     # Poisson: q(1-q) sum ||g||^2 / b^2 with n rows of norm L -> L^2 (1-q)/b
     assert sgd_sampling_variance(gradient_bound=2.0, batch_size=10, n_samples=100,
                                  sampling="poisson") == pytest.approx(4.0 * 0.9 / 10)
+    # q = 1: every row is in every batch, the batch gradient is the full one
     assert sgd_sampling_variance(gradient_bound=2.0, batch_size=100, n_samples=100,
-                                 sampling="uniform") == 0.0
+                                 sampling="poisson") == 0.0
+    with pytest.raises(ValueError, match="sampling"):  # no uniform batches: none is run
+        sgd_sampling_variance(gradient_bound=2.0, batch_size=10, n_samples=100,
+                              sampling="uniform")
     # proxy = bias + optimisation + eta (p sigma^2 + V) / 4: K = infinity-like removes the
     # optimisation term, leaving the two closed-form terms
     value = sgd_utility_proxy(10**6, 0.1, n_params=3, learning_rate=0.5, strong_convexity=0.1,

@@ -17,13 +17,14 @@ def quadratic_rows(targets):
     return gradient_on_rows
 
 
-def test_full_uniform_batch_without_noise_is_gradient_descent():
+def test_full_batch_without_noise_is_gradient_descent():
+    # b = n: q = 1, every row is in every Poisson batch (rng.random(n) < 1 always holds)
     rng = np.random.default_rng(0)
     targets = rng.normal(size=(30, 3))
     grad_rows = quadratic_rows(targets)
     sgd = noisy_sampled_gradient_descent(
         grad_rows, np.zeros(3), n_samples=30, batch_size=30, learning_rate=0.3, noise_std=0.0,
-        n_steps=25, rng=np.random.default_rng(1), sampling="uniform", regularization=0.1,
+        n_steps=25, rng=np.random.default_rng(1), regularization=0.1,
     )
     gd = noisy_gradient_descent(
         lambda th: grad_rows(th, np.arange(30)) / 30 + 0.1 * th, np.zeros(3), learning_rate=0.3,
@@ -95,28 +96,12 @@ def test_empty_batches_are_regularisation_and_noise_only():
     np.testing.assert_allclose(out, expected, rtol=1e-14)
 
 
-def test_uniform_batches_have_exactly_b_distinct_rows():
-    seen = []
-
-    def grad(theta, rows):
-        seen.append(rows.copy())
-        return np.zeros_like(theta)
-
-    noisy_sampled_gradient_descent(
-        grad, np.zeros(1), n_samples=20, batch_size=6, learning_rate=0.1, noise_std=0.0,
-        n_steps=50, rng=np.random.default_rng(6), sampling="uniform",
-    )
-    assert all(len(rows) == 6 and len(set(rows)) == 6 and rows.max() < 20 for rows in seen)
-    assert len({tuple(rows) for rows in seen}) > 40  # fresh batches
-
-
 def test_callback_and_edge_cases():
     steps_seen = []
     out = noisy_sampled_gradient_descent(
         lambda th, rows: -100.0 * len(rows) * np.ones_like(th), np.zeros(3), n_samples=10,
         batch_size=10, learning_rate=1.0, noise_std=0.0, n_steps=3,
-        rng=np.random.default_rng(7), sampling="uniform",
-        callback=steps_seen.append,
+        rng=np.random.default_rng(7), callback=steps_seen.append,
     )
     np.testing.assert_array_equal(out, np.full(3, 300.0))  # 3 steps of 100 (b = n = 10)
     assert steps_seen == [0, 1, 2]
@@ -129,10 +114,11 @@ def test_callback_and_edge_cases():
     common = dict(learning_rate=1.0, noise_std=0.0, n_steps=1, rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match="batch_size"):
         noisy_sampled_gradient_descent(None, np.zeros(1), n_samples=5, batch_size=6, **common)
-    with pytest.raises(ValueError, match="sampling"):
-        noisy_sampled_gradient_descent(
-            None, np.zeros(1), n_samples=5, batch_size=2, sampling="shuffle", **common
-        )
+    for sampling in ("shuffle", "uniform"):  # Poisson is the only sampler skdpgd accounts
+        with pytest.raises(ValueError, match="sampling"):
+            noisy_sampled_gradient_descent(
+                None, np.zeros(1), n_samples=5, batch_size=2, sampling=sampling, **common
+            )
     with pytest.raises(ValueError, match="regularization"):
         noisy_sampled_gradient_descent(
             None, np.zeros(1), n_samples=5, batch_size=2, regularization=-1.0, **common

@@ -47,10 +47,18 @@ class UnsupportedEventError(ValueError):
 class NeighbouringRelation(enum.Enum):
     """Which data sets are neighbours (the relation a guarantee is stated for).
 
-    ``REPLACE_ONE``: one record replaced by another, n fixed and public (skdpgd's
-    relation everywhere). ``ADD_OR_REMOVE_ONE``: one record added or removed. The two
-    are not interchangeable: a guarantee under one does not transfer to the other at
-    the same parameters, so accountants refuse to mix them.
+    The two relations below are not interchangeable: a guarantee under one does not
+    transfer to the other at the same parameters, so accountants refuse to mix them
+    (:ref:`neighbouring data sets <neighbours>`). A member is looked up by its value with
+    ``NeighbouringRelation("replace-one")`` or :meth:`parse`.
+
+    Attributes
+    ----------
+    REPLACE_ONE : NeighbouringRelation
+        Value ``"replace-one"``: one record replaced by another, n fixed and public
+        (skdpgd's relation everywhere).
+    ADD_OR_REMOVE_ONE : NeighbouringRelation
+        Value ``"add-or-remove-one"``: one record added or removed (n changes by one).
     """
 
     REPLACE_ONE = "replace-one"
