@@ -41,7 +41,7 @@ numba, or with :data:`ENABLED` False, the numpy path runs. Both give the same su
 rounding (tested), and each is bit-identical across ``n_jobs`` (the chunking is the same;
 a chunk is summed in row order).
 
-**Where the compiler may reorder.** Only the dot product :func:`_dot` (of :math:`u` and
+**Where the compiler may reorder.** Only the dot product ``_dot`` (of :math:`u` and
 :math:`w`, and :math:`u \cdot u` for the row factors) is compiled with floating-point
 reassociation allowed (``fastmath`` with ``reassoc`` and ``contract`` only: no assumption
 about NaN or infinities), so that its sum is vectorised; the result is deterministic for a

@@ -62,13 +62,16 @@ def test_far_rows_give_the_products_of_the_formula(kernel, dtype):
                                            design.post_scale, np.array([y]), w, 0.0, 0.0)
         assert np.all(np.isfinite(g)) and np.isfinite(total_r)
         # the residual from t = q (u . w): the dot product is summed in another order
-        # (relative rounding ~1e-16 per term of a sum of at most 40; 1e-12 is wide)
+        # (relative rounding ~1e-16 per term of a sum of at most 40, so dt, 1e-12 of the
+        # sum of |terms|, is wide); sigma moves by at most sigma(t) dt, exp and the division
+        # by a few ulps (1e-14 relative), and sigma(t) - 1 by ~1e-16 absolute
         t = q * float(u @ w)
-        expected = (expit(t) - y) if kernel == "logistic" else (t - y)
-        expected = min(max(expected, -clip), clip)
-        scale = abs(expected) + (abs(q) * float(np.abs(u) @ np.abs(w)) * 1e-12
-                                 if kernel == "clipped_linear" else 0.0)
-        assert abs(total_r - expected) <= 1e-12 * scale, (trial, total_r, expected)
+        dt = 1e-12 * (abs(t) + q * float(np.abs(u) @ np.abs(w)))
+        if kernel == "logistic":
+            expected, tolerance = expit(t) - y, expit(t) * (dt + 1e-14) + 1e-15 * y
+        else:
+            expected, tolerance = t - y, dt + 1e-12 * abs(t - y)
+        assert abs(total_r - expected) <= tolerance, (trial, total_r, expected)
         # the update: (r q) u, each product rounded once, bit for bit
         np.testing.assert_array_equal(g, (total_r * q) * u, err_msg=f"trial {trial}")
 
