@@ -6,7 +6,7 @@ gradient g of the data loss, the Hessian M and the score covariance Q. The targe
 :math:`(\varepsilon, \delta)` is met by Gaussian DP,
 :math:`\mu = \mathrm{epsilon\_delta\_to\_gdp}(\varepsilon, \delta)` (Dong, Roth and Su
 2022, Corollary 2.13), split with public shares (:data:`INFERENCE_SHARES`, derived in
-docs/theory.md, "The budget of the releases") as
+:ref:`inference-budget`) as
 
 .. math::
 
@@ -104,7 +104,7 @@ def split_inference_budget(epsilon, delta, shares=INFERENCE_SHARES):
 
 def inference_shares(epsilon, delta, n_samples, n_params):
     r"""The public shares of a fit: :data:`INFERENCE_SHARES`, with more for the Hessian
-    where the shape needs it (docs/theory.md, "The budget of the releases").
+    where the shape needs it (:ref:`inference-budget`).
 
     With :math:`\rho_{\mathrm{pub}}(s_M) = 2\sqrt2\,p^{3/2}/(n\mu\sqrt{s_M})`
     (:func:`skdpgd.inference.public_noise_ratio`), the Hessian gets

@@ -172,8 +172,7 @@ def public_noise_ratio(n_samples, n_params, hessian_mu):
     :math:`\tau_M = \sqrt2 c_H\tilde R^2/(n\mu_M)`, over the largest smallest curvature
     any data set of this shape can have, :math:`c_H\tilde R^2/p` (rows of norm at most
     :math:`\tilde R` give :math:`\mathrm{tr}\,H \le c_H\tilde R^2`): a lower bound on
-    the ratio :math:`\rho` of every fit (docs/theory.md, "When the intervals are not
-    trusted").
+    the ratio :math:`\rho` of every fit (:ref:`inference-trust`).
 
     Parameters
     ----------
@@ -198,7 +197,7 @@ def check_identifiable(n_samples, n_params, budget):
     The rule reads rho_pub at the base Hessian share (0.1 of mu^2, whatever share
     :func:`~skdpgd.inference._budget.inference_shares` then gives): above 1 the noise of
     a tenth of the budget would exceed the curvature of every data set of this shape
-    (docs/theory.md, "When the intervals are not trusted").
+    (:ref:`inference-trust`).
 
     Parameters
     ----------

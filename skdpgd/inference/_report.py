@@ -45,8 +45,7 @@ class InferencePrivacyReport(GaussianRunPrivacyReport):
         tau_M and tau_Q, the noise std of each upper-triangle entry of the averaged
         matrices.
     gradient_sensitivity, hessian_sensitivity, score_sensitivity : float
-        S, S_M and S_Q (of the sums; docs/theory.md, "Private inference for the
-        coefficients").
+        S, S_M and S_Q (of the sums; :ref:`private-inference`).
     gradient_mu, hessian_mu, score_mu : float
         The mu of each release.
     inference_shares : tuple of float
