@@ -38,6 +38,9 @@ class Charged(typing.NamedTuple):
     problem: PublicProblem
     plan: object
     report: object
+    #: The report of the run that ran, where it differs from ``report`` (``"auto"``
+    #: choosing its run on a released Gram; post-processing, same guarantee).
+    run_report: object = None
 
 
 def fit_or_forget(fit):
@@ -306,7 +309,10 @@ class BaseDPLinearModel(InputChecks, BaseEstimator):
 
         coef, plan, report = plan.solver.run_chosen(data, loss, plan, charged.report, rng,
                                                     callback=count)
-        return coef, done[0], charged._replace(plan=plan, report=report)
+        # privacy_ stays the charged report, a function of public numbers only (what an
+        # audit compares between neighbouring data sets); the run chosen on a released
+        # Gram is described by run_report_ (post-processing of accounted releases)
+        return coef, done[0], charged._replace(plan=plan, run_report=report)
 
     def _progress(self, n_steps):
         """A callback that prints steps done and time; it never sees data or iterates."""
@@ -322,20 +328,24 @@ class BaseDPLinearModel(InputChecks, BaseEstimator):
 
         return report
 
-    def _store_run(self, report, plan, n_steps):
+    def _store_run(self, report, plan, n_steps, run_report=None):
         """Set the fitted attributes every DP linear model shares (after the fit succeeded).
 
         ``n_iter_`` is the number of steps that ran (``n_steps``): the report's K, or fewer
-        for a noiseless run that stopped on convergence.
+        for a noiseless run that stopped on convergence. ``privacy_`` is the charged
+        report (public numbers only); ``run_report_`` the report of the run that ran, the
+        same object except where ``solver="auto"`` chose its run on a released Gram.
         """
+        run_report = report if run_report is None else run_report
         self.solver_ = plan.solver.name
         self.n_iter_ = int(n_steps)
-        self.noise_std_ = report.noise_std
-        self.learning_rate_ = report.learning_rate
+        self.noise_std_ = run_report.noise_std
+        self.learning_rate_ = run_report.learning_rate
         self.strong_convexity_ = plan.strong_convexity
-        self.batch_size_ = getattr(report, "batch_size", None)  # mini-batch reports only
+        self.batch_size_ = getattr(run_report, "batch_size", None)  # mini-batch runs only
         self.data_norm_ = float(self.data_norm)  # the clip the predictions apply
         self.privacy_ = report
+        self.run_report_ = run_report
 
     def _split_coef(self, coef, scaling):
         """Separate the appended intercept column; intercept_ = theta_b * b.

@@ -128,8 +128,8 @@ class InferenceMixin:
             estimate[-1] /= problem.intercept_scaling
         return estimate.reshape(coef.shape), done[0], charged
 
-    def _store_run(self, report, plan, n_steps):
-        super()._store_run(report, plan, n_steps)
+    def _store_run(self, report, plan, n_steps, run_report=None):
+        super()._store_run(report, plan, n_steps, run_report)
         if not self._inference_on():
             return
         table = self._inference_table

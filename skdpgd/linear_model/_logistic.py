@@ -121,7 +121,7 @@ class DPLogisticRegression(
     intercept_ : ndarray of shape (1,) or (n_classes,)
         Its weight on the appended column times ``intercept_scaling_`` (0 without one).
     solver_ : str
-        The solver that ran (what ``"auto"`` chose; why: ``privacy_.notes``).
+        The solver that ran (what ``"auto"`` chose; why: ``run_report_.notes``).
     intercept_scaling_ : float
         The b that was used (0.0 when ``fit_intercept=False``).
     data_norm_ : float
@@ -147,6 +147,11 @@ class DPLogisticRegression(
     privacy_ : skdpgd.accounting.PrivacyReport
         The guarantee (epsilon, delta, mu, theorem, ``binding_bound``) and every constant
         it used; its class follows the solver (:doc:`/user_guide`, "Reading the report").
+    run_report_ : skdpgd.accounting.PrivacyReport
+        The report of the run that ran: ``privacy_`` itself, except where
+        ``solver="auto"`` chose its run on a released Gram, where ``privacy_`` is the
+        charge fixed before the data were read and ``run_report_`` names the run chosen
+        (same guarantee; post-processing, :ref:`choosing-on-the-released-spectrum`).
     coef_se_, intercept_se_, coef_cov_, pvalues_, inference_
         With ``inference=True``: the private standard errors (shapes of ``coef_`` and
         ``intercept_``), covariance (``coef_.ravel()`` order, intercept last), Wald
@@ -306,7 +311,7 @@ class DPLogisticRegression(
         self.coef_, self.intercept_ = self._split_coef(coef, charged.problem.intercept_scaling)
         self.residual_clip_ = getattr(charged.loss, "residual_clip", 1.0)
         self.classes_ = classes
-        self._store_run(charged.report, charged.plan, n_steps)
+        self._store_run(charged.report, charged.plan, n_steps, charged.run_report)
         self.C_ = 1.0 / (charged.plan.strong_convexity * X.shape[0])
         return self
 

@@ -118,10 +118,11 @@ class DPRidge(InferenceMixin, BudgetReprMixin, RegressorMixin, BaseDPLinearModel
     intercept_ : float
         Intercept of the released iterate (0.0 when ``fit_intercept=False``).
     solver_ : str
-        The solver that ran: ``solver`` itself, or what ``"auto"`` chose (the reason is
-        in ``privacy_.notes``).
+        The solver that ran: ``solver`` itself, or what ``"auto"`` chose (the reason is in
+        ``run_report_.notes``).
     n_features_in_, feature_names_in_, n_iter_, noise_std_, learning_rate_,
-    strong_convexity_, batch_size_, intercept_scaling_, data_norm_, privacy_
+    strong_convexity_, batch_size_, intercept_scaling_, data_norm_, privacy_,
+    run_report_
         As in :class:`skdpgd.DPLogisticRegression`.
     alpha_ : float
         lam n, the alpha that was used.
@@ -292,7 +293,7 @@ class DPRidge(InferenceMixin, BudgetReprMixin, RegressorMixin, BaseDPLinearModel
         lam = charged.plan.strong_convexity
         coef_, intercept_ = self._split_coef(coef, charged.problem.intercept_scaling)
         self.coef_, self.intercept_ = coef_[0], float(intercept_[0])
-        self._store_run(charged.report, charged.plan, n_steps)
+        self._store_run(charged.report, charged.plan, n_steps, charged.run_report)
         self.alpha_ = lam * X.shape[0]
         self.residual_clip_ = charged.loss.residual_clip
         return self

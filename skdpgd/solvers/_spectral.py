@@ -254,9 +254,10 @@ class SpectralChoiceSolver:
         GramThenRunPrivacyReport
         """
         public = plan.public_plan
-        if index is None:
+        if index is None:  # before the data: the guarantee; the run is not chosen yet
             run = public.solver.report(public, problem)
-            label, own, batch = _label(public), run.steps_mu, None
+            label, own, batch = f"planned {_label(public)}; chosen on the released Gram", \
+                run.steps_mu, None
         else:
             run, chosen = plan.run_reports[index], plan.candidates[index]
             label, own = _label(chosen), plan.run_mus[index]

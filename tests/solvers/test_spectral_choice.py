@@ -56,9 +56,15 @@ def test_charge_is_exact_and_fixed_before_the_data():
     assert (report.mu, report.epsilon, report.event) == (planned.mu, planned.epsilon,
                                                          planned.event)
     assert ledger.spent(report.delta).epsilon == pytest.approx(report.epsilon, rel=1e-9)
-    assert report.run_own_mu <= report.run_mu
+    # privacy_ is the charge, public numbers only (what an audit compares between
+    # neighbouring data sets); the run chosen on the released Gram is run_report_
+    assert report.to_dict() == planned.to_dict() | {"notes": list(report.notes)}
+    ran = model.run_report_
+    assert (ran.mu, ran.epsilon, ran.event) == (report.mu, report.epsilon, report.event)
+    assert ran.run_own_mu <= ran.run_mu == report.run_mu
     assert model.solver_ in {"gd", "cyclic", "preconditioned"}
-    assert report.run_solver in report.candidates
+    assert ran.run_solver in report.candidates
+    assert (model.noise_std_, model.learning_rate_) == (ran.noise_std, ran.learning_rate)
 
 
 def test_choice_is_a_function_of_the_released_gram_only(monkeypatch):
@@ -73,7 +79,7 @@ def test_choice_is_a_function_of_the_released_gram_only(monkeypatch):
     for seed, scales in ((0, None), (1, [10.0, 0.1, 1.0])):
         X, y = logistic_data(3000, 3, seed, scales)
         model = DPLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=seed).fit(X, y)
-        chosen.append((model.solver_, model.privacy_.run_solver, model.privacy_.notes[-7:]))
+        chosen.append((model.solver_, model.run_report_.run_solver, model.run_report_.notes[-7:]))
     assert chosen[0] == chosen[1]
 
 
