@@ -1,0 +1,200 @@
+r"""The utility proxy's error recursion, compiled: one direction's K steps in registers.
+
+The proxy (:mod:`skdpgd.solvers._utility`) propagates, in every direction of the public
+spectral model (and every quadrature node of the Gram noise), the impulse response of
+:math:`e_{k+1} = a e_k + b e_{k-1} - \sqrt q Z_k`:
+
+.. math::
+
+    \phi_0 = 1,\quad \phi_{-1} = 0,\quad \phi_k = a\phi_{k-1} + b\phi_{k-2},\qquad
+    E e_k = \phi_k + b\phi_{k-1},\quad \mathrm{Var}\,e_k = q\sum_{i<k}\phi_i^2
+
+(:func:`~skdpgd.solvers._utility.error_moments`, docs/theory.md#predicted-utility). Two
+reductions of it are needed: the moments at a few step counts K
+(:func:`impulse_moments`, the predictions of :func:`~._utility.predicted_excess_losses`)
+and, for the preconditioned planner's table, the worst case over the spectrum of each
+step's weighted terms (:func:`worst_over_spectrum`). Numpy steps all directions together,
+one temporary array per operation and step; the kernels here run one direction's K steps
+at a time in registers. They do the same IEEE operations in the same order as the numpy
+reference (``*_reference``; no fast-math, no fused multiply-add), so both give the same
+floats, bit for bit (tested). A planning heuristic from public numbers only: it plays no
+part in any privacy claim.
+
+The kernels are compiled by numba the first time they are used and cached on disk (as
+:mod:`skdpgd._data._fused`'s); without numba, or with :data:`ENABLED` False, the numpy
+reference runs.
+"""
+
+import numpy as np
+
+__all__ = ["ENABLED", "available", "impulse_moments", "worst_over_spectrum"]
+
+#: Use the compiled kernels when numba is installed (set False to force numpy).
+ENABLED = True
+
+_KERNELS = None
+_UNAVAILABLE = False
+
+
+def impulse_response(a, b, n_steps):
+    r"""Yield :math:`(\phi_k, \phi_{k-1}, \sum_{i<k}\phi_i^2)` for k = 1..``n_steps``
+    (module docstring; numpy, all directions at once; the arrays are updated in place by
+    the next step)."""
+    phi, phi_prev, total = np.ones(a.shape), np.zeros(a.shape), np.zeros(a.shape)
+    for _ in range(int(n_steps)):
+        total += phi * phi
+        phi, phi_prev = a * phi + b * phi_prev, phi
+        yield phi, phi_prev, total
+
+
+def _moments(a, b, steps, means, totals):
+    for j in range(a.shape[0]):
+        aj, bj = a[j], b[j]
+        phi, prev, total = 1.0, 0.0, 0.0
+        s = 0
+        for k in range(1, steps[steps.shape[0] - 1] + 1):
+            total += phi * phi
+            phi, prev = aj * phi + bj * prev, phi
+            if k == steps[s]:
+                means[s, j] = phi + bj * prev
+                totals[s, j] = total
+                s += 1
+
+
+def _worst(a, b, weight_opt, weight_noise, weight_flat, worst_opt, worst_noise):
+    rows, columns = a.shape
+    n_steps = worst_opt.shape[1]
+    flat = np.empty(n_steps)
+    for i in range(rows):
+        ai, bi = a[i, 0], b[i, 0]
+        phi, prev, total = 1.0, 0.0, 0.0
+        for k in range(n_steps):  # g = 0: its variance enters every direction's noise term
+            total += phi * phi
+            phi, prev = ai * phi + bi * prev, phi
+            flat[k] = total
+            worst_opt[i, k] = -np.inf
+            worst_noise[i, k] = -np.inf
+        for j in range(1, columns):
+            aj, bj = a[i, j], b[i, j]
+            wo, wn, wf = weight_opt[i, j - 1], weight_noise[i, j - 1], weight_flat[i, j - 1]
+            phi, prev, total = 1.0, 0.0, 0.0
+            for k in range(n_steps):
+                total += phi * phi
+                phi, prev = aj * phi + bj * prev, phi
+                mean = bj * prev + phi
+                value = mean * mean * wo
+                worst = worst_opt[i, k]
+                if worst == worst and (value > worst or value != value):  # numpy's max: NaN wins
+                    worst_opt[i, k] = value
+                value = total * wn + flat[k] * wf
+                worst = worst_noise[i, k]
+                if worst == worst and (value > worst or value != value):
+                    worst_noise[i, k] = value
+
+
+def _compile():
+    import numba
+
+    jit = numba.njit(nogil=True, cache=True)  # IEEE arithmetic: no fast-math
+    return jit(_moments), jit(_worst)
+
+
+def available():
+    """True if the compiled kernels can run here (numba importable and :data:`ENABLED`)."""
+    global _KERNELS, _UNAVAILABLE
+    if not ENABLED or _UNAVAILABLE:
+        return False
+    if _KERNELS is None:
+        try:
+            _KERNELS = _compile()
+        except ImportError:
+            _UNAVAILABLE = True
+            return False
+    return True
+
+
+def impulse_moments(a, b, steps):
+    r""":math:`\phi_K + b\phi_{K-1}` and :math:`\sum_{i<K}\phi_i^2` (module docstring) at each
+    K of ``steps``.
+
+    Parameters
+    ----------
+    a, b : array_like
+        The recursion's coefficients per direction (broadcast together).
+    steps : sequence of int
+        The step counts K >= 1 wanted, increasing.
+
+    Returns
+    -------
+    means, totals : ndarray of shape (len(steps),) + the broadcast shape
+        The mean :math:`E e_K` and :math:`\mathrm{Var}\,e_K / q` at each K.
+    """
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    steps = np.asarray(steps, dtype=np.int64)
+    if not available():
+        return impulse_moments_reference(a, b, steps)
+    means, totals = np.empty((2, steps.size) + a.shape)
+    _KERNELS[0](np.ascontiguousarray(a).reshape(-1), np.ascontiguousarray(b).reshape(-1),
+                steps, means.reshape(steps.size, -1), totals.reshape(steps.size, -1))
+    return means, totals
+
+
+def impulse_moments_reference(a, b, steps):
+    """:func:`impulse_moments` in numpy, all directions at once (the kernel's reference)."""
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    means, totals = np.empty((2, len(steps)) + a.shape)
+    place = {int(k): s for s, k in enumerate(steps)}
+    for k, (phi, phi_prev, total) in enumerate(impulse_response(a, b, max(place)), 1):
+        if k in place:
+            means[place[k]], totals[place[k]] = phi + b * phi_prev, total
+    return means, totals
+
+
+def worst_over_spectrum(a, b, weight_opt, weight_noise, weight_flat, n_steps):
+    r"""Per row and step, the worst case over the spectrum of the proxy's two terms.
+
+    Row i holds directions g = 0 (column 0) and the grid (columns 1..): at each
+    k = 1..``n_steps``, :math:`\max_j w^{o}_{ij}(\phi_k + b\phi_{k-1})_{ij}^2` and
+    :math:`\max_j [w^{n}_{ij} S_{ij} + w^{f}_{ij} S_{i0}]`, S the sum of squares
+    (module docstring), NaN winning as in numpy's ``max``.
+
+    Parameters
+    ----------
+    a, b : ndarray of shape (rows, 1 + grid)
+        The recursion's coefficients.
+    weight_opt, weight_noise, weight_flat : ndarray of shape (rows, grid)
+        :math:`w^o`, :math:`w^n` and :math:`w^f`.
+    n_steps : int
+        K.
+
+    Returns
+    -------
+    worst_opt, worst_noise : ndarray of shape (n_steps, rows)
+    """
+    if not available():
+        return worst_over_spectrum_reference(a, b, weight_opt, weight_noise, weight_flat,
+                                             n_steps)
+    arrays = [np.ascontiguousarray(x, dtype=float)
+              for x in (*np.broadcast_arrays(a, b), weight_opt, weight_noise, weight_flat)]
+    worst_opt, worst_noise = np.empty((2, a.shape[0], int(n_steps)))
+    _KERNELS[1](*arrays, worst_opt, worst_noise)
+    return worst_opt.T, worst_noise.T
+
+
+def worst_over_spectrum_reference(a, b, weight_opt, weight_noise, weight_flat, n_steps):
+    """:func:`worst_over_spectrum` in numpy, all directions at once (the kernel's
+    reference)."""
+    a, b = np.broadcast_arrays(a, b)
+    worst_opt, worst_noise = np.empty((2, int(n_steps), a.shape[0]))
+    opt, noise = np.empty(weight_opt.shape), np.empty(weight_noise.shape)
+    # one step's arrays stay in cache
+    for k, (phi, phi_prev, total) in enumerate(impulse_response(a, b, n_steps)):
+        np.multiply(b[:, 1:], phi_prev[:, 1:], out=opt)
+        opt += phi[:, 1:]  # the mean
+        opt *= opt
+        opt *= weight_opt
+        opt.max(axis=1, out=worst_opt[k])
+        np.multiply(total[:, 1:], weight_noise, out=noise)
+        noise += total[:, :1] * weight_flat
+        noise.max(axis=1, out=worst_noise[k])
+    return worst_opt, worst_noise

@@ -1,0 +1,92 @@
+"""The compiled recursions of the utility proxy give the numpy reference's floats, bit for bit.
+
+The kernels of :mod:`skdpgd.solvers._proxy_kernels` do the same IEEE operations in the
+same order as the numpy reference, so the comparison is exact (``assert_array_equal``,
+which also matches NaN to NaN): random coefficients of stable and unstable recursions,
+K = 1, momentum 0 (b = 0) and > 0, lam = 0 (a = 1 at g = 0), weights from 1e-300 to
+1e300 (huge and tiny noise), overflow to inf and NaN.
+"""
+
+import numpy as np
+import pytest
+
+from skdpgd.solvers import _proxy_kernels as kernels
+
+pytestmark = pytest.mark.skipif(not kernels.available(), reason="numba not installed")
+
+
+def _coefficients(rng, shape, momentum):
+    r = rng.uniform(0.0, 1.0, shape)
+    r[..., 0] = 0.0  # g = 0 without regularisation: a = 1 (lam = 0)
+    beta = momentum if np.isscalar(momentum) else momentum[:, None]
+    return (1.0 - r) * (1.0 + beta), -(1.0 - r) * beta
+
+
+@pytest.mark.parametrize("momentum", [0.0, 0.5, 0.9])
+@pytest.mark.parametrize("steps", [[1], [1, 2, 50], [7, 23, 45, 100]])
+def test_impulse_moments_equal_the_reference(momentum, steps):
+    rng = np.random.default_rng(len(steps) + int(10 * momentum))
+    a, b = _coefficients(rng, (48, 122), momentum)
+    got = kernels.impulse_moments(a, b, steps)
+    want = kernels.impulse_moments_reference(a, b, steps)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    assert got[0].shape == (len(steps), 48, 122)
+
+
+@pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning", "ignore:invalid:RuntimeWarning")
+def test_impulse_moments_broadcast_and_overflow():
+    # a row of b broadcast against a column of a; |a| + |b| > 1 grows to inf, then NaN
+    a = np.array([[0.5], [1.9], [3.0], [-2.5]])
+    b = np.array([[0.0, -0.3, 0.9, 1e-300]])
+    steps = [1, 3, 400, 1500]
+    got = kernels.impulse_moments(a, b, steps)
+    want = kernels.impulse_moments_reference(a, b, steps)
+    assert np.isinf(want[1]).any() and np.isnan(want[0]).any()  # the edge is reached
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+
+
+def _weights(rng, rows, grid, scale):
+    return tuple(scale * rng.uniform(0.0, 1.0, (rows, grid)) for _ in range(3))
+
+
+@pytest.mark.parametrize("n_steps", [1, 2, 50])
+@pytest.mark.parametrize("scale", [1e-300, 1.0, 1e300])
+def test_worst_over_spectrum_equals_the_reference(n_steps, scale):
+    rng = np.random.default_rng(n_steps)
+    momenta = np.array([0.0, 0.0, 0.3, 0.7, 0.9])
+    a, b = _coefficients(rng, (5, 122), momenta)
+    weights = _weights(rng, 5, 121, scale)
+    got = kernels.worst_over_spectrum(a, b, *weights, n_steps)
+    want = kernels.worst_over_spectrum_reference(a, b, *weights, n_steps)
+    assert got[0].shape == want[0].shape == (n_steps, 5)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+
+
+@pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning", "ignore:invalid:RuntimeWarning")
+def test_worst_over_spectrum_nan_and_inf_as_numpy_max():
+    # unstable directions overflow: inf, and inf * 0 weights give NaN, which max returns
+    rng = np.random.default_rng(3)
+    a = np.concatenate([np.full((3, 1), 1.0), rng.uniform(-3.0, 3.0, (3, 121))], axis=1)
+    b = np.full((3, 122), -0.2)
+    weight_opt, weight_noise, weight_flat = _weights(rng, 3, 121, 1.0)
+    weight_opt[0, 60] = weight_noise[1, 5] = 0.0
+    got = kernels.worst_over_spectrum(a, b, weight_opt, weight_noise, weight_flat, 900)
+    want = kernels.worst_over_spectrum_reference(a, b, weight_opt, weight_noise,
+                                                 weight_flat, 900)
+    assert np.isinf(want[0]).any() and np.isnan(want[0]).any() and np.isnan(want[1]).any()
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+
+
+def test_disabled_kernels_run_the_reference(monkeypatch):
+    rng = np.random.default_rng(5)
+    a, b = _coefficients(rng, (4, 10), 0.5)
+    compiled = kernels.impulse_moments(a, b, [3, 9])
+    monkeypatch.setattr(kernels, "ENABLED", False)
+    assert not kernels.available()
+    numpy_only = kernels.impulse_moments(a, b, [3, 9])
+    np.testing.assert_array_equal(compiled[0], numpy_only[0])
+    np.testing.assert_array_equal(compiled[1], numpy_only[1])
