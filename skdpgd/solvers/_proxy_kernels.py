@@ -1,4 +1,4 @@
-r"""The utility proxy's error recursion, compiled: one direction's K steps in registers.
+r"""The utility proxy's error recursion, compiled: every direction updated in place, step by step.
 
 The proxy (:mod:`skdpgd.solvers._utility`) propagates, in every direction of the public
 spectral model (and every quadrature node of the Gram noise), the impulse response of
@@ -14,11 +14,11 @@ reductions of it are needed: the moments at a few step counts K
 (:func:`impulse_moments`, the predictions of :func:`~._utility.predicted_excess_losses`)
 and, for the preconditioned planner's table, the worst case over the spectrum of each
 step's weighted terms (:func:`worst_over_spectrum`). Numpy steps all directions together,
-one temporary array per operation and step; the kernels here run one direction's K steps
-at a time in registers. They do the same IEEE operations in the same order as the numpy
-reference (``*_reference``; no fast-math, no fused multiply-add), so both give the same
-floats, bit for bit (tested). A planning heuristic from public numbers only: it plays no
-part in any privacy claim.
+one temporary array per operation and step; the kernels here update each direction in
+place, a loop over independent directions that the compiler vectorises. They do the same
+IEEE operations in the same order as the numpy reference (``*_reference``; no fast-math,
+no fused multiply-add), so both give the same floats, bit for bit (tested). A planning
+heuristic from public numbers only: it plays no part in any privacy claim.
 
 The kernels are compiled by numba the first time they are used and cached on disk (as
 :mod:`skdpgd._data._fused`'s); without numba, or with :data:`ENABLED` False, the numpy
@@ -48,48 +48,59 @@ def impulse_response(a, b, n_steps):
 
 
 def _moments(a, b, steps, means, totals):
-    for j in range(a.shape[0]):
-        aj, bj = a[j], b[j]
-        phi, prev, total = 1.0, 0.0, 0.0
-        s = 0
-        for k in range(1, steps[steps.shape[0] - 1] + 1):
-            total += phi * phi
-            phi, prev = aj * phi + bj * prev, phi
-            if k == steps[s]:
-                means[s, j] = phi + bj * prev
-                totals[s, j] = total
-                s += 1
+    n = a.shape[0]
+    phi, prev, total = np.ones(n), np.zeros(n), np.zeros(n)
+    s = 0
+    for k in range(1, steps[steps.shape[0] - 1] + 1):
+        for j in range(n):  # independent directions: vectorised
+            p = phi[j]
+            total[j] += p * p
+            phi[j] = a[j] * p + b[j] * prev[j]
+            prev[j] = p
+        if k == steps[s]:
+            for j in range(n):
+                means[s, j] = phi[j] + b[j] * prev[j]
+                totals[s, j] = total[j]
+            s += 1
 
 
 def _worst(a, b, weight_opt, weight_noise, weight_flat, worst_opt, worst_noise):
-    rows, columns = a.shape
-    n_steps = worst_opt.shape[1]
-    flat = np.empty(n_steps)
-    for i in range(rows):
-        ai, bi = a[i, 0], b[i, 0]
-        phi, prev, total = 1.0, 0.0, 0.0
-        for k in range(n_steps):  # g = 0: its variance enters every direction's noise term
-            total += phi * phi
-            phi, prev = ai * phi + bi * prev, phi
-            flat[k] = total
-            worst_opt[i, k] = -np.inf
-            worst_noise[i, k] = -np.inf
-        for j in range(1, columns):
-            aj, bj = a[i, j], b[i, j]
-            wo, wn, wf = weight_opt[i, j - 1], weight_noise[i, j - 1], weight_flat[i, j - 1]
-            phi, prev, total = 1.0, 0.0, 0.0
-            for k in range(n_steps):
-                total += phi * phi
-                phi, prev = aj * phi + bj * prev, phi
-                mean = bj * prev + phi
-                value = mean * mean * wo
-                worst = worst_opt[i, k]
-                if worst == worst and (value > worst or value != value):  # numpy's max: NaN wins
-                    worst_opt[i, k] = value
-                value = total * wn + flat[k] * wf
-                worst = worst_noise[i, k]
-                if worst == worst and (value > worst or value != value):
-                    worst_noise[i, k] = value
+    # transposed: a, b of shape (1 + grid, rows), the weights (grid, rows), the results
+    # (steps, rows); the rows are independent (vectorised), the max over g is taken one
+    # column at a time
+    columns, rows = a.shape
+    n_steps = worst_opt.shape[0]
+    phi, prev, total = np.empty(rows), np.empty(rows), np.empty(rows)
+    flat = np.empty((n_steps, rows))
+    for j in range(columns):
+        phi[:], prev[:], total[:] = 1.0, 0.0, 0.0
+        for k in range(n_steps):
+            if j == 0:  # g = 0: its variance enters every direction's noise term
+                for i in range(rows):
+                    p = phi[i]
+                    total[i] += p * p
+                    phi[i] = a[0, i] * p + b[0, i] * prev[i]
+                    prev[i] = p
+                    flat[k, i] = total[i]
+                    worst_opt[k, i] = -np.inf
+                    worst_noise[k, i] = -np.inf
+                continue
+            for i in range(rows):
+                p = phi[i]
+                t = total[i] + p * p
+                total[i] = t
+                bi = b[j, i]
+                q = a[j, i] * p + bi * prev[i]
+                phi[i], prev[i] = q, p
+                mean = bi * p + q
+                value = mean * mean * weight_opt[j - 1, i]
+                worst = worst_opt[k, i]  # numpy's max: NaN wins
+                worst_opt[k, i] = value if worst == worst and (value > worst or value != value) \
+                    else worst
+                value = t * weight_noise[j - 1, i] + flat[k, i] * weight_flat[j - 1, i]
+                worst = worst_noise[k, i]
+                worst_noise[k, i] = value if worst == worst and (
+                    value > worst or value != value) else worst
 
 
 def _compile():
@@ -174,11 +185,11 @@ def worst_over_spectrum(a, b, weight_opt, weight_noise, weight_flat, n_steps):
     if not available():
         return worst_over_spectrum_reference(a, b, weight_opt, weight_noise, weight_flat,
                                              n_steps)
-    arrays = [np.ascontiguousarray(x, dtype=float)
+    arrays = [np.ascontiguousarray(np.asarray(x, dtype=float).T)
               for x in (*np.broadcast_arrays(a, b), weight_opt, weight_noise, weight_flat)]
-    worst_opt, worst_noise = np.empty((2, a.shape[0], int(n_steps)))
+    worst_opt, worst_noise = np.empty((2, int(n_steps), a.shape[0]))
     _KERNELS[1](*arrays, worst_opt, worst_noise)
-    return worst_opt.T, worst_noise.T
+    return worst_opt, worst_noise
 
 
 def worst_over_spectrum_reference(a, b, weight_opt, weight_noise, weight_flat, n_steps):
