@@ -27,7 +27,7 @@ reference runs.
 
 import numpy as np
 
-__all__ = ["ENABLED", "available", "impulse_moments", "worst_over_spectrum"]
+__all__ = ["ENABLED", "available", "impulse_moments", "worst_over_spectrum", "worst_pair"]
 
 #: Use the compiled kernels when numba is installed (set False to force numpy).
 ENABLED = True
@@ -103,11 +103,23 @@ def _worst(a, b, weight_opt, weight_noise, weight_flat, worst_opt, worst_noise):
                     value > worst or value != value) else worst
 
 
+def _pairs(c, a, b):
+    worst = -np.inf
+    for i in range(c.shape[0]):
+        for j in range(i, c.shape[0]):  # (i, j) and (j, i) give the same float
+            a_pair, b_pair = a[i] + a[j], b[i] + b[j]
+            kept = a_pair * a_pair / b_pair if b_pair > 0.0 else 0.0
+            value = 0.5 * (c[i] + c[j] - kept)
+            if worst == worst and (value > worst or value != value):  # numpy's max
+                worst = value
+    return worst
+
+
 def _compile():
     import numba
 
     jit = numba.njit(nogil=True, cache=True)  # IEEE arithmetic: no fast-math
-    return jit(_moments), jit(_worst)
+    return jit(_moments), jit(_worst), jit(_pairs)
 
 
 def available():
@@ -209,3 +221,30 @@ def worst_over_spectrum_reference(a, b, weight_opt, weight_noise, weight_flat, n
         noise += total[:, :1] * weight_flat
         noise.max(axis=1, out=worst_noise[k])
     return worst_opt, worst_noise
+
+
+def worst_pair(c, a, b):
+    r""":math:`\max_{i,j} \frac12\big(c_i + c_j - \frac{(a_i + a_j)^2}{b_i + b_j}\big)`,
+    the fraction taken as 0 where :math:`b_i + b_j \le 0`, NaN winning as in numpy's
+    ``max`` (the worst pair of levels of
+    :func:`~skdpgd.solvers._utility.scale_free_excess`).
+
+    Parameters
+    ----------
+    c, a, b : ndarray of shape (grid,)
+
+    Returns
+    -------
+    float
+    """
+    if not available():
+        return worst_pair_reference(c, a, b)
+    return float(_KERNELS[2](*(np.ascontiguousarray(x, dtype=float) for x in (c, a, b))))
+
+
+def worst_pair_reference(c, a, b):
+    """:func:`worst_pair` in numpy, every pair at once (the kernel's reference)."""
+    a_pair, b_pair = a[:, None] + a[None, :], b[:, None] + b[None, :]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kept = np.where(b_pair > 0.0, a_pair * a_pair / b_pair, 0.0)
+    return float(np.max(0.5 * (c[:, None] + c[None, :] - kept)))

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..accounting.calibration import check_count, check_positive
-from ._proxy_kernels import impulse_moments
+from ._proxy_kernels import impulse_moments, worst_pair
 from ._proxy_kernels import impulse_response as _impulse_response
 
 __all__ = [
@@ -249,11 +249,7 @@ def scale_free_excess(data_curvature, curvature, mean, variance, share, count, w
     else:
         s_mean, second, h_d = weights @ s, weights @ (s * s * share + variance), data_curvature[0]
     t = 0.5 * count * h_d
-    c, a, b = t * share, t * share * s_mean, t * second
-    a_pair, b_pair = a[:, None] + a[None, :], b[:, None] + b[None, :]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        kept = np.where(b_pair > 0.0, a_pair * a_pair / b_pair, 0.0)
-    return float(np.max(0.5 * (c[:, None] + c[None, :] - kept)))
+    return worst_pair(t * share, t * share * s_mean, t * second)
 
 
 def predicted_excess_loss(

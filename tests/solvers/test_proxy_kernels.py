@@ -90,3 +90,18 @@ def test_disabled_kernels_run_the_reference(monkeypatch):
     numpy_only = kernels.impulse_moments(a, b, [3, 9])
     np.testing.assert_array_equal(compiled[0], numpy_only[0])
     np.testing.assert_array_equal(compiled[1], numpy_only[1])
+
+
+@pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning")
+@pytest.mark.parametrize("seed", range(4))
+def test_worst_pair_equals_the_reference(seed):
+    # levels with b <= 0 (the fraction dropped), huge and tiny scales, and one NaN level
+    rng = np.random.default_rng(seed)
+    scale = 10.0 ** rng.uniform(-300, 300, 121)
+    c, a = scale * rng.uniform(0, 1, 121), scale * rng.uniform(-1, 1, 121)
+    b = scale * rng.uniform(-0.1, 1, 121)
+    b[:3] = 0.0
+    assert kernels.worst_pair(c, a, b) == kernels.worst_pair_reference(c, a, b)
+    c[7] = np.nan
+    assert np.isnan(kernels.worst_pair(c, a, b))
+    assert np.isnan(kernels.worst_pair_reference(c, a, b))
