@@ -105,3 +105,36 @@ def test_worst_pair_equals_the_reference(seed):
     c[7] = np.nan
     assert np.isnan(kernels.worst_pair(c, a, b))
     assert np.isnan(kernels.worst_pair_reference(c, a, b))
+
+
+@pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning")
+@pytest.mark.parametrize("n_batches", [1, 2, 16])
+@pytest.mark.parametrize("noisy", [True, False])
+@pytest.mark.parametrize("fixed_step", [False, True])
+def test_cyclic_proxy_grid_equals_the_numpy_path(n_batches, noisy, fixed_step):
+    # the planner's own grid (lams over six decades, every step fraction or one fixed
+    # step, contractions up to >= 1), E = 1..60; exp, expm1, log and pow are the C
+    # library's in numpy here, so the floats are equal
+    from skdpgd.solvers._cyclic_planning import _grid_proxy
+    from skdpgd.solvers._gd_planning import STEP_FRACTIONS
+
+    lam = np.logspace(-6, 0, 13)[:, None]
+    beta = 0.37 + lam
+    if fixed_step:
+        etas = np.full(lam.shape, 2.5)  # c >= 1 for some lams
+    else:
+        etas = np.asarray(STEP_FRACTIONS)[None, :] * 2.0 / (beta + lam)
+    contraction = np.maximum(np.abs(1.0 - etas * lam), np.abs(1.0 - etas * beta))
+    epochs = np.arange(1, 61)
+    common = dict(epochs=epochs, n_batches=n_batches, noisy=noisy, n_params=21)
+    want = _grid_proxy(contraction, etas, lam, beta, b_min=1250, target_mu=0.26,
+                       sensitivity=1.2, gradient_bound=0.6, n_samples=20000, r0=11.8,
+                       **common)
+    from skdpgd.solvers._cyclic_planning import batch_heterogeneity
+
+    got = kernels.cyclic_proxy_grid(
+        contraction, etas, lam[:, 0], beta[:, 0],
+        batch_heterogeneity(etas, gradient_bound=0.6, batch_size=1250, n_samples=20000),
+        sensitivity=1.2, denominator=1250 * 0.26, r0=11.8, **common)
+    assert (contraction >= 1.0).any() == fixed_step  # composition's E where c >= 1
+    np.testing.assert_array_equal(got, want)
