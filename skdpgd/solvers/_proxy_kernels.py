@@ -21,11 +21,15 @@ no fused multiply-add), so both give the same floats, bit for bit (tested). A pl
 heuristic from public numbers only: it plays no part in any privacy claim.
 
 The kernels are compiled by numba the first time they are used and cached on disk (as
-:mod:`skdpgd._data._fused`'s); without numba, or with :data:`ENABLED` False, the numpy
-reference runs.
+:mod:`skdpgd._data._fused`'s). They run once numba is imported (by the data kernels of an
+earlier fit, or by the caller); a planning alone never starts numba, whose first call in a
+process costs about half a second (a fit on sparse data, or the first fit of a process,
+which plans before its data kernels start, plans in numpy: a few milliseconds more). Then,
+or with :data:`ENABLED` False, the numpy reference runs: the same floats.
 """
 
 import math
+import sys
 
 import numpy as np
 
@@ -34,11 +38,10 @@ __all__ = [
     "worst_pair",
 ]
 
-#: Use the compiled kernels when numba is installed (set False to force numpy).
+#: Use the compiled kernels once numba is imported (set False to force numpy).
 ENABLED = True
 
 _KERNELS = None
-_UNAVAILABLE = False
 
 
 def impulse_response(a, b, n_steps):
@@ -52,9 +55,9 @@ def impulse_response(a, b, n_steps):
         yield phi, phi_prev, total
 
 
-def _moments(a, b, steps, means, totals):
+def _moments(a, b, steps, means, totals, phi, prev, total):
     n = a.shape[0]
-    phi, prev, total = np.ones(n), np.zeros(n), np.zeros(n)
+    phi[:], prev[:], total[:] = 1.0, 0.0, 0.0
     s = 0
     for k in range(1, steps[steps.shape[0] - 1] + 1):
         for j in range(n):  # independent directions: vectorised
@@ -69,14 +72,13 @@ def _moments(a, b, steps, means, totals):
             s += 1
 
 
-def _worst(a, b, weight_opt, weight_noise, weight_flat, worst_opt, worst_noise):
+def _worst(a, b, weight_opt, weight_noise, weight_flat, worst_opt, worst_noise, phi, prev,
+           total, flat):
     # transposed: a, b of shape (1 + grid, rows), the weights (grid, rows), the results
     # (steps, rows); the rows are independent (vectorised), the max over g is taken one
-    # column at a time
+    # column at a time; phi, prev, total (rows,) and flat (steps, rows) are work space
     columns, rows = a.shape
     n_steps = worst_opt.shape[0]
-    phi, prev, total = np.empty(rows), np.empty(rows), np.empty(rows)
-    flat = np.empty((n_steps, rows))
     for j in range(columns):
         phi[:], prev[:], total[:] = 1.0, 0.0, 0.0
         for k in range(n_steps):
@@ -181,16 +183,13 @@ def _compile():
 
 
 def available():
-    """True if the compiled kernels can run here (numba importable and :data:`ENABLED`)."""
-    global _KERNELS, _UNAVAILABLE
-    if not ENABLED or _UNAVAILABLE:
+    """True if the compiled kernels run here: :data:`ENABLED` and numba already imported
+    (module docstring)."""
+    global _KERNELS
+    if not ENABLED or "numba" not in sys.modules:
         return False
     if _KERNELS is None:
-        try:
-            _KERNELS = _compile()
-        except ImportError:
-            _UNAVAILABLE = True
-            return False
+        _KERNELS = _compile()
     return True
 
 
@@ -216,7 +215,8 @@ def impulse_moments(a, b, steps):
         return impulse_moments_reference(a, b, steps)
     means, totals = np.empty((2, steps.size) + a.shape)
     _KERNELS[0](np.ascontiguousarray(a).reshape(-1), np.ascontiguousarray(b).reshape(-1),
-                steps, means.reshape(steps.size, -1), totals.reshape(steps.size, -1))
+                steps, means.reshape(steps.size, -1), totals.reshape(steps.size, -1),
+                *np.empty((3, a.size)))
     return means, totals
 
 
@@ -257,8 +257,8 @@ def worst_over_spectrum(a, b, weight_opt, weight_noise, weight_flat, n_steps):
                                              n_steps)
     arrays = [np.ascontiguousarray(np.asarray(x, dtype=float).T)
               for x in (*np.broadcast_arrays(a, b), weight_opt, weight_noise, weight_flat)]
-    worst_opt, worst_noise = np.empty((2, int(n_steps), a.shape[0]))
-    _KERNELS[1](*arrays, worst_opt, worst_noise)
+    worst_opt, worst_noise, flat = np.empty((3, int(n_steps), a.shape[0]))
+    _KERNELS[1](*arrays, worst_opt, worst_noise, *np.empty((3, a.shape[0])), flat)
     return worst_opt, worst_noise
 
 

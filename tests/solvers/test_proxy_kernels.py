@@ -7,12 +7,28 @@ K = 1, momentum 0 (b = 0) and > 0, lam = 0 (a = 1 at g = 0), weights from 1e-300
 1e300 (huge and tiny noise), overflow to inf and NaN.
 """
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 from skdpgd.solvers import _proxy_kernels as kernels
 
-pytestmark = pytest.mark.skipif(not kernels.available(), reason="numba not installed")
+numba = pytest.importorskip("numba")  # the kernels run once numba is imported
+
+
+def test_planning_alone_does_not_start_numba():
+    # a new process: a default plan (no fit, no data kernel) runs the numpy path
+    code = ("import sys\nfrom skdpgd.solvers import _proxy_kernels as k\n"
+            "from skdpgd.solvers._utility import predicted_excess_loss\n"
+            "v = predicted_excess_loss(20, 0.1, step=lambda g, s: 1.0, curvature=0.25,\n"
+            "    strong_convexity=0.01, n_params=5, n_outputs=1, row_norm=1.0,\n"
+            "    initial_distance=1.0, momentum=0.5)\n"
+            "print(k.available(), 'numba' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False", "False"]
 
 
 def _coefficients(rng, shape, momentum):
