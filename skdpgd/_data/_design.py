@@ -89,6 +89,22 @@ def _row_factors(X, max_norm, *, n_jobs=None):
     return pre, clipping_factors(pre, scaled_norm, max_norm)
 
 
+#: Bytes of float64 clipped rows per block of the Gram pass (:meth:`ClippedDesign.gram`): a
+#: block stays in a core's cache between its scaling and its product.
+GRAM_BLOCK_BYTES = 512 * 2**10
+
+
+def _gram_block_rows(n_features):
+    """Rows per block of :meth:`ClippedDesign.gram`: a function of d only (bit-identity).
+
+    :data:`GRAM_BLOCK_BYTES` of float64 rows, and at least d/2 rows for wide designs, so
+    that adding a block's d x d product to the sum (d^2 additions) stays small next to
+    the product itself (m d^2 / 2 multiply-adds for m rows).
+    """
+    d = max(1, int(n_features))
+    return max(8, GRAM_BLOCK_BYTES // (8 * d), d // 2)
+
+
 def _csr_row_view(X, rows):
     """Consecutive rows of a CSR matrix sharing its data and indices (scipy's slicing
     copies them, which cost more than the products themselves on chunks)."""
@@ -249,22 +265,34 @@ class ClippedDesign:
     def gram(self):
         r""":math:`\tilde X^\top \tilde X` in float64, block by block.
 
-        The clipped features of each block of rows (about ``CHUNK_BYTES`` in float64,
-        :func:`~skdpgd._data._chunks.chunk_bounds`) are built in float64 as
-        :math:`q_i (p_i x_i)`, in place, and the intercept column enters through the
-        column sums, so no augmented copy and no temporary larger than a block is made,
-        whatever the length of this design; every row goes through the same operations.
+        The clipped features of each block of rows (about :data:`GRAM_BLOCK_BYTES`, a
+        function of d only: :func:`_gram_block_rows`) are written as
+        :math:`q_i (p_i x_i)` into one float64 buffer reused for every block, which
+        stays in the processor's cache for the product that follows: :math:`B^\top B`
+        of the block (numpy's symmetric rank-k update, half the multiplications of a
+        general product) and its column sums. The
+        intercept column enters through the column sums, so no augmented copy and no
+        temporary larger than a block is made, whatever the length of this design; every
+        row goes through the same operations.
         """
         d = self.X.shape[1]
         top, column = np.zeros((d, d)), np.zeros(d)
-        for start, stop in chunk_bounds(self.shape[0], d):
-            block = self[start:stop]
-            X = block.X.toarray() if sp.issparse(block.X) else block.X
-            rows = np.array(X, dtype=np.float64, copy=True)
-            if block.pre_scale is not None:
-                rows *= block.pre_scale[:, None]
-            rows *= block.post_scale[:, None]
-            top += rows.T @ rows
+        product = np.empty((d, d))
+        step = _gram_block_rows(d)
+        buffer = np.empty((min(step, self.shape[0]), d))
+        sparse = sp.issparse(self.X)
+        for start in range(0, self.shape[0], step):
+            stop = min(start + step, self.shape[0])
+            rows = buffer[:stop - start]
+            X = self.X[start:stop] if not sparse else _csr_row_view(
+                self.X, slice(start, stop)).toarray()
+            if self.pre_scale is not None:
+                np.multiply(X, self.pre_scale[start:stop, None], out=rows)
+            else:
+                rows[...] = X
+            rows *= self.post_scale[start:stop, None]
+            np.matmul(rows.T, rows, out=product)
+            top += product
             column += rows.sum(axis=0)
         if self.intercept_scaling is None:
             return top

@@ -21,15 +21,19 @@ The numpy path reads each row twice (two products over the chunk); this kernel c
 dot product, the residual and the update of one row while the row is in L1, and releases
 the GIL for the whole chunk, so threads do not queue behind each other's numpy calls.
 
-**The same steps for every row.** Each entry is multiplied by its row's :math:`p_i` as it
-is read (so no product can overflow, whatever the row), and the kernel has no branch on
-the data: no row is skipped or treated apart; both overflow-free forms of the logistic
-function are computed and one is selected, and the residual is clipped by ``min`` and
-``max`` (the only branch is on the kernel's name, which is public). The time of a call depends on
-the shape of the chunk only, up to the processor's own data-dependent latencies
-(nanoseconds per row, e.g. in ``exp``). The multiplication by :math:`p_i` is a helper
-compiled without fast-math flags, so that the compiler cannot reassociate it with the
-rest of the product (``(x p) w`` into ``p (x w)``, which could overflow).
+**The same steps for every row.** Each row is first multiplied by its :math:`p_i` into a
+row buffer, :math:`u = p_i x_i` (every :math:`|u_j| < 4`, :mod:`skdpgd.utils._clipping`),
+and only :math:`u` enters the dot product :math:`u \cdot w` and the update
+:math:`g_w \mathrel{+}= (r_i q_i)\, u`, computed in that order: a product of the dot
+product is at most :math:`4|w_j|` (it overflows only where :math:`w` itself is near the
+largest float), and the row's term is :math:`\mathrm{fl}(\mathrm{fl}(r_i q_i)\, u_j)`, of
+norm at most :math:`c R` up to rounding (:math:`|r_i| \le c`,
+:math:`\|q_i u\| = \|\mathrm{clip}_R(x_i)\| \le R`), whatever finite values the row holds.
+The kernel has no branch on the data: no row is skipped or treated apart; both
+overflow-free forms of the logistic function are computed and one is selected, and the
+residual is clipped by ``min`` and ``max`` (the only branch is on the kernel's name, which
+is public). The time of a call depends on the shape of the chunk only, up to the
+processor's own data-dependent latencies (nanoseconds per row, e.g. in ``exp``).
 
 The kernels are compiled by numba (an optional dependency, ``pip install numba``: wheels
 for every supported platform) the first time they are used and cached on disk; without
@@ -37,9 +41,24 @@ numba, or with :data:`ENABLED` False, the numpy path runs. Both give the same su
 rounding (tested), and each is bit-identical across ``n_jobs`` (the chunking is the same;
 a chunk is summed in row order).
 
-The dot product is compiled with floating-point reassociation allowed (``fastmath`` with
-``reassoc`` and ``contract`` only: no assumption about NaN or infinities), so that it is
-vectorised; the result is deterministic for a given machine and build.
+**Where the compiler may reorder.** Only the dot product ``_dot`` (of :math:`u` and
+:math:`w`, and :math:`u \cdot u` for the row factors) is compiled with floating-point
+reassociation allowed (``fastmath`` with ``reassoc`` and ``contract`` only: no assumption
+about NaN or infinities), so that its sum is vectorised; the result is deterministic for a
+given machine and build. Everything else, the multiplication by :math:`p_i` and the update
+included, is compiled with ``fastmath=False`` said explicitly (a numba function that leaves
+it unset inherits its caller's flags), so the compiler must keep IEEE order there. The
+buffer is the barrier: a reassociation flag on an instruction lets LLVM rewrite the
+products that feed it. An earlier version multiplied by :math:`p_i` in a helper called
+from the fast-math loops: the helper inherited the flags, and the update was compiled to
+:math:`x\,(p\,(r q))`, where :math:`p\,r q` underflows to zero for a far row
+(:math:`p = 2^{-1022}`) with a small residual; with ``fastmath=False`` on the helper,
+LLVM still computed :math:`((r q)\,p)\,x` in a vectorised remainder loop. Here the
+fast-math products read :math:`u` from memory, never the multiplication itself (LLVM's
+pipeline does not forward a store in one loop to a load in another; the tests read the
+compiled code: every fast-math multiplication takes two loads, and no fast-math
+instruction reads a value computed without flags,
+``tests/data/test_fused_kernel_far_rows.py``).
 """
 
 import math
@@ -61,19 +80,22 @@ _UNAVAILABLE = False
 KERNELS = {"logistic": 0, "clipped_linear": 1}
 
 
-def _prescaled(x, p):
-    return np.float64(x) * p
+def _dot(u, w):
+    t = 0.0
+    for j in range(u.shape[0]):
+        t += u[j] * w[j]
+    return t
 
 
 def _kernel(X, pre, post, y, w, intercept, b, kind, clip, out):
     n, d = X.shape
+    u = np.empty(d)  # the pre-scaled row p x, stored: the barrier (module docstring)
     total_r = 0.0
     for i in range(n):
         p = pre[i]
-        t = 0.0
         for j in range(d):
-            t += _prescaled_jit(X[i, j], p) * w[j]
-        t = post[i] * t + b * intercept
+            u[j] = np.float64(X[i, j]) * p
+        t = post[i] * _dot_jit(u, w) + b * intercept
         if kind == 0:  # public (the loss): sigma(t), its two overflow-free forms
             e = math.exp(-abs(t))
             positive, negative = 1.0 / (1.0 + e), e / (1.0 + e)  # both computed
@@ -84,12 +106,13 @@ def _kernel(X, pre, post, y, w, intercept, b, kind, clip, out):
         total_r += r
         rq = r * post[i]
         for j in range(d):
-            out[j] += rq * _prescaled_jit(X[i, j], p)
+            out[j] += rq * u[j]
     return total_r
 
 
 def _factors(X, cap, pre, squares):
     n, d = X.shape
+    u = np.empty(d)
     for i in range(n):
         peak = 0.0
         for j in range(d):
@@ -98,36 +121,36 @@ def _factors(X, cap, pre, squares):
         exponent = math.frexp(peak)[1]
         exponent = min(max(exponent, 0), cap)
         p = math.ldexp(1.0, -exponent)
-        total = 0.0
         for j in range(d):
-            v = _prescaled_jit(X[i, j], p)
-            total += v * v
+            u[j] = np.float64(X[i, j]) * p
         pre[i] = p
-        squares[i] = total
+        squares[i] = _dot_jit(u, u)
 
 
-#: The compiled multiplication the kernels call (a module global, so that numba's
-#: on-disk cache finds the kernels again in a new process: a kernel defined inside a
-#: function closes over it, and such a closure is compiled afresh in every process).
-_prescaled_jit = None
+#: The compiled dot product the kernels call (a module global, so that numba's on-disk
+#: cache finds the kernels again in a new process: a kernel defined inside a function
+#: closes over it, and such a closure is compiled afresh in every process).
+_dot_jit = None
+
+#: The fast-math flags of the one function compiled with them, :func:`_dot`.
+FAST_FLAGS = frozenset({"reassoc", "contract"})
 
 
-def _compile():
+def _compile(cache=True):
     """Compile the kernels (module-level functions, cached on disk by numba).
 
     numba writes the cache next to this file (``__pycache__``) when that directory is
     writable, else in ``NUMBA_CACHE_DIR`` or the user's cache directory (numba's own
-    fallback), so an installed, read-only package caches too.
+    fallback), so an installed, read-only package caches too. Every function but
+    :func:`_dot` says ``fastmath=False`` explicitly: a numba function that leaves it
+    unset inherits the flags of the function that calls it.
     """
-    global _prescaled_jit
+    global _dot_jit
     import numba
 
-    flags = {"reassoc", "contract"}
-    # no fast-math on the multiplication: a barrier to reassociation
-    _prescaled_jit = numba.njit(nogil=True, cache=True)(_prescaled)
-    kernel = numba.njit(nogil=True, cache=True, fastmath=flags)(_kernel)
-    factors = numba.njit(nogil=True, cache=True, fastmath=flags)(_factors)
-    return kernel, factors
+    strict = numba.njit(nogil=True, cache=cache, fastmath=False)
+    _dot_jit = numba.njit(nogil=True, cache=cache, fastmath=set(FAST_FLAGS))(_dot)
+    return strict(_kernel), strict(_factors)
 
 
 def available():

@@ -111,6 +111,31 @@ def test_gram_of_the_design_is_the_clipped_gram(kind):
                                rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("kind", ["dense", "csr", "float32", "fortran"])
+@pytest.mark.parametrize("block_bytes", [8 * 3 * 8, 8 * 3 * 13, 2**20])
+def test_gram_in_blocks_is_the_clipped_gram(monkeypatch, kind, block_bytes):
+    # the Gram pass reuses one buffer of clipped rows per block (8 rows, 13 rows with a
+    # shorter last block, or the whole design): every block, far rows included, enters
+    # as its clipped rows, and the blocks add up to the product of the clipped matrix
+    from skdpgd._data import _design
+
+    monkeypatch.setattr(_design, "GRAM_BLOCK_BYTES", block_bytes)
+    rng = np.random.default_rng(5)
+    X = _data(rng, n=61)
+    X[[0, 12, 13, 60]] = [[MAX32, 1.0, -1.0], [1e30, 0.0, 3.0], [40.0, 0.0, 3.0], [-5.0, 2.0, 0]]
+    data = {"dense": lambda: X, "csr": lambda: sp.csr_matrix(X),
+            "float32": lambda: X.astype(np.float32), "fortran": lambda: np.asfortranarray(X)}[kind]()
+    design = ClippedDesign.from_data(data, 1.0, 0.7)
+    dense = np.asarray(data.toarray() if kind == "csr" else data, dtype=np.float64)
+    reference = np.hstack([clip_rows(dense, 1.0), np.full((61, 1), 0.7)])
+    # 1e-12: float64 products of terms <= 1, whatever the grouping of the rows
+    np.testing.assert_allclose(design.gram(), reference.T @ reference, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(design[7:50].gram(), reference[7:50].T @ reference[7:50],
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(design.prescaled().gram(), reference.T @ reference,
+                               rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("kind", ["dense", "csr", "float32"])
 def test_prescaled_design_gives_the_same_products(kind):
     # The numpy path scales a chunk's rows once (design.prescaled()) for its two
