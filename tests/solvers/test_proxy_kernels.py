@@ -7,8 +7,10 @@ K = 1, momentum 0 (b = 0) and > 0, lam = 0 (a = 1 at g = 0), weights from 1e-300
 1e300 (huge and tiny noise), overflow to inf and NaN.
 """
 
+import os
 import subprocess
 import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -154,3 +156,28 @@ def test_cyclic_proxy_grid_equals_the_numpy_path(n_batches, noisy, fixed_step):
         sensitivity=1.2, denominator=1250 * 0.26, r0=11.8, **common)
     assert (contraction >= 1.0).any() == fixed_step  # composition's E where c >= 1
     np.testing.assert_array_equal(got, want)
+
+
+def test_second_process_loads_the_kernels_from_the_cache(tmp_path):
+    # numba's on-disk cache: a new process compiles nothing (the kernels are module-level
+    # functions, found again by their file and line)
+    code = textwrap.dedent("""
+        import numba
+        import numpy as np
+        from skdpgd.solvers import _proxy_kernels as k
+        assert k.available()
+        a = np.full((2, 3), 0.5)
+        k.impulse_moments(a, -0.1 * a, [2])
+        k.worst_over_spectrum(a, -0.1 * a, a[:, 1:], a[:, 1:], a[:, 1:], 3)
+        k.worst_pair(a[0], a[0], a[0])
+        k.cyclic_proxy_grid(a, a, a[:, 0], a[:, 0], a, epochs=np.arange(1.0, 3.0),
+                            n_batches=2, sensitivity=1.0, denominator=1.0, noisy=True,
+                            r0=1.0, n_params=3)
+        stats = [(f.stats.cache_hits.get(s, 0), f.stats.cache_misses.get(s, 0))
+                 for f in k._KERNELS for s in f.signatures]
+        print(len(stats), sum(h for h, _ in stats), sum(m for _, m in stats))
+    """)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, env=env).stdout.split() for _ in range(2)]
+    assert runs == [["4", "0", "4"], ["4", "4", "0"]]  # compiled once, then loaded
