@@ -202,7 +202,7 @@ def impulse_moments(a, b, steps):
     a, b : array_like
         The recursion's coefficients per direction (broadcast together).
     steps : sequence of int
-        The step counts K >= 1 wanted, increasing.
+        The step counts K >= 1 wanted, strictly increasing (else ValueError).
 
     Returns
     -------
@@ -211,6 +211,8 @@ def impulse_moments(a, b, steps):
     """
     a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
     steps = np.asarray(steps, dtype=np.int64)
+    if steps.ndim != 1 or not steps.size or steps[0] < 1 or np.any(np.diff(steps) <= 0):
+        raise ValueError("steps must be increasing step counts >= 1.")
     if not available():
         return impulse_moments_reference(a, b, steps)
     means, totals = np.empty((2, steps.size) + a.shape)

@@ -181,3 +181,9 @@ def test_second_process_loads_the_kernels_from_the_cache(tmp_path):
     runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True, env=env).stdout.split() for _ in range(2)]
     assert runs == [["4", "0", "4"], ["4", "4", "0"]]  # compiled once, then loaded
+
+
+@pytest.mark.parametrize("steps", [[], [0, 3], [3, 3], [5, 2]])
+def test_impulse_moments_refuses_steps_out_of_order(steps):
+    with pytest.raises(ValueError, match="increasing"):
+        kernels.impulse_moments(np.ones(3), np.zeros(3), steps)
