@@ -97,7 +97,12 @@ def account_lines(report, epsilon):
         f"{report.delta:.3g}; bound: {report.theorem} ({report.binding_bound} term binds)",
     ]
     if report.accountant not in ("noisy_gd", "noisy_cyclic_gd"):  # composition is the bound
-        if hasattr(report, "gram_mu"):
+        if hasattr(report, "run_mu"):  # auto: a run chosen on the released Gram
+            lines.append(f"Gram release: tau={report.gram_noise_std:.6g}, "
+                         f"mu_G={report.gram_mu:.6g}; then the run chosen on its spectrum: "
+                         f"mu_run={report.run_mu:.6g} charged whichever runs (above: the "
+                         f"public choice, {report.run_solver})")
+        elif hasattr(report, "gram_mu"):
             lines.append(f"Gram release: tau={report.gram_noise_std:.6g}, "
                          f"mu_G={report.gram_mu:.6g}; steps: mu={report.steps_mu:.6g}")
         lines.append(f"constants: S={report.sensitivity:.6g}, beta={report.smoothness:.6g}")

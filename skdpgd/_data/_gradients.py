@@ -64,6 +64,13 @@ def _partial_sums(method, coef, X, y, bounds, rows):
     return [_partial_sum(method, coef, X, y, start, stop, rows) for start, stop in bounds]
 
 
+#: Largest X (bytes of its values) whose fixed row sets are gathered once per fit: a
+#: cyclic run reads each batch E times, and gathering a batch's rows by index costs about
+#: as much as the pass itself on small designs; kept, the gathered batches hold one more
+#: copy of X, so only small designs keep them (a function of X's shape and dtype only).
+GATHER_ONCE_BYTES = 64 * 2**20
+
+
 #: Tasks per worker and per sum: a few, so that uneven chunks still balance, while the
 #: dispatch cost (tens of microseconds a task for threads) stays small next to the work.
 TASKS_PER_WORKER = 4
@@ -94,7 +101,11 @@ class ChunkedRowSums:
     scaled by their powers of two once per call
     (:meth:`~skdpgd._data._design.ClippedDesign.prescaled`, a chunk-sized temporary); when X is a
     single chunk, that pre-scaled copy (one chunk of memory) is kept for the object's
-    life, so small problems pay the scaling once per fit.
+    life, so small problems pay the scaling once per fit. Likewise, on one thread, the
+    chunks of the fixed row sets of a dense X of at most :data:`GATHER_ONCE_BYTES` are
+    gathered on first use and kept for the fit (a cyclic run reads each batch once per
+    epoch; gathering rows by index cost about as much as the pass): the same sums, bit
+    for bit, for one more copy of a small X.
 
     Parameters
     ----------
@@ -125,6 +136,7 @@ class ChunkedRowSums:
         self._n_workers = 1
         self._stack = None
         self._whole = None  # X with its rows pre-scaled, kept while X is one chunk
+        self._gathered = {}  # row set -> its chunks' rows, gathered once (small X only)
 
     # -- worker pool lifetime ---------------------------------------------------
     def __enter__(self):
@@ -156,6 +168,7 @@ class ChunkedRowSums:
     def __exit__(self, *exc_info):
         self._parallel = None
         self._whole = None
+        self._gathered = {}
         stack, self._stack = self._stack, None
         return stack.__exit__(*exc_info) if stack is not None else False
 
@@ -173,7 +186,33 @@ class ChunkedRowSums:
             return self._reduce(coef, bounds, None, method or self.method)
         bounds = self._bounds[row_set]
         rows = None if row_set is None else self.row_sets[row_set]
+        if rows is not None and self._parallel is None and self._gathers_once():
+            return self._reduce_gathered(coef, row_set, bounds, method or self.method)
         return self._reduce(coef, bounds, rows, method or self.method)
+
+    def _gathers_once(self):
+        """Whether the fixed row sets' chunks are gathered once (X small and dense)."""
+        X = getattr(self.X, "X", self.X)  # a ClippedDesign's values
+        return isinstance(X, np.ndarray) and X.nbytes <= GATHER_ONCE_BYTES
+
+    def _reduce_gathered(self, coef, row_set, bounds, method):
+        """:meth:`_reduce` over a fixed row set whose chunks are gathered on first use and
+        kept for the fit: the same rows, the same chunks, the same order of the partial
+        sums, hence the same result bit for bit (the numpy path scales a copy of a kept
+        chunk, never the chunk itself)."""
+        chunks = self._gathered.get(row_set)
+        if chunks is None:
+            rows = self.row_sets[row_set]
+            chunks = [(self.X[rows[a:b]], self.y[rows[a:b]]) for a, b in bounds]
+            self._gathered[row_set] = chunks
+        total = None
+        for X_rows, y_rows in chunks:
+            part = _partial_sum(method, coef, X_rows, y_rows, 0, len(y_rows), None)
+            if total is None:
+                total = np.array(part, dtype=np.float64, copy=True)
+            else:
+                total += part
+        return total
 
     def sum_rows(self, coef, rows):
         """Sum of ``method`` over the rows ``rows`` (an index array drawn per step, e.g. a

@@ -52,6 +52,7 @@ from ._gd_report import (
     noisy_gd_report,
 )
 from ._gdp import epsilon_delta_to_gdp, gdp_to_delta, gdp_to_epsilon
+from ._gram_then_run import GramThenRunPrivacyReport, gram_then_run_report
 from ._noisy_gd import (
     composition_gdp,
     contraction_factor,
@@ -102,8 +103,10 @@ __all__ = [
     "NoisyGDPrivacyReport",
     "NoisyCyclicGDPrivacyReport",
     "PreconditionedPrivacyReport",
+    "GramThenRunPrivacyReport",
     "ReleasePrivacyReport",
     "preconditioned_gd_report",
+    "gram_then_run_report",
     "calibrate_noisy_cyclic_gd",
     "calibrate_noisy_gd",
     "chourasia_rdp",

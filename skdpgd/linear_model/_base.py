@@ -227,7 +227,10 @@ class BaseDPLinearModel(InputChecks, BaseEstimator):
         Planning reads public numbers only (n, d, the label-set size, the parameters), so
         this is exactly ``fit(X, y).privacy_`` for every X of shape (n_samples, n_features)
         (up to the report's notes): use it to see what a budget buys before touching the
-        data, or to account for fits that have not run yet.
+        data, or to account for fits that have not run yet. Where ``solver="auto"``
+        chooses its run on a released Gram (a ``GramThenRunPrivacyReport``), the
+        guarantee (mu, epsilon, delta, the event) is exactly the fit's and the run's fields
+        name the public choice; the fit's name the run that ran.
 
         Parameters
         ----------
@@ -284,6 +287,9 @@ class BaseDPLinearModel(InputChecks, BaseEstimator):
         n_steps : int
             The steps that ran: the plan's, except a noiseless run that stopped on
             convergence (``epsilon=np.inf``), which is fewer.
+        charged : Charged
+            ``charged`` with the plan and report of the run that ran (``solver="auto"``
+            may choose it on a released Gram: same guarantee, docs/privacy_model.md).
         """
         loss, plan = charged.loss, charged.plan
         data = FitData(
@@ -298,8 +304,9 @@ class BaseDPLinearModel(InputChecks, BaseEstimator):
             if progress is not None:
                 progress(step)
 
-        coef = plan.solver.run(data, loss, plan, rng, callback=count)
-        return coef, done[0]
+        coef, plan, report = plan.solver.run_chosen(data, loss, plan, charged.report, rng,
+                                                    callback=count)
+        return coef, done[0], charged._replace(plan=plan, report=report)
 
     def _progress(self, n_steps):
         """A callback that prints steps done and time; it never sees data or iterates."""

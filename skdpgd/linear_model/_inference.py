@@ -90,6 +90,7 @@ class InferenceMixin:
         )
         solver = get_solver(self.solver)
         plan = solver.plan(problem)  # "auto": the chosen candidate's plan, naming it
+        plan = getattr(plan, "public_plan", plan)  # no second choice on a released Gram
         check_solver(plan.solver.name)
         covers = COVERS_HUBER if type(loss) is HuberLoss else COVERS_LOGISTIC
         run_report = solver.report(plan, problem, tuple(notes))
@@ -125,7 +126,7 @@ class InferenceMixin:
         estimate = table.estimate.copy()
         if problem.intercept_scaling is not None:  # back to the augmented coordinate
             estimate[-1] /= problem.intercept_scaling
-        return estimate.reshape(coef.shape), done[0]
+        return estimate.reshape(coef.shape), done[0], charged
 
     def _store_run(self, report, plan, n_steps):
         super()._store_run(report, plan, n_steps)

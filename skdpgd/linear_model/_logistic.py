@@ -38,7 +38,9 @@ class DPLogisticRegression(
     the last iterate. The default ``solver="auto"`` plans ``"gd"``, ``"cyclic"`` (4 and 16
     batches) and ``"preconditioned"`` runs from public numbers and runs the one with the
     smallest predicted excess loss (:func:`skdpgd.solvers.predicted_excess_loss`); a few
-    hundred rows of 3 features get ``"preconditioned"``. The bound that binds follows the
+    hundred rows of 3 features get ``"preconditioned"``, whose Gram release then lets the
+    fit choose again on the released spectrum for the rest of the budget (the charge
+    composes both, whichever runs; ``privacy_.run_solver``). The bound that binds follows the
     choice (``privacy_.binding_bound``): ``"composition"`` for ``"preconditioned"`` (Gram
     release and K steps; Dong, Roth and Su 2022) and for ``"gd"`` (its plan keeps lam near
     0), ``"convergent"`` for ``"cyclic"`` (Bok, Su and Altschuler 2024, Theorem 4.5); sigma
@@ -300,7 +302,7 @@ class DPLogisticRegression(
         targets = codes.astype(float) if classes.size == 2 else codes
         targets = self._weighted_targets(targets, sample_weight, codes=codes, classes=classes,
                                          class_weight=class_weight)
-        coef, n_steps = self._run(X, targets, charged)
+        coef, n_steps, charged = self._run(X, targets, charged)
         self.coef_, self.intercept_ = self._split_coef(coef, charged.problem.intercept_scaling)
         self.residual_clip_ = getattr(charged.loss, "residual_clip", 1.0)
         self.classes_ = classes

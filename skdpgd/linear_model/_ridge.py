@@ -53,7 +53,9 @@ class DPRidge(InferenceMixin, BudgetReprMixin, RegressorMixin, BaseDPLinearModel
     ``"gd"``, ``"cyclic"`` (4 and 16 batches) and ``"preconditioned"`` runs (the last up to
     2000 columns, intercept included) from public numbers and runs the one with the
     smallest predicted excess loss (:func:`skdpgd.solvers.predicted_excess_loss`); a few
-    hundred rows of 3 features get ``"preconditioned"``. The bound that binds follows the
+    hundred rows of 3 features get ``"preconditioned"``, whose Gram release then lets the
+    fit choose again on the released spectrum for the rest of the budget (the charge
+    composes both, whichever runs). The bound that binds follows the
     choice (the report's ``binding_bound``): ``"composition"`` for ``"preconditioned"``
     (the Gram release and the K steps composed exactly in Gaussian DP; Dong, Roth and Su
     2022, Theorem 2.7 and Corollary 3.3) and for ``"gd"`` (its plan keeps lam near 0,
@@ -286,7 +288,7 @@ class DPRidge(InferenceMixin, BudgetReprMixin, RegressorMixin, BaseDPLinearModel
         if y.ndim != 1:
             raise ValueError(f"DPRidge supports a single target; y has shape {y.shape}.")
         targets = self._weighted_targets(clip_targets(y, self.y_bound), sample_weight)
-        coef, n_steps = self._run(X, targets, charged)
+        coef, n_steps, charged = self._run(X, targets, charged)
         lam = charged.plan.strong_convexity
         coef_, intercept_ = self._split_coef(coef, charged.problem.intercept_scaling)
         self.coef_, self.intercept_ = coef_[0], float(intercept_[0])

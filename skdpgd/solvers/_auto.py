@@ -25,6 +25,11 @@ plan its solver gives alone). The smallest prediction wins; predictions within
 accountant is an optional dependency). A fixed ``learning_rate``
 or ``batch_size`` keeps the plain-step solvers (``"gd"``, or ``"cyclic"`` with a fixed
 batch size). The report's notes list every candidate's prediction and the winner.
+
+Where the winner is a preconditioned candidate (a Gram will be released), the fit chooses
+again after the release, on the released spectrum (:mod:`skdpgd.solvers._spectral`,
+:class:`~skdpgd.solvers._spectral.SpectralChoicePlan`): the charge composes the Gram
+release with the largest budget of the candidate runs, fixed before any value is read.
 """
 
 from dataclasses import replace
@@ -33,10 +38,12 @@ from ..optim import MAX_DENSE_DIM
 from ._base import AUTO_MAX_PASSES, Solver
 from ._cyclic import CyclicSolver, calibrate_cyclic, plan_cyclic_together
 from ._preconditioned import PreconditionedSolver, calibrate_preconditioned, plan_together
+from ._spectral import SpectralChoicePlan, spectral_plan
 from ._utility import predict_runs
 
 __all__ = ["AUTO_GRAM_SHARES", "AUTO_MARGIN_FACTORS", "AUTO_CYCLIC_BATCHES",
-           "AUTO_PASS_BUDGETS", "AutoSolver", "TIE_TOLERANCE", "candidates", "choose"]
+           "AUTO_PASS_BUDGETS", "AutoSolver", "SpectralChoicePlan", "TIE_TOLERANCE", "candidates",
+           "choose"]
 
 #: Numbers of batches of the cyclic candidates.
 AUTO_CYCLIC_BATCHES = (4, 16)
@@ -163,7 +170,10 @@ class AutoSolver(Solver):
 
     def _plan(self, problem):
         plan, notes = choose(problem)
-        return replace(plan, notes=plan.notes + notes)
+        plan = replace(plan, notes=plan.notes + notes)
+        if isinstance(plan.solver, PreconditionedSolver):  # a Gram will be released:
+            return spectral_plan(problem, plan, candidates) or plan  # choose again on it
+        return plan
 
     def _report(self, plan, problem, notes):
         return plan.solver.report(plan, problem, notes)  # the chosen candidate's accountant
@@ -173,3 +183,35 @@ class AutoSolver(Solver):
 
     def _run(self, data, loss, plan, rng, callback):
         return plan.solver.run(data, loss, plan, rng, callback)
+
+    def run_chosen(self, data, loss, plan, report, rng, callback=None):
+        """The chosen candidate's :meth:`~skdpgd.solvers.Solver.run_chosen`.
+
+        A :class:`~skdpgd.solvers._spectral.SpectralChoicePlan` chooses its run on the
+        released Gram (:mod:`skdpgd.solvers._spectral`).
+
+        Parameters
+        ----------
+        data : FitData
+            As in :meth:`~skdpgd.solvers.Solver.run`.
+        loss : skdpgd.losses loss
+            As in :meth:`~skdpgd.solvers.Solver.run`.
+        plan : dataclass
+            What :meth:`plan` returned.
+        report : PrivacyReport
+            The charged report of ``plan``.
+        rng : numpy.random.Generator
+            As in :meth:`~skdpgd.solvers.Solver.run`.
+        callback : callable, optional
+            As in :meth:`~skdpgd.solvers.Solver.run`.
+
+        Returns
+        -------
+        coef : ndarray
+            The last iterate.
+        plan : dataclass
+            The plan that ran.
+        report : PrivacyReport
+            The charged report, naming the run that ran.
+        """
+        return plan.solver.run_chosen(data, loss, plan, report, rng, callback)

@@ -213,6 +213,40 @@ class Solver:
     def _run(self, data, loss, plan, rng, callback):
         raise NotImplementedError  # pragma: no cover - abstract
 
+    def run_chosen(self, data, loss, plan, report, rng, callback=None):
+        """Like :meth:`run`, and the plan and report of the run that ran.
+
+        A solver that chooses its run after an accounted release (``"auto"`` on a
+        released Gram, :mod:`skdpgd.solvers._spectral`) returns the chosen run's plan and
+        the charged report naming it (same guarantee: the choice is post-processing);
+        every other solver returns ``plan`` and ``report`` as they are.
+
+        Parameters
+        ----------
+        data : FitData
+            As in :meth:`run`.
+        loss : skdpgd.losses loss
+            As in :meth:`run`.
+        plan : dataclass
+            As in :meth:`run`.
+        report : PrivacyReport
+            The charged report of ``plan``.
+        rng : numpy.random.Generator
+            As in :meth:`run`.
+        callback : callable, optional
+            As in :meth:`run`.
+
+        Returns
+        -------
+        coef : ndarray of shape ``data.coef_shape``
+            The last iterate.
+        plan : dataclass
+            The plan that ran.
+        report : PrivacyReport
+            Its report.
+        """
+        return self.run(data, loss, plan, rng, callback), plan, report
+
     def run_released(self, data, loss, plan, rng, callback=None):
         """Like :meth:`run`, and also what the run released besides its last iterate.
 

@@ -137,25 +137,52 @@ class PreconditionedSolver(Solver):
         preconditioner : ndarray of shape (p, p)
             P as a dense matrix (post-processing of the released Gram).
         """
-        shape = data.coef_shape
-        n_samples, lam = data.n_samples, plan.strong_convexity
+        n_samples = data.n_samples
         row_sums = data.row_sums(loss.gradient_sum)
         with single_threaded_blas(), row_sums:  # the data are placed once for both passes
-            gram = gram_sum(row_sums, n_samples, shape[-1])  # symmetric
+            gram = gram_sum(row_sums, n_samples, data.coef_shape[-1])  # symmetric
             released = release_gram(gram, n_samples, plan.gram_noise_std, rng)
-            preconditioner = GramPreconditioner(
-                released, curvature=plan.curvature, margin=plan.margin, strong_convexity=lam
-            )
+            return self.descend(row_sums, data, released, plan, rng, callback)
 
-            def gradient(coef):
-                return row_sums.sum(coef) / n_samples + lam * coef
+    def descend(self, row_sums, data, released, plan, rng, callback=None):
+        """The K noisy preconditioned steps on an already released Gram (step 3).
 
-            coef = preconditioned_noisy_gradient_descent(
-                gradient, np.zeros(shape), preconditioner=preconditioner,
-                learning_rate=plan.learning_rate, noise_std=plan.noise_std,
-                n_steps=plan.n_steps, rng=rng, momentum=plan.momentum,
-                tolerance=plan.tolerance, callback=callback,
-            )
+        Parameters
+        ----------
+        row_sums : row-sum engine
+            ``data.row_sums(loss.gradient_sum)``, already entered.
+        data : FitData
+            As in ``run`` (n and the shape of theta).
+        released : ndarray of shape (d, d)
+            The released Gram (:func:`~skdpgd.optim.release_gram`, with ``plan``'s tau).
+        plan : PreconditionedGDPlan
+            As in ``run``.
+        rng : numpy.random.Generator
+            As in ``run``.
+        callback : callable, optional
+            As in ``run``.
+
+        Returns
+        -------
+        coef : ndarray
+            The last iterate.
+        preconditioner : ndarray of shape (d, d)
+            P as a dense matrix.
+        """
+        n_samples, lam = data.n_samples, plan.strong_convexity
+        preconditioner = GramPreconditioner(
+            released, curvature=plan.curvature, margin=plan.margin, strong_convexity=lam
+        )
+
+        def gradient(coef):
+            return row_sums.sum(coef) / n_samples + lam * coef
+
+        coef = preconditioned_noisy_gradient_descent(
+            gradient, np.zeros(data.coef_shape), preconditioner=preconditioner,
+            learning_rate=plan.learning_rate, noise_std=plan.noise_std,
+            n_steps=plan.n_steps, rng=rng, momentum=plan.momentum,
+            tolerance=plan.tolerance, callback=callback,
+        )
         return coef, preconditioner.matrix()
 
 

@@ -38,8 +38,13 @@ def test_planned_report_equals_the_fit(estimator, n_classes):
     y = RNG.integers(0, n_classes, n) if n_classes else RNG.normal(size=n)
     fitted = estimator.fit(X, y).privacy_
     planned = estimator.plan_privacy(n, d, n_classes or 2)  # what `skdpgd account` prints
-    assert planned.noise_std == fitted.noise_std
-    assert planned.n_steps == fitted.n_steps
+    if planned.accountant == "gram_then_run":  # the run is chosen on the released Gram:
+        assert (planned.gram_noise_std, planned.run_mu) == (fitted.gram_noise_std,
+                                                             fitted.run_mu)
+        assert fitted.run_solver in planned.candidates  # the guarantee is planned, the run not
+    else:
+        assert planned.noise_std == fitted.noise_std
+        assert planned.n_steps == fitted.n_steps
     assert planned.mu == fitted.mu
     assert planned.epsilon == fitted.epsilon <= estimator.epsilon * (1 + 1e-9)
 
@@ -105,8 +110,10 @@ def test_account_says_what_auto_chose_and_which_bound_binds(n, d, capsys):
     out = capsys.readouterr().out
     report = DPLogisticRegression(epsilon=1.0).plan_privacy(n, d, 2)
     assert report.notes[-1] in out  # auto's choice and why, whatever it chose
-    if report.accountant == "preconditioned_gd":
+    if report.accountant in ("preconditioned_gd", "gram_then_run"):
         assert "no convergent bound applies" in out
+        if report.accountant == "gram_then_run":  # the run is chosen on the released Gram
+            assert f"mu_run={report.run_mu:.6g} charged whichever runs" in out
     else:  # the table's first row names the bound that binds for this run, not a fixed one
         assert f"this run ({report.binding_bound} bound binds)" in out
         assert ("composition binds" in out) == (report.binding_bound == "composition")

@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 from threadpoolctl import threadpool_info
 
-from skdpgd._data import _chunks, _design, _gradients
+from skdpgd._data import _chunks, _design, _fused, _gradients
 from skdpgd._data._chunks import chunk_bounds, single_threaded_blas
 from skdpgd.losses import BinaryLogisticLoss, HuberLoss, MultinomialLogisticLoss, SquaredLoss
 
@@ -179,3 +179,28 @@ def test_one_chunk_numpy_path_scales_the_rows_once_per_fit(sparse, monkeypatch):
     assert np.array_equal(first, second)
     np.testing.assert_allclose(first, loss.gradient_sum(theta, design.toarray(), y),
                                rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("fused", [True, False])
+@pytest.mark.parametrize("name", LOSSES)
+def test_row_sets_gathered_once_give_the_same_sums_bit_for_bit(monkeypatch, name, fused):
+    """A small X's fixed row sets (a cyclic partition) are gathered once per fit and kept:
+    every sum equals the one that gathers each chunk anew, bit for bit, over several calls
+    (the kept chunks are never scaled in place), on the fused and the numpy path."""
+    rng = np.random.default_rng(7)
+    loss, coef, X, y = make_problem(name, 1003, 9, rng)
+    X[5] *= 1e300  # a far row: pre-scaled by a power of two on every path
+    design = _design.ClippedDesign.from_data(X, 1.0, intercept_scaling=1.0)
+    coef = rng.standard_normal(_coef_shape(loss, 10))
+    row_sets = np.array_split(rng.permutation(len(y)), 4)
+    monkeypatch.setattr(_fused, "ENABLED", fused)
+
+    def sums(gather_bytes):
+        monkeypatch.setattr(_gradients, "GATHER_ONCE_BYTES", gather_bytes)
+        with _gradients.ChunkedRowSums(loss.gradient_sum, design, y, chunk_size=100,
+                                       row_sets=row_sets) as engine:
+            assert engine._gathers_once() == (gather_bytes > 0)
+            return [engine.sum(coef * (1 + k), j) for k in range(3) for j in range(4)]
+
+    for kept, fresh in zip(sums(2**30), sums(0)):
+        np.testing.assert_array_equal(kept, fresh)

@@ -189,9 +189,9 @@ def test_ridge_report_and_plan_privacy_use_the_bound_only():
     fitted = est.fit(X, y, sample_weight=np.ones(len(y))).privacy_
     assert fitted.sensitivity == pytest.approx(4.0 * plain.sensitivity, rel=1e-15)
     planned = est.plan_privacy(*X.shape)
-    assert (planned.mu, planned.sensitivity, planned.noise_std) == (
-        fitted.mu, fitted.sensitivity, fitted.noise_std
-    )
+    assert (planned.mu, planned.sensitivity) == (fitted.mu, fitted.sensitivity)
+    if planned.accountant != "gram_then_run":  # else the run is chosen on the released Gram
+        assert planned.noise_std == fitted.noise_std
     # the plan does not depend on whether, or which, weights are passed
     other = DPRidge(y_bound=1.0, max_sample_weight=4.0, random_state=0).fit(X, y).privacy_
     assert (other.mu, other.noise_std) == (fitted.mu, fitted.noise_std)

@@ -1,0 +1,318 @@
+r"""``solver="auto"``'s second choice: on the spectrum of the Gram it releases.
+
+When the public choice of ``"auto"`` (:mod:`skdpgd.solvers._auto`) is a preconditioned
+run, a noisy Gram :math:`\tilde G` is released anyway. Its spectrum tells what the
+worst case over spectra of the public proxy cannot: whether the design is
+ill-conditioned (the preconditioner pays) or isotropic (plain GD is better). So
+(docs/theory.md#choosing-on-the-released-spectrum):
+
+1. **before any value is read**: the Gram release of the public pick
+   (:math:`\mu_G = S_G/(n\tau)`) and the candidate runs at
+   :math:`\mu_{\mathrm{run}} = \sqrt{\mu^{*2} - \mu_G^2}` are planned from public numbers
+   (:func:`spectral_plan`): GD and cyclic GD planned for :math:`\mu_{\mathrm{run}}`
+   (their own accountants: convergent bound or composition, whichever is smaller), the
+   preconditioned runs with the pick's Gram share and each margin factor (their steps
+   are :math:`\le\mu_{\mathrm{run}}`-GDP by the calibration of the pick's share). The
+   report charges :math:`\sqrt{\mu_G^2 + \max_c\mu_c^2}` whichever candidate runs
+   (:func:`skdpgd.accounting.gram_then_run_report`);
+2. **the fit** releases :math:`\tilde G` (the pick's tau, the same draws as the pick's
+   own run), scores every candidate with the proxy on the released spectrum
+   (:mod:`skdpgd.solvers._spectral_utility`) and runs the winner: a preconditioned one on
+   the released :math:`\tilde G`, a GD one on the data. Nothing but :math:`\tilde G` and
+   public numbers enters the choice (:func:`choose_on_spectrum`).
+
+Without a Gram release (the public choice is GD or cyclic, or the design is wider than
+``MAX_DENSE_DIM``), with ``epsilon=inf`` and with ``inference=True`` nothing changes.
+"""
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .._data import gram_sum, single_threaded_blas
+from ..accounting import epsilon_delta_to_gdp, gdp_to_epsilon, gram_then_run_report
+from ..optim import release_gram
+from ._cyclic import CyclicSolver
+from ._cyclic_planning import batch_heterogeneity
+from ._preconditioned import PreconditionedSolver, plan_together
+from ._spectral_utility import estimate_spectrum, spectral_excess_loss
+
+__all__ = ["SpectralChoicePlan", "SpectralChoiceSolver", "choose_on_spectrum", "spectral_plan"]
+
+#: The run's share of the budget is planned this much below sqrt(mu*^2 - mu_G^2), so that
+#: the composed epsilon cannot exceed the target by a rounding.
+RUN_MARGIN = 1e-9
+
+#: Predictions within this relative gap of the smallest tie, and the cheapest wins (as in
+#: the public choice, :data:`skdpgd.solvers._auto.TIE_TOLERANCE`).
+TIE_TOLERANCE = 0.01
+
+
+@dataclass(frozen=True)
+class SpectralChoicePlan:
+    """What ``"auto"`` plans when its public choice releases a Gram (all public).
+
+    Parameters
+    ----------
+    public_plan : PreconditionedGDPlan
+        The public choice: its Gram release (tau) is the fit's.
+    candidates : tuple
+        The candidates' plans at mu_run (each names its solver).
+    run_reports : tuple
+        Their reports (``run_mu`` of a preconditioned one: its steps alone).
+    run_mus : tuple of float
+        Each candidate's own GDP parameter.
+    gram_mu : float
+        mu_G of the Gram release.
+    problem : PublicProblem
+        The public numbers the candidates are scored with.
+    n_steps, strong_convexity : int, float
+        The public choice's (a fitted model reports the winner's).
+    solver : SpectralChoiceSolver
+        The solver that runs the plan.
+    notes : tuple of str
+        Public notes for the report.
+    """
+
+    public_plan: object
+    candidates: tuple
+    run_reports: tuple
+    run_mus: tuple
+    gram_mu: float
+    problem: object
+    n_steps: int
+    strong_convexity: float
+    solver: object = None
+    notes: tuple = ()
+
+    @property
+    def run_mu(self):
+        """The largest GDP parameter of the candidates: what the run is charged."""
+        return max(self.run_mus)
+
+
+def _label(plan):
+    solver = plan.solver
+    if isinstance(solver, PreconditionedSolver):
+        return f"preconditioned (margin x{solver.margin_factor:g})"
+    return f"cyclic ({plan.n_batches} batches)" if plan.n_batches > 1 else "gd"
+
+
+def spectral_plan(problem, public_plan, found):
+    """The :class:`SpectralChoicePlan` of ``problem`` whose public choice is ``public_plan``.
+
+    Parameters
+    ----------
+    problem : PublicProblem
+        The public numbers of the fit.
+    public_plan : PreconditionedGDPlan
+        ``"auto"``'s public choice (a preconditioned plan).
+    found : callable
+        ``found(problem)``: ``"auto"``'s candidate solvers of a problem.
+
+    Returns
+    -------
+    SpectralChoicePlan or None
+        None where there is nothing to choose on (``epsilon=inf``, or a composed epsilon
+        that a rounding would put above the target).
+    """
+    target = epsilon_delta_to_gdp(problem.epsilon, problem.delta)
+    if not math.isfinite(target) or public_plan.gram_noise_std == 0.0:
+        return None  # no noise: nothing to choose on (and nothing to gain)
+    gram_mu = public_plan.gram_sensitivity / (problem.n_samples * public_plan.gram_noise_std)
+    if not gram_mu < target:
+        return None
+    run_target = math.sqrt(target * target - gram_mu * gram_mu) * (1.0 - RUN_MARGIN)
+    run_problem = replace(problem, epsilon=gdp_to_epsilon(run_target, problem.delta))
+    share = public_plan.gram_share
+    plans, reports, mus = [], [], []
+    for solver in found(run_problem):
+        if isinstance(solver, CyclicSolver):
+            plan = solver.plan(run_problem)
+            report = solver.report(plan, run_problem)
+            plans.append(plan), reports.append(report), mus.append(report.mu)
+    budgets = {}  # the preconditioned candidates of the pick's share, by compute budget
+    for solver in found(problem):
+        if isinstance(solver, PreconditionedSolver) and solver.gram_share == share:
+            budgets.setdefault(solver.max_steps, []).append(solver)
+    for group in budgets.values():
+        for plan in plan_together(problem, group):
+            report = plan.solver.report(plan, problem)
+            plans.append(plan), reports.append(report), mus.append(report.steps_mu)
+    if not plans:
+        return None
+    composed = math.sqrt(gram_mu * gram_mu + max(mus) ** 2)  # as the report composes
+    if not gdp_to_epsilon(composed, problem.delta) <= problem.epsilon:
+        return None  # a rounding: keep the public choice
+    note = (f"solver='auto' will choose again on the released Gram's spectrum among "
+            f"{', '.join(map(_label, plans))}; charged mu = sqrt(mu_G^2 + mu_run^2) whichever "
+            "runs (docs/theory.md#choosing-on-the-released-spectrum)")
+    return SpectralChoicePlan(
+        public_plan=public_plan, candidates=tuple(plans), run_reports=tuple(reports),
+        run_mus=tuple(mus), gram_mu=gram_mu, problem=problem, n_steps=public_plan.n_steps,
+        strong_convexity=public_plan.strong_convexity, solver=SpectralChoiceSolver(),
+        notes=public_plan.notes + (note,),
+    )
+
+
+def _spectral_prediction(plan, problem, released, spectrum, unresolved):
+    """(excess loss, passes) of one candidate on the released spectrum."""
+    c = problem.curvature
+    common = dict(curvature=c, strong_convexity=plan.strong_convexity, spectrum=spectrum,
+                  n_outputs=problem.n_outputs, initial_distance=problem.largest_distance,
+                  scale_free=problem.scale_free_score, **unresolved)
+    if isinstance(plan.solver, PreconditionedSolver):
+        floor = plan.margin * np.ones_like(released)
+        steps = plan.learning_rate / (c * np.maximum(released + plan.margin, floor)
+                                      + plan.strong_convexity)
+        excess = spectral_excess_loss(plan.n_steps, plan.noise_std, steps=steps,
+                                      momentum=plan.momentum, **common)
+        return excess, float(plan.n_steps)
+    extra = 0.0
+    if plan.n_batches > 1:
+        extra = batch_heterogeneity(plan.learning_rate, gradient_bound=problem.gradient_bound,
+                                    batch_size=plan.batch_size, n_samples=problem.n_samples)
+    excess = spectral_excess_loss(plan.n_steps, plan.noise_std,
+                                  steps=np.full(spectrum.shape, plan.learning_rate),
+                                  extra=extra, **common)
+    return excess, float(plan.n_epochs)
+
+
+def choose_on_spectrum(plan, problem, released):
+    """(index, notes): the candidate with the smallest proxy on the released spectrum.
+
+    A function of the released Gram and public numbers only (post-processing). Ties
+    (within :data:`TIE_TOLERANCE`) go to the fewest passes.
+
+    Parameters
+    ----------
+    plan : SpectralChoicePlan
+        The candidates.
+    problem : PublicProblem
+        The public numbers of the fit.
+    released : ndarray of shape (d, d)
+        The released Gram.
+
+    Returns
+    -------
+    index : int
+        The winner, in ``plan.candidates``.
+    notes : tuple of str
+        Every candidate's prediction, then the winner.
+    """
+    eigenvalues, vectors = np.linalg.eigh(released)
+    tau = plan.public_plan.gram_noise_std
+    spectrum, bulk = estimate_spectrum(eigenvalues, tau, problem.row_norm)
+    unresolved = dict(bulk=bulk, bulk_ceiling=tau * math.sqrt(eigenvalues.size),
+                      # the intercept column is the last one of the augmented design
+                      offset_weights=None if problem.intercept_scaling is None
+                      else vectors[-1] ** 2)
+    scored = [_spectral_prediction(candidate, problem, eigenvalues, spectrum, unresolved)
+              for candidate in plan.candidates]
+    best = min(excess for excess, _ in scored)
+    tied = [i for i, (excess, _) in enumerate(scored)
+            if excess <= best + TIE_TOLERANCE * abs(best)]
+    index = min(tied, key=lambda i: scored[i][1])
+    notes = tuple(
+        f"on the released spectrum: {_label(candidate)}: predicted excess loss "
+        f"{excess:.2e}, {passes:.0f} passes"
+        for candidate, (excess, passes) in zip(plan.candidates, scored))
+    return index, notes + (f"solver='auto' ran {_label(plan.candidates[index])}, chosen on "
+                           "the released Gram's spectrum",)
+
+
+class SpectralChoiceSolver:
+    """Runs a :class:`SpectralChoicePlan`: release the Gram, choose, run (module docstring).
+
+    Not a registered solver: ``"auto"`` (:class:`~skdpgd.solvers.AutoSolver`) delegates
+    to it when its plan is a :class:`SpectralChoicePlan`.
+    """
+
+    name = "auto"
+
+    def __eq__(self, other):
+        return type(self) is type(other)
+
+    def __hash__(self):
+        return hash(type(self))
+
+    def report(self, plan, problem, notes=(), index=None):
+        """The report charged for ``plan`` (the run named: the public choice's, or
+        candidate ``index``'s once it ran).
+
+        Parameters
+        ----------
+        plan : SpectralChoicePlan
+        problem : PublicProblem
+        notes : tuple of str, default=()
+        index : int, optional
+            The candidate that ran.
+
+        Returns
+        -------
+        GramThenRunPrivacyReport
+        """
+        public = plan.public_plan
+        if index is None:
+            run = public.solver.report(public, problem)
+            label, own, batch = _label(public), run.steps_mu, None
+        else:
+            run, chosen = plan.run_reports[index], plan.candidates[index]
+            label, own = _label(chosen), plan.run_mus[index]
+            batch = getattr(run, "batch_size", None)
+        return gram_then_run_report(
+            run, run_solver=label, run_own_mu=own, run_mu=plan.run_mu,
+            gram_noise_std=public.gram_noise_std, gram_sensitivity=public.gram_sensitivity,
+            delta=problem.delta, candidates=tuple(map(_label, plan.candidates)),
+            batch_size=batch, notes=tuple(notes) + plan.notes,
+        )
+
+    def predict(self, plan, problem):
+        """The public choice's prediction (the spectrum is not known before the fit)."""
+        return plan.public_plan.solver.predict(plan.public_plan, problem)
+
+    def run(self, data, loss, plan, rng, callback=None):
+        """The last iterate of :meth:`run_chosen`."""
+        return self.run_chosen(data, loss, plan, None, rng, callback)[0]
+
+    def run_released(self, data, loss, plan, rng, callback=None):
+        """Not offered: ``inference=True`` runs the public choice (module docstring)."""
+        raise NotImplementedError("inference=True runs auto's public choice")
+
+    def run_chosen(self, data, loss, plan, report, rng, callback=None):
+        """Release the Gram, choose on its spectrum, run the winner.
+
+        Parameters
+        ----------
+        data, loss, plan, rng, callback
+            As in :meth:`skdpgd.solvers.Solver.run`.
+        report : GramThenRunPrivacyReport or None
+            The charged report (its notes are kept; the run's fields become the
+            winner's).
+
+        Returns
+        -------
+        coef : ndarray
+            The last iterate.
+        plan : dataclass
+            The winner's plan.
+        report : GramThenRunPrivacyReport or None
+            The charged report naming the winner (post-processing: same mu and epsilon).
+        """
+        public, problem = plan.public_plan, plan.problem
+        n_samples = data.n_samples
+        row_sums = data.row_sums(loss.gradient_sum)
+        with single_threaded_blas(), row_sums:
+            gram = gram_sum(row_sums, n_samples, data.coef_shape[-1])
+            released = release_gram(gram, n_samples, public.gram_noise_std, rng)
+            del gram  # from here on only the released Gram
+            index, notes = choose_on_spectrum(plan, problem, released)
+            chosen = plan.candidates[index]
+            if isinstance(chosen.solver, PreconditionedSolver):
+                coef, _ = chosen.solver.descend(row_sums, data, released, chosen, rng, callback)
+        if not isinstance(chosen.solver, PreconditionedSolver):
+            coef = chosen.solver.run(data, loss, chosen, rng, callback)
+        if report is not None:
+            report = replace(self.report(plan, problem, index=index), notes=report.notes + notes)
+        return coef, chosen, report

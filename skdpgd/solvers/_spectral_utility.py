@@ -1,0 +1,191 @@
+r"""The utility proxy on a released spectrum (``solver="auto"`` after a Gram release).
+
+:mod:`skdpgd.solvers._utility` scores a candidate run on the worst spectrum the public
+trace bound allows. Once a noisy Gram :math:`\tilde G = G + E` has been released and
+accounted (:mod:`skdpgd.solvers._spectral`), its spectrum is public and the same proxy can
+be evaluated on it instead (docs/theory.md#choosing-on-the-released-spectrum):
+
+* :func:`estimate_spectrum` turns the released eigenvalues w into an estimate g of the
+  spectrum of G (the semicircle bias of the noise removed, clipped to the public range);
+* :func:`spectral_excess_loss` sums the proxy's per-direction terms over that spectrum
+  (the worst case's :math:`\max_g` replaced by the sum over the d directions, each of
+  multiplicity k).
+
+Both are post-processing of the released Gram and public numbers: a planning heuristic
+that plays no part in any privacy claim.
+"""
+
+import math
+
+import numpy as np
+
+from ._preconditioned_planning import gram_noise_margin
+from ._utility import direction_errors
+
+__all__ = ["estimate_spectrum", "spectral_excess_loss"]
+
+#: Levels (relative to the bulk's ceiling r/2) a regressor's score maximises over in the
+#: bulk, whose levels the release does not resolve.
+BULK_GRID = np.logspace(-6.0, 0.0, 25)
+
+
+def estimate_spectrum(released_eigenvalues, gram_noise_std, row_norm):
+    r"""An estimate g of the spectrum of G from the released eigenvalues w of :math:`G + E`.
+
+    E is a Wigner matrix (i.i.d. :math:`\mathcal N(0, \tau^2)` upper triangle): its
+    eigenvalues fill the semicircle :math:`[-r, r]`, :math:`r = 2\tau\sqrt d` (Wigner
+    1958; Anderson, Guionnet and Zeitouni 2010, Theorem 2.1.1), and an eigenvalue
+    :math:`\theta > \tau\sqrt d` of G appears at :math:`w = \theta + d\tau^2/\theta`
+    (Baik, Ben Arous and Péché 2005; for Wigner matrices Péché 2006, Capitaine, Donati-Martin
+    and Féral 2009, Theorem 2.1). So
+
+    * a released eigenvalue above the public bound m on :math:`\|E\|_{op}` that holds with
+      probability 0.99 (:func:`~skdpgd.solvers._preconditioned_planning.gram_noise_margin`,
+      :math:`m = \tau(2\sqrt d + 2\sqrt{\log 200}) > r`: the edge of the bulk fluctuates
+      above r) estimates :math:`\theta = \frac12\big(w + \sqrt{w^2 - r^2}\big)`, the
+      inverse of that map;
+    * the others (the bulk) share what is left of the trace,
+      :math:`\bar g = \big(\mathrm{tr}\,\tilde G - \sum_{w_j > m}\theta_j\big)/\#\{w_j \le m\}`
+      (:math:`E\,\mathrm{tr}\,E = 0`), clipped to :math:`[0, r/2]` (a level above
+      :math:`\tau\sqrt d` would have left the bulk);
+    * everything is clipped to the public range: :math:`0 \le g_j \le \tilde R^2` and
+      :math:`\sum_j g_j \le \tilde R^2` (rows of norm at most :math:`\tilde R`), the sum
+      by scaling.
+
+    Parameters
+    ----------
+    released_eigenvalues : array_like of shape (d,)
+        w, the eigenvalues of the released Gram.
+    gram_noise_std : float
+        tau (0: the Gram was released exactly, g = w clipped).
+    row_norm : float
+        :math:`\tilde R`.
+
+    Returns
+    -------
+    spectrum : ndarray of shape (d,)
+        g, in the order of w.
+    bulk : ndarray of bool, shape (d,)
+        Whether each eigenvalue is in the bulk (its level is not resolved: anywhere in
+        :math:`[0, r/2]`).
+    """
+    w = np.asarray(released_eigenvalues, dtype=float)
+    rt2 = float(row_norm) ** 2
+    radius = 2.0 * float(gram_noise_std) * math.sqrt(w.size)
+    g = w.copy()
+    outer = w > gram_noise_margin(gram_noise_std, w.size)  # above ||E|| w.h.p.
+    g[outer] = 0.5 * (w[outer] + np.sqrt(w[outer] ** 2 - radius**2))
+    if np.any(~outer):
+        level = (w.sum() - g[outer].sum()) / np.count_nonzero(~outer)
+        g[~outer] = min(max(level, 0.0), 0.5 * radius)
+    g = np.clip(g, 0.0, rt2)
+    total = g.sum()
+    return (g * (rt2 / total) if total > rt2 else g), ~outer
+
+
+def spectral_excess_loss(
+    n_steps, noise_std, *, steps, curvature, strong_convexity, spectrum, n_outputs,
+    initial_distance, momentum=0.0, scale_free=False, extra=0.0, offset_weights=None,
+    bulk=None, bulk_ceiling=0.0,
+):
+    r"""The proxy of :func:`~skdpgd.solvers._utility.predicted_excess_loss` on one spectrum.
+
+    In the direction j (eigenvalue :math:`g_j` of the estimated spectrum, k parameter
+    directions each) the curvature is :math:`h_j = c g_j + \lambda`, the step
+    :math:`\gamma_j` (``steps[j]``) and the error of the run to the regularised optimum
+    has mean :math:`\bar e_j` and variance :math:`\sigma^2 v_j`
+    (:func:`~skdpgd.solvers._utility.direction_errors`, exact for the linear recursion).
+    The spectrum is known now, up to the levels of the bulk; where the optimum lies in it
+    is not. A regressor's score takes the worst direction for it (norm r0), and in a bulk
+    direction the worst level :math:`g \in [0, r/2]` (``bulk``, ``bulk_ceiling``; a log
+    grid, :data:`BULK_GRID`):
+
+    .. math::
+
+        U = \frac\lambda2 r_0^2 + r_0^2\max_j \max_{g} \frac{h_j(g)}2\bar e_j(g)^2
+            + k\sigma^2\sum_j \frac{h_j}2 v_j,
+
+    the worst case's :math:`\max_g` over one-level spectra replaced by the max over the
+    released directions, and its noise term by the sum over them (at the estimated
+    levels). A classifier's score (``scale_free``) is that of the best rescaling
+    :math:`\alpha\theta_K`, which undoes any common shrinkage: what costs is the
+    distortion between directions, with the optimum spread evenly over the coordinates
+    of theta, its offset (the coefficient of the intercept column) excepted: with
+    :math:`u_j` the intercept coordinate of the j-th eigenvector (:math:`u_j^2` =
+    ``offset_weights[j]``), :math:`E\,\theta_{*j}^2 = a_j = \frac{r_0^2}{k(d-1)}(1 - u_j^2)`,
+    and 0 in the offset's own direction (:math:`u_j^2 > 1/2`: the eigenvector is the
+    released one, whose noise would otherwise leak a share of the features' optimum into
+    the direction plain GD fits fastest); :math:`a_j = r_0^2/(kd)` without an intercept
+    column. The score is
+    :math:`\frac k2\big(C - A^2/B\big)` with
+    :math:`C = \sum_j h_{d,j} a_j`, :math:`A = \sum_j h_{d,j} a_j s_j`,
+    :math:`B = \sum_j h_{d,j}(s_j^2 a_j + \sigma^2 v_j)`, :math:`s_j = (1-\bar e_j)h_{d,j}/h_j`,
+    :math:`h_{d,j} = c g_j` (:func:`~skdpgd.solvers._utility.scale_free_excess`, one
+    block per direction).
+
+    Parameters
+    ----------
+    n_steps : int
+        K.
+    noise_std : float
+        sigma.
+    steps : array_like of shape (d,)
+        gamma_j, the step in each direction (eta for plain GD; eta over the
+        preconditioner's eigenvalue for the Gram preconditioner).
+    curvature, strong_convexity : float
+        c and lam.
+    spectrum : array_like of shape (d,)
+        g (:func:`estimate_spectrum`).
+    n_outputs : int
+        k.
+    initial_distance : float
+        r0.
+    momentum : float, default=0
+        beta.
+    scale_free : bool, default=False
+        Score the best rescaling of theta (classifiers).
+    extra : float, default=0
+        A public term added as is (cyclic GD's batch heterogeneity).
+    offset_weights : array_like of shape (d,), optional
+        :math:`u_j^2`, the squared intercept coordinate of each eigenvector of the
+        released Gram (None: no intercept column).
+    bulk : array_like of bool, shape (d,), optional
+        The directions whose level the release does not resolve (:func:`estimate_spectrum`).
+    bulk_ceiling : float, default=0
+        Their largest possible level, r/2.
+
+    Returns
+    -------
+    float
+        The predicted excess loss, in units of the loss.
+    """
+    g = np.asarray(spectrum, dtype=float)
+    c, lam, k = float(curvature), float(strong_convexity), int(n_outputs)
+    h = c * g + lam
+    mean, variance = direction_errors(n_steps, h, np.asarray(steps, dtype=float), momentum)
+    variance = variance * float(noise_std) ** 2
+    if offset_weights is None:
+        share = np.full(g.shape, float(initial_distance) ** 2 / (k * g.size))
+    else:  # the features' coordinates share r0^2, the offset's direction none
+        u2 = np.asarray(offset_weights, dtype=float)
+        share = float(initial_distance) ** 2 / (k * max(g.size - 1, 1)) * (1.0 - u2)
+        share[u2 > 0.5] = 0.0
+    if scale_free:
+        h_data = c * g
+        s = (1.0 - mean) * h_data / h
+        c_sum, a_sum = np.sum(h_data * share), np.sum(h_data * s * share)
+        b_sum = np.sum(h_data * (s * s * share + variance))
+        kept = a_sum * a_sum / b_sum if b_sum > 0.0 else 0.0
+        return 0.5 * k * (c_sum - kept) + float(extra)
+    r0_2 = float(initial_distance) ** 2
+    opt = 0.5 * h * mean * mean
+    if bulk is not None and np.any(bulk):  # unresolved levels: the worst in [0, r/2]
+        levels = float(bulk_ceiling) * np.concatenate([[0.0], BULK_GRID])[:, None]
+        h_levels = c * levels + lam
+        steps_bulk = np.broadcast_to(np.asarray(steps, dtype=float)[bulk], (levels.size,
+                                                                            int(bulk.sum())))
+        mean_levels, _ = direction_errors(n_steps, h_levels, steps_bulk, momentum)
+        opt = np.concatenate([opt[~bulk], (0.5 * h_levels * mean_levels**2).ravel()])
+    worst_opt = r0_2 * float(np.max(opt))  # the optimum where it costs most
+    noise = k * float(np.sum(0.5 * h * variance))
+    return 0.5 * lam * r0_2 + worst_opt + noise + float(extra)

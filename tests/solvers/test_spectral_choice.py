@@ -1,0 +1,147 @@
+"""``solver="auto"`` choosing again on the released Gram (skdpgd/solvers/_spectral.py).
+
+The charge is fixed before the data and exact, the choice is a function of the released
+Gram and public numbers only, and the proxy on a released spectrum tells an isotropic
+design from an ill-conditioned one.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import brentq
+from scipy.stats import norm
+
+from skdpgd import DPLogisticRegression, DPRidge, PrivacyLedger
+from skdpgd.accounting import GramThenRunPrivacyReport
+from skdpgd.solvers import _spectral
+from skdpgd.solvers._spectral import SpectralChoicePlan, choose_on_spectrum
+from skdpgd.solvers._spectral_utility import estimate_spectrum
+
+
+def gdp_epsilon(mu, delta):
+    """epsilon at delta of mu-GDP from its closed form (Dong, Roth, Su 2022, Cor. 2.13)."""
+    def excess(eps):
+        return norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * norm.cdf(-eps / mu - mu / 2) - delta
+    return brentq(excess, 0.0, 100.0, xtol=1e-14, rtol=1e-14)
+
+
+def logistic_data(n, d, seed, scales=None):
+    rng = np.random.default_rng(seed)
+    scales = np.ones(d) if scales is None else np.asarray(scales)
+    X = rng.standard_normal((n, d)) * scales / math.sqrt(d)
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    y = (X @ rng.standard_normal(d) * 3.0 + 0.3 * rng.standard_normal(n) > 0).astype(int)
+    return X, y
+
+
+def test_charge_is_exact_and_fixed_before_the_data():
+    X, y = logistic_data(3000, 3, 0)
+    ledger = PrivacyLedger(epsilon=5.0, delta=1e-3)
+    model = DPLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0, ledger=ledger)
+    planned = model.plan_privacy(3000, 3)
+    model.fit(X, y)
+    report = model.privacy_
+    assert isinstance(planned, GramThenRunPrivacyReport)
+    assert isinstance(report, GramThenRunPrivacyReport)
+    # mu_G from the Gram's noise, computed here: S_G = sqrt(2) Rt^2, Rt = |(R, b)|
+    rt2 = 1.0 + model.intercept_scaling_**2
+    mu_g = math.sqrt(2.0) * rt2 / (3000 * report.gram_noise_std)
+    assert report.gram_mu == pytest.approx(mu_g, rel=1e-12)
+    mu = math.sqrt(mu_g**2 + report.run_mu**2)
+    assert report.mu == pytest.approx(mu, rel=1e-12)
+    assert report.epsilon == pytest.approx(gdp_epsilon(mu, report.delta), rel=1e-9)
+    assert report.epsilon <= 1.0
+    # whichever candidate ran, the charge is the one planned without data
+    assert (report.mu, report.epsilon, report.event) == (planned.mu, planned.epsilon,
+                                                         planned.event)
+    assert ledger.spent(report.delta).epsilon == pytest.approx(report.epsilon, rel=1e-9)
+    assert report.run_own_mu <= report.run_mu
+    assert model.solver_ in {"gd", "cyclic", "preconditioned"}
+    assert report.run_solver in report.candidates
+
+
+def test_choice_is_a_function_of_the_released_gram_only(monkeypatch):
+    """Two data sets whose released Gram is the same draw make the same choice."""
+    fixed, release = {}, _spectral.release_gram
+
+    def same_release(gram, n_samples, noise_std, rng):  # the first data set's draw, twice
+        return fixed.setdefault("G", release(gram, n_samples, noise_std, rng))
+
+    monkeypatch.setattr(_spectral, "release_gram", same_release)
+    chosen = []
+    for seed, scales in ((0, None), (1, [10.0, 0.1, 1.0])):
+        X, y = logistic_data(3000, 3, seed, scales)
+        model = DPLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=seed).fit(X, y)
+        chosen.append((model.solver_, model.privacy_.run_solver, model.privacy_.notes[-7:]))
+    assert chosen[0] == chosen[1]
+
+
+def _plan(n, d, epsilon):
+    model = DPLogisticRegression(epsilon=epsilon, classes=[0, 1])
+    *_, problem, plan, _ = model._plan_and_report(n, d, 2)
+    assert isinstance(plan, SpectralChoicePlan)
+    return problem, plan
+
+
+def test_isotropic_spectrum_keeps_plain_gd_and_ill_conditioned_keeps_preconditioned():
+    problem, plan = _plan(40_000, 100, 0.5)
+    dim = problem.gram_dim
+    b2 = problem.row_norm**2 - 1.0
+    isotropic = np.diag(np.r_[np.full(dim - 1, 1.0 / (dim - 1)), b2])
+    index, _ = choose_on_spectrum(plan, problem, isotropic)
+    assert plan.candidates[index].solver.name in ("gd", "cyclic")
+    levels = np.logspace(-7, 0, dim - 1)
+    ill = np.diag(np.r_[levels / levels.sum(), b2])
+    index, _ = choose_on_spectrum(plan, problem, ill)
+    assert plan.candidates[index].solver.name == "preconditioned"
+
+
+def test_estimate_spectrum_removes_the_semicircle_and_stays_in_range():
+    rng = np.random.default_rng(3)
+    d, tau = 200, 1e-3
+    noise = rng.standard_normal((d, d)) * tau
+    noise = np.triu(noise) + np.triu(noise, 1).T
+    truth = np.r_[0.5, np.full(d - 1, 0.2 / (d - 1))]
+    w = np.linalg.eigvalsh(np.diag(truth) + noise)
+    g, bulk = estimate_spectrum(w, tau, 1.0)
+    assert np.count_nonzero(~bulk) == 1  # the bulk's edge, above r, is not taken for a spike
+    assert g.max() == pytest.approx(0.5, rel=0.01)  # the spike, its BBP shift undone
+    assert np.median(g) == pytest.approx(0.2 / (d - 1), rel=0.3)  # the bulk, from the trace
+    assert g.min() >= 0.0 and g.sum() <= 1.0 + 1e-12
+
+
+@pytest.mark.parametrize("case", ["d=1", "small n", "weights", "multinomial", "ridge"])
+def test_edge_cases_fit_with_an_exact_charge(case):
+    rng = np.random.default_rng(5)
+    n, d = (300, 1) if case in ("d=1", "small n") else (3000, 3)
+    X = rng.uniform(-1, 1, (n, d)) / math.sqrt(d)
+    fit = {}
+    if case == "ridge":
+        model, y = DPRidge(epsilon=1.0, y_bound=1.0, random_state=0), np.clip(X.sum(1), -1, 1)
+    elif case == "multinomial":
+        model = DPLogisticRegression(epsilon=1.0, classes=[0, 1, 2], random_state=0)
+        y = np.digitize(X[:, 0], [-0.2, 0.2])
+        X, n = np.repeat(X, 10, axis=0), 10 * n
+        y = np.repeat(y, 10)
+    else:
+        model = DPLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0,
+                                     max_sample_weight=2.0 if case == "weights" else None)
+        y = (X[:, 0] > 0).astype(int)
+        if case == "weights":
+            fit["sample_weight"] = rng.uniform(0, 2, n)
+    planned = model.plan_privacy(n, d, 3 if case == "multinomial" else 2)
+    model.fit(X, y, **fit)
+    report = model.privacy_
+    assert type(report) is type(planned)
+    assert report.epsilon == planned.epsilon <= 1.0
+    if isinstance(report, GramThenRunPrivacyReport):
+        assert report.mu == pytest.approx(math.hypot(report.gram_mu, report.run_mu), rel=1e-12)
+        assert np.all(np.isfinite(model.coef_))
+
+
+def test_no_second_choice_without_noise_or_with_inference():
+    model = DPLogisticRegression(epsilon=np.inf, classes=[0, 1])
+    assert not isinstance(model.plan_privacy(3000, 3), GramThenRunPrivacyReport)
+    model = DPLogisticRegression(epsilon=1.0, classes=[0, 1], inference=True)
+    assert not isinstance(model.plan_privacy(20_000, 3), GramThenRunPrivacyReport)
