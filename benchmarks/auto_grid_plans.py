@@ -39,6 +39,10 @@ EPSILONS = (0.1, 0.5, 1.0, 4.0)
 
 def plans():
     """{cell: {"winner", "plan", "predictions"}} with the skdpgd importable here."""
+    try:  # the proxy's compiled kernels run once numba is imported (as after a fit)
+        import numba  # noqa: F401
+    except ImportError:
+        pass
     from skdpgd import DPLogisticRegression, DPRidge
 
     out = {}

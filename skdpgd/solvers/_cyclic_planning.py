@@ -25,6 +25,7 @@ from ..accounting.calibration import (
     cyclic_factors,
 )
 from ._gd_planning import STEP_FRACTIONS, _proxy
+from ._proxy_kernels import cyclic_proxy_grid
 
 __all__ = [
     "NoisyCyclicGDPlan",
@@ -163,19 +164,20 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
                 rows = ~first & (bias <= proxies[:, :, j].min(axis=(0, 1)).max())
             if not rows.any():
                 continue
-            if target_mu == math.inf or sensitivity == 0:
-                sigmas = np.zeros(epochs.shape)
-            else:
-                factors = cyclic_factors(contraction[rows, :, None], n_batches, epochs)
-                sigmas = sensitivity * np.sqrt(factors) / (b_min * target_mu)
-            proxy = _proxy(
-                n_batches * epochs, sigmas, n_params=n_params,
-                learning_rate=etas[rows, :, None], strong_convexity=lam[rows, :, None],
-                smoothness=beta[rows, :, None], initial_distance=r0,
-            ) + batch_heterogeneity(
-                etas[rows], gradient_bound=gradient_bound, batch_size=b_min,
-                n_samples=n_samples,
-            )[:, :, None]
+            noisy = not (target_mu == math.inf or sensitivity == 0)
+            proxy = cyclic_proxy_grid(
+                contraction[rows], etas[rows], lam[rows, 0], beta[rows, 0],
+                batch_heterogeneity(etas[rows], gradient_bound=gradient_bound,
+                                    batch_size=b_min, n_samples=n_samples),
+                epochs=epochs, n_batches=n_batches, sensitivity=sensitivity,
+                denominator=b_min * target_mu, noisy=noisy, r0=r0, n_params=n_params,
+            )
+            if proxy is None:  # no compiled kernel: numpy
+                proxy = _grid_proxy(contraction[rows], etas[rows], lam[rows], beta[rows],
+                                    epochs=epochs, n_batches=n_batches, b_min=b_min,
+                                    noisy=noisy, target_mu=target_mu, sensitivity=sensitivity,
+                                    gradient_bound=gradient_bound, n_samples=n_samples,
+                                    r0=r0, n_params=n_params)
             for t, budget in enumerate(budgets):
                 best = np.argmin(proxy[:, :, :budget], axis=2)  # the first of equal values
                 proxies[rows, :, j, t] = np.take_along_axis(
@@ -188,6 +190,24 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
     # every lam was scored against its own batch size's best, a superset of the rows that
     # a common best keeps: the whole grid's winner, by the same order
     return _winner(proxies[..., -1], best_epochs[..., -1], lam, etas, batch_sizes)
+
+
+def _grid_proxy(contraction, etas, lam, beta, *, epochs, n_batches, b_min, noisy, target_mu,
+                sensitivity, gradient_bound, n_samples, r0, n_params):
+    """The proxy of :func:`_search_cyclic`'s rows (lam of shape (rows, 1), etas (rows, F))
+    at every E, shape (rows, F, E), in numpy (the reference of
+    :func:`~._proxy_kernels.cyclic_proxy_grid`)."""
+    if noisy:
+        factors = cyclic_factors(contraction[:, :, None], n_batches, epochs)
+        sigmas = sensitivity * np.sqrt(factors) / (b_min * target_mu)
+    else:
+        sigmas = np.zeros(epochs.shape)
+    return _proxy(
+        n_batches * epochs, sigmas, n_params=n_params, learning_rate=etas[:, :, None],
+        strong_convexity=lam[:, :, None], smoothness=beta[:, :, None], initial_distance=r0,
+    ) + batch_heterogeneity(
+        etas, gradient_bound=gradient_bound, batch_size=b_min, n_samples=n_samples,
+    )[:, :, None]
 
 
 def _winner(proxies, best_epochs, lam, etas, batch_sizes):

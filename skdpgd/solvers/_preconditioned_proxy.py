@@ -11,7 +11,7 @@ public numbers only: it plays no part in any privacy claim.
 import numpy as np
 
 from ..accounting.calibration import check_count
-from ._utility import _impulse_response
+from ._proxy_kernels import worst_over_spectrum
 
 __all__ = ["SPECTRUM_GRID", "preconditioned_utility_proxy"]
 
@@ -141,20 +141,10 @@ def _worst_terms(max_steps, *, margin, curvature, lams, momenta, learning_rate, 
     weight_opt = r0 * r0 / n_params * count * half[:, 1:]
     weight_noise = count * (q * half)[:, 1:]
     weight_flat = (n_params - count) * (q * half)[:, :1]
-    worst_opt, worst_noise = np.empty((2, max_steps, len(lams)))
-    a, b = np.broadcast_arrays(a, b)
-    opt, noise = np.empty(weight_opt.shape), np.empty(weight_noise.shape)
-    # error_moments with q = 1 (the variance is the sum of squares), in place: one step's
-    # arrays stay in cache
-    for k, (phi, phi_prev, total) in enumerate(_impulse_response(a, b, max_steps)):
-        np.multiply(b[:, 1:], phi_prev[:, 1:], out=opt)
-        opt += phi[:, 1:]  # the mean
-        opt *= opt
-        opt *= weight_opt
-        opt.max(axis=1, out=worst_opt[k])
-        np.multiply(total[:, 1:], weight_noise, out=noise)
-        noise += total[:, :1] * weight_flat
-        noise.max(axis=1, out=worst_noise[k])
+    # error_moments with q = 1 (the variance is the sum of squares), each step's moments
+    # reduced over g as they come
+    worst_opt, worst_noise = worst_over_spectrum(a, b, weight_opt, weight_noise, weight_flat,
+                                                 max_steps)
     return worst_opt, worst_noise
 
 

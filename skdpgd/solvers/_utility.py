@@ -46,6 +46,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..accounting.calibration import check_count, check_positive
+from ._proxy_kernels import impulse_moments, worst_pair
+from ._proxy_kernels import impulse_response as _impulse_response
 
 __all__ = [
     "Prediction",
@@ -216,16 +218,6 @@ def error_moments(a, b, q, n_steps):
         yield phi + b * phi_prev, q * total
 
 
-def _impulse_response(a, b, n_steps):
-    r"""Yield :math:`(\phi_k, \phi_{k-1}, \sum_{i<k}\phi_i^2)` for k = 1..``n_steps``
-    (:func:`error_moments`; the arrays are updated in place by the next step)."""
-    phi, phi_prev, total = np.ones(a.shape), np.zeros(a.shape), np.zeros(a.shape)
-    for _ in range(int(n_steps)):
-        total += phi * phi
-        phi, phi_prev = a * phi + b * phi_prev, phi
-        yield phi, phi_prev, total
-
-
 def scale_free_excess(data_curvature, curvature, mean, variance, share, count, weights=None):
     r"""Excess loss of the best rescaling :math:`\alpha\theta_K`, worst case over two levels.
 
@@ -257,11 +249,7 @@ def scale_free_excess(data_curvature, curvature, mean, variance, share, count, w
     else:
         s_mean, second, h_d = weights @ s, weights @ (s * s * share + variance), data_curvature[0]
     t = 0.5 * count * h_d
-    c, a, b = t * share, t * share * s_mean, t * second
-    a_pair, b_pair = a[:, None] + a[None, :], b[:, None] + b[None, :]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        kept = np.where(b_pair > 0.0, a_pair * a_pair / b_pair, 0.0)
-    return float(np.max(0.5 * (c[:, None] + c[None, :] - kept)))
+    return worst_pair(t * share, t * share * s_mean, t * second)
 
 
 def predicted_excess_loss(
@@ -391,13 +379,11 @@ def predicted_excess_losses(runs, *, curvature, n_params, n_outputs, row_norm,
                 values[i] = score(runs[i], h, g_points, spread, mean, variance)
             continue
         a, b = np.broadcast_arrays((1.0 - r) * (1.0 + momentum), -(1.0 - r) * momentum)
-        wanted = {}
+        steps = sorted({int(runs[i]["n_steps"]) for i in members})
+        means, totals = impulse_moments(a, b, steps)  # direction_errors' at each K
         for i in members:
-            wanted.setdefault(int(runs[i]["n_steps"]), []).append(i)
-        for k, (phi, phi_prev, total) in enumerate(_impulse_response(a, b, max(wanted)), 1):
-            for i in wanted.get(k, ()):  # direction_errors' mean and variance at this K
-                values[i] = score(runs[i], h, g_points, spread, phi + b * phi_prev,
-                                  gamma**2 * total)
+            at = steps.index(int(runs[i]["n_steps"]))
+            values[i] = score(runs[i], h, g_points, spread, means[at], gamma**2 * totals[at])
     return values
 
 

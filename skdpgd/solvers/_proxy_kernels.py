@@ -1,0 +1,355 @@
+r"""The utility proxy's error recursion, compiled: every direction updated in place, step by step.
+
+The proxy (:mod:`skdpgd.solvers._utility`) propagates, in every direction of the public
+spectral model (and every quadrature node of the Gram noise), the impulse response of
+:math:`e_{k+1} = a e_k + b e_{k-1} - \sqrt q Z_k`:
+
+.. math::
+
+    \phi_0 = 1,\quad \phi_{-1} = 0,\quad \phi_k = a\phi_{k-1} + b\phi_{k-2},\qquad
+    E e_k = \phi_k + b\phi_{k-1},\quad \mathrm{Var}\,e_k = q\sum_{i<k}\phi_i^2
+
+(:func:`~skdpgd.solvers._utility.error_moments`, docs/theory.md#predicted-utility). Two
+reductions of it are needed: the moments at a few step counts K
+(:func:`impulse_moments`, the predictions of :func:`~._utility.predicted_excess_losses`)
+and, for the preconditioned planner's table, the worst case over the spectrum of each
+step's weighted terms (:func:`worst_over_spectrum`). Numpy steps all directions together,
+one temporary array per operation and step; the kernels here update each direction in
+place, a loop over independent directions that the compiler vectorises. They do the same
+IEEE operations in the same order as the numpy reference (``*_reference``; no fast-math,
+no fused multiply-add), so both give the same floats, bit for bit (tested). A planning
+heuristic from public numbers only: it plays no part in any privacy claim.
+
+The kernels are compiled by numba the first time they are used and cached on disk (as
+:mod:`skdpgd._data._fused`'s). They run once numba is imported (by the data kernels of an
+earlier fit, or by the caller); a planning alone never starts numba, whose first call in a
+process costs about half a second (a fit on sparse data, or the first fit of a process,
+which plans before its data kernels start, plans in numpy: a few milliseconds more). Then,
+or with :data:`ENABLED` False, the numpy reference runs: the same floats.
+"""
+
+import math
+import sys
+
+import numpy as np
+
+__all__ = [
+    "ENABLED", "available", "cyclic_proxy_grid", "impulse_moments", "worst_over_spectrum",
+    "worst_pair",
+]
+
+#: Use the compiled kernels once numba is imported (set False to force numpy).
+ENABLED = True
+
+_KERNELS = None
+
+
+def impulse_response(a, b, n_steps):
+    r"""Yield :math:`(\phi_k, \phi_{k-1}, \sum_{i<k}\phi_i^2)` for k = 1..``n_steps``
+    (module docstring; numpy, all directions at once; the arrays are updated in place by
+    the next step)."""
+    phi, phi_prev, total = np.ones(a.shape), np.zeros(a.shape), np.zeros(a.shape)
+    for _ in range(int(n_steps)):
+        total += phi * phi
+        phi, phi_prev = a * phi + b * phi_prev, phi
+        yield phi, phi_prev, total
+
+
+def _moments(a, b, steps, means, totals, phi, prev, total):
+    n = a.shape[0]
+    phi[:], prev[:], total[:] = 1.0, 0.0, 0.0
+    s = 0
+    for k in range(1, steps[steps.shape[0] - 1] + 1):
+        for j in range(n):  # independent directions: vectorised
+            p = phi[j]
+            total[j] += p * p
+            phi[j] = a[j] * p + b[j] * prev[j]
+            prev[j] = p
+        if k == steps[s]:
+            for j in range(n):
+                means[s, j] = phi[j] + b[j] * prev[j]
+                totals[s, j] = total[j]
+            s += 1
+
+
+def _worst(a, b, weight_opt, weight_noise, weight_flat, worst_opt, worst_noise, phi, prev,
+           total, flat):
+    # transposed: a, b of shape (1 + grid, rows), the weights (grid, rows), the results
+    # (steps, rows); the rows are independent (vectorised), the max over g is taken one
+    # column at a time; phi, prev, total (rows,) and flat (steps, rows) are work space
+    columns, rows = a.shape
+    n_steps = worst_opt.shape[0]
+    for j in range(columns):
+        phi[:], prev[:], total[:] = 1.0, 0.0, 0.0
+        for k in range(n_steps):
+            if j == 0:  # g = 0: its variance enters every direction's noise term
+                for i in range(rows):
+                    p = phi[i]
+                    total[i] += p * p
+                    phi[i] = a[0, i] * p + b[0, i] * prev[i]
+                    prev[i] = p
+                    flat[k, i] = total[i]
+                    worst_opt[k, i] = -np.inf
+                    worst_noise[k, i] = -np.inf
+                continue
+            for i in range(rows):
+                p = phi[i]
+                t = total[i] + p * p
+                total[i] = t
+                bi = b[j, i]
+                q = a[j, i] * p + bi * prev[i]
+                phi[i], prev[i] = q, p
+                mean = bi * p + q
+                value = mean * mean * weight_opt[j - 1, i]
+                worst = worst_opt[k, i]  # numpy's max: NaN wins
+                worst_opt[k, i] = value if worst == worst and (value > worst or value != value) \
+                    else worst
+                value = t * weight_noise[j - 1, i] + flat[k, i] * weight_flat[j - 1, i]
+                worst = worst_noise[k, i]
+                worst_noise[k, i] = value if worst == worst and (
+                    value > worst or value != value) else worst
+
+
+def _pairs(c, a, b):
+    worst = -np.inf
+    for i in range(c.shape[0]):
+        for j in range(i, c.shape[0]):  # (i, j) and (j, i) give the same float
+            a_pair, b_pair = a[i] + a[j], b[i] + b[j]
+            kept = a_pair * a_pair / b_pair if b_pair > 0.0 else 0.0
+            value = 0.5 * (c[i] + c[j] - kept)
+            if worst == worst and (value > worst or value != value):  # numpy's max
+                worst = value
+    return worst
+
+
+def _cyclic(contraction, etas, lams, betas, heterogeneity, epochs, n_batches, sensitivity,
+            denominator, noisy, half_r0_squared, r0_squared, n_params, out):
+    # for each (lam, eta) row and E: the cyclic proxy (module docstring of
+    # skdpgd.solvers._cyclic_planning), the numpy expressions' operations in their order
+    batches = float(n_batches)
+    for i in range(etas.shape[0]):
+        lam, beta = lams[i], betas[i]
+        for f in range(etas.shape[1]):
+            eta, c = etas[i, f], contraction[i, f]
+            inside = c < 1.0
+            safe = c if inside else 0.0
+            positive = safe > 0.0
+            log_c = math.log(safe if positive else 1.0)
+            exponent = 0.0  # _powers(safe, 2 l - 2)
+            if 2.0 * batches - 2.0 > 0.0:
+                exponent = (2.0 * batches - 2.0) * log_c if positive else -np.inf
+            head_power = math.exp(exponent)
+            exponent = batches * log_c if positive else -np.inf  # _powers(safe, l), l >= 1
+            head_rest = -math.expm1(exponent)
+            head = head_power * (1.0 - safe * safe) / (head_rest * head_rest)
+            for e in range(epochs.shape[0]):
+                epoch = epochs[e]
+                sigma = 0.0
+                if noisy:  # cyclic_factors: min(E, convergent_cyclic_squares)
+                    steps = batches * (epoch - 1.0) if epoch > 1.0 else 0.0
+                    exponent = 0.0
+                    if steps > 0.0:
+                        exponent = steps * log_c if positive else -np.inf
+                    squares = 1.0
+                    if epoch > 1.0:
+                        squares = 1.0 + head * -math.expm1(exponent) / (1.0 + math.exp(exponent))
+                    if n_batches == 1:  # convergent_gd_squares(safe, E)
+                        exponent = 0.0
+                        if epoch > 0.0:
+                            exponent = epoch * log_c if positive else -np.inf
+                        gd = (1.0 + safe) / (1.0 - safe) * -math.expm1(exponent) / (
+                            1.0 + math.exp(exponent))
+                        squares = squares if squares != squares or squares <= gd else gd
+                    squares = squares if inside else np.inf
+                    factor = epoch if epoch != epoch or epoch <= squares else squares
+                    sigma = sensitivity * math.sqrt(factor) / denominator
+                k = batches * epoch  # optimisation_error at K = l E
+                critical = 1.0 / (eta * (2.0 * k + 1.0))
+                critical = min(max(critical, lam), beta)
+                worst = -np.inf
+                for h in (lam, beta, critical):
+                    value = h * abs(1.0 - eta * h) ** (2.0 * k)
+                    worst = worst if worst != worst or worst >= value else value
+                optimisation = half_r0_squared * worst
+                noise = n_params * eta * (sigma * sigma) / 4.0
+                out[i, f, e] = 0.5 * lam * r0_squared + optimisation + noise + heterogeneity[i, f]
+
+
+def _compile():
+    import numba
+
+    jit = numba.njit(nogil=True, cache=True)  # IEEE arithmetic: no fast-math
+    return jit(_moments), jit(_worst), jit(_pairs), jit(_cyclic)
+
+
+def available():
+    """True if the compiled kernels run here: :data:`ENABLED` and numba already imported
+    (module docstring)."""
+    global _KERNELS
+    if not ENABLED or "numba" not in sys.modules:
+        return False
+    if _KERNELS is None:
+        _KERNELS = _compile()
+    return True
+
+
+def impulse_moments(a, b, steps):
+    r""":math:`\phi_K + b\phi_{K-1}` and :math:`\sum_{i<K}\phi_i^2` (module docstring) at each
+    K of ``steps``.
+
+    Parameters
+    ----------
+    a, b : array_like
+        The recursion's coefficients per direction (broadcast together).
+    steps : sequence of int
+        The step counts K >= 1 wanted, strictly increasing (else ValueError).
+
+    Returns
+    -------
+    means, totals : ndarray of shape (len(steps),) + the broadcast shape
+        The mean :math:`E e_K` and :math:`\mathrm{Var}\,e_K / q` at each K.
+    """
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    steps = np.asarray(steps, dtype=np.int64)
+    if steps.ndim != 1 or not steps.size or steps[0] < 1 or np.any(np.diff(steps) <= 0):
+        raise ValueError("steps must be increasing step counts >= 1.")
+    if not available():
+        return impulse_moments_reference(a, b, steps)
+    means, totals = np.empty((2, steps.size) + a.shape)
+    _KERNELS[0](np.ascontiguousarray(a).reshape(-1), np.ascontiguousarray(b).reshape(-1),
+                steps, means.reshape(steps.size, -1), totals.reshape(steps.size, -1),
+                *np.empty((3, a.size)))
+    return means, totals
+
+
+def impulse_moments_reference(a, b, steps):
+    """:func:`impulse_moments` in numpy, all directions at once (the kernel's reference)."""
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    means, totals = np.empty((2, len(steps)) + a.shape)
+    place = {int(k): s for s, k in enumerate(steps)}
+    for k, (phi, phi_prev, total) in enumerate(impulse_response(a, b, max(place)), 1):
+        if k in place:
+            means[place[k]], totals[place[k]] = phi + b * phi_prev, total
+    return means, totals
+
+
+def worst_over_spectrum(a, b, weight_opt, weight_noise, weight_flat, n_steps):
+    r"""Per row and step, the worst case over the spectrum of the proxy's two terms.
+
+    Row i holds directions g = 0 (column 0) and the grid (columns 1..): at each
+    k = 1..``n_steps``, :math:`\max_j w^{o}_{ij}(\phi_k + b\phi_{k-1})_{ij}^2` and
+    :math:`\max_j [w^{n}_{ij} S_{ij} + w^{f}_{ij} S_{i0}]`, S the sum of squares
+    (module docstring), NaN winning as in numpy's ``max``.
+
+    Parameters
+    ----------
+    a, b : ndarray of shape (rows, 1 + grid)
+        The recursion's coefficients.
+    weight_opt, weight_noise, weight_flat : ndarray of shape (rows, grid)
+        :math:`w^o`, :math:`w^n` and :math:`w^f`.
+    n_steps : int
+        K.
+
+    Returns
+    -------
+    worst_opt, worst_noise : ndarray of shape (n_steps, rows)
+    """
+    if not available():
+        return worst_over_spectrum_reference(a, b, weight_opt, weight_noise, weight_flat,
+                                             n_steps)
+    arrays = [np.ascontiguousarray(np.asarray(x, dtype=float).T)
+              for x in (*np.broadcast_arrays(a, b), weight_opt, weight_noise, weight_flat)]
+    worst_opt, worst_noise, flat = np.empty((3, int(n_steps), a.shape[0]))
+    _KERNELS[1](*arrays, worst_opt, worst_noise, *np.empty((3, a.shape[0])), flat)
+    return worst_opt, worst_noise
+
+
+def worst_over_spectrum_reference(a, b, weight_opt, weight_noise, weight_flat, n_steps):
+    """:func:`worst_over_spectrum` in numpy, all directions at once (the kernel's
+    reference)."""
+    a, b = np.broadcast_arrays(a, b)
+    worst_opt, worst_noise = np.empty((2, int(n_steps), a.shape[0]))
+    opt, noise = np.empty(weight_opt.shape), np.empty(weight_noise.shape)
+    # one step's arrays stay in cache
+    for k, (phi, phi_prev, total) in enumerate(impulse_response(a, b, n_steps)):
+        np.multiply(b[:, 1:], phi_prev[:, 1:], out=opt)
+        opt += phi[:, 1:]  # the mean
+        opt *= opt
+        opt *= weight_opt
+        opt.max(axis=1, out=worst_opt[k])
+        np.multiply(total[:, 1:], weight_noise, out=noise)
+        noise += total[:, :1] * weight_flat
+        noise.max(axis=1, out=worst_noise[k])
+    return worst_opt, worst_noise
+
+
+def worst_pair(c, a, b):
+    r""":math:`\max_{i,j} \frac12\big(c_i + c_j - \frac{(a_i + a_j)^2}{b_i + b_j}\big)`,
+    the fraction taken as 0 where :math:`b_i + b_j \le 0`, NaN winning as in numpy's
+    ``max`` (the worst pair of levels of
+    :func:`~skdpgd.solvers._utility.scale_free_excess`).
+
+    Parameters
+    ----------
+    c, a, b : ndarray of shape (grid,)
+
+    Returns
+    -------
+    float
+    """
+    if not available():
+        return worst_pair_reference(c, a, b)
+    return float(_KERNELS[2](*(np.ascontiguousarray(x, dtype=float) for x in (c, a, b))))
+
+
+def worst_pair_reference(c, a, b):
+    """:func:`worst_pair` in numpy, every pair at once (the kernel's reference)."""
+    a_pair, b_pair = a[:, None] + a[None, :], b[:, None] + b[None, :]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kept = np.where(b_pair > 0.0, a_pair * a_pair / b_pair, 0.0)
+    return float(np.max(0.5 * (c[:, None] + c[None, :] - kept)))
+
+
+def cyclic_proxy_grid(contraction, etas, lams, betas, heterogeneity, *, epochs, n_batches,
+                      sensitivity, denominator, noisy, r0, n_params):
+    r"""The cyclic planner's proxy on its grid (lam, eta) x E, compiled, or None when the
+    kernel is not available (the caller's numpy runs).
+
+    Per element, :func:`skdpgd.solvers._gd_planning.utility_proxy` at K = l E with the
+    noise :math:`\sigma = S\,h(E)/(b_{\min}\mu^*)` of bound (C) (``denominator`` is
+    :math:`b_{\min}\mu^*`; :func:`skdpgd.accounting.calibration.cyclic_factors`) when
+    ``noisy``, else 0, plus ``heterogeneity`` (:func:`~._cyclic_planning.batch_heterogeneity`):
+    the operations of those numpy functions in their order, so the same floats where
+    numpy's ``exp``, ``expm1``, ``log`` and ``pow`` are the C library's (as on this
+    project's machines; tested against the numpy path).
+
+    Parameters
+    ----------
+    contraction, etas, heterogeneity : ndarray of shape (rows, steps)
+        c, eta and the heterogeneity term of each (lam, eta).
+    lams, betas : ndarray of shape (rows,)
+        lam and the smoothness beta of each row.
+    epochs : ndarray of shape (E,)
+        1..max_epochs.
+    n_batches : int
+        l.
+    sensitivity, denominator : float
+        S and :math:`b_{\min}\mu^*`.
+    noisy : bool
+        False: sigma = 0 (no target or no sensitivity).
+    r0 : float
+    n_params : int
+
+    Returns
+    -------
+    ndarray of shape (rows, steps, E) or None
+    """
+    if not available():
+        return None
+    out = np.empty(np.shape(etas) + (len(epochs),))
+    r0 = float(r0)
+    _KERNELS[3](*(np.ascontiguousarray(x, dtype=float) for x in (
+        contraction, etas, lams, betas, heterogeneity, epochs)), int(n_batches),
+        float(sensitivity), float(denominator), bool(noisy), 0.5 * r0**2, r0**2,
+        float(n_params), out)
+    return out
