@@ -11,7 +11,7 @@ For every cell (problem x epsilon) of a grid of public problems, the test score 
   targets: a non-private reference, the floor a private model must clear),
 
 medians over seeds, with each fit's time and the binding bound of its report
-(``privacy_.binding_bound`` where the report has one; ``privacy_.run_binding_bound``, the
+(``privacy_.binding_bound`` where the report has one; ``run_report_.run_binding_bound``, the
 bound of the run, where ``"auto"`` chose that run on a released Gram). Seed s draws the subsample (where
 the problem is a subsample) and is the estimator's ``random_state`` (the noise).
 Estimators use their defaults otherwise: ``DPLogisticRegression(epsilon, classes=[0, 1])``,
@@ -167,7 +167,7 @@ def run_task(name, eps, seed, methods, synthetic_n):
                 tic = time.perf_counter()
                 est.fit(X, y)
                 row["fit_time"] = time.perf_counter() - tic
-            p = est.privacy_
+            p = getattr(est, "run_report_", est.privacy_)  # the run that ran
             row.update(score=float(est.score(Xt, yt)), solver_=est.solver_,
                        # a run auto chose on a released Gram: its own bound (the report
                        # composes it with the Gram release)

@@ -40,7 +40,7 @@ class DPLogisticRegression(
     smallest predicted excess loss (:func:`skdpgd.solvers.predicted_excess_loss`); a few
     hundred rows of 3 features get ``"preconditioned"``, whose Gram release then lets the
     fit choose again on the released spectrum for the rest of the budget (the charge
-    composes both, whichever runs; ``privacy_.run_solver``). The bound that binds follows the
+    composes both, whichever runs; ``run_report_.run_solver``). The bound that binds follows the
     choice (``privacy_.binding_bound``): ``"composition"`` for ``"preconditioned"`` (Gram
     release and K steps; Dong, Roth and Su 2022) and for ``"gd"`` (its plan keeps lam near
     0), ``"convergent"`` for ``"cyclic"`` (Bok, Su and Altschuler 2024, Theorem 4.5); sigma

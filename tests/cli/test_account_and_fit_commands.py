@@ -39,9 +39,9 @@ def test_planned_report_equals_the_fit(estimator, n_classes):
     fitted = estimator.fit(X, y).privacy_
     planned = estimator.plan_privacy(n, d, n_classes or 2)  # what `skdpgd account` prints
     if planned.accountant == "gram_then_run":  # the run is chosen on the released Gram:
-        assert (planned.gram_noise_std, planned.run_mu) == (fitted.gram_noise_std,
-                                                             fitted.run_mu)
-        assert fitted.run_solver in planned.candidates  # the guarantee is planned, the run not
+        assert fitted.to_dict() == planned.to_dict() | {"notes": list(fitted.notes)}
+        ran = estimator.run_report_  # the guarantee is planned, the run not
+        assert ran.run_solver in planned.candidates and ran.mu == planned.mu
     else:
         assert planned.noise_std == fitted.noise_std
         assert planned.n_steps == fitted.n_steps
