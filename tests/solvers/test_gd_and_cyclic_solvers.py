@@ -98,9 +98,10 @@ def test_n_iter_counts_the_steps_that_ran():
     est = DPRidge(epsilon=np.inf, y_bound=1.0, random_state=0).fit(X, y)
     assert est.solver_ == "preconditioned"
     assert 1 <= est.n_iter_ < est.privacy_.n_steps
-    # with noise every planned step runs
+    # with noise every step of the run that ran runs (run_report_: the run "auto" chose
+    # on its released Gram, where it chose again)
     noisy = DPRidge(epsilon=1.0, y_bound=1.0, random_state=0).fit(X, y)
-    assert noisy.n_iter_ == noisy.privacy_.n_steps
+    assert noisy.n_iter_ == noisy.run_report_.n_steps
 
 
 def test_gram_pass_memory_is_bounded_and_the_same_for_every_n_jobs():
