@@ -33,7 +33,7 @@ import numpy as np
 from .._data import gram_sum, single_threaded_blas
 from ..accounting import epsilon_delta_to_gdp, gdp_to_epsilon, gram_then_run_report
 from ..optim import release_gram
-from ._cyclic import CyclicSolver
+from ._cyclic import CyclicSolver, plan_cyclic_together
 from ._cyclic_planning import batch_heterogeneity
 from ._preconditioned import PreconditionedSolver, plan_together
 from ._spectral_utility import estimate_spectrum, spectral_excess_loss
@@ -127,11 +127,11 @@ def spectral_plan(problem, public_plan, found):
     run_problem = replace(problem, epsilon=gdp_to_epsilon(run_target, problem.delta))
     share = public_plan.gram_share
     plans, reports, mus = [], [], []
-    for solver in found(run_problem):
-        if isinstance(solver, CyclicSolver):
-            plan = solver.plan(run_problem)
-            report = solver.report(plan, run_problem)
-            plans.append(plan), reports.append(report), mus.append(report.mu)
+    cyclic = [solver for solver in found(run_problem) if isinstance(solver, CyclicSolver)]
+    # one search of the grid for all of them, each calibrated as its own plan() would be
+    for plan in plan_cyclic_together(run_problem, cyclic, calibrate=True) if cyclic else ():
+        report = plan.solver.report(plan, run_problem)
+        plans.append(plan), reports.append(report), mus.append(report.mu)
     budgets = {}  # the preconditioned candidates of the pick's share, by compute budget
     for solver in found(problem):
         if isinstance(solver, PreconditionedSolver) and solver.gram_share == share:
