@@ -3,13 +3,13 @@ Private confidence intervals: how often they cover the truth
 =============================================================
 
 ``DPLogisticRegression(..., inference=True)`` releases, besides the model, a private
-covariance of its coefficients (:ref:`private-inference`): standard errors, Wald intervals and p-values, all inside the same
-(epsilon, delta) budget. Are the intervals honest? This example simulates data from a
-known logistic model, fits the private model many times, and counts how often the
-nominal 95% interval covers the **true** coefficients (features and intercept), for a few
-sample sizes and two budgets. A small simulation (10 fits per point) that runs in
-seconds: :repo:`benchmarks/inference_coverage.py` runs the full grid with 500 repetitions.
-"""
+covariance of its coefficients (:ref:`private-inference`): standard errors, Wald intervals
+and p-values, all inside the same (epsilon, delta) budget. Are the intervals honest? This
+example simulates data from a known logistic model, fits the private model many times, and
+counts how often the nominal 95% interval covers the **true** coefficients (features and
+intercept), for a few sample sizes and two budgets. A small simulation (10 fits per point)
+that runs in seconds: :repo:`benchmarks/inference_coverage.py` runs the full grid with 500
+repetitions. """
 
 import math
 
