@@ -9,7 +9,8 @@ example simulates data from a known logistic model, fits the private model many 
 counts how often the nominal 95% interval covers the **true** coefficients (features and
 intercept), for a few sample sizes and two budgets. A small simulation (10 fits per point)
 that runs in seconds: :repo:`benchmarks/inference_coverage.py` runs the full grid with 500
-repetitions. """
+repetitions.
+"""
 
 import math
 
