@@ -61,7 +61,8 @@ def test_errors_name_the_real_problem_and_no_line(tmp_path, capsys):
     path.write_text("a,y\n" + "\n".join(rows) + "\n")
     assert main(["fit", str(path), "--target", "y", "--classes", "0,1", "--epsilon", "1",
                  "--numeric", "a"]) == 2
-    err = capsys.readouterr().err
+    # the file's own path is named (public) and may hold digits (pytest-217/...): drop it
+    err = capsys.readouterr().err.replace(str(path), "<path>")
     assert "different number of fields than the header (2, separated by ',')" in err
     assert "SECRET" not in err and "18" not in err and "17" not in err
     with pytest.raises(ValueError) as info:
