@@ -100,18 +100,24 @@ def account_lines(report, epsilon):
         if hasattr(report, "run_mu"):  # auto: a run chosen on the released Gram
             lines.append(f"Gram release: tau={report.gram_noise_std:.6g}, "
                          f"mu_G={report.gram_mu:.6g}; then the run chosen on its spectrum: "
-                         f"mu_run={report.run_mu:.6g} charged whichever runs (above: the "
-                         f"public choice, {report.run_solver})")
+                         f"mu_run={report.run_mu:.6g} charged whichever runs (sigma and K "
+                         f"above: the {report.run_solver})")
         elif hasattr(report, "gram_mu"):
             lines.append(f"Gram release: tau={report.gram_noise_std:.6g}, "
                          f"mu_G={report.gram_mu:.6g}; steps: mu={report.steps_mu:.6g}")
         lines.append(f"constants: S={report.sensitivity:.6g}, beta={report.smoothness:.6g}")
         notes = [f"note: {note}" for note in report.notes]
-        return lines + notes + [
-            "composition of the run's releases is its exact bound (no convergent bound "
-            "applies to a preconditioned step); --solver cyclic plans a run that the "
-            "convergent bound accounts, and its table shows what that bound saves"
-        ]
+        if hasattr(report, "run_mu"):  # the run that follows the Gram is not known yet
+            last = ("composition of the Gram release and the run is the exact bound; the "
+                    "run chosen on the released spectrum is accounted by its own bound "
+                    "within mu_run (convergent or composition for gd and cyclic, "
+                    "composition for a preconditioned run)")
+        else:
+            last = ("composition of the run's releases is its exact bound (no convergent "
+                    "bound applies to a preconditioned step); --solver cyclic plans a run "
+                    "that the convergent bound accounts, and its table shows what that "
+                    "bound saves")
+        return lines + notes + [last]
     lines += [
         f"constants: S={report.sensitivity:.6g}, beta={report.smoothness:.6g}, "
         f"c={report.contraction:.6g}",
