@@ -278,8 +278,21 @@ class SpectralChoiceSolver:
         return self.run_chosen(data, loss, plan, None, rng, callback)[0]
 
     def run_released(self, data, loss, plan, rng, callback=None):
-        """Not offered: ``inference=True`` runs the public choice (module docstring)."""
-        raise NotImplementedError("inference=True runs auto's public choice")
+        """Refused: a run chosen on the released Gram hands on no release.
+
+        Private inference (``inference=True``) plans and runs ``"auto"``'s public choice
+        (``plan.public_plan``), whose report covers what it hands on; it never reaches
+        here. The refusal reads no data (it depends on the plan's type only).
+
+        Raises
+        ------
+        TypeError
+            Always, naming the plan to run instead.
+        """
+        raise TypeError(
+            "a run chosen on the released Gram hands on no release; private inference "
+            "runs auto's public choice: call run_released with plan.public_plan."
+        )
 
     def run_chosen(self, data, loss, plan, report, rng, callback=None):
         """Release the Gram, choose on its spectrum, run the winner.

@@ -151,3 +151,13 @@ def test_no_second_choice_without_noise_or_with_inference():
     assert not isinstance(model.plan_privacy(3000, 3), GramThenRunPrivacyReport)
     model = DPLogisticRegression(epsilon=1.0, classes=[0, 1], inference=True)
     assert not isinstance(model.plan_privacy(20_000, 3), GramThenRunPrivacyReport)
+
+
+def test_run_released_is_refused_before_reading_and_names_the_public_plan():
+    """Private inference runs the public choice; a spectral plan refuses to hand on its
+    releases before touching the data (None here), and says which plan to run."""
+    model = DPLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0)
+    plan = model._plan_and_report(3000, 3, 2)[3]
+    assert isinstance(plan.solver, _spectral.SpectralChoiceSolver)
+    with pytest.raises(TypeError, match="plan.public_plan"):
+        plan.solver.run_released(None, None, plan, None)
