@@ -170,3 +170,84 @@ def test_sgd_search_events_are_checked_before_composing(data):
     search = GridSearchCV(_clf(solver="sgd"), {"C": [1.0]}, cv=KFold(2)).fit(X, y)
     cost = search_privacy_cost(search)
     assert cost.mu is None and all(e.poisson_run is not None for e in cost.ledger.entries)
+
+
+# -- a private label set: thresholded, an additive delta per fit ---------------------------
+
+def _epsilon_at(mu, delta):
+    """epsilon of mu-GDP at delta (Dong, Roth and Su 2022, Corollary 2.13), with scipy."""
+    from scipy.optimize import brentq
+    from scipy.stats import norm
+
+    def excess(eps):
+        return norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * norm.cdf(-eps / mu - mu / 2) - delta
+    return brentq(excess, 0.0, 100.0, xtol=1e-13)
+
+
+@pytest.mark.filterwarnings("ignore::skdpgd.exceptions.PreparationFallbackWarning")
+@pytest.mark.parametrize("columns", ["discovered", "numeric"])
+def test_private_label_set_search_cost_is_exact_and_the_ledger_without_ids_bounds_it(columns):
+    """KFold(3) x 2 candidates + refit: every record is in 2 x 2 + 1 = 5 of the 7 fits.
+
+    Each fit releases the label set by thresholded noisy counts (an additive delta per fit,
+    also when the vectorizer thresholds nothing). The cost composes a record's 5 fits; a
+    ledger charged without sample_ids charges all 7 to every record (larger, also valid);
+    with sample_ids it charges each fold's rows and equals the cost.
+    """
+    pd = pytest.importorskip("pandas")
+    from skdpgd import make_dp_pipeline
+    from skdpgd.preprocessing import DPTableVectorizer
+
+    rng = np.random.default_rng(0)
+    n, delta, kappa = 900, 1e-5, 0.1
+    X = pd.DataFrame({"age": rng.uniform(20, 70, n), "hours": rng.uniform(1, 99, n)})
+    if columns == "discovered":
+        X["colour"] = rng.choice(["red", "green", "blue"], n).astype(object)
+    y = (X["age"].to_numpy() > 45).astype(int)
+    cv = KFold(3, shuffle=True, random_state=0)
+
+    def search(ledger, **fit_params):
+        pipe = make_dp_pipeline(DPTableVectorizer(),
+                                DPLogisticRegression(classes="private", max_iter=20),
+                                epsilon=1.0, delta=delta, ledger=ledger, random_state=0)
+        return GridSearchCV(pipe, {"dplogisticregression__C": [0.1, 1.0]}, cv=cv,
+                            error_score="raise").fit(X, y, **fit_params)
+
+    without_ids = PrivacyLedger()
+    fitted = search(without_ids)
+    cost = search_privacy_cost(fitted, X=X)
+    assert cost.n_fits == len(without_ids.entries) == 2 * 3 + 1
+    assert cost.per_record == "exact" and cost.delta == delta
+    # every fit reserved kappa delta; the label set's part is there, whatever the columns
+    steps = dict(fitted.best_estimator_.plan_privacy(n, X=X).steps)
+    assert steps["label set (classes='private')"].extra_delta > 0
+    if columns == "numeric":  # the vectorizer thresholds nothing: the label set alone
+        assert steps["dptablevectorizer"].extra_delta == 0.0
+    events = {(e.event.mu, e.event.extra_delta) for e in without_ids.entries}
+    assert len(events) == 1  # one epsilon for every candidate, folds and refit alike
+    ((mu_fit, delta0),) = events
+    assert delta0 == pytest.approx(kappa * delta, rel=1e-12)
+
+    # by hand: the folds from the splitter, then the fits that hold each record
+    holds = np.zeros(n, dtype=int)
+    for train, _ in cv.split(np.zeros((n, 1))):
+        holds[train] += 2  # two candidates
+    holds += 1  # the refit
+    assert set(holds) == {5}
+    exact = _epsilon_at(math.sqrt(5) * mu_fit, delta - 5 * delta0)
+    assert cost.extra_delta == pytest.approx(5 * delta0, rel=1e-12)
+    assert cost.epsilon == pytest.approx(exact, rel=1e-7)
+
+    # the ledger without ids charges all 7 fits to every record: larger, never smaller
+    spent = without_ids.spent(delta)
+    assert spent.extra_delta == pytest.approx(7 * delta0, rel=1e-12)
+    assert spent.epsilon == pytest.approx(_epsilon_at(math.sqrt(7) * mu_fit, delta - 7 * delta0),
+                                          rel=1e-7)
+    assert spent.epsilon > cost.epsilon * 1.1
+
+    # with ids the ledger knows each fold's rows, and agrees with the cost
+    with_ids = PrivacyLedger()
+    search(with_ids, sample_ids=np.arange(n))
+    assert all(e.rows != "all" for e in with_ids.entries)
+    assert with_ids.spent(delta).epsilon == pytest.approx(cost.epsilon, rel=1e-9)
+    assert with_ids.spent(delta).extra_delta == pytest.approx(cost.extra_delta, rel=1e-12)
