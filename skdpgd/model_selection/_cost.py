@@ -9,6 +9,11 @@ rows. Each fit is exactly mu-GDP, so the search's *training* cost per record is 
 
 (Dong, Roth and Su 2022, Corollary 3.3; parallel composition over folds that do not
 contain record i). With K-fold splits every record is in ``n_splits - 1`` training folds.
+Fits that threshold noisy counts (a DP pipeline's category discovery, or its private label
+set, ``classes="private"``) each add their additive delta over the same fits, and epsilon
+is taken at ``delta`` minus record i's sum (docs/budgets.md, "What a scikit-learn search
+costs"). A ledger charged by the search without ``sample_ids`` charges every fit to every
+record, so it may show more; with ``sample_ids`` it shows the same.
 
 **Not covered:** the search also *selects* a candidate by validation scores computed
 on the private data without noise, and publishes those scores in ``cv_results_``. That
