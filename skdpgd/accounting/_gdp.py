@@ -94,6 +94,26 @@ def _check_array(name, value, *, low_open=False, upper=None):
     return arr
 
 
+def _is_scalar(*values):
+    """True when every value is a Python or numpy float (or int): the scalar path."""
+    return all(type(v) in _SCALAR_TYPES for v in values)
+
+
+_SCALAR_TYPES = (float, int, np.float64)
+
+
+def _check_scalar(name, value, *, low_open=False, upper=None):
+    """:func:`_check_array` of one float (the same checks and messages), as a float."""
+    x = float(value)
+    if x != x:
+        raise ValueError(f"{name} must not be nan, got {value!r}.")
+    if (x <= 0) if low_open else (x < 0):
+        raise ValueError(f"{name} must be {'> 0' if low_open else '>= 0'}, got {value!r}.")
+    if upper is not None and x >= upper:
+        raise ValueError(f"{name} must be < {upper}, got {value!r}.")
+    return x
+
+
 def _scalar_or_array(arr):
     return float(arr) if np.ndim(arr) == 0 else arr
 
@@ -137,6 +157,9 @@ def gdp_to_epsilon(mu, delta):
         :math:`\delta(0;\mu) = 2\Phi(\mu/2)-1 \le \delta`). Rounded up, so that
         ``gdp_to_delta(mu, epsilon) <= delta`` always holds.
     """
+    if _is_scalar(mu, delta):  # the planners' calls: the same value without arrays
+        return _gdp_to_epsilon_scalar(_check_scalar("mu", mu),
+                                      _check_scalar("delta", delta, low_open=True, upper=1.0))
     mu = _check_array("mu", mu)
     delta = _check_array("delta", delta, low_open=True, upper=1.0)
     mu, delta = np.broadcast_arrays(mu, delta)
@@ -192,6 +215,10 @@ def epsilon_delta_to_gdp(epsilon, delta):
         increases with mu, so any mu' <= mu also meets the target. Rounded down,
         so that ``gdp_to_delta(mu, epsilon) <= delta`` always holds.
     """
+    if _is_scalar(epsilon, delta):  # the planners' calls: the same value without arrays
+        return _epsilon_delta_to_gdp_scalar(
+            _check_scalar("epsilon", epsilon, low_open=True),
+            _check_scalar("delta", delta, low_open=True, upper=1.0))
     epsilon = _check_array("epsilon", epsilon, low_open=True)
     delta = _check_array("delta", delta, low_open=True, upper=1.0)
     epsilon, delta = np.broadcast_arrays(epsilon, delta)

@@ -116,6 +116,13 @@ def choose(problem, budgets=AUTO_PASS_BUDGETS):
     notes : tuple of str
         Every candidate's prediction, then why the winner won.
     """
+    plan, notes, _ = _choose(problem, budgets)
+    return plan, notes
+
+
+def _choose(problem, budgets):
+    """:func:`choose`, and every candidate's plan before calibration (a list, in the
+    order of :func:`candidates`), which the second choice reuses."""
     found = candidates(problem, budgets)
     planned = {}
     for kind, plan_kind in ((CyclicSolver, plan_cyclic_together),
@@ -156,7 +163,7 @@ def choose(problem, budgets=AUTO_PASS_BUDGETS):
                f"within {TIE_TOLERANCE:.0%} of the smallest predicted excess loss")
     if kind:
         why += f" ({kind})"
-    return plan, lines + (why,)
+    return plan, lines + (why,), [planned[id(solver)] for solver in found]
 
 
 class AutoSolver(Solver):
@@ -169,10 +176,13 @@ class AutoSolver(Solver):
     name = "auto"
 
     def _plan(self, problem):
-        plan, notes = choose(problem)
+        plan, notes, planned = _choose(problem, AUTO_PASS_BUDGETS)
         plan = replace(plan, notes=plan.notes + notes)
         if isinstance(plan.solver, PreconditionedSolver):  # a Gram will be released:
-            return spectral_plan(problem, plan, candidates) or plan  # choose again on it
+            # choose again on it, among the preconditioned settings planned here (same
+            # problem) and the plain-step runs planned for the rest of the budget
+            settings = [p for p in planned if isinstance(p.solver, PreconditionedSolver)]
+            return spectral_plan(problem, plan, candidates, settings) or plan
         return plan
 
     def _report(self, plan, problem, notes):

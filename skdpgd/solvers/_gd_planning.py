@@ -56,8 +56,10 @@ def optimisation_error(n_steps, *, learning_rate, strong_convexity, smoothness, 
     eta, lam, beta = (np.asarray(x, dtype=float)
                       for x in (learning_rate, strong_convexity, smoothness))
 
-    def worst(h):
-        return h * np.abs(1.0 - eta * h) ** (2.0 * k)
+    def worst(h):  # the power as exp(2K log|1 - eta h|) (numpy's pow is not vectorised)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            exponent = 2.0 * k * np.log(np.abs(1.0 - eta * h))
+        return h * np.exp(np.where(np.isnan(exponent), 0.0, exponent))  # 0^0 = 1 at K = 0
 
     critical = np.clip(1.0 / (eta * (2.0 * k + 1.0)), lam, beta)
     return 0.5 * float(initial_distance) ** 2 * np.maximum(

@@ -28,15 +28,11 @@ which plans before its data kernels start, plans in numpy: a few milliseconds mo
 or with :data:`ENABLED` False, the numpy reference runs: the same floats.
 """
 
-import math
 import sys
 
 import numpy as np
 
-__all__ = [
-    "ENABLED", "available", "cyclic_proxy_grid", "impulse_moments", "worst_over_spectrum",
-    "worst_pair",
-]
+__all__ = ["ENABLED", "available", "impulse_moments", "worst_over_spectrum", "worst_pair"]
 
 #: Use the compiled kernels once numba is imported (set False to force numpy).
 ENABLED = True
@@ -122,64 +118,11 @@ def _pairs(c, a, b):
     return worst
 
 
-def _cyclic(contraction, etas, lams, betas, heterogeneity, epochs, n_batches, sensitivity,
-            denominator, noisy, half_r0_squared, r0_squared, n_params, out):
-    # for each (lam, eta) row and E: the cyclic proxy (module docstring of
-    # skdpgd.solvers._cyclic_planning), the numpy expressions' operations in their order
-    batches = float(n_batches)
-    for i in range(etas.shape[0]):
-        lam, beta = lams[i], betas[i]
-        for f in range(etas.shape[1]):
-            eta, c = etas[i, f], contraction[i, f]
-            inside = c < 1.0
-            safe = c if inside else 0.0
-            positive = safe > 0.0
-            log_c = math.log(safe if positive else 1.0)
-            exponent = 0.0  # _powers(safe, 2 l - 2)
-            if 2.0 * batches - 2.0 > 0.0:
-                exponent = (2.0 * batches - 2.0) * log_c if positive else -np.inf
-            head_power = math.exp(exponent)
-            exponent = batches * log_c if positive else -np.inf  # _powers(safe, l), l >= 1
-            head_rest = -math.expm1(exponent)
-            head = head_power * (1.0 - safe * safe) / (head_rest * head_rest)
-            for e in range(epochs.shape[0]):
-                epoch = epochs[e]
-                sigma = 0.0
-                if noisy:  # cyclic_factors: min(E, convergent_cyclic_squares)
-                    steps = batches * (epoch - 1.0) if epoch > 1.0 else 0.0
-                    exponent = 0.0
-                    if steps > 0.0:
-                        exponent = steps * log_c if positive else -np.inf
-                    squares = 1.0
-                    if epoch > 1.0:
-                        squares = 1.0 + head * -math.expm1(exponent) / (1.0 + math.exp(exponent))
-                    if n_batches == 1:  # convergent_gd_squares(safe, E)
-                        exponent = 0.0
-                        if epoch > 0.0:
-                            exponent = epoch * log_c if positive else -np.inf
-                        gd = (1.0 + safe) / (1.0 - safe) * -math.expm1(exponent) / (
-                            1.0 + math.exp(exponent))
-                        squares = squares if squares != squares or squares <= gd else gd
-                    squares = squares if inside else np.inf
-                    factor = epoch if epoch != epoch or epoch <= squares else squares
-                    sigma = sensitivity * math.sqrt(factor) / denominator
-                k = batches * epoch  # optimisation_error at K = l E
-                critical = 1.0 / (eta * (2.0 * k + 1.0))
-                critical = min(max(critical, lam), beta)
-                worst = -np.inf
-                for h in (lam, beta, critical):
-                    value = h * abs(1.0 - eta * h) ** (2.0 * k)
-                    worst = worst if worst != worst or worst >= value else value
-                optimisation = half_r0_squared * worst
-                noise = n_params * eta * (sigma * sigma) / 4.0
-                out[i, f, e] = 0.5 * lam * r0_squared + optimisation + noise + heterogeneity[i, f]
-
-
 def _compile():
     import numba
 
     jit = numba.njit(nogil=True, cache=True)  # IEEE arithmetic: no fast-math
-    return jit(_moments), jit(_worst), jit(_pairs), jit(_cyclic)
+    return jit(_moments), jit(_worst), jit(_pairs)
 
 
 def available():
@@ -308,48 +251,3 @@ def worst_pair_reference(c, a, b):
     with np.errstate(invalid="ignore", divide="ignore"):
         kept = np.where(b_pair > 0.0, a_pair * a_pair / b_pair, 0.0)
     return float(np.max(0.5 * (c[:, None] + c[None, :] - kept)))
-
-
-def cyclic_proxy_grid(contraction, etas, lams, betas, heterogeneity, *, epochs, n_batches,
-                      sensitivity, denominator, noisy, r0, n_params):
-    r"""The cyclic planner's proxy on its grid (lam, eta) x E, compiled, or None when the
-    kernel is not available (the caller's numpy runs).
-
-    Per element, :func:`skdpgd.solvers._gd_planning.utility_proxy` at K = l E with the
-    noise :math:`\sigma = S\,h(E)/(b_{\min}\mu^*)` of bound (C) (``denominator`` is
-    :math:`b_{\min}\mu^*`; :func:`skdpgd.accounting.calibration.cyclic_factors`) when
-    ``noisy``, else 0, plus ``heterogeneity`` (:func:`~._cyclic_planning.batch_heterogeneity`):
-    the operations of those numpy functions in their order, so the same floats where
-    numpy's ``exp``, ``expm1``, ``log`` and ``pow`` are the C library's (as on this
-    project's machines; tested against the numpy path).
-
-    Parameters
-    ----------
-    contraction, etas, heterogeneity : ndarray of shape (rows, steps)
-        c, eta and the heterogeneity term of each (lam, eta).
-    lams, betas : ndarray of shape (rows,)
-        lam and the smoothness beta of each row.
-    epochs : ndarray of shape (E,)
-        1..max_epochs.
-    n_batches : int
-        l.
-    sensitivity, denominator : float
-        S and :math:`b_{\min}\mu^*`.
-    noisy : bool
-        False: sigma = 0 (no target or no sensitivity).
-    r0 : float
-    n_params : int
-
-    Returns
-    -------
-    ndarray of shape (rows, steps, E) or None
-    """
-    if not available():
-        return None
-    out = np.empty(np.shape(etas) + (len(epochs),))
-    r0 = float(r0)
-    _KERNELS[3](*(np.ascontiguousarray(x, dtype=float) for x in (
-        contraction, etas, lams, betas, heterogeneity, epochs)), int(n_batches),
-        float(sensitivity), float(denominator), bool(noisy), 0.5 * r0**2, r0**2,
-        float(n_params), out)
-    return out

@@ -35,7 +35,7 @@ from ..accounting import epsilon_delta_to_gdp, gdp_to_epsilon, gram_then_run_rep
 from ..optim import release_gram
 from ._cyclic import CyclicSolver, plan_cyclic_together
 from ._cyclic_planning import batch_heterogeneity
-from ._preconditioned import PreconditionedSolver, plan_together
+from ._preconditioned import PreconditionedSolver, calibrate_preconditioned, plan_together
 from ._spectral_utility import estimate_spectrum, spectral_excess_loss
 
 __all__ = ["SpectralChoicePlan", "SpectralChoiceSolver", "choose_on_spectrum", "spectral_plan"]
@@ -99,7 +99,7 @@ def _label(plan):
     return f"cyclic ({plan.n_batches} batches)" if plan.n_batches > 1 else "gd"
 
 
-def spectral_plan(problem, public_plan, found):
+def spectral_plan(problem, public_plan, found, settings=None):
     """The :class:`SpectralChoicePlan` of ``problem`` whose public choice is ``public_plan``.
 
     Parameters
@@ -110,6 +110,12 @@ def spectral_plan(problem, public_plan, found):
         ``"auto"``'s public choice (a preconditioned plan).
     found : callable
         ``found(problem)``: ``"auto"``'s candidate solvers of a problem.
+    settings : list of PreconditionedGDPlan, optional
+        ``"auto"``'s preconditioned candidates on ``problem``, planned with their noise
+        at the closed form (:func:`~skdpgd.solvers._preconditioned.plan_together` with
+        ``calibrate=False``): those of the pick's Gram share are calibrated here
+        (:func:`~skdpgd.solvers._preconditioned.calibrate_preconditioned`), the plans
+        their solvers give alone, instead of planned again. Default: planned here.
 
     Returns
     -------
@@ -132,14 +138,19 @@ def spectral_plan(problem, public_plan, found):
     for plan in plan_cyclic_together(run_problem, cyclic, calibrate=True) if cyclic else ():
         report = plan.solver.report(plan, run_problem)
         plans.append(plan), reports.append(report), mus.append(report.mu)
-    budgets = {}  # the preconditioned candidates of the pick's share, by compute budget
-    for solver in found(problem):
-        if isinstance(solver, PreconditionedSolver) and solver.gram_share == share:
-            budgets.setdefault(solver.max_steps, []).append(solver)
-    for group in budgets.values():
-        for plan in plan_together(problem, group):
-            report = plan.solver.report(plan, problem)
-            plans.append(plan), reports.append(report), mus.append(report.steps_mu)
+    if settings is None:  # the preconditioned candidates of the pick's share, planned
+        budgets = {}  # by compute budget
+        for solver in found(problem):
+            if isinstance(solver, PreconditionedSolver) and solver.gram_share == share:
+                budgets.setdefault(solver.max_steps, []).append(solver)
+        preconditioned = [plan for group in budgets.values()
+                          for plan in plan_together(problem, group)]
+    else:  # the same plans: each setting is planned on its own, scored together
+        preconditioned = [calibrate_preconditioned(plan, problem) for plan in settings
+                          if plan.solver.gram_share == share]
+    for plan in preconditioned:
+        report = plan.solver.report(plan, problem)
+        plans.append(plan), reports.append(report), mus.append(report.steps_mu)
     if not plans:
         return None
     composed = math.sqrt(gram_mu * gram_mu + max(mus) ** 2)  # as the report composes

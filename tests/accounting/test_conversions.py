@@ -332,3 +332,32 @@ def test_gdp_to_epsilon_of_a_huge_mu_is_an_upper_bound_not_an_error():
     # (conservative) answer; a large but representable mu still gets its finite epsilon
     assert gdp_to_epsilon(1e200, 1e-5) == math.inf
     assert math.isfinite(gdp_to_epsilon(1e50, 1e-5))
+
+
+@pytest.mark.parametrize("mu, delta", [(0.0, 1e-5), (0.2575, 5e-6), (1.3, 1e-9), (40.0, 0.5),
+                                       (float("inf"), 1e-5), (3, 1e-5)])
+def test_scalar_path_equals_the_array_path(mu, delta):
+    # plain floats take a path without arrays; it must give the array path's floats
+    from skdpgd.accounting import epsilon_delta_to_gdp, gdp_to_epsilon
+
+    array = gdp_to_epsilon(np.array([mu]), np.array([delta]))[0]
+    assert gdp_to_epsilon(mu, delta) == array
+    assert type(gdp_to_epsilon(mu, delta)) is float
+    if 0 < mu < float("inf"):
+        eps = float(array)
+        assert epsilon_delta_to_gdp(eps, delta) == epsilon_delta_to_gdp(
+            np.array([eps]), np.array([delta]))[0]
+
+
+@pytest.mark.parametrize("mu, delta, match", [
+    (float("nan"), 1e-5, "mu must not be nan"), (-1.0, 1e-5, "mu must be >= 0"),
+    (1.0, 0.0, "delta must be > 0"), (1.0, 1.0, "delta must be < 1"),
+    (1.0, float("nan"), "delta must not be nan"),
+])
+def test_scalar_path_refuses_like_the_array_path(mu, delta, match):
+    from skdpgd.accounting import gdp_to_epsilon
+
+    with pytest.raises(ValueError, match=match):
+        gdp_to_epsilon(mu, delta)
+    with pytest.raises(ValueError, match=match):
+        gdp_to_epsilon(np.array(mu), np.array(delta))

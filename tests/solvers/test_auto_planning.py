@@ -158,3 +158,24 @@ def test_budgets_cap_each_candidate():
     # a fixed max_iter is every candidate's number of passes: one budget
     fixed = DPLogisticRegression(classes=[0, 1], max_iter=30)._plan_and_report(20000, 20, 2)[2]
     assert len(candidates(fixed, budgets=(10, 20, 50))) == len(candidates(fixed, budgets=(50,)))
+
+
+@pytest.mark.parametrize("case", PROBLEMS, ids=["logistic-20000", "logistic-2000",
+                                             "multinomial-5000", "ridge-43152"])
+def test_second_choice_reuses_the_settings_planned_by_the_first(case):
+    # auto's second choice takes the preconditioned settings of the first choice's table
+    # (calibrated): the same SpectralChoicePlan as planning them again from the problem
+    from skdpgd.solvers._auto import _choose
+    from skdpgd.solvers._spectral import spectral_plan
+
+    problem = _problem(case)
+    plan, _, planned = _choose(problem, (50,))
+    if not isinstance(plan.solver, PreconditionedSolver):
+        pytest.skip("no Gram release: no second choice on this problem")
+    settings = [p for p in planned if isinstance(p.solver, PreconditionedSolver)]
+    assert not any(math.isnan(p.noise_std) for p in settings)  # closed forms, to score
+    reused = spectral_plan(problem, plan, candidates, settings)
+    fresh = spectral_plan(problem, plan, candidates)
+    assert reused is not None and fresh is not None
+    assert reused == fresh
+    assert repr(reused.candidates) == repr(fresh.candidates)  # floats bit for bit
