@@ -8,7 +8,10 @@ public proxy of :func:`~skdpgd.solvers._gd_planning.utility_proxy` plus
 :func:`batch_heterogeneity`, the whole grid (lam x eta x E, per batch size) at once as
 numpy arrays with the target mu* computed once, and the winner's noise is calibrated
 exactly and conservatively by the accountant
-(:func:`~skdpgd.accounting.calibrate_noisy_cyclic_gd`).
+(:func:`~skdpgd.accounting.calibrate_noisy_cyclic_gd`). The grid's terms that no target,
+n or sensitivity enters (bias and optimisation, bound (C)'s factor) are kept for the next
+search of the same grid (:func:`_grid_terms`): ``solver="auto"``'s second choice searches
+it again for the rest of its budget, and the folds of a search share it.
 """
 
 import math
@@ -209,9 +212,10 @@ def _grid_proxy(contraction, etas, lam, beta, *, epochs, n_batches, b_min, noisy
 _GRID_TERMS = OrderedDict()
 _GRID_TERMS_LOCK = threading.Lock()
 
-#: How many grids are kept, and the largest kept (bytes of both terms): a full-batch
-#: search over 1000 passes is not kept.
-GRID_TERMS_KEPT, GRID_TERMS_MAX_BYTES = 32, 1 << 20
+#: How many grids are kept, and the largest kept (bytes of both terms; at most 8 MiB in
+#: all): auto's grids (21 lams x 6 steps x 50 passes, 100 KB) are, a full-batch search
+#: over 1000 passes is not.
+GRID_TERMS_KEPT, GRID_TERMS_MAX_BYTES = 32, 1 << 18
 
 
 def clear_grid_terms():
