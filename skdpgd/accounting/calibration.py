@@ -22,14 +22,14 @@ from ._checks import check_count, check_positive, check_probability
 from ._gdp import epsilon_delta_to_gdp, gdp_to_epsilon
 from ._inverter import nudge_up
 from ._noisy_gd import (
+    _gdp,
+    _scale,
     contraction_factor,
     convergent_cyclic_factor,
     convergent_cyclic_squares,
     convergent_gd_factor,
     convergent_gd_squares,
     cyclic_batch_sizes,
-    noisy_cyclic_gd_gdp,
-    noisy_gd_gdp,
 )
 from ._preconditioned import calibrate_preconditioned_gd, check_share
 from ._sampled_sgd import check_sgd_epsilon, clt_noise_multiplier
@@ -139,11 +139,8 @@ def calibrate_noisy_gd(
     target_mu = epsilon_delta_to_gdp(epsilon, delta)
     factor = min(math.sqrt(k), convergent_gd_factor(c, k))
 
-    def accountant(sigma):
-        return noisy_gd_gdp(
-            sigma, k, sensitivity=sensitivity, n_samples=n, learning_rate=learning_rate,
-            strong_convexity=strong_convexity, smoothness=smoothness,
-        )
+    def accountant(sigma):  # noisy_gd_gdp(sigma, k, ...): its sigma-free factor once
+        return _gdp(factor, _scale(sensitivity, n, sigma))
 
     return _noise_for(target_mu, sensitivity, n, factor, epsilon, delta, accountant)
 
@@ -204,17 +201,14 @@ def calibrate_noisy_cyclic_gd(
     e = check_count("n_epochs", n_epochs, allow_inf=True)
     c = contraction_factor(learning_rate, strong_convexity, smoothness)
     sizes = cyclic_batch_sizes(n, batch_size)
+    b_min = int(sizes.min())
     target_mu = epsilon_delta_to_gdp(epsilon, delta)
     factor = min(math.sqrt(e), convergent_cyclic_factor(c, len(sizes), e))
 
-    def accountant(sigma):
-        return noisy_cyclic_gd_gdp(
-            sigma, e, batch_size=batch_size, sensitivity=sensitivity, n_samples=n,
-            learning_rate=learning_rate, strong_convexity=strong_convexity,
-            smoothness=smoothness,
-        )
+    def accountant(sigma):  # noisy_cyclic_gd_gdp(sigma, e, ...): its sigma-free factor once
+        return _gdp(factor, _scale(sensitivity, b_min, sigma))
 
-    return _noise_for(target_mu, sensitivity, int(sizes.min()), factor, epsilon, delta, accountant)
+    return _noise_for(target_mu, sensitivity, b_min, factor, epsilon, delta, accountant)
 
 
 def gd_factors(contraction, steps):

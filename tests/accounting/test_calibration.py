@@ -216,3 +216,35 @@ def test_calibration_rejects_bad_parameters(kwargs):
         _cal_gd(eps, delta, n, 10, 0.1, S)
     with pytest.raises(ValueError):
         _cal_cyclic(eps, delta, n, 10 if n >= 10 else 1, 3, 0.1, S)
+
+
+@pytest.mark.parametrize("n, b, E, eta, lam", [(20000, 1250, 50, 1.0, 1e-9), (100, 7, 3, 0.1, 0.1),
+                                               (20000, 20000, 1000, 3.0, 1e-3),
+                                               (5000, 300, 1, 2.5, 1e-6)])
+@pytest.mark.parametrize("eps, delta", [(0.1, 1e-5), (4.0, 1e-9)])
+def test_calibrations_answer_what_the_public_accountants_say(n, b, E, eta, lam, eps, delta):
+    # the calibrations compute the bound's sigma-free factor once; the sigma they return
+    # is the one the inverter finds asking the public accountants themselves
+    from skdpgd.accounting import (
+        contraction_factor,
+        convergent_cyclic_factor,
+        convergent_gd_factor,
+        cyclic_batch_sizes,
+        epsilon_delta_to_gdp,
+    )
+    from skdpgd.accounting._inverter import nudge_up
+
+    beta, S = 0.37 + lam, 1.3
+    mu = epsilon_delta_to_gdp(eps, delta)
+    c = contraction_factor(eta, lam, beta)
+    sizes = cyclic_batch_sizes(n, b)
+    common = dict(sensitivity=S, n_samples=n, learning_rate=eta, strong_convexity=lam,
+                  smoothness=beta)
+    factor = min(math.sqrt(E), convergent_cyclic_factor(c, len(sizes), E))
+    want = nudge_up(lambda s: gdp_to_epsilon(noisy_cyclic_gd_gdp(s, E, batch_size=b, **common),
+                                             delta), eps, S * factor / (sizes.min() * mu))
+    assert calibrate_noisy_cyclic_gd(eps, delta, batch_size=b, n_epochs=E, **common) == want
+    factor = min(math.sqrt(E), convergent_gd_factor(c, E))
+    want = nudge_up(lambda s: gdp_to_epsilon(noisy_gd_gdp(s, E, **common), delta), eps,
+                    S * factor / (n * mu))
+    assert calibrate_noisy_gd(eps, delta, n_steps=E, **common) == want
