@@ -57,10 +57,13 @@ def measure(repeats):
     from skdpgd import DPLogisticRegression
     from skdpgd.solvers import _auto, _base
 
-    def cold():  # every planning cache of the package (the kept grid terms where present)
+    def cold():  # every planning cache of the package
         _base._cached_plan.cache_clear()
-        from skdpgd.solvers import _cyclic_planning
-        getattr(_cyclic_planning, "clear_grid_terms", lambda: None)()
+        try:  # the cyclic grid's kept terms (skdpgd.solvers._cyclic_grid), where present
+            from skdpgd.solvers._cyclic_grid import clear_grid_terms
+        except ImportError:
+            return
+        clear_grid_terms()
 
     plans = {"calls": 0, "seconds": 0.0, "cpu": 0.0}
     auto_plan = _auto.AutoSolver._plan

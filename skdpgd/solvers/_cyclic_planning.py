@@ -8,15 +8,12 @@ public proxy of :func:`~skdpgd.solvers._gd_planning.utility_proxy` plus
 :func:`batch_heterogeneity`, the whole grid (lam x eta x E, per batch size) at once as
 numpy arrays with the target mu* computed once, and the winner's noise is calibrated
 exactly and conservatively by the accountant
-(:func:`~skdpgd.accounting.calibrate_noisy_cyclic_gd`). The grid's terms that no target,
-n or sensitivity enters (bias and optimisation, bound (C)'s factor) are kept for the next
-search of the same grid (:func:`_grid_terms`): ``solver="auto"``'s second choice searches
-it again for the rest of its budget, and the folds of a search share it.
+(:func:`~skdpgd.accounting.calibrate_noisy_cyclic_gd`). The grid's proxy is
+:mod:`._cyclic_grid`'s, whose terms that no target, n or sensitivity enters are kept for
+the next search of the same grid.
 """
 
 import math
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -29,7 +26,8 @@ from ..accounting.calibration import (
     check_target,
     cyclic_factors,
 )
-from ._gd_planning import STEP_FRACTIONS, optimisation_error
+from ._cyclic_grid import grid_proxy
+from ._gd_planning import STEP_FRACTIONS
 
 __all__ = [
     "NoisyCyclicGDPlan",
@@ -168,12 +166,12 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
                 rows = ~first & (bias <= proxies[:, :, j].min(axis=(0, 1)).max())
             if not rows.any():
                 continue
-            noisy = not (target_mu == math.inf or sensitivity == 0)
-            proxy = _grid_proxy(contraction[rows], etas[rows], lam[rows], beta[rows],
-                                epochs=epochs, n_batches=n_batches, b_min=b_min,
-                                noisy=noisy, target_mu=target_mu, sensitivity=sensitivity,
-                                gradient_bound=gradient_bound, n_samples=n_samples,
-                                r0=r0, n_params=n_params)
+            proxy = grid_proxy(
+                contraction[rows], etas[rows], lam[rows], beta[rows],
+                batch_heterogeneity(etas[rows], gradient_bound=gradient_bound,
+                                    batch_size=b_min, n_samples=n_samples),
+                epochs=epochs, n_batches=n_batches, sensitivity=sensitivity,
+                denominator=b_min * target_mu, r0=r0, n_params=n_params)
             for t, budget in enumerate(budgets):
                 best = np.argmin(proxy[:, :, :budget], axis=2)  # the first of equal values
                 proxies[rows, :, j, t] = np.take_along_axis(
@@ -186,75 +184,6 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
     # every lam was scored against its own batch size's best, a superset of the rows that
     # a common best keeps: the whole grid's winner, by the same order
     return _winner(proxies[..., -1], best_epochs[..., -1], lam, etas, batch_sizes)
-
-
-def _grid_proxy(contraction, etas, lam, beta, *, epochs, n_batches, b_min, noisy, target_mu,
-                sensitivity, gradient_bound, n_samples, r0, n_params):
-    """The proxy of :func:`_search_cyclic`'s rows (lam of shape (rows, 1), etas (rows, F))
-    at every E, shape (rows, F, E): :func:`~._gd_planning.utility_proxy` at K = l E with
-    the noise of bound (C), plus :func:`batch_heterogeneity`, in the operations of
-    ``_proxy``, from the target-free terms of :func:`_grid_terms`."""
-    bias_and_optimisation, root = _grid_terms(contraction, etas, lam, beta, epochs=epochs,
-                                              n_batches=n_batches, r0=r0)
-    if noisy:
-        sigmas = sensitivity * root / (b_min * target_mu)
-    else:
-        sigmas = np.zeros(epochs.shape)
-    noise = n_params * etas[:, :, None] * sigmas**2 / 4.0
-    return bias_and_optimisation + noise + batch_heterogeneity(
-        etas, gradient_bound=gradient_bound, batch_size=b_min, n_samples=n_samples,
-    )[:, :, None]
-
-
-#: The target-free terms of recent grids, kept for the next search of the same grid
-#: (``solver="auto"``'s second choice searches it again for the rest of the budget; the
-#: folds of a cross-validation share it whatever their n). Most recent last.
-_GRID_TERMS = OrderedDict()
-_GRID_TERMS_LOCK = threading.Lock()
-
-#: How many grids are kept, and the largest kept (bytes of both terms; at most 8 MiB in
-#: all): auto's grids (21 lams x 6 steps x 50 passes, 100 KB) are, a full-batch search
-#: over 1000 passes is not.
-GRID_TERMS_KEPT, GRID_TERMS_MAX_BYTES = 32, 1 << 18
-
-
-def clear_grid_terms():
-    """Forget the kept grid terms (:func:`_grid_terms`): the next search computes afresh."""
-    with _GRID_TERMS_LOCK:
-        _GRID_TERMS.clear()
-
-
-def _grid_terms(contraction, etas, lam, beta, *, epochs, n_batches, r0):
-    r"""(bias + optimisation, h) of the grid at every E, each of shape (rows, F, E).
-
-    The terms of the cyclic proxy that no target, n or sensitivity enters:
-    :math:`\lambda r_0^2/2 + ` :func:`~._gd_planning.optimisation_error` at K = l E, and
-    bound (C)'s factor :math:`h(E) = \sqrt{}` :func:`~skdpgd.accounting.calibration.cyclic_factors`
-    (the accountant's closed form, the one place it is written), so that
-    :math:`\sigma = S\,h(E)/(b_{\min}\mu^*)`. Pure functions of their public arguments,
-    kept (read-only) for the next search of the same grid.
-    """
-    key = (int(n_batches), float(r0), int(epochs[-1]), contraction.tobytes(), etas.tobytes(),
-           lam.tobytes(), beta.tobytes(), contraction.shape)
-    with _GRID_TERMS_LOCK:
-        found = _GRID_TERMS.get(key)
-        if found is not None:
-            _GRID_TERMS.move_to_end(key)
-            return found
-    lam3, eta3, beta3 = lam[:, :, None], etas[:, :, None], beta[:, :, None]
-    bias_and_optimisation = 0.5 * lam3 * float(r0) ** 2 + optimisation_error(
-        n_batches * epochs, learning_rate=eta3, strong_convexity=lam3, smoothness=beta3,
-        initial_distance=r0)
-    root = np.sqrt(cyclic_factors(contraction[:, :, None], n_batches, epochs))
-    found = (bias_and_optimisation, root)
-    if sum(term.nbytes for term in found) <= GRID_TERMS_MAX_BYTES:
-        for term in found:
-            term.flags.writeable = False
-        with _GRID_TERMS_LOCK:
-            _GRID_TERMS[key] = found
-            while len(_GRID_TERMS) > GRID_TERMS_KEPT:
-                _GRID_TERMS.popitem(last=False)
-    return found
 
 
 def _winner(proxies, best_epochs, lam, etas, batch_sizes):

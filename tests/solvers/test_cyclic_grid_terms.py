@@ -1,4 +1,4 @@
-"""The cyclic planner's grid terms (skdpgd/solvers/_cyclic_planning.py).
+"""The cyclic planner's grid (skdpgd/solvers/_cyclic_grid.py).
 
 The proxy of every grid point is the utility proxy at K = l E with the noise of bound (C)
 plus the batch heterogeneity, computed from two target-free terms that are kept for the
@@ -13,8 +13,9 @@ from skdpgd import DPLogisticRegression
 from skdpgd.accounting import contraction_factor, epsilon_delta_to_gdp
 from skdpgd.accounting.calibration import cyclic_factors
 from skdpgd.solvers import CyclicSolver
-from skdpgd.solvers import _cyclic_planning as planning
+from skdpgd.solvers import _cyclic_grid as grid
 from skdpgd.solvers._cyclic import plan_cyclic_together
+from skdpgd.solvers._cyclic_planning import batch_heterogeneity
 from skdpgd.solvers._gd_planning import STEP_FRACTIONS, utility_proxy
 
 
@@ -27,15 +28,13 @@ def test_grid_proxy_is_the_utility_proxy_with_bound_c_noise(n_batches, noisy):
     contraction = np.maximum(np.abs(1.0 - etas * lam), np.abs(1.0 - etas * beta))
     epochs = np.arange(1, 31)
     b_min, mu, S, G, n, r0, p = 1250, 0.26, 1.2, 0.6, 20000, 11.8, 21
-    planning.clear_grid_terms()
-    got = planning._grid_proxy(contraction, etas, lam, beta, epochs=epochs,
-                               n_batches=n_batches, b_min=b_min, noisy=noisy, target_mu=mu,
-                               sensitivity=S, gradient_bound=G, n_samples=n, r0=r0,
-                               n_params=p)
-    again = planning._grid_proxy(contraction, etas, lam, beta, epochs=epochs,
-                                 n_batches=n_batches, b_min=b_min, noisy=noisy,
-                                 target_mu=mu, sensitivity=S, gradient_bound=G,
-                                 n_samples=n, r0=r0, n_params=p)
+    heterogeneity = batch_heterogeneity(etas, gradient_bound=G, batch_size=b_min,
+                                        n_samples=n)
+    common = dict(epochs=epochs, n_batches=n_batches, sensitivity=S if noisy else 0.0,
+                  denominator=b_min * mu, r0=r0, n_params=p)
+    grid.clear_grid_terms()
+    got = grid.grid_proxy(contraction, etas, lam, beta, heterogeneity, **common)
+    again = grid.grid_proxy(contraction, etas, lam, beta, heterogeneity, **common)
     np.testing.assert_array_equal(again, got)  # the kept terms give the same floats
     for i in range(lam.shape[0]):
         for f in range(etas.shape[1]):
@@ -46,16 +45,16 @@ def test_grid_proxy_is_the_utility_proxy_with_bound_c_noise(n_batches, noisy):
             want = utility_proxy(n_batches * epochs, sigma, n_params=p,
                                  learning_rate=etas[i, f], strong_convexity=lam[i, 0],
                                  smoothness=beta[i, 0], initial_distance=r0)
-            want = want + planning.batch_heterogeneity(
+            want = want + batch_heterogeneity(
                 etas[i, f], gradient_bound=G, batch_size=b_min, n_samples=n)
             np.testing.assert_allclose(got[i, f], want, rtol=1e-13, atol=0.0)
 
 
 def test_kept_terms_are_read_only():
-    planning.clear_grid_terms()
+    grid.clear_grid_terms()
     lam = np.array([[1e-3], [1e-2]])
     etas = np.array([[1.0], [1.0]])
-    terms = planning._grid_terms(np.array([[0.9], [0.8]]), etas, lam, lam + 0.3,
+    terms = grid.grid_terms(np.array([[0.9], [0.8]]), etas, lam, lam + 0.3,
                                  epochs=np.arange(1, 4), n_batches=2, r0=1.0)
     for term in terms:
         with pytest.raises(ValueError):
@@ -72,11 +71,11 @@ def test_a_search_on_kept_terms_plans_what_a_fresh_search_plans(epsilon):
                CyclicSolver(n_batches=4, max_passes=50),
                CyclicSolver(n_batches=16, max_passes=50)]
     other = type(problem)(**{**problem.__dict__, "epsilon": epsilon / 2})
-    planning.clear_grid_terms()
+    grid.clear_grid_terms()
     plan_cyclic_together(problem, solvers)
     kept = plan_cyclic_together(other, solvers, calibrate=True)
-    assert planning._GRID_TERMS  # something was kept
-    planning.clear_grid_terms()
+    assert grid._KEPT  # something was kept
+    grid.clear_grid_terms()
     fresh = plan_cyclic_together(other, solvers, calibrate=True)
     assert repr(kept) == repr(fresh)
     assert epsilon_delta_to_gdp(other.epsilon, other.delta) < epsilon_delta_to_gdp(
