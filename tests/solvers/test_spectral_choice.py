@@ -161,3 +161,60 @@ def test_run_released_is_refused_before_reading_and_names_the_public_plan():
     assert isinstance(plan.solver, _spectral.SpectralChoiceSolver)
     with pytest.raises(TypeError, match="plan.public_plan"):
         plan.solver.run_released(None, None, plan, None)
+
+
+def test_candidates_span_the_pass_budgets_and_the_charge_covers_every_one():
+    from skdpgd.solvers._auto import AUTO_CYCLIC_BATCHES, AUTO_MARGIN_FACTORS
+    from skdpgd.solvers._spectral import SPECTRAL_PASS_BUDGETS
+
+    problem, plan = _plan(40_000, 100, 0.5)
+    runs = {}
+    for candidate in plan.candidates:
+        kind = candidate.solver.name
+        passes = (candidate.n_steps if kind == "preconditioned" else candidate.n_epochs)
+        runs.setdefault(kind, []).append(passes)
+    # preconditioned runs at every budget (none beyond it); gd and cyclic at the public
+    # choice's 50 passes only
+    assert max(runs["preconditioned"]) <= max(SPECTRAL_PASS_BUDGETS)
+    assert min(runs["preconditioned"]) <= min(SPECTRAL_PASS_BUDGETS)
+    assert len(runs["preconditioned"]) > len(AUTO_MARGIN_FACTORS)
+    assert len(runs["gd"]) == 1 and len(runs["cyclic"]) == len(AUTO_CYCLIC_BATCHES)
+    # the charge: the Gram release composed with the largest of the candidates' own mu
+    assert plan.run_mu == max(plan.run_mus)
+    report = plan.solver.report(plan, problem)
+    assert report.mu == pytest.approx(math.hypot(plan.gram_mu, max(plan.run_mus)), rel=1e-12)
+    assert report.epsilon <= problem.epsilon
+    assert len({repr(c) for c in plan.candidates}) == len(plan.candidates)  # listed once
+
+
+def test_ties_on_the_released_spectrum_go_to_the_fewest_passes(monkeypatch):
+    problem, plan = _plan(40_000, 100, 0.5)
+    # every candidate predicted alike, up to half the tie tolerance: the cheapest runs
+    rng = np.random.default_rng(0)
+    fake = iter(1.0 + 0.005 * rng.uniform(size=len(plan.candidates)))
+
+    def predicted(candidate, *args):
+        passes = (candidate.n_steps if candidate.solver.name == "preconditioned"
+                  else candidate.n_epochs)
+        return next(fake), float(passes)
+
+    monkeypatch.setattr(_spectral, "_spectral_prediction", predicted)
+    dim = problem.gram_dim
+    index, _ = choose_on_spectrum(plan, problem, np.eye(dim) / dim)
+    chosen = plan.candidates[index]
+    fewest = min(c.n_steps if c.solver.name == "preconditioned" else c.n_epochs
+                 for c in plan.candidates)
+    assert (chosen.n_steps if chosen.solver.name == "preconditioned"
+            else chosen.n_epochs) == fewest
+
+
+def test_a_well_conditioned_problem_runs_few_passes():
+    # isotropic rows, many of them, a loose budget: the released spectrum shows an easy
+    # problem, and the fit runs fewer passes than the public choice planned (50)
+    X, y = logistic_data(20_000, 20, 0)
+    model = DPLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+    assert isinstance(model.privacy_, GramThenRunPrivacyReport)
+    ran = model.run_report_
+    passes = model.n_iter_ if model.solver_ != "cyclic" else model.n_iter_ / (
+        -(-40_000 // model.batch_size_))
+    assert passes < 50, (model.solver_, model.n_iter_, ran.run_solver)
