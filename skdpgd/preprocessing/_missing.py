@@ -175,7 +175,20 @@ def category_keys(values, missing_strings=DEFAULT_MISSING_STRINGS):
         One key per cell; None marks a missing value.
     """
     missing_strings = frozenset(missing_strings)
-    return [category_key(v, missing_strings) for v in values]
+    keys, seen = [], {}  # a string's key depends on the string alone: read each once
+    for value in values:
+        if type(value) is str:
+            key = seen.get(value, _UNSEEN)
+            if key is _UNSEEN:
+                key = seen[value] = category_key(value, missing_strings)
+        else:
+            key = category_key(value, missing_strings)
+        keys.append(key)
+    return keys
+
+
+#: Marks a string not read yet (None is a key: the missing value).
+_UNSEEN = object()
 
 
 def to_float(values, missing_strings=DEFAULT_MISSING_STRINGS):
@@ -209,8 +222,15 @@ def to_float(values, missing_strings=DEFAULT_MISSING_STRINGS):
         with np.errstate(over="ignore"):
             return array.astype(np.float64)
     out = np.empty(array.shape[0], dtype=np.float64)
+    seen = {}  # a string's float depends on the string alone: parse each once
     for i, value in enumerate(array.tolist() if array.dtype.kind != "O" else array):
-        out[i] = _one_float(value, missing_strings)
+        if type(value) is str:
+            number = seen.get(value)
+            if number is None:
+                number = seen[value] = _one_float(value, missing_strings)
+            out[i] = number
+        else:
+            out[i] = _one_float(value, missing_strings)
     return out
 
 
