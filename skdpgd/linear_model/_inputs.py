@@ -7,6 +7,7 @@ row or a count of rows (docs/privacy_model.md, "Which errors depend on the data"
 """
 
 import math
+import mmap
 import numbers
 
 import numpy as np
@@ -22,6 +23,22 @@ from ..utils._sklearn_compat import (
 )
 from ..utils._validation import validate_private
 
+#: A dense X that is not C-ordered (a DataFrame's values, a column slice, a Fortran
+#: array) is copied once to C order when it takes at most this many bytes: the gradient
+#: passes read rows, and a Fortran-ordered X made them about 1.7x slower (200,000 x 50,
+#: default fit: 2.52 s against 1.50 s). Larger arrays and memory maps (out-of-core data)
+#: are used as given. The layout and the size are public (the container, not the values).
+C_ORDER_COPY_MAX_BYTES = 2 << 30
+
+
+def _maps_a_file(array):
+    """Whether ``array`` is, or views, a memory-mapped file (its base chain holds one)."""
+    while array is not None:
+        if isinstance(array, (np.memmap, mmap.mmap)):
+            return True
+        array = getattr(array, "base", None)
+    return False
+
 
 class InputChecks:
     """Validation of X, y and sample_ids for the estimators' base class.
@@ -30,10 +47,13 @@ class InputChecks:
     """
 
     def _validate_X_y(self, X, y, **kwargs):
-        """validate_data accepting dense or CSR X in float64 or float32, without copying.
+        """validate_data accepting dense or CSR X in float64 or float32.
 
-        A CSR matrix with duplicate entries is the one case that is copied (its row norms
-        need the summed entries); any other accepted X is used as given.
+        Two cases are copied: a CSR matrix with duplicate entries (its row norms need the
+        summed entries), and a dense X that is not C-ordered, up to
+        :data:`C_ORDER_COPY_MAX_BYTES` and not a memory map (its rows are read by every
+        gradient pass; scikit-learn's lbfgs makes the same copy). Any other accepted X is
+        used as given.
 
         The finiteness of X is not checked here but by the fit's row-norm pass
         (:meth:`~skdpgd._data._design.ClippedDesign.from_data`), chunked on the fit's
@@ -68,6 +88,9 @@ class InputChecks:
         if sp.issparse(X) and not X.has_canonical_format:
             X = X.copy()
             X.sum_duplicates()
+        elif (isinstance(X, np.ndarray) and not X.flags.c_contiguous
+              and X.nbytes <= C_ORDER_COPY_MAX_BYTES and not _maps_a_file(X)):
+            X = np.ascontiguousarray(X)
         return X, y
 
     def _validate_dask_X_y(self, X, y, y_numeric=False):

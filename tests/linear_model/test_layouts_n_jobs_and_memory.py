@@ -125,6 +125,36 @@ def test_fit_makes_no_copy_of_X(dtype):
     assert peak < 0.5 * X.nbytes, (peak, X.nbytes)
 
 
+def test_a_fortran_X_is_read_in_c_order_the_same_model():
+    # a Fortran-ordered X (a DataFrame's values) is copied once to C order: the model is
+    # the C-ordered X's bit for bit, and the caller's array is left as it was
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(3000, 12)) / 4.0
+    y = (X[:, 0] + 0.3 * rng.normal(size=3000) > 0).astype(int)
+    XF = np.asfortranarray(X)
+    want = DPLogisticRegression(random_state=0).fit(X, y).coef_
+    got = DPLogisticRegression(random_state=0).fit(XF, y).coef_
+    np.testing.assert_array_equal(got, want)
+    assert XF.flags.f_contiguous and not XF.flags.c_contiguous and np.array_equal(XF, X)
+
+
+def test_a_fortran_memory_map_is_not_copied(tmp_path):
+    # out-of-core data stay where they are: no copy of a memory map, whatever its order
+    X = np.lib.format.open_memmap(tmp_path / "X.npy", mode="w+", dtype=np.float64,
+                                  shape=(40_000, 100), fortran_order=True)
+    X[:] = np.random.default_rng(0).normal(size=X.shape) / 10.0
+    y = (np.asarray(X[:, 0]) > 0).astype(int)
+    est = DPLogisticRegression(epsilon=1.0, C=1.0, max_iter=3, random_state=0)
+    est.fit(np.asarray(X[:100]), y[:100])
+    tracemalloc.start()
+    try:
+        est.fit(X, y)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 0.5 * X.nbytes, (peak, X.nbytes)
+
+
 def test_cyclic_run_is_the_documented_algorithm():
     X, y, _ = _sparse_problem(n=600, d=5)
     est = DPLogisticRegression(
