@@ -121,8 +121,12 @@ def run_demo(epsilons=DEMO_EPSILONS, seeds=(0,), solver="auto", out=print):
                 f"{format_up(report.composition_epsilon)} for the very same run. Formulas "
                 "and sources: docs/theory.md.")
         else:
-            out(f"The run released only what the report lists ({report.n_steps} noisy "
-                f"steps{' and one noisy Gram matrix' if hasattr(report, 'gram_mu') else ''}), "
+            ran = getattr(shown_model, "run_report_", report)  # the run that ran
+            released = f"{ran.n_steps} noisy steps"
+            if hasattr(report, "gram_mu"):  # the run was chosen on the released Gram
+                released = (f"one noisy Gram matrix, then {released} of the run chosen on "
+                            f"its spectrum, {ran.run_solver}")
+            out(f"The run released only what the report lists ({released}), "
                 f"composed exactly in Gaussian DP: epsilon = {format_up(report.epsilon)}. "
                 "Where solver='auto' picks 'cyclic' (see `skdpgd account` for other n and "
                 "d) the convergent bound of Bok, Su and Altschuler binds instead. Formulas "

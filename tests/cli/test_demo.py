@@ -40,4 +40,11 @@ def test_demo_shows_private_learning_that_works():
         assert "Accounting by composition" in text
     else:
         assert "composed exactly in Gaussian DP" in text
+        # the released steps are those of the run that ran (chosen on the released Gram,
+        # it may run fewer than the planned run), not the plan's
+        steps = int(re.search(r"\((?:one noisy Gram matrix, then )?(\d+) noisy steps",
+                              text).group(1))
+        if "will choose again on the released Gram" in notes:
+            assert "of the run chosen on its spectrum" in text
+        assert steps >= 1 and steps <= planned.n_steps
     assert "CC BY 4.0" in text and "(majority class)" in text
