@@ -58,6 +58,15 @@ TIE_TOLERANCE = 0.01
 #: of a classifier does not see the offset, which an unfinished run has not fitted).
 SPECTRAL_PASS_BUDGETS = (10, 20, 50)
 
+#: The probe's fraction q of the pick's Gram precision (its share of mu^2): the fit first
+#: releases the Gram with noise tau / sqrt(q) and chooses on that spectrum; a preconditioned
+#: winner then releases the rest (noise tau / sqrt(1 - q)) and combines the two draws into
+#: the planned Gram of noise tau, losing nothing (precisions add); a gd or cyclic winner
+#: has paid q s mu*^2 only. q = 1/4 doubles the probe's noise (its resolved eigenvalues
+#: are those above twice the planned margin) and leaves a plain-step winner
+#: (1 - s/4) mu*^2 instead of (1 - s) mu*^2.
+PROBE_FRACTION = 0.25
+
 
 @dataclass(frozen=True)
 class SpectralChoicePlan:
@@ -66,15 +75,19 @@ class SpectralChoicePlan:
     Parameters
     ----------
     public_plan : PreconditionedGDPlan
-        The public choice: its Gram release (tau) is the fit's.
+        The public choice: its Gram noise tau is that of the Gram a preconditioned winner
+        runs on (the probe and the top-up combined).
     candidates : tuple
         The candidates' plans at mu_run (each names its solver).
     run_reports : tuple
-        Their reports (``run_mu`` of a preconditioned one: its steps alone).
+        Their reports (a preconditioned one's: its Gram at tau and its steps).
     run_mus : tuple of float
-        Each candidate's own GDP parameter.
+        Each candidate's own GDP parameter after the probe (a preconditioned one's: the
+        top-up Gram release and its steps, composed).
     gram_mu : float
-        mu_G of the Gram release.
+        mu_G of the probe, the Gram release the choice reads.
+    probe_noise_std, top_up_noise_std : float
+        tau / sqrt(q) and tau / sqrt(1 - q) (:data:`PROBE_FRACTION`).
     problem : PublicProblem
         The public numbers the candidates are scored with.
     n_steps, strong_convexity : int, float
@@ -95,6 +108,8 @@ class SpectralChoicePlan:
     strong_convexity: float
     solver: object = None
     notes: tuple = ()
+    probe_noise_std: float = math.nan
+    top_up_noise_std: float = math.nan
 
     @property
     def run_mu(self):
@@ -137,7 +152,9 @@ def spectral_plan(problem, public_plan, found, settings=None):
     target = epsilon_delta_to_gdp(problem.epsilon, problem.delta)
     if not math.isfinite(target) or public_plan.gram_noise_std == 0.0:
         return None  # no noise: nothing to choose on (and nothing to gain)
-    gram_mu = public_plan.gram_sensitivity / (problem.n_samples * public_plan.gram_noise_std)
+    probe_tau, top_up_tau = _split(public_plan.gram_noise_std)
+    gram_mu = public_plan.gram_sensitivity / (problem.n_samples * probe_tau)  # the probe's
+    top_up_mu = public_plan.gram_sensitivity / (problem.n_samples * top_up_tau)
     if not gram_mu < target:
         return None
     run_target = math.sqrt(target * target - gram_mu * gram_mu) * (1.0 - RUN_MARGIN)
@@ -157,9 +174,9 @@ def spectral_plan(problem, public_plan, found, settings=None):
         if isinstance(plan.solver, CyclicSolver):
             report = plan.solver.report(plan, run_problem)
             mu = report.mu
-        else:  # its steps alone: the Gram release is the pick's, composed once
+        else:  # the top-up Gram release and its steps (the probe is counted once)
             report = plan.solver.report(plan, problem)
-            mu = report.steps_mu
+            mu = math.hypot(top_up_mu, report.steps_mu)
         plans.append(plan), reports.append(report), mus.append(mu)
     if not plans:
         return None
@@ -168,13 +185,32 @@ def spectral_plan(problem, public_plan, found, settings=None):
         return None  # a rounding: keep the public choice
     note = (f"solver='auto' will choose again on the released Gram's spectrum among "
             f"{', '.join(map(_label, plans))}; charged mu = sqrt(mu_G^2 + mu_run^2) whichever "
-            "runs (docs/theory.md#choosing-on-the-released-spectrum)")
+            f"runs, mu_G the probe's (tau={probe_tau:.4g}); a preconditioned winner releases "
+            f"the rest of its Gram (tau={top_up_tau:.4g}, in mu_run) and runs on the two "
+            f"combined (tau={public_plan.gram_noise_std:.4g}) "
+            "(docs/theory.md#choosing-on-the-released-spectrum)")
     return SpectralChoicePlan(
         public_plan=public_plan, candidates=tuple(plans), run_reports=tuple(reports),
         run_mus=tuple(mus), gram_mu=gram_mu, problem=problem, n_steps=public_plan.n_steps,
         strong_convexity=public_plan.strong_convexity, solver=SpectralChoiceSolver(),
-        notes=public_plan.notes + (note,),
+        notes=public_plan.notes + (note,), probe_noise_std=probe_tau,
+        top_up_noise_std=top_up_tau,
     )
+
+
+def _split(tau):
+    r"""(probe, top-up) noise std of the two Gram releases whose precisions add up to the
+    planned tau's: :math:`1/\tau_P^2 + 1/\tau_T^2 = 1/\tau^2` with
+    :math:`\tau_P = \tau/\sqrt q`, :math:`\tau_T = \tau/\sqrt{1-q}`."""
+    return tau / math.sqrt(PROBE_FRACTION), tau / math.sqrt(1.0 - PROBE_FRACTION)
+
+
+def combine_releases(probe, top_up):
+    r"""The Gram of noise tau from the probe and the top-up (:func:`_split`): their
+    precision-weighted mean :math:`q\tilde G_P + (1-q)\tilde G_T`, whose noise is
+    :math:`qE_P + (1-q)E_T`, of variance :math:`q^2\tau^2/q + (1-q)^2\tau^2/(1-q) =
+    \tau^2` per entry (post-processing of the two releases)."""
+    return PROBE_FRACTION * probe + (1.0 - PROBE_FRACTION) * top_up
 
 
 def _preconditioned_candidates(problem, share, found, settings):
@@ -242,7 +278,7 @@ def choose_on_spectrum(plan, problem, released):
         Every candidate's prediction, then the winner.
     """
     eigenvalues, vectors = np.linalg.eigh(released)
-    tau = plan.public_plan.gram_noise_std
+    tau = plan.probe_noise_std  # the noise of the release the choice reads
     spectrum, bulk = estimate_spectrum(eigenvalues, tau, problem.row_norm)
     unresolved = dict(bulk=bulk, bulk_ceiling=tau * math.sqrt(eigenvalues.size),
                       # the intercept column is the last one of the augmented design
@@ -296,15 +332,16 @@ class SpectralChoiceSolver:
         public = plan.public_plan
         if index is None:  # before the data: the guarantee; the run is not chosen yet
             run = public.solver.report(public, problem)
+            top_up_mu = public.gram_sensitivity / (problem.n_samples * plan.top_up_noise_std)
             label, own, batch = f"planned {_label(public)}; chosen on the released Gram", \
-                run.steps_mu, None
+                math.hypot(top_up_mu, run.steps_mu), None
         else:
             run, chosen = plan.run_reports[index], plan.candidates[index]
             label, own = _label(chosen), plan.run_mus[index]
             batch = getattr(run, "batch_size", None)
         return gram_then_run_report(
             run, run_solver=label, run_own_mu=own, run_mu=plan.run_mu,
-            gram_noise_std=public.gram_noise_std, gram_sensitivity=public.gram_sensitivity,
+            gram_noise_std=plan.probe_noise_std, gram_sensitivity=public.gram_sensitivity,
             delta=problem.delta, candidates=tuple(map(_label, plan.candidates)),
             batch_size=batch, notes=tuple(notes) + plan.notes,
         )
@@ -354,18 +391,22 @@ class SpectralChoiceSolver:
         report : GramThenRunPrivacyReport or None
             The charged report naming the winner (post-processing: same mu and epsilon).
         """
-        public, problem = plan.public_plan, plan.problem
+        problem = plan.problem
         n_samples = data.n_samples
         row_sums = data.row_sums(loss.gradient_sum)
         with single_threaded_blas(), row_sums:
             gram = gram_sum(row_sums, n_samples, data.coef_shape[-1])
-            released = release_gram(gram, n_samples, public.gram_noise_std, rng)
-            del gram  # from here on only the released Gram
-            index, notes = choose_on_spectrum(plan, problem, released)
+            probe = release_gram(gram, n_samples, plan.probe_noise_std, rng)
+            index, notes = choose_on_spectrum(plan, problem, probe)  # reads the probe only
             chosen = plan.candidates[index]
-            if isinstance(chosen.solver, PreconditionedSolver):
+            preconditioned = isinstance(chosen.solver, PreconditionedSolver)
+            if preconditioned:  # the rest of its Gram
+                top_up = release_gram(gram, n_samples, plan.top_up_noise_std, rng)
+            del gram  # from here on only the released Grams
+            if preconditioned:
+                released = combine_releases(probe, top_up)
                 coef, _ = chosen.solver.descend(row_sums, data, released, chosen, rng, callback)
-        if not isinstance(chosen.solver, PreconditionedSolver):
+        if not preconditioned:
             coef = chosen.solver.run(data, loss, chosen, rng, callback)
         if report is not None:
             report = replace(self.report(plan, problem, index=index), notes=report.notes + notes)

@@ -97,7 +97,9 @@ def test_isotropic_spectrum_keeps_plain_gd_and_ill_conditioned_keeps_preconditio
     isotropic = np.diag(np.r_[np.full(dim - 1, 1.0 / (dim - 1)), b2])
     index, _ = choose_on_spectrum(plan, problem, isotropic)
     assert plan.candidates[index].solver.name in ("gd", "cyclic")
-    levels = np.logspace(-7, 0, dim - 1)
+    # condition number 1e4 over the features: the probe (twice the pick's Gram noise)
+    # resolves its spread (at 1e7 most levels fall below the probe's noise, into the bulk)
+    levels = np.logspace(-4, 0, dim - 1)
     ill = np.diag(np.r_[levels / levels.sum(), b2])
     index, _ = choose_on_spectrum(plan, problem, ill)
     assert plan.candidates[index].solver.name == "preconditioned"
@@ -218,3 +220,73 @@ def test_a_well_conditioned_problem_runs_few_passes():
     passes = model.n_iter_ if model.solver_ != "cyclic" else model.n_iter_ / (
         -(-40_000 // model.batch_size_))
     assert passes < 50, (model.solver_, model.n_iter_, ran.run_solver)
+
+
+def test_the_gram_is_released_in_two_draws_whose_precisions_add_up(monkeypatch):
+    """The probe and the top-up split the planned Gram's precision exactly: a
+    preconditioned branch pays what the public plan pays, a plain-step branch the probe."""
+    from skdpgd.solvers._spectral import PROBE_FRACTION, combine_releases
+
+    problem, plan = _plan(40_000, 100, 0.5)
+    tau, s_g, n = plan.public_plan.gram_noise_std, plan.public_plan.gram_sensitivity, 40_000
+    mu_p, mu_t = s_g / (n * plan.probe_noise_std), s_g / (n * plan.top_up_noise_std)
+    assert mu_p**2 + mu_t**2 == pytest.approx((s_g / (n * tau)) ** 2, rel=1e-12)
+    assert plan.gram_mu == mu_p and mu_p**2 == pytest.approx(PROBE_FRACTION * (s_g / (n * tau)) ** 2)
+    for candidate, report, mu in zip(plan.candidates, plan.run_reports, plan.run_mus):
+        if candidate.solver.name == "preconditioned":  # top-up Gram and steps, composed
+            assert mu == pytest.approx(math.hypot(mu_t, report.steps_mu), rel=1e-12)
+        else:
+            assert mu == report.mu
+    charged = plan.solver.report(plan, problem)
+    assert charged.gram_noise_std == plan.probe_noise_std
+    assert charged.mu == pytest.approx(math.hypot(mu_p, max(plan.run_mus)), rel=1e-12)
+    assert charged.epsilon <= problem.epsilon
+    # the combined release has the planned noise: 4,000 entries of each, fixed seed; the
+    # sample variance of 4,000 normals is within 4 standard errors (sqrt(2/4000) = 2.2%)
+    rng = np.random.default_rng(0)
+    shape = (4000,)
+    combined = combine_releases(rng.normal(0.0, plan.probe_noise_std, shape),
+                                rng.normal(0.0, plan.top_up_noise_std, shape))
+    assert np.var(combined) / tau**2 == pytest.approx(1.0, abs=4 * math.sqrt(2 / 4000))
+
+
+@pytest.mark.parametrize("winner", ["gd", "preconditioned"])
+def test_the_choice_reads_the_probe_and_only_a_preconditioned_winner_tops_up(monkeypatch,
+                                                                             winner):
+    released, release = [], _spectral.release_gram
+
+    def recorded(gram, n_samples, noise_std, rng):
+        out = release(gram, n_samples, noise_std, rng)
+        released.append((noise_std, out))
+        return out
+
+    read = []
+
+    def choose(plan, problem, gram):
+        read.append(gram)
+        index = next(i for i, c in enumerate(plan.candidates) if c.solver.name == winner)
+        return index, ()
+
+    from skdpgd.solvers._preconditioned import PreconditionedSolver
+    from skdpgd.solvers._spectral import combine_releases
+
+    ran_on, descend = [], PreconditionedSolver.descend
+
+    def descend_recorded(self, row_sums, data, gram, *args, **kwargs):
+        ran_on.append(gram)
+        return descend(self, row_sums, data, gram, *args, **kwargs)
+
+    monkeypatch.setattr(_spectral, "release_gram", recorded)
+    monkeypatch.setattr(_spectral, "choose_on_spectrum", choose)
+    monkeypatch.setattr(PreconditionedSolver, "descend", descend_recorded)
+    X, y = logistic_data(20_000, 20, 0)
+    model = DPLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+    plan = model._plan_and_report(20_000, 20, 2)[3]
+    assert isinstance(plan, SpectralChoicePlan) and model.solver_ == winner
+    assert released[0][0] == plan.probe_noise_std and read[0] is released[0][1]
+    if winner == "gd":
+        assert len(released) == 1 and not ran_on
+    else:  # it runs on the two releases combined
+        assert [tau for tau, _ in released] == [plan.probe_noise_std, plan.top_up_noise_std]
+        np.testing.assert_array_equal(ran_on[0],
+                                      combine_releases(released[0][1], released[1][1]))
