@@ -131,12 +131,13 @@ def gram_then_run_report(run, *, run_solver, run_own_mu, run_mu, gram_noise_std,
     run_solver : str
         Its label.
     run_own_mu : float
-        Its own GDP parameter (for a preconditioned run, that of its K steps alone).
+        Its own GDP parameter (for a preconditioned run chosen on a probe of the Gram, that
+        of its top-up Gram release and its K steps, composed).
     run_mu : float
         :math:`\mu_{\mathrm{run}} \ge` ``run_own_mu``, the largest GDP parameter of the
         candidates (what is charged).
     gram_noise_std, gram_sensitivity : float
-        tau and S_G of the Gram release.
+        tau and S_G of the Gram release the choice reads (the probe).
     delta : float
         The delta the report's epsilon is stated at.
     candidates : tuple of str, default=()

@@ -6,21 +6,24 @@ worst case over spectra of the public proxy cannot: whether the design is
 ill-conditioned (the preconditioner pays) or isotropic (plain GD is better). So
 (docs/theory.md#choosing-on-the-released-spectrum):
 
-1. **before any value is read**: the Gram release of the public pick
-   (:math:`\mu_G = S_G/(n\tau)`) and the candidate runs at
+1. **before any value is read**: the Gram of the public pick is split into a probe
+   (noise :math:`\tau/\sqrt q`, :math:`\mu_G = S_G/(n\tau_P)`, :data:`PROBE_FRACTION`)
+   and a top-up (:math:`\tau/\sqrt{1-q}`), whose precisions add up to the pick's, and
+   the candidate runs at
    :math:`\mu_{\mathrm{run}} = \sqrt{\mu^{*2} - \mu_G^2}` are planned from public numbers
    (:func:`spectral_plan`): GD and cyclic GD planned for :math:`\mu_{\mathrm{run}}`
    (their own accountants: convergent bound or composition, whichever is smaller), the
-   preconditioned runs with the pick's Gram share and each margin factor (their steps
-   are :math:`\le\mu_{\mathrm{run}}`-GDP by the calibration of the pick's share) at
+   preconditioned runs with the pick's Gram share and each margin factor (their top-up
+   release and steps are :math:`\le\mu_{\mathrm{run}}`-GDP by the calibration of the
+   pick's share) at
    every compute budget of :data:`SPECTRAL_PASS_BUDGETS` (steps), so that a problem the
    released spectrum shows to be easy runs few steps. The
    report charges :math:`\sqrt{\mu_G^2 + \max_c\mu_c^2}` whichever candidate runs
    (:func:`skdpgd.accounting.gram_then_run_report`);
-2. **the fit** releases :math:`\tilde G` (the pick's tau, the same draws as the pick's
-   own run), scores every candidate with the proxy on the released spectrum
-   (:mod:`skdpgd.solvers._spectral_utility`) and runs the winner: a preconditioned one on
-   the released :math:`\tilde G`, a GD one on the data; predictions within
+2. **the fit** releases the probe, scores every candidate with the proxy on its
+   spectrum (:mod:`skdpgd.solvers._spectral_utility`) and runs the winner: a
+   preconditioned one releases the top-up and runs on the two combined
+   (:func:`combine_releases`: noise tau, its plan's), a GD one on the data; predictions within
    :data:`TIE_TOLERANCE` of the smallest go to the fewest passes. Nothing but
    :math:`\tilde G` and public numbers enters the choice (:func:`choose_on_spectrum`).
 
