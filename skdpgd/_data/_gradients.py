@@ -95,8 +95,8 @@ class ChunkedRowSums:
     backend (see the module docstring). Use it as a context manager around the whole
     optimisation loop: the worker pool is started once, and under
     ``joblib.parallel_config(backend="dask")`` the data are scattered to the cluster
-    once per object (once per fit; twice where ``solver="auto"`` runs gd or cyclic GD
-    after a Gram pass) instead of once per step.
+    once per object (once per fit; twice where ``solver="auto"`` runs cyclic GD after a
+    Gram pass) instead of once per step.
 
     On the numpy path each chunk of a :class:`~skdpgd._data._design.ClippedDesign` has its rows
     scaled by their powers of two once per call

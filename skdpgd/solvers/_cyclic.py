@@ -124,7 +124,6 @@ class CyclicSolver(Solver):
 
     def _run(self, data, loss, plan, rng, callback):
         n_samples = data.n_samples
-        lam = plan.strong_convexity
         if plan.n_batches == 1:
             batches, sizes = (), [n_samples]
         else:  # the partition: from the seed and n only (bound (C))
@@ -132,16 +131,48 @@ class CyclicSolver(Solver):
             sizes = [len(batch) for batch in batches]
         row_sums = data.row_sums(loss.gradient_sum, batches)
         with single_threaded_blas(), row_sums:
+            return self.descend(row_sums, data, plan, rng, callback, batches, sizes)
 
-            def batch_gradient(coef, j):
-                total = row_sums.sum(coef, j if batches else None)
-                return total / sizes[j] + lam * coef
+    def descend(self, row_sums, data, plan, rng, callback=None, batches=(), sizes=None):
+        """The run on an entered row-sum engine (full batch: any engine over all rows).
 
-            return noisy_cyclic_gradient_descent(
-                batch_gradient, np.zeros(data.coef_shape), n_batches=plan.n_batches,
-                learning_rate=plan.learning_rate, noise_std=plan.noise_std,
-                n_epochs=plan.n_epochs, rng=rng, callback=callback,
-            )
+        ``solver="auto"``'s second choice runs a full-batch winner on the engine of its
+        Gram pass (:mod:`skdpgd.solvers._spectral`): the same sums, one engine per fit.
+
+        Parameters
+        ----------
+        row_sums : row-sum engine
+            ``data.row_sums(loss.gradient_sum, batches)``, already entered.
+        data : FitData
+            As in ``run`` (n and the shape of theta).
+        plan : NoisyCyclicGDPlan
+            As in ``run``.
+        rng : numpy.random.Generator
+            As in ``run``.
+        callback : callable, optional
+            As in ``run``.
+        batches : sequence of ndarray, default=()
+            The cyclic partition (empty: full batch).
+        sizes : list of int, optional
+            The batches' sizes (default: n, full batch).
+
+        Returns
+        -------
+        coef : ndarray
+            The last iterate.
+        """
+        lam = plan.strong_convexity
+        sizes = [data.n_samples] if sizes is None else sizes
+
+        def batch_gradient(coef, j):
+            total = row_sums.sum(coef, j if batches else None)
+            return total / sizes[j] + lam * coef
+
+        return noisy_cyclic_gradient_descent(
+            batch_gradient, np.zeros(data.coef_shape), n_batches=plan.n_batches,
+            learning_rate=plan.learning_rate, noise_std=plan.noise_std,
+            n_epochs=plan.n_epochs, rng=rng, callback=callback,
+        )
 
 
 def plan_cyclic_together(problem, solvers, calibrate=False):

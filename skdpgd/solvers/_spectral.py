@@ -409,7 +409,9 @@ class SpectralChoiceSolver:
             if preconditioned:
                 released = combine_releases(probe, top_up)
                 coef, _ = chosen.solver.descend(row_sums, data, released, chosen, rng, callback)
-        if not preconditioned:
+            elif chosen.n_batches == 1:  # full batch: on this engine (one per fit)
+                coef = chosen.solver.descend(row_sums, data, chosen, rng, callback)
+        if not preconditioned and chosen.n_batches > 1:  # its own row sets
             coef = chosen.solver.run(data, loss, chosen, rng, callback)
         if report is not None:
             report = replace(self.report(plan, problem, index=index), notes=report.notes + notes)

@@ -70,8 +70,8 @@ def test_dask_backend_gives_the_same_model_and_scatters_once(client, make, use_t
     # Work was sent to the cluster (tasks in every one of the 8 steps), every task
     # referring to X and y (arguments 2 and 3 of the chunk-sum task) through futures:
     # the clipped design is never shipped inline, and it was scattered in one call per
-    # pass structure: once for the whole fit, twice where "auto" runs a plain-step run
-    # chosen on the released Gram (the Gram pass, then the run's own row sets).
+    # pass structure: once for the whole fit, twice where "auto" runs a cyclic run chosen
+    # on the released Gram (the Gram pass, then the run's own row sets).
     assert len(shipped) >= 8 * 2
     assert all(isinstance(args[2], distributed.Future) for args in shipped)
     assert all(isinstance(args[3], distributed.Future) for args in shipped)
@@ -80,9 +80,9 @@ def test_dask_backend_gives_the_same_model_and_scatters_once(client, make, use_t
         data for data in scattered
         if any(isinstance(item, ClippedDesign) for item in (data if isinstance(data, list) else [data]))
     ]
-    after_gram = isinstance(est.privacy_, GramThenRunPrivacyReport) and not (
-        est.run_report_.run_solver.startswith("preconditioned"))
-    assert len(holding_design) == (2 if after_gram else 1)
+    cyclic_after_gram = isinstance(est.privacy_, GramThenRunPrivacyReport) and (
+        est.run_report_.run_solver.startswith("cyclic"))
+    assert len(holding_design) == (2 if cyclic_after_gram else 1)
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])

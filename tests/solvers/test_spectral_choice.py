@@ -290,3 +290,29 @@ def test_the_choice_reads_the_probe_and_only_a_preconditioned_winner_tops_up(mon
         assert [tau for tau, _ in released] == [plan.probe_noise_std, plan.top_up_noise_std]
         np.testing.assert_array_equal(ran_on[0],
                                       combine_releases(released[0][1], released[1][1]))
+
+
+def test_a_full_batch_winner_runs_on_the_gram_pass_engine_with_the_same_sums(monkeypatch):
+    # gd chosen on the probe runs on the row-sum engine of the Gram pass; a fresh engine
+    # over the same rows gives the very same model (the sums do not depend on the engine)
+    from skdpgd.solvers._cyclic import CyclicSolver
+
+    def choose_gd(plan, problem, gram):
+        return next(i for i, c in enumerate(plan.candidates) if c.solver.name == "gd"), ()
+
+    monkeypatch.setattr(_spectral, "choose_on_spectrum", choose_gd)
+    X, y = logistic_data(20_000, 20, 0)
+    shared = DPLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+    assert shared.solver_ == "gd"
+    descend, engines = CyclicSolver.descend, []
+
+    def on_a_fresh_engine(self, row_sums, data, *args, **kwargs):
+        with data.row_sums(row_sums.method) as fresh:
+            engines.append(fresh)
+            return descend(self, fresh, data, *args, **kwargs)
+
+    monkeypatch.setattr(CyclicSolver, "descend", on_a_fresh_engine)
+    fresh = DPLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+    assert len(engines) == 1
+    np.testing.assert_array_equal(fresh.coef_, shared.coef_)
+    np.testing.assert_array_equal(fresh.intercept_, shared.intercept_)
