@@ -89,8 +89,6 @@ class SpectralChoicePlan:
         top-up Gram release and its steps, composed).
     gram_mu : float
         mu_G of the probe, the Gram release the choice reads.
-    probe_noise_std, top_up_noise_std : float
-        tau / sqrt(q) and tau / sqrt(1 - q) (:data:`PROBE_FRACTION`).
     problem : PublicProblem
         The public numbers the candidates are scored with.
     n_steps, strong_convexity : int, float
@@ -111,13 +109,21 @@ class SpectralChoicePlan:
     strong_convexity: float
     solver: object = None
     notes: tuple = ()
-    probe_noise_std: float = math.nan
-    top_up_noise_std: float = math.nan
 
     @property
     def run_mu(self):
         """The largest GDP parameter of the candidates: what the run is charged."""
         return max(self.run_mus)
+
+    @property
+    def probe_noise_std(self):
+        """tau / sqrt(q): the noise of the probe, the release the choice reads."""
+        return _split(self.public_plan.gram_noise_std)[0]
+
+    @property
+    def top_up_noise_std(self):
+        """tau / sqrt(1 - q): the noise of the rest of a preconditioned winner's Gram."""
+        return _split(self.public_plan.gram_noise_std)[1]
 
 
 def _label(plan):
@@ -196,8 +202,7 @@ def spectral_plan(problem, public_plan, found, settings=None):
         public_plan=public_plan, candidates=tuple(plans), run_reports=tuple(reports),
         run_mus=tuple(mus), gram_mu=gram_mu, problem=problem, n_steps=public_plan.n_steps,
         strong_convexity=public_plan.strong_convexity, solver=SpectralChoiceSolver(),
-        notes=public_plan.notes + (note,), probe_noise_std=probe_tau,
-        top_up_noise_std=top_up_tau,
+        notes=public_plan.notes + (note,),
     )
 
 
