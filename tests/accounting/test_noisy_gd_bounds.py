@@ -260,3 +260,23 @@ def test_nan_inputs_rejected():
         gd(float("nan"), 10)
     with pytest.raises(ValueError):
         gd(1.0, 10, eta=float("nan"))
+
+
+@pytest.mark.parametrize("gap", [1e-4, 1e-6, 1.8e-8, 1e-10])
+@pytest.mark.parametrize("n, b", [(40000, 40000), (40000, 20000), (40000, 10000), (40000, 2500)])
+def test_bound_c_is_accurate_where_the_contraction_nears_one(gap, n, b):
+    # auto's gd and cyclic plans reach lam ~ 1e-8 beta: c = 1 - eta lam within 1e-8 of 1,
+    # where 1 - c^2 computed as such lost 2.5e-10 of the factor (below the exact one: too
+    # little noise calibrated). Against the hand formula in 50 digits, on the same float c.
+    l = -(-n // b)
+    b_min = n // l
+    c = 1.0 - gap
+    eta = 1.0
+    lam, beta = gap, gap  # c = |1 - eta lam| = 1 - gap exactly in floats
+    assert contraction_hand(eta, lam, beta) == c
+    for E in (2, 50, 370, 1000, 10**5):
+        got = float(cyclic(1.0, E, b, 1.0, n, eta, lam, beta))
+        expected = bound_c_hand(1.0, E, b_min, 1.0, l, c)
+        if l == 1:
+            expected = min(expected, bound_a_hand(1.0, E, 1.0, n, c))
+        assert got == pytest.approx(expected, rel=1e-13), (E, l)
