@@ -21,6 +21,7 @@ import numpy as np
 from ..accounting import contraction_factor, cyclic_batch_sizes, epsilon_delta_to_gdp
 from ..accounting.calibration import (
     calibrate_noisy_cyclic_gd,
+    calibrate_noisy_gd,
     check_count,
     check_positive,
     check_target,
@@ -324,7 +325,14 @@ def _plan_cyclic(epsilon, delta, *, lams, sensitivity, gradient_bound, n_samples
 
 
 def _calibrate_cyclic(plan, epsilon, delta, sensitivity, n_samples):
-    """``plan`` with its noise calibrated by the accountant (once, for the winning plan)."""
+    """``plan`` with its noise calibrated by the accountant (once, for the winning plan):
+    the one that reports it (bound (A), Theorem 4.2, for one batch; bound (C) else)."""
+    if plan.n_batches == 1:
+        return replace(plan, noise_std=calibrate_noisy_gd(
+            epsilon, delta, sensitivity=sensitivity, n_samples=n_samples,
+            learning_rate=plan.learning_rate, strong_convexity=plan.strong_convexity,
+            smoothness=plan.smoothness, n_steps=plan.n_epochs,
+        ))
     return replace(plan, noise_std=calibrate_noisy_cyclic_gd(
         epsilon, delta, batch_size=plan.batch_size, sensitivity=sensitivity,
         n_samples=n_samples, learning_rate=plan.learning_rate,
