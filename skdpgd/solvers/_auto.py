@@ -6,7 +6,12 @@ the excess loss the run is predicted to leave (noise and optimisation), in the s
 for every solver, with its compute cost in passes over the data. The candidates:
 
 * ``"gd"``: full-batch noisy GD (Bok, Su and Altschuler's convergent bound or composition,
-  whichever is smaller);
+  whichever is smaller), at the common budget and at its own (up to
+  ``AUTO_MAX_PASSES_FULL_BATCH`` passes, as ``solver="gd"`` plans; the passes above the
+  common budget searched at a :data:`AUTO_PASS_RATIO` spacing). The longer run competes
+  only where it is predicted to beat every other candidate by more than
+  :func:`statistical_resolution` (phi p / (2n), the excess risk of the non-private fit):
+  passes are spent on a hard problem, not on a gain the sample cannot resolve;
 * ``"cyclic"`` with l = 4 and l = 16 batches;
 * ``"preconditioned"`` with each Gram share of :data:`AUTO_GRAM_SHARES` and each margin
   factor of :data:`AUTO_MARGIN_FACTORS`, while the augmented design has at most
@@ -36,7 +41,12 @@ from dataclasses import replace
 
 from ..optim import MAX_DENSE_DIM
 from ._base import AUTO_MAX_PASSES, Solver
-from ._cyclic import CyclicSolver, calibrate_cyclic, plan_cyclic_together
+from ._cyclic import (
+    AUTO_MAX_PASSES_FULL_BATCH,
+    CyclicSolver,
+    calibrate_cyclic,
+    plan_cyclic_together,
+)
 from ._preconditioned import PreconditionedSolver, calibrate_preconditioned, plan_together
 from ._spectral import SpectralChoicePlan, spectral_plan
 from ._utility import predict_runs
@@ -62,6 +72,12 @@ AUTO_MARGIN_FACTORS = (1.0, 2.0, 4.0)
 #: 0.1 by .008) and the planning took 1.5-2x longer (benchmarks/README.md, "Candidates at
 #: several pass budgets").
 AUTO_PASS_BUDGETS = (AUTO_MAX_PASSES,)
+
+#: gd at its own budget (up to ``AUTO_MAX_PASSES_FULL_BATCH`` passes) is searched at
+#: every number of passes up to ``AUTO_MAX_PASSES`` and above it at a 10% spacing
+#: (:func:`~skdpgd.solvers._cyclic_planning.pass_grid`): its planning costs about what a
+#: 50-pass candidate's does, where every number up to 1000 cost 20 ms.
+AUTO_PASS_RATIO = 1.1
 
 #: Predictions within this relative gap of the smallest tie (the proxy's digits beyond
 #: the first two mean nothing), and the cheapest of them wins.
@@ -90,6 +106,9 @@ def candidates(problem, budgets=AUTO_PASS_BUDGETS):
     # a fixed max_iter is every candidate's number of passes: one budget
     budgets = sorted(budgets) if problem.max_iter is None else [AUTO_MAX_PASSES]
     found = [CyclicSolver(full_batch=True, max_passes=b) for b in budgets]
+    if problem.max_iter is None:  # and gd with its own budget: its planner's passes
+        found.append(CyclicSolver(full_batch=True, max_passes=AUTO_MAX_PASSES_FULL_BATCH,
+                                  pass_ratio=AUTO_PASS_RATIO))
     found += [CyclicSolver(n_batches=l, max_passes=b)
               for l in AUTO_CYCLIC_BATCHES if l < problem.n_samples for b in budgets]
     if problem.gram_dim <= MAX_DENSE_DIM:
@@ -140,7 +159,8 @@ def _choose(problem, budgets):
             kept.append(plan)
     # every prediction at once: the recursions of one setting at several budgets shared
     runs = [plan.solver._prediction_run(plan, problem) for plan in kept]
-    scored = list(zip(predict_runs(problem, runs), kept))
+    every = list(zip(predict_runs(problem, runs), kept))
+    scored, long_note = _price_long_runs(every, problem)
     best = min(prediction.excess_loss for prediction, _ in scored)
     tied = [pair for pair in scored
             if pair[0].excess_loss <= best + TIE_TOLERANCE * abs(best)]
@@ -154,7 +174,7 @@ def _choose(problem, budgets):
             "its direction" if problem.scale_free_score else "")
     lines = tuple(
         f"candidate {p.label}: predicted excess loss {p.excess_loss:.2e}, {p.passes:.0f} passes"
-        for p, _ in scored
+        for p, _ in every
     )
     if winner.excess_loss <= best:
         why = f"solver='auto' chose {winner.label}: the smallest predicted excess loss"
@@ -163,7 +183,54 @@ def _choose(problem, budgets):
                f"within {TIE_TOLERANCE:.0%} of the smallest predicted excess loss")
     if kind:
         why += f" ({kind})"
-    return plan, lines + (why,), [planned[id(solver)] for solver in found]
+    return plan, lines + long_note + (why,), [planned[id(solver)] for solver in found]
+
+
+def statistical_resolution(problem):
+    r"""phi p / (2n): the excess loss of the non-private fit itself, in the loss's units.
+
+    The expected excess risk of the empirical risk minimiser over the population optimum
+    with p parameters is :math:`\operatorname{tr}(H^{-1}\Sigma)/(2n)` to first order
+    (van der Vaart, *Asymptotic Statistics*, 1998, Thm 5.23; the sandwich covariance):
+    :math:`p/(2n)` for a well-specified likelihood (:math:`\Sigma = H`, the logistic
+    losses; Wilks 1938) and :math:`\sigma^2 p/(2n)` for the squared loss,
+    :math:`\sigma^2 \le B^2` the residual variance (``problem.dispersion`` holds
+    :math:`\phi`, 1 or :math:`B^2`). A predicted gain below it is below what the sample
+    itself resolves. Public (n, p, the bounds).
+
+    Parameters
+    ----------
+    problem : PublicProblem
+        The public numbers of the fit.
+
+    Returns
+    -------
+    float
+    """
+    return problem.dispersion * problem.n_params / (2.0 * problem.n_samples)
+
+
+def _price_long_runs(scored, problem):
+    """The scored candidates less the runs longer than the common budget (gd at its own
+    budget) that do not beat every other by more than :func:`statistical_resolution`:
+    extra passes are spent only for a predicted gain the sample can resolve. Returns the
+    kept pairs and a note naming what was dropped."""
+    long = [(getattr(plan.solver, "max_passes", None) or 0) > AUTO_MAX_PASSES
+            and getattr(plan, "n_epochs", 0) > AUTO_MAX_PASSES for _, plan in scored]
+    others = [prediction.excess_loss for (prediction, _), is_long in zip(scored, long)
+              if not is_long]
+    if not others or len(others) == len(scored):
+        return scored, ()
+    floor = statistical_resolution(problem)
+    keep = [not is_long or prediction.excess_loss < min(others) - floor
+            for (prediction, _), is_long in zip(scored, long)]
+    dropped = [prediction.label for (prediction, _), kept in zip(scored, keep) if not kept]
+    if not dropped:
+        return scored, ()
+    return [pair for pair, kept in zip(scored, keep) if kept], (
+        f"not run: {', '.join(dropped)}: more passes than {AUTO_MAX_PASSES} for a predicted "
+        f"gain below phi p/(2n) = {floor:.2e}, the excess loss of the non-private fit "
+        "itself",)
 
 
 class AutoSolver(Solver):

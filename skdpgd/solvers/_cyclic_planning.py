@@ -27,12 +27,14 @@ from ..accounting.calibration import (
     check_target,
     cyclic_factors,
 )
+from ._base import AUTO_MAX_PASSES
 from ._cyclic_grid import grid_proxy
 from ._gd_planning import STEP_FRACTIONS
 
 __all__ = [
     "NoisyCyclicGDPlan",
     "batch_heterogeneity",
+    "pass_grid",
     "plan_noisy_cyclic_gd",
     "plan_noisy_cyclic_gd_regularization",
 ]
@@ -129,8 +131,23 @@ def batch_heterogeneity(learning_rate, *, gradient_bound, batch_size, n_samples)
     return float(term) if term.ndim == 0 else term
 
 
+def pass_grid(max_epochs, ratio=None):
+    """The numbers of passes E a search scores: every E <= ``max_epochs``, or with a
+    ``ratio`` every E <= :data:`~skdpgd.solvers._base.AUTO_MAX_PASSES` and above it a
+    geometric grid of that ratio, ending at ``max_epochs`` (a long budget searched at the
+    cost of a short one: the proxy is flat near its minimum). An int array, ascending."""
+    max_epochs = int(max_epochs)
+    if ratio is None or max_epochs <= AUTO_MAX_PASSES:
+        return np.arange(1, max_epochs + 1)
+    count = int(math.ceil(math.log(max_epochs / AUTO_MAX_PASSES) / math.log(float(ratio))))
+    above = np.rint(AUTO_MAX_PASSES * float(ratio) ** np.arange(1, count + 1)).astype(int)
+    return np.unique(np.concatenate([np.arange(1, AUTO_MAX_PASSES + 1),
+                                     np.minimum(above, max_epochs), [max_epochs]]))
+
+
 def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_params, beta_l,
-                   lams, learning_rate, r0, max_epochs, batch_sizes, each=False, budgets=None):
+                   lams, learning_rate, r0, max_epochs, batch_sizes, each=False, budgets=None,
+                   pass_grids=None):
     r"""(proxy, lam, E, eta, b) of the best run over the whole grid, as numpy arrays.
 
     For every lam, every step (:data:`STEP_FRACTIONS` of 2/(beta + lam), or the fixed
@@ -140,7 +157,8 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
     (proxy, E, eta, b) in that order, then the first lam with the smallest proxy.
     ``each``: a dict with the winner of every batch size b and every compute budget B of
     ``budgets`` (default: ``max_epochs``; E <= B), keyed (b, B), instead
-    (``solver="auto"``'s cyclic candidates).
+    (``solver="auto"``'s cyclic candidates). ``pass_grids``: the E scored per batch size
+    (a dict b -> ascending int array, :func:`pass_grid`; default every E <= max_epochs).
     """
     lam = np.asarray(lams, dtype=float)[:, None]  # (L, 1)
     beta = beta_l + lam
@@ -149,7 +167,7 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
     else:
         etas = np.full(lam.shape, float(learning_rate))
     contraction = np.maximum(np.abs(1.0 - etas * lam), np.abs(1.0 - etas * beta))
-    epochs = np.arange(1, max_epochs + 1)
+    every = np.arange(1, max_epochs + 1)
     budgets = sorted({int(budget) for budget in budgets or (max_epochs,)})
     shape = etas.shape + (len(batch_sizes), len(budgets))
     proxies, best_epochs = np.full(shape, np.inf), np.ones(shape, dtype=int)
@@ -162,6 +180,7 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
     for j, b in enumerate(batch_sizes):
         sizes = cyclic_batch_sizes(n_samples, b)
         n_batches, b_min = len(sizes), int(sizes.min())
+        epochs = every if pass_grids is None else pass_grids[b]
         for rows in (first, None):
             if rows is None:
                 rows = ~first & (bias <= proxies[:, :, j].min(axis=(0, 1)).max())
@@ -174,7 +193,8 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
                 epochs=epochs, n_batches=n_batches, sensitivity=sensitivity,
                 denominator=b_min * target_mu, r0=r0, n_params=n_params)
             for t, budget in enumerate(budgets):
-                best = np.argmin(proxy[:, :, :budget], axis=2)  # the first of equal values
+                within = int(np.searchsorted(epochs, budget, side="right"))  # E <= budget
+                best = np.argmin(proxy[:, :, :within], axis=2)  # the first of equal values
                 proxies[rows, :, j, t] = np.take_along_axis(
                     proxy, best[:, :, None], axis=2)[:, :, 0]
                 best_epochs[rows, :, j, t] = epochs[best]
@@ -282,10 +302,11 @@ def plan_noisy_cyclic_gd(
 
 def _plan_cyclic(epsilon, delta, *, lams, sensitivity, gradient_bound, n_samples, n_params,
                  data_smoothness, initial_distance, max_epochs, batch_sizes, learning_rate=None,
-                 n_epochs=None, calibrate=True, each=False, budgets=None):
+                 n_epochs=None, calibrate=True, each=False, budgets=None, pass_grids=None):
     """:func:`plan_noisy_cyclic_gd` over the grid ``lams`` (checked here, searched at once);
     ``each``: a dict of the plans of every batch size b and compute budget B of
-    ``budgets`` (E <= B <= ``max_epochs``), keyed (b, B) (``solver="auto"``'s candidates)."""
+    ``budgets`` (E <= B <= ``max_epochs``), keyed (b, B) (``solver="auto"``'s candidates);
+    ``pass_grids``: the E searched per batch size (:func:`_search_cyclic`)."""
     epsilon, delta = check_target(epsilon, delta)
     lams = [check_positive("strong_convexity", lam) for lam in lams]
     max_epochs = check_count("max_epochs", max_epochs)
@@ -302,6 +323,7 @@ def _plan_cyclic(epsilon, delta, *, lams, sensitivity, gradient_bound, n_samples
         target_mu, sensitivity=sensitivity, gradient_bound=gradient_bound, n_samples=n,
         n_params=n_params, beta_l=data_smoothness, lams=lams, learning_rate=learning_rate,
         r0=r0, max_epochs=max_epochs, batch_sizes=batch_sizes, each=each, budgets=budgets,
+        pass_grids=pass_grids,
     )
     plans = {}
     for key, (proxy, lam, epochs, eta, batch_size) in (found if each else {0: found}).items():

@@ -91,7 +91,7 @@ def _plan(n, d, epsilon):
 
 
 def test_isotropic_spectrum_keeps_plain_gd_and_ill_conditioned_keeps_preconditioned():
-    problem, plan = _plan(40_000, 100, 0.5)
+    problem, plan = _plan(100_000, 100, 1.0)
     dim = problem.gram_dim
     b2 = problem.row_norm**2 - 1.0
     isotropic = np.diag(np.r_[np.full(dim - 1, 1.0 / (dim - 1)), b2])
@@ -169,7 +169,7 @@ def test_candidates_span_the_pass_budgets_and_the_charge_covers_every_one():
     from skdpgd.solvers._auto import AUTO_CYCLIC_BATCHES, AUTO_MARGIN_FACTORS
     from skdpgd.solvers._spectral import SPECTRAL_PASS_BUDGETS
 
-    problem, plan = _plan(40_000, 100, 0.5)
+    problem, plan = _plan(40_000, 100, 1.0)
     runs = {}
     for candidate in plan.candidates:
         kind = candidate.solver.name
@@ -190,7 +190,7 @@ def test_candidates_span_the_pass_budgets_and_the_charge_covers_every_one():
 
 
 def test_ties_on_the_released_spectrum_go_to_the_fewest_passes(monkeypatch):
-    problem, plan = _plan(40_000, 100, 0.5)
+    problem, plan = _plan(40_000, 100, 1.0)
     # every candidate predicted alike, up to half the tie tolerance: the cheapest runs
     rng = np.random.default_rng(0)
     fake = iter(1.0 + 0.005 * rng.uniform(size=len(plan.candidates)))
@@ -227,7 +227,7 @@ def test_the_gram_is_released_in_two_draws_whose_precisions_add_up(monkeypatch):
     preconditioned branch pays what the public plan pays, a plain-step branch the probe."""
     from skdpgd.solvers._spectral import PROBE_FRACTION, combine_releases
 
-    problem, plan = _plan(40_000, 100, 0.5)
+    problem, plan = _plan(40_000, 100, 1.0)
     tau, s_g, n = plan.public_plan.gram_noise_std, plan.public_plan.gram_sensitivity, 40_000
     mu_p, mu_t = s_g / (n * plan.probe_noise_std), s_g / (n * plan.top_up_noise_std)
     assert mu_p**2 + mu_t**2 == pytest.approx((s_g / (n * tau)) ** 2, rel=1e-12)

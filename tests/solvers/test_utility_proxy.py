@@ -136,13 +136,21 @@ def test_auto_takes_the_smallest_prediction(estimator, n, d, k):
     scored = []
     for plan_, solver in _distinct_plans(problem):
         scored.append((solver.predict(plan_, problem), solver))
-    best = min(p.excess_loss for p, _ in scored)
-    winner = [s for p, s in scored if p.label in notes[-1]]
+    # gd at its own budget competes only where it beats every other by more than p/(2n)
+    long = [(p, s) for p, s in scored if s.name == "gd" and s.max_passes == 1000]
+    others = [pair for pair in scored if pair not in long]
+    floor = problem.dispersion * problem.n_params / (2 * problem.n_samples)
+    dropped = [pair for pair in long
+               if not pair[0].excess_loss < min(p.excess_loss for p, _ in others) - floor]
+    best = min(p.excess_loss for p, _ in scored if (p, _) not in dropped)
+    winner = [s for p, s in scored if f"chose {p.label}:" in notes[-1]]
     assert len(winner) == 1 and plan.solver == winner[0]
     chosen = [p for p, s in scored if s == plan.solver][0]
     assert chosen.excess_loss <= best * (1 + TIE_TOLERANCE)
-    # every candidate is listed with its prediction
-    assert len(notes) == len(scored) + 1
+    # every candidate is listed with its prediction, and a dropped one is named
+    assert len(notes) == len(scored) + 1 + len(dropped)
+    assert [line for line in notes if line.startswith("not run: ")] == [
+        line for line in notes if dropped and line.startswith(f"not run: {dropped[0][0].label}:")]
     for prediction, _ in scored:
         assert any(prediction.label in line and f"{prediction.excess_loss:.2e}" in line
                    for line in notes)
@@ -212,8 +220,10 @@ RECORDED_CHOICES = {
     ("classification", 2000, 104, 1.0): ("cyclic (4 batches)", 38, 500),  # adult-2000
     ("classification", 2000, 104, 4.0): ("preconditioned (Gram share 0.125, margin x4)", 50, None),
     ("regression", 43152, 26, 0.5): ("preconditioned (Gram share 0.125, margin x2)", 50, None),
-    ("classification", 40000, 10, 0.1): ("preconditioned (Gram share 0.125, margin x2)", 39, None),
-    ("classification", 40000, 100, 0.1): ("cyclic (4 batches)", 50, 10000),
+    # gd at its own budget, a candidate since, beats the recorded winners here (by more
+    # than p / (2n)): on the grid it scores .927 / .893 against their .931 / .887
+    ("classification", 40000, 10, 0.1): ("gd (at most 1000 passes)", 370, 40000),
+    ("classification", 40000, 100, 0.1): ("gd (at most 1000 passes)", 190, 40000),
     ("classification", 40000, 1500, 0.1): ("gd", 50, 40000),
 }
 
