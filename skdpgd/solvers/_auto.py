@@ -228,9 +228,9 @@ def _price_long_runs(scored, problem):
     if not dropped:
         return scored, ()
     return [pair for pair, kept in zip(scored, keep) if kept], (
-        f"not run: {', '.join(dropped)}: more passes than {AUTO_MAX_PASSES} for a predicted "
-        f"gain below phi p/(2n) = {floor:.2e}, the excess loss of the non-private fit "
-        "itself",)
+        f"not run: {', '.join(dropped)}: more passes than {AUTO_MAX_PASSES} without "
+        f"beating every other candidate by phi p/(2n) = {floor:.2e}, the excess loss of "
+        "the non-private fit itself",)
 
 
 class AutoSolver(Solver):
