@@ -64,8 +64,9 @@ class SearchPrivacyCost:
     Attributes
     ----------
     mu : float or None
-        Worst record's exact GDP parameter over all fits of the search; None for a
-        search over ``solver="sgd"`` (composed by PLD, see :class:`~skdpgd.PrivacyLedger`).
+        Worst record's exact GDP parameter over all fits of the search; None where one of
+        that record's events is not Gaussian DP (a fit with ``solver="sgd"``, composed by
+        PLD; see :class:`~skdpgd.PrivacyLedger` and :class:`~skdpgd.LedgerSpend`).
     epsilon, delta : float
         The same as (epsilon, delta)-DP (lossless GDP conversion, or the PLD's epsilon).
     n_fits, n_candidates, n_splits : int
