@@ -235,3 +235,15 @@ def test_solvers_planned_together_must_score_the_same_passes():
              CyclicSolver(full_batch=True, max_passes=200)]  # every pass to 200: not the same
     with pytest.raises(ValueError, match="plan them apart"):
         plan_cyclic_together(problem, mixed)
+
+
+def test_the_statistical_resolution_is_in_the_units_of_the_loss():
+    from skdpgd.solvers._auto import statistical_resolution
+
+    logistic = DPLogisticRegression(classes=[0, 1, 2])._plan_and_report(10_000, 19, 3)[2]
+    assert logistic.dispersion == 1.0  # a likelihood: Fisher information = Hessian
+    assert statistical_resolution(logistic) == logistic.n_params / (2 * 10_000)
+    for bound in (1.0, 10.0):  # squares: the residual variance, at most y_bound^2
+        ridge = DPRidge(y_bound=bound)._plan_and_report(10_000, 19, None)[2]
+        assert ridge.dispersion == bound**2
+        assert statistical_resolution(ridge) == pytest.approx(bound**2 * 20 / 20_000)
