@@ -137,6 +137,8 @@ def pass_grid(max_epochs, ratio=None):
     geometric grid of that ratio, ending at ``max_epochs`` (a long budget searched at the
     cost of a short one: the proxy is flat near its minimum). An int array, ascending."""
     max_epochs = int(max_epochs)
+    if ratio is not None and not float(ratio) > 1.0:
+        raise ValueError(f"pass_ratio must be > 1 (a geometric grid), got {ratio!r}.")
     if ratio is None or max_epochs <= AUTO_MAX_PASSES:
         return np.arange(1, max_epochs + 1)
     count = int(math.ceil(math.log(max_epochs / AUTO_MAX_PASSES) / math.log(float(ratio))))

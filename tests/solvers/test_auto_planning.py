@@ -205,6 +205,9 @@ def test_the_pass_grid_keeps_every_short_budget_and_spaces_the_long_one():
     np.testing.assert_array_equal(grid[:50], np.arange(1, 51))  # every short budget
     assert np.all(grid[50:] / grid[49:-1] <= 1.1 + 0.5 / 50)  # then 10% apart (rounded)
     assert len(grid) < 90  # a long budget at the cost of a short one
+    for ratio in (1.0, 0.5, float("nan")):
+        with pytest.raises(ValueError, match="pass_ratio must be > 1"):
+            pass_grid(1000, ratio)
 
 
 def _long_run_notes(n, d, epsilon):
