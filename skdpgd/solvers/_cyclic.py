@@ -62,6 +62,9 @@ class CyclicSolver(Solver):
         ``solver="auto"``'s gd at its own budget. Default: every number of passes.
     """
 
+    #: Class default: a solver pickled before this parameter existed scores every pass.
+    pass_ratio = None
+
     def __init__(self, full_batch=False, max_passes=None, n_batches=None, pass_ratio=None):
         self.full_batch = bool(full_batch)
         self.name = "gd" if self.full_batch else "cyclic"
