@@ -76,6 +76,10 @@ EXPLICIT = {"gd": ("gd", None), "cyclic": ("cyclic", None), "cyclic-l4": ("cycli
             "cyclic-l16": ("cyclic", 16), "preconditioned": ("preconditioned", None),
             "sgd": ("sgd", None)}
 TOL_MOST, TOL_ALL, SHARE = 0.005, 0.01, 0.9
+#: Scores are fractions of a test set (multiples of 1/n_test): a gap equal to a tolerance
+#: is within it, whatever the last bit of the float subtraction (.9183 - .9133 is
+#: 0.0050000000000000044 in floats).
+FLOAT_SLACK = 1e-12
 
 
 def have_sgd():
@@ -228,22 +232,23 @@ def targets(cell_list):
     if not scored:
         return dict(cells=0)
     gaps = np.array([c["auto_gap"] for c in scored])
-    share = float(np.mean(gaps <= TOL_MOST))
+    share = float(np.mean(gaps <= TOL_MOST + FLOAT_SLACK))
     below = [f"{c['problem']} eps={c['epsilon']:g}" for c in scored
              if c["someone_above_constant"] and c["auto_below_constant"]]
     return dict(
         cells=len(scored),
         share_within_0_005=share,
         within_0_005_in_90_percent=bool(share >= SHARE),
-        within_0_01_in_all=bool(np.all(gaps <= TOL_ALL)),
+        within_0_01_in_all=bool(np.all(gaps <= TOL_ALL + FLOAT_SLACK)),
         never_below_constant=not below,
         below_constant_cells=below,
         worst_gap=float(gaps.max()),
         worst_cell=f"{scored[int(gaps.argmax())]['problem']} "
                    f"eps={scored[int(gaps.argmax())]['epsilon']:g}",
         losing_cells=[f"{c['problem']} eps={c['epsilon']:g}: {c['auto_gap']:+.4f}"
-                      for c in scored if c["auto_gap"] > TOL_MOST],
-        all_targets_met=bool(share >= SHARE and np.all(gaps <= TOL_ALL) and not below),
+                      for c in scored if c["auto_gap"] > TOL_MOST + FLOAT_SLACK],
+        all_targets_met=bool(share >= SHARE and np.all(gaps <= TOL_ALL + FLOAT_SLACK)
+                             and not below),
     )
 
 
@@ -256,7 +261,7 @@ def table(cell_list, tgt):
         if "auto" not in med or c["best_explicit"] is None:
             continue
         gap = c["auto_gap"]
-        flag = " **" if gap > TOL_MOST else ""
+        flag = " **" if gap > TOL_MOST + FLOAT_SLACK else ""
         lines.append(
             f"| {c['problem']} ({c['n']} x {c['d']}) | {c['epsilon']:g} | {len(c['seeds'])} | "
             f"{med['constant']:.4f} | {'/'.join(c['auto_chose'])}, "
@@ -334,7 +339,7 @@ def main(argv=None):
     out = Path(args.out)
     if args.table_only:
         data = json.loads(out.read_text())
-        print(table(data["cells"], data["targets"]))
+        print(table(data["cells"], targets(data["cells"])))  # by today's rule
         if args.explicit_from:
             before = json.loads(Path(args.explicit_from).read_text())["cells"]
             print("\nauto against the earlier run's auto:\n")
