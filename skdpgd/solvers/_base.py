@@ -63,7 +63,8 @@ class PublicProblem:
     dispersion : float
         A public bound on the loss's dispersion phi: 1 for the logistic losses (their
         Fisher information is their Hessian), ``y_bound**2`` for the squared loss (the
-        residual variance): the non-private fit's excess risk is about phi p / (2n)
+        residual variance), times the weight bound W of a weighted fit (whose loss is
+        scaled by at most W): the non-private fit's excess risk is about phi p / (2n)
         (:func:`skdpgd.solvers._auto.statistical_resolution`).
     """
 

@@ -250,3 +250,8 @@ def test_the_statistical_resolution_is_in_the_units_of_the_loss():
         ridge = DPRidge(y_bound=bound)._plan_and_report(10_000, 19, None)[2]
         assert ridge.dispersion == bound**2
         assert statistical_resolution(ridge) == pytest.approx(bound**2 * 20 / 20_000)
+    # a weighted fit's loss is scaled by at most its public weight bound W
+    weighted = DPLogisticRegression(classes=[0, 1], max_sample_weight=5.0)
+    assert weighted._plan_and_report(10_000, 19, 2)[2].dispersion == 5.0
+    weighted = DPRidge(y_bound=2.0, max_sample_weight=3.0)
+    assert weighted._plan_and_report(10_000, 19, None)[2].dispersion == 12.0
