@@ -222,7 +222,8 @@ def _price_long_runs(scored, problem):
     if not others or len(others) == len(scored):
         return scored, ()
     floor = statistical_resolution(problem)
-    keep = [not is_long or prediction.excess_loss < min(others) - floor
+    bar = min(others) - floor  # what a longer run must beat
+    keep = [not is_long or prediction.excess_loss < bar
             for (prediction, _), is_long in zip(scored, long)]
     dropped = [prediction.label for (prediction, _), kept in zip(scored, keep) if not kept]
     if not dropped:
