@@ -7,7 +7,8 @@ solver object, which is named by its label) and the candidates' predictions (aut
 notes). With ``--before PATH`` the same runs first in a subprocess on the skdpgd package
 found under PATH, and the two are compared: the winner and the plan's integer fields must
 be the same, its float fields within ``--rtol`` (default 1e-9; the planners' arithmetic
-may move the last bits), and each candidate's prediction within ``--prediction-rtol``.
+may move the last bits; the floats inside a nested plan's repr too), and each candidate's
+prediction within ``--prediction-rtol``.
 Exit status 1 if a plan differs. Usage, from the repository root::
 
     git archive <commit> skdpgd | tar -x -C /tmp/before   # the code before a change
@@ -67,6 +68,22 @@ def plans():
     return out
 
 
+_FLOAT = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+)(?:e[-+]?\d+)?|[-+]?\d+e[-+]?\d+|nan|inf")
+
+
+def _close(was, now, rtol):
+    return (math.isnan(was) and math.isnan(now)) or was == now or (
+        abs(now - was) <= rtol * max(abs(was), abs(now)))
+
+
+def _same_text(was, now, rtol):
+    """Two reprs (of nested plans) equal but for their floats, each within ``rtol``."""
+    if _FLOAT.sub("#", was) != _FLOAT.sub("#", now):
+        return False
+    return all(_close(float(x), float(y), rtol)
+               for x, y in zip(_FLOAT.findall(was), _FLOAT.findall(now)))
+
+
 def compare(before, after, rtol, prediction_rtol):
     """Lines describing every difference (empty: the same plans)."""
     lines = []
@@ -78,8 +95,9 @@ def compare(before, after, rtol, prediction_rtol):
         for key, was in b["plan"].items():
             now = a["plan"].get(key)
             if isinstance(was, float) and isinstance(now, float):
-                same = (math.isnan(was) and math.isnan(now)) or (
-                    abs(now - was) <= rtol * max(abs(was), abs(now)))
+                same = _close(was, now, rtol)
+            elif isinstance(was, (str, list)) and isinstance(now, (str, list)):
+                same = _same_text(str(was), str(now), rtol)  # nested plans' reprs
             else:
                 same = now == was
             if not same:
