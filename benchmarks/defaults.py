@@ -33,7 +33,7 @@ estimator's ``random_state``; nothing else varies):
     factor of extra noise composition would need: its mu is proportional to 1/sigma); plus
     plan-only rows for the default and ``"gd"`` (``plan_privacy``: the plan reads public
     numbers only, no data; delta="auto") for designs wider than 2000 columns, where "auto"
-    has no preconditioned candidate and picks ``"gd"`` or ``"cyclic"`` (4 or 16 batches) by
+    has no preconditioned candidate and picks ``"gd"`` or ``"cyclic"`` (2 to 64 batches) by
     predicted excess loss. The results in benchmarks/README.md ("Defaults") were measured
     with the previous default, ``"auto"`` -> ``"preconditioned"`` up to 2000 columns.
 

@@ -1,7 +1,7 @@
 """skdpgd: scikit-learn compatible differentially private linear models.
 
 Models are trained by noisy gradient methods and only the last iterate is released. The
-default ``solver="auto"`` plans full-batch noisy GD, cyclic mini-batches (4 and 16 batches)
+default ``solver="auto"`` plans full-batch noisy GD, cyclic mini-batches (2 to 64 batches)
 and a Gram-preconditioned run (one noisy Gram release, then a few preconditioned noisy
 steps) from public numbers only, and runs the one with the smallest predicted excess loss
 (:func:`skdpgd.solvers.predicted_excess_loss`). The cyclic run is calibrated with the

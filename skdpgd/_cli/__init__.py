@@ -99,7 +99,7 @@ def build_parser():
     parser = argparse.ArgumentParser(
         prog="skdpgd", description="Differentially private linear models trained by noisy "
         "gradient steps with exact Gaussian-DP accounting. Default solver 'auto': plans "
-        "'gd', 'cyclic' (4 and 16 batches) and 'preconditioned' (one noisy Gram release, a "
+        "'gd', 'cyclic' (2 to 64 batches) and 'preconditioned' (one noisy Gram release, a "
         "few preconditioned steps) from public numbers and runs the one with the smallest "
         "predicted excess loss. The bound that binds: composition for 'preconditioned' and "
         "for 'gd' (planned lam near 0), the convergent bound for 'cyclic'. `skdpgd account` "

@@ -35,7 +35,7 @@ class DPLogisticRegression(
 
     where :math:`\tilde x_i` is the row clipped to norm ``data_norm`` with the constant
     ``intercept_scaling`` appended (so the intercept is regularised), and releasing only
-    the last iterate. The default ``solver="auto"`` plans ``"gd"``, ``"cyclic"`` (4 and 16
+    the last iterate. The default ``solver="auto"`` plans ``"gd"``, ``"cyclic"`` (2 to 64
     batches) and ``"preconditioned"`` runs from public numbers and runs the one with the
     smallest predicted excess loss (:func:`skdpgd.solvers.predicted_excess_loss`); a few
     hundred rows of 3 features get ``"preconditioned"``, whose Gram release then lets the

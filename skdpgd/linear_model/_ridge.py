@@ -50,7 +50,7 @@ class DPRidge(InferenceMixin, BudgetReprMixin, RegressorMixin, BaseDPLinearModel
     :math:`\mathrm{clip}(\theta\cdot x - y, -c, c)\,x`, bounded by c Rt for every theta,
     so the replace-one sensitivity is 2 c Rt with no projection, the objective is
     Rt^2 + lam smooth and lam-strongly convex. The default ``solver="auto"`` plans
-    ``"gd"``, ``"cyclic"`` (4 and 16 batches) and ``"preconditioned"`` runs (the last up to
+    ``"gd"``, ``"cyclic"`` (2 to 64 batches) and ``"preconditioned"`` runs (the last up to
     2000 columns, intercept included) from public numbers and runs the one with the
     smallest predicted excess loss (:func:`skdpgd.solvers.predicted_excess_loss`); a few
     hundred rows of 3 features get ``"preconditioned"``, whose Gram release then lets the

@@ -12,7 +12,8 @@ for every solver, with its compute cost in passes over the data. The candidates:
   only where it is predicted to beat every other candidate by more than
   :func:`statistical_resolution` (phi p / (2n), the excess risk of the non-private fit):
   passes are spent on a hard problem, not on a gain the sample cannot resolve;
-* ``"cyclic"`` with l = 4 and l = 16 batches;
+* ``"cyclic"`` with each l of :data:`AUTO_CYCLIC_BATCHES` (2, 4, ..., 64 batches, the
+  choices of ``solver="cyclic"``);
 * ``"preconditioned"`` with each Gram share of :data:`AUTO_GRAM_SHARES` and each margin
   factor of :data:`AUTO_MARGIN_FACTORS`, while the augmented design has at most
   ``MAX_DENSE_DIM`` columns.
@@ -43,6 +44,7 @@ from ..optim import MAX_DENSE_DIM
 from ._base import AUTO_MAX_PASSES, Solver
 from ._cyclic import (
     AUTO_MAX_PASSES_FULL_BATCH,
+    AUTO_N_BATCHES,
     CyclicSolver,
     calibrate_cyclic,
     plan_cyclic_together,
@@ -55,8 +57,13 @@ __all__ = ["AUTO_GRAM_SHARES", "AUTO_MARGIN_FACTORS", "AUTO_CYCLIC_BATCHES",
            "AUTO_PASS_BUDGETS", "AutoSolver", "SpectralChoicePlan", "TIE_TOLERANCE", "candidates",
            "choose"]
 
-#: Numbers of batches of the cyclic candidates.
-AUTO_CYCLIC_BATCHES = (4, 16)
+#: Numbers of batches of the cyclic candidates: every l > 1 that ``solver="cyclic"``
+#: chooses among (:data:`~skdpgd.solvers._cyclic.AUTO_N_BATCHES`), so that the proxy
+#: ranks the cyclic solver's own choice too. The l the proxy prefers moves with the
+#: problem (2 on Adult-2000 at epsilon 1, 8 at epsilon 4, 32 on a 40,000-row design), so
+#: that a sparser grid (4 and 16, the earlier set) misses it; the four more batch sizes cost
+#: about 4.5 ms of planning (benchmarks/README.md, "Cyclic candidates at every l").
+AUTO_CYCLIC_BATCHES = tuple(l for l in AUTO_N_BATCHES if l > 1)
 
 #: Gram shares s of the preconditioned candidates: the proxy picks the share, on a
 #: factor-2 grid around the planner's default 1/4.
