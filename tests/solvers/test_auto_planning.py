@@ -255,3 +255,27 @@ def test_the_statistical_resolution_is_in_the_units_of_the_loss():
     assert weighted._plan_and_report(10_000, 19, 2)[2].dispersion == 5.0
     weighted = DPRidge(y_bound=2.0, max_sample_weight=3.0)
     assert weighted._plan_and_report(10_000, 19, None)[2].dispersion == 12.0
+
+
+def test_the_explicit_cyclic_plan_is_one_of_autos_candidates():
+    # auto's cyclic candidates are every l that solver="cyclic" chooses among (and gd at
+    # the common budget is its l = 1): whatever l the cyclic solver's own proxy picks, its
+    # plan (calibrated) is among auto's, so the proxy ranks it
+    rng = np.random.default_rng(5)
+    for i in range(24):
+        n, d = int(10 ** rng.uniform(2, 5.5)), int(10 ** rng.uniform(0, 2.7))
+        epsilon = float(10 ** rng.uniform(-1.5, 1))
+        if i % 2:
+            problem = DPLogisticRegression(classes=[0, 1], epsilon=epsilon)._plan_and_report(
+                n, d, 2)[2]
+        else:
+            problem = DPRidge(y_bound=1.0, epsilon=epsilon)._plan_and_report(n, d, None)[2]
+        explicit = CyclicSolver().plan(problem)
+        common = [solver for solver in candidates(problem)  # at the common budget
+                  if isinstance(solver, CyclicSolver) and solver.pass_ratio is None]
+        plans = plan_cyclic_together(problem, common, calibrate=True)
+
+        def key(plan):
+            return repr(replace(plan, solver=None, notes=()))
+
+        assert key(explicit) in {key(plan) for plan in plans}, (n, d, epsilon)
