@@ -62,9 +62,12 @@ def optimisation_error(n_steps, *, learning_rate, strong_convexity, smoothness, 
         return h * np.exp(np.where(np.isnan(exponent), 0.0, exponent))  # 0^0 = 1 at K = 0
 
     critical = np.clip(1.0 / (eta * (2.0 * k + 1.0)), lam, beta)
-    return 0.5 * float(initial_distance) ** 2 * np.maximum(
-        np.maximum(worst(lam), worst(beta)), worst(critical)
-    )
+    # a step beyond 2 / beta diverges: the error is +inf, a value (the caller refuses such
+    # a fixed learning_rate with its own message), not a floating-point accident to report
+    with np.errstate(over="ignore"):
+        return 0.5 * float(initial_distance) ** 2 * np.maximum(
+            np.maximum(worst(lam), worst(beta)), worst(critical)
+        )
 
 
 def utility_proxy(
