@@ -42,7 +42,7 @@ _LOCK = threading.Lock()
 
 
 def grid_proxy(contraction, etas, lam, beta, heterogeneity, *, epochs, n_batches, sensitivity,
-               denominator, r0, n_params):
+               denominator, r0, n_params, return_root=False):
     r"""The cyclic proxy U at every (row, step, E): an array of shape (rows, F, E).
 
     Parameters
@@ -59,18 +59,23 @@ def grid_proxy(contraction, etas, lam, beta, heterogeneity, *, epochs, n_batches
         S and :math:`b_{\min}\mu^*` (``inf`` for no target: sigma = 0).
     r0 : float
     n_params : int
+    return_root : bool, default=False
+        Also return h(E) at every point (the kept term: sigma is S h(E) / denominator).
 
     Returns
     -------
     ndarray of shape (rows, F, E)
         The operations of :func:`~._gd_planning.utility_proxy` in its order, plus the
         heterogeneity.
+    root : ndarray of shape (rows, F, E), read-only
+        h(E), with ``return_root``.
     """
     bias_and_optimisation, root = grid_terms(contraction, etas, lam, beta, epochs=epochs,
                                              n_batches=n_batches, r0=r0)
     sigmas = sensitivity * root / denominator
     noise = n_params * etas[:, :, None] * sigmas**2 / 4.0
-    return bias_and_optimisation + noise + heterogeneity[:, :, None]
+    proxy = bias_and_optimisation + noise + heterogeneity[:, :, None]
+    return (proxy, root) if return_root else proxy
 
 
 def clear_grid_terms():

@@ -15,6 +15,7 @@ the next search of the same grid.
 
 import math
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -135,22 +136,32 @@ def pass_grid(max_epochs, ratio=None):
     """The numbers of passes E a search scores: every E <= ``max_epochs``, or with a
     ``ratio`` every E <= :data:`~skdpgd.solvers._base.AUTO_MAX_PASSES` and above it a
     geometric grid of that ratio, ending at ``max_epochs`` (a long budget searched at the
-    cost of a short one: the proxy is flat near its minimum). An int array, ascending."""
-    max_epochs = int(max_epochs)
+    cost of a short one: the proxy is flat near its minimum). An int array, ascending,
+    read-only (kept for the next caller)."""
     if ratio is not None and not float(ratio) > 1.0:
         raise ValueError(f"pass_ratio must be > 1 (a geometric grid), got {ratio!r}.")
+    return _pass_grid(int(max_epochs), None if ratio is None else float(ratio))
+
+
+@lru_cache(maxsize=64)  # a few (budget, ratio) pairs per process: every plan asks again
+def _pass_grid(max_epochs, ratio):
     if ratio is None or max_epochs <= AUTO_MAX_PASSES:
-        return np.arange(1, max_epochs + 1)
-    count = int(math.ceil(math.log(max_epochs / AUTO_MAX_PASSES) / math.log(float(ratio))))
-    above = np.rint(AUTO_MAX_PASSES * float(ratio) ** np.arange(1, count + 1)).astype(int)
-    return np.unique(np.concatenate([np.arange(1, AUTO_MAX_PASSES + 1),
-                                     np.minimum(above, max_epochs), [max_epochs]]))
+        grid = np.arange(1, max_epochs + 1)
+    else:
+        count = int(math.ceil(math.log(max_epochs / AUTO_MAX_PASSES) / math.log(ratio)))
+        above = np.rint(AUTO_MAX_PASSES * ratio ** np.arange(1, count + 1)).astype(int)
+        grid = np.unique(np.concatenate([np.arange(1, AUTO_MAX_PASSES + 1),
+                                         np.minimum(above, max_epochs), [max_epochs]]))
+    grid.flags.writeable = False  # shared by every caller
+    return grid
 
 
 def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_params, beta_l,
                    lams, learning_rate, r0, max_epochs, batch_sizes, each=False, budgets=None,
                    pass_grids=None):
-    r"""(proxy, lam, E, eta, b) of the best run over the whole grid, as numpy arrays.
+    r"""(proxy, lam, E, eta, b, h(E)) of the best run over the whole grid (h(E) the square
+    root of bound (C)'s factor there: the candidate's closed-form noise is
+    :math:`S\,h(E)/(b_{\min}\mu^*)`).
 
     For every lam, every step (:data:`STEP_FRACTIONS` of 2/(beta + lam), or the fixed
     one), every batch size and E = 1..max_epochs the noise meeting the target under bound
@@ -173,6 +184,7 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
     budgets = sorted({int(budget) for budget in budgets or (max_epochs,)})
     shape = etas.shape + (len(batch_sizes), len(budgets))
     proxies, best_epochs = np.full(shape, np.inf), np.ones(shape, dtype=int)
+    roots = np.full(shape, np.nan)
     # every term but the bias lam r0^2 / 2 is >= 0: the smaller half of the lams is scored
     # first, and of the others only those whose bias does not exceed the best value found
     # for that batch size and each budget (the rest are larger everywhere, at every E <= B:
@@ -188,29 +200,31 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
                 rows = ~first & (bias <= proxies[:, :, j].min(axis=(0, 1)).max())
             if not rows.any():
                 continue
-            proxy = grid_proxy(
+            proxy, root = grid_proxy(
                 contraction[rows], etas[rows], lam[rows], beta[rows],
                 batch_heterogeneity(etas[rows], gradient_bound=gradient_bound,
                                     batch_size=b_min, n_samples=n_samples),
                 epochs=epochs, n_batches=n_batches, sensitivity=sensitivity,
-                denominator=b_min * target_mu, r0=r0, n_params=n_params)
+                denominator=b_min * target_mu, r0=r0, n_params=n_params, return_root=True)
             for t, budget in enumerate(budgets):
                 within = int(np.searchsorted(epochs, budget, side="right"))  # E <= budget
                 best = np.argmin(proxy[:, :, :within], axis=2)  # the first of equal values
-                proxies[rows, :, j, t] = np.take_along_axis(
-                    proxy, best[:, :, None], axis=2)[:, :, 0]
+                # the minimum is the value at the first minimiser (NaN: both the first NaN)
+                proxies[rows, :, j, t] = proxy[:, :, :within].min(axis=2)
                 best_epochs[rows, :, j, t] = epochs[best]
+                roots[rows, :, j, t] = np.take_along_axis(root, best[:, :, None], axis=2)[..., 0]
     if each:
-        return {(b, budget): _winner(proxies[:, :, [j], t], best_epochs[:, :, [j], t], lam,
-                                     etas, [b])
+        return {(b, budget): _winner(proxies[:, :, [j], t], best_epochs[:, :, [j], t],
+                                     roots[:, :, [j], t], lam, etas, [b])
                 for j, b in enumerate(batch_sizes) for t, budget in enumerate(budgets)}
     # every lam was scored against its own batch size's best, a superset of the rows that
     # a common best keeps: the whole grid's winner, by the same order
-    return _winner(proxies[..., -1], best_epochs[..., -1], lam, etas, batch_sizes)
+    return _winner(proxies[..., -1], best_epochs[..., -1], roots[..., -1], lam, etas,
+                   batch_sizes)
 
 
-def _winner(proxies, best_epochs, lam, etas, batch_sizes):
-    """(proxy, lam, E, eta, b) of :func:`_search_cyclic`'s order over (lam, eta, b)."""
+def _winner(proxies, best_epochs, roots, lam, etas, batch_sizes):
+    """(proxy, lam, E, eta, b, h(E)) of :func:`_search_cyclic`'s order over (lam, eta, b)."""
     shape = proxies.shape
     flat = (-1, shape[1] * shape[2])
     keys = (np.broadcast_to(np.asarray(batch_sizes), shape).reshape(flat),
@@ -221,7 +235,7 @@ def _winner(proxies, best_epochs, lam, etas, batch_sizes):
     row = int(np.argmin(proxies.reshape(flat)[rows, pick]))  # the first lam of equal values
     f, j = divmod(int(pick[row]), shape[2])
     return (float(proxies[row, f, j]), float(lam[row, 0]), int(best_epochs[row, f, j]),
-            float(etas[row, f]), int(batch_sizes[j]))
+            float(etas[row, f]), int(batch_sizes[j]), float(roots[row, f, j]))
 
 
 def plan_noisy_cyclic_gd(
@@ -328,9 +342,10 @@ def _plan_cyclic(epsilon, delta, *, lams, sensitivity, gradient_bound, n_samples
         pass_grids=pass_grids,
     )
     plans = {}
-    for key, (proxy, lam, epochs, eta, batch_size) in (found if each else {0: found}).items():
-        if n_epochs is not None:  # a fixed number of epochs: calibrated for that number
-            epochs = check_count("n_epochs", n_epochs)
+    for key, (proxy, lam, epochs, eta, batch_size, root) in (
+            found if each else {0: found}).items():
+        if n_epochs is not None and n_epochs != epochs:  # a fixed number: calibrated for it
+            epochs, root = check_count("n_epochs", n_epochs), None
         beta = data_smoothness + lam
         sizes = cyclic_batch_sizes(n, batch_size)
         contraction = contraction_factor(eta, lam, beta)
@@ -340,10 +355,12 @@ def _plan_cyclic(epsilon, delta, *, lams, sensitivity, gradient_bound, n_samples
             plan = _calibrate_cyclic(plan, epsilon, delta, sensitivity, n)
         elif target_mu == math.inf or sensitivity == 0:
             plan = replace(plan, noise_std=0.0)
-        else:  # the closed form of bound (C) before the accountant's conservative rounding
-            factor = float(cyclic_factors(contraction, len(sizes), np.array([epochs]))[0])
-            plan = replace(plan, noise_std=sensitivity * math.sqrt(factor)
-                           / (int(sizes.min()) * target_mu))
+        else:  # the closed form of bound (C) before the accountant's conservative rounding:
+            # h(E) as the search computed it at this (lam, eta, E), or at a fixed E here
+            if root is None:
+                root = math.sqrt(float(cyclic_factors(contraction, len(sizes),
+                                                      np.array([epochs]))[0]))
+            plan = replace(plan, noise_std=sensitivity * root / (int(sizes.min()) * target_mu))
         plans[key] = plan
     return plans if each else plans[0]
 
