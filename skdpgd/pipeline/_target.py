@@ -13,8 +13,9 @@ per-record map, the ridge is fitted on
 with ``y_bound=1``, and its coefficients are mapped back: a prediction
 :math:`w\cdot x + c` of :math:`\tilde y` is :math:`s(w\cdot x + c) + m` with
 :math:`s = (b-a)/2`, :math:`m = (a+b)/2`. When no cell of the histogram survives the
-threshold (too few records for the noise), the public default :math:`[-1, 1]` is used:
-never an error that depends on the data.
+threshold (too few records for the noise), the public default :math:`[-1, 1]` is used,
+and a :class:`~skdpgd.exceptions.PreparationFallbackWarning` says so (a function of the
+noisy histogram alone): never an error that depends on the data.
 """
 
 import warnings
@@ -23,6 +24,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from ..accounting import ReleasePrivacyReport
+from ..exceptions import PreparationFallbackWarning
 from ..preprocessing import PrivateStepMixin
 
 TARGET_RANGE_MECHANISM = (
@@ -66,6 +68,13 @@ def release_target_range(y, *, mu, random_state):
     notes = () if usable else (
         "no histogram cell of y passed the threshold: the public default range [-1, 1] "
         "was used",)
+    if not usable:  # a function of the noisy histogram only (post-processing), no value
+        warnings.warn(
+            "the private range of y fell back to the public default [-1, 1]: no histogram "
+            "cell of y passed the threshold (too few rows for the noise of its budget). "
+            "Predictions are confined to that range, which may be far from y's scale: give "
+            "DPRidge a public y_bound (or a public range of y), or a larger budget.",
+            PreparationFallbackWarning, stacklevel=3)
     report = ReleasePrivacyReport(
         mu=float(mu), extra_delta=0.0, mechanism=TARGET_RANGE_MECHANISM,
         releases=(("y: histogram over the public grid", float(mu)),), notes=notes)

@@ -8,6 +8,7 @@ tested independently of the table vectorizer; the vectorizer is exercised at the
 
 import math
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -34,7 +35,7 @@ from skdpgd.accounting._events import (
 )
 from skdpgd.accounting._record_account import RecordAccount
 from skdpgd.accounting._release import ReleasePrivacyReport
-from skdpgd.exceptions import PrivacyBudgetExceeded
+from skdpgd.exceptions import PreparationFallbackWarning, PrivacyBudgetExceeded
 from skdpgd.model_selection import DPSearchCV, search_privacy_cost
 from skdpgd.pipeline import EXTRA_DELTA_SHARE, PREPARATION_SHARE, split_budget
 from skdpgd.preprocessing import BoundedScaler
@@ -394,6 +395,15 @@ def test_y_bound_auto_releases_a_private_range_and_predicts_on_the_scale_of_y():
     assert names == ["_noisycentrer", "target range (y_bound='auto')", "dpridge"]
 
 
+def test_a_target_range_that_passes_the_threshold_warns_nothing():
+    # the fallback warns (test_y_bound_auto_falls_back_...); a range found does not
+    X, y = _regression()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PreparationFallbackWarning)
+        make_dp_pipeline(_NoisyCentrer(bound=4.0), DPRidge(y_bound="auto"), epsilon=1.0,
+                         random_state=0).fit(X, y)
+
+
 def test_y_bound_auto_composes_three_releases():
     X, y = _regression()
     pipe = make_dp_pipeline(_NoisyCentrer(bound=4.0), DPRidge(y_bound="auto"), epsilon=1.0,
@@ -536,8 +546,9 @@ def test_y_bound_auto_falls_back_to_the_public_default_without_an_error():
     # 40 rows at epsilon 0.05: the histogram's noise (sigma = sqrt(2)/mu, mu ~ 0.002 for
     # the range) is far above any count, so no cell passes the threshold
     X, y = _regression(n=40)
-    pipe = make_dp_pipeline(DPRidge(y_bound="auto"), epsilon=0.05, delta=1e-3,
-                            random_state=0).fit(X, y)
+    with pytest.warns(PreparationFallbackWarning, match="y_bound"):  # and says so
+        pipe = make_dp_pipeline(DPRidge(y_bound="auto"), epsilon=0.05, delta=1e-3,
+                                random_state=0).fit(X, y)
     assert pipe.target_range_ == (-1.0, 1.0)
     (_, target_report), _ = pipe.privacy_.steps
     assert any("public default" in note for note in target_report.notes)
