@@ -154,10 +154,6 @@ class BaseDPLinearModel(InputChecks, BaseEstimator):
             row_norm=float(row_norm), n_outputs=int(loss.n_outputs),
             intercept_scaling=scaling,
             scale_free_score=is_classifier(self),  # accuracy sees only theta's direction
-            # the loss's dispersion: 1 for a likelihood, the target's range^2 for squares;
-            # times the public weight bound W of a weighted fit (its loss is scaled by <= W)
-            dispersion=(1.0 if is_classifier(self) else float(self._output_scale()) ** 2)
-            * float(getattr(loss, "max_weight", 1.0)),
         )
 
     def _plan_and_report(self, n_samples, n_features, n_classes, notes=()):

@@ -6,12 +6,10 @@ the excess loss the run is predicted to leave (noise and optimisation), in the s
 for every solver, with its compute cost in passes over the data. The candidates:
 
 * ``"gd"``: full-batch noisy GD (Bok, Su and Altschuler's convergent bound or composition,
-  whichever is smaller), at the common budget and at its own (up to
-  ``AUTO_MAX_PASSES_FULL_BATCH`` passes, as ``solver="gd"`` plans; the passes above the
-  common budget searched at a :data:`AUTO_PASS_RATIO` spacing). The longer run competes
-  only where it is predicted to beat every other candidate by more than
-  :func:`statistical_resolution` (phi p / (2n), the excess risk of the non-private fit):
-  passes are spent on a hard problem, not on a gain the sample cannot resolve;
+  whichever is smaller). Not at its own longer budget (up to 1000 passes): chosen from
+  public numbers, such a run cannot see a geometry that it would not finish (an uncentred
+  design), and it was measured to end at the majority class there while adding nothing
+  on the validation grid (benchmarks/README.md, "Preprocessing robustness");
 * ``"cyclic"`` with each l of :data:`AUTO_CYCLIC_BATCHES` (2, 4, ..., 64 batches, the
   choices of ``solver="cyclic"``);
 * ``"preconditioned"`` with each Gram share of :data:`AUTO_GRAM_SHARES` and each margin
@@ -43,7 +41,6 @@ from dataclasses import replace
 from ..optim import MAX_DENSE_DIM
 from ._base import AUTO_MAX_PASSES, Solver
 from ._cyclic import (
-    AUTO_MAX_PASSES_FULL_BATCH,
     AUTO_N_BATCHES,
     CyclicSolver,
     calibrate_cyclic,
@@ -80,12 +77,6 @@ AUTO_MARGIN_FACTORS = (1.0, 2.0, 4.0)
 #: several pass budgets").
 AUTO_PASS_BUDGETS = (AUTO_MAX_PASSES,)
 
-#: gd at its own budget (up to ``AUTO_MAX_PASSES_FULL_BATCH`` passes) is searched at
-#: every number of passes up to ``AUTO_MAX_PASSES`` and above it at a 10% spacing
-#: (:func:`~skdpgd.solvers._cyclic_planning.pass_grid`): its planning costs about what a
-#: 50-pass candidate's does, where every number up to 1000 cost 20 ms.
-AUTO_PASS_RATIO = 1.1
-
 #: Predictions within this relative gap of the smallest tie (the proxy's digits beyond
 #: the first two mean nothing), and the cheapest of them wins.
 TIE_TOLERANCE = 0.01
@@ -113,9 +104,6 @@ def candidates(problem, budgets=AUTO_PASS_BUDGETS):
     # a fixed max_iter is every candidate's number of passes: one budget
     budgets = sorted(budgets) if problem.max_iter is None else [AUTO_MAX_PASSES]
     found = [CyclicSolver(full_batch=True, max_passes=b) for b in budgets]
-    if problem.max_iter is None:  # and gd with its own budget: its planner's passes
-        found.append(CyclicSolver(full_batch=True, max_passes=AUTO_MAX_PASSES_FULL_BATCH,
-                                  pass_ratio=AUTO_PASS_RATIO))
     found += [CyclicSolver(n_batches=l, max_passes=b)
               for l in AUTO_CYCLIC_BATCHES if l < problem.n_samples for b in budgets]
     if problem.gram_dim <= MAX_DENSE_DIM:
@@ -167,9 +155,8 @@ def _choose(problem, budgets):
     # every prediction at once: the recursions of one setting at several budgets shared
     runs = [plan.solver._prediction_run(plan, problem) for plan in kept]
     every = list(zip(predict_runs(problem, runs), kept))
-    scored, long_note = _price_long_runs(every, problem)
-    best = min(prediction.excess_loss for prediction, _ in scored)
-    tied = [pair for pair in scored
+    best = min(prediction.excess_loss for prediction, _ in every)
+    tied = [pair for pair in every
             if pair[0].excess_loss <= best + TIE_TOLERANCE * abs(best)]
     winner, plan = min(tied, key=lambda pair: pair[0].passes)
     # the plan plan.solver.plan(problem) gives
@@ -190,55 +177,7 @@ def _choose(problem, budgets):
                f"within {TIE_TOLERANCE:.0%} of the smallest predicted excess loss")
     if kind:
         why += f" ({kind})"
-    return plan, lines + long_note + (why,), [planned[id(solver)] for solver in found]
-
-
-def statistical_resolution(problem):
-    r"""phi p / (2n): the excess loss of the non-private fit itself, in the loss's units.
-
-    The expected excess risk of the empirical risk minimiser over the population optimum
-    with p parameters is :math:`\operatorname{tr}(H^{-1}\Sigma)/(2n)` to first order
-    (van der Vaart, *Asymptotic Statistics*, 1998, Thm 5.23; the sandwich covariance):
-    :math:`p/(2n)` for a well-specified likelihood (:math:`\Sigma = H`, the logistic
-    losses; Wilks 1938) and :math:`\sigma^2 p/(2n)` for the squared loss,
-    :math:`\sigma^2 \le B^2` the residual variance (``problem.dispersion`` holds
-    :math:`\phi`, 1 or :math:`B^2`). A predicted gain below it is below what the sample
-    itself resolves. Public (n, p, the bounds).
-
-    Parameters
-    ----------
-    problem : PublicProblem
-        The public numbers of the fit.
-
-    Returns
-    -------
-    float
-    """
-    return problem.dispersion * problem.n_params / (2.0 * problem.n_samples)
-
-
-def _price_long_runs(scored, problem):
-    """The scored candidates less the runs longer than the common budget (gd at its own
-    budget) that do not beat every other by more than :func:`statistical_resolution`:
-    extra passes are spent only for a predicted gain the sample can resolve. Returns the
-    kept pairs and a note naming what was dropped."""
-    long = [(getattr(plan.solver, "max_passes", None) or 0) > AUTO_MAX_PASSES
-            and getattr(plan, "n_epochs", 0) > AUTO_MAX_PASSES for _, plan in scored]
-    others = [prediction.excess_loss for (prediction, _), is_long in zip(scored, long)
-              if not is_long]
-    if not others or len(others) == len(scored):
-        return scored, ()
-    floor = statistical_resolution(problem)
-    bar = min(others) - floor  # what a longer run must beat
-    keep = [not is_long or prediction.excess_loss < bar
-            for (prediction, _), is_long in zip(scored, long)]
-    dropped = [prediction.label for (prediction, _), kept in zip(scored, keep) if not kept]
-    if not dropped:
-        return scored, ()
-    return [pair for pair, kept in zip(scored, keep) if kept], (
-        f"not run: {', '.join(dropped)}: more passes than {AUTO_MAX_PASSES} without "
-        f"beating every other candidate by phi p/(2n) = {floor:.2e}, the excess loss of "
-        "the non-private fit itself",)
+    return plan, lines + (why,), [planned[id(solver)] for solver in found]
 
 
 class AutoSolver(Solver):

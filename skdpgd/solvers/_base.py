@@ -60,12 +60,6 @@ class PublicProblem:
         True when the estimator's score depends on theta only through its direction
         (a classifier's accuracy): ``solver="auto"`` then predicts the excess loss of the
         best rescaling of theta (:mod:`skdpgd.solvers._utility`).
-    dispersion : float
-        A public bound on the loss's dispersion phi: 1 for the logistic losses (their
-        Fisher information is their Hessian), ``y_bound**2`` for the squared loss (the
-        residual variance), times the weight bound W of a weighted fit (whose loss is
-        scaled by at most W): the non-private fit's excess risk is about phi p / (2n)
-        (:func:`skdpgd.solvers._auto.statistical_resolution`).
     """
 
     epsilon: float
@@ -85,7 +79,6 @@ class PublicProblem:
     n_outputs: int = 1
     intercept_scaling: float | None = None
     scale_free_score: bool = False
-    dispersion: float = 1.0
 
     @property
     def gram_dim(self):

@@ -23,7 +23,6 @@ from ._cyclic_planning import (
     _calibrate_cyclic,
     _plan_cyclic,
     batch_heterogeneity,
-    pass_grid,
 )
 from ._utility import predict_runs
 
@@ -56,26 +55,17 @@ class CyclicSolver(Solver):
     n_batches : int, optional
         Plan with l = ``n_batches`` batches only (``batch_size="auto"``), instead of the
         choice among ``AUTO_N_BATCHES``: one candidate of ``solver="auto"`` per l.
-    pass_ratio : float, optional
-        Search the numbers of passes above ``AUTO_MAX_PASSES`` on a geometric grid of
-        this ratio (:func:`~._cyclic_planning.pass_grid`) instead of every one:
-        ``solver="auto"``'s gd at its own budget. Default: every number of passes.
     """
 
-    #: Class default: a solver pickled before this parameter existed scores every pass.
-    pass_ratio = None
-
-    def __init__(self, full_batch=False, max_passes=None, n_batches=None, pass_ratio=None):
+    def __init__(self, full_batch=False, max_passes=None, n_batches=None):
         self.full_batch = bool(full_batch)
         self.name = "gd" if self.full_batch else "cyclic"
         self.max_passes = max_passes
         self.n_batches = n_batches
-        self.pass_ratio = pass_ratio
 
     def __repr__(self):
-        ratio = "" if self.pass_ratio is None else f", pass_ratio={self.pass_ratio}"
         return (f"CyclicSolver(full_batch={self.full_batch}, max_passes={self.max_passes}, "
-                f"n_batches={self.n_batches}{ratio})")
+                f"n_batches={self.n_batches})")
 
     def _max_epochs(self, problem):
         """The passes planned: ``max_iter`` when fixed, else this solver's budget."""
@@ -211,7 +201,6 @@ def plan_cyclic_together(problem, solvers, calibrate=False):
     """
     budgets = [solver._max_epochs(problem) for solver in solvers]
     sizes = [solver._batch_sizes(problem) for solver in solvers]
-    pass_grids = _pass_grids(solvers, budgets, sizes)
     lam, eta = problem.strong_convexity, problem.learning_rate
     beta_l = check_positive("data_smoothness", problem.data_smoothness,
                             allow_zero=lam is not None)
@@ -229,38 +218,17 @@ def plan_cyclic_together(problem, solvers, calibrate=False):
         lams = [check_positive("strong_convexity", lam)]
     target = (problem.epsilon, problem.delta)
     if len(solvers) == 1:  # the solver's own choice among its batch sizes
-        plans = [_plan_cyclic(*target, lams=lams, batch_sizes=sizes[0],
-                              pass_grids=pass_grids, **common)]
+        plans = [_plan_cyclic(*target, lams=lams, batch_sizes=sizes[0], **common)]
     else:  # one batch size each: the winner of every (batch size, budget) of one search
         if any(len(choice) != 1 for choice in sizes):
             raise ValueError("cyclic solvers planned together have one batch size each.")
         found = _plan_cyclic(*target, lams=lams, batch_sizes=[b for (b,) in sizes],
-                             each=True, budgets=budgets, pass_grids=pass_grids, **common)
+                             each=True, budgets=budgets, **common)
         plans = [found[choice[0], budget] for choice, budget in zip(sizes, budgets)]
     if eta is not None:  # once, against the planned objective's smoothness beta_l + lam
         for plan in plans:
             check_learning_rate(eta, plan.smoothness)
     return [replace(plan, solver=solver) for plan, solver in zip(plans, solvers)]
-
-
-def _pass_grids(solvers, budgets, sizes):
-    """The passes one search scores per batch size: the union of its solvers'
-    (:func:`~._cyclic_planning.pass_grid`), or None where every solver scores every
-    number. Each solver's own grid must be the union's part within its budget (its plan is
-    then the one it gives alone)."""
-    if all(solver.pass_ratio is None for solver in solvers):
-        return None
-    own = [pass_grid(budget, solver.pass_ratio) for solver, budget in zip(solvers, budgets)]
-    grids = {}
-    for grid, choice in zip(own, sizes):
-        for b in choice:
-            grids[b] = np.union1d(grids.get(b, grid), grid)
-    for grid, choice, budget in zip(own, sizes, budgets):
-        for b in choice:
-            if not np.array_equal(grids[b][grids[b] <= budget], grid):
-                raise ValueError("cyclic solvers planned together score the same passes "
-                                 "within their budgets; plan them apart.")
-    return grids
 
 
 def calibrate_cyclic(plan, problem):

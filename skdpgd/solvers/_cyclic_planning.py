@@ -15,7 +15,6 @@ the next search of the same grid.
 
 import math
 from dataclasses import dataclass, replace
-from functools import lru_cache
 
 import numpy as np
 
@@ -28,14 +27,12 @@ from ..accounting.calibration import (
     check_target,
     cyclic_factors,
 )
-from ._base import AUTO_MAX_PASSES
 from ._cyclic_grid import grid_proxy
 from ._gd_planning import STEP_FRACTIONS
 
 __all__ = [
     "NoisyCyclicGDPlan",
     "batch_heterogeneity",
-    "pass_grid",
     "plan_noisy_cyclic_gd",
     "plan_noisy_cyclic_gd_regularization",
 ]
@@ -132,33 +129,8 @@ def batch_heterogeneity(learning_rate, *, gradient_bound, batch_size, n_samples)
     return float(term) if term.ndim == 0 else term
 
 
-def pass_grid(max_epochs, ratio=None):
-    """The numbers of passes E a search scores: every E <= ``max_epochs``, or with a
-    ``ratio`` every E <= :data:`~skdpgd.solvers._base.AUTO_MAX_PASSES` and above it a
-    geometric grid of that ratio, ending at ``max_epochs`` (a long budget searched at the
-    cost of a short one: the proxy is flat near its minimum). An int array, ascending,
-    read-only (kept for the next caller)."""
-    if ratio is not None and not float(ratio) > 1.0:
-        raise ValueError(f"pass_ratio must be > 1 (a geometric grid), got {ratio!r}.")
-    return _pass_grid(int(max_epochs), None if ratio is None else float(ratio))
-
-
-@lru_cache(maxsize=64)  # a few (budget, ratio) pairs per process: every plan asks again
-def _pass_grid(max_epochs, ratio):
-    if ratio is None or max_epochs <= AUTO_MAX_PASSES:
-        grid = np.arange(1, max_epochs + 1)
-    else:
-        count = int(math.ceil(math.log(max_epochs / AUTO_MAX_PASSES) / math.log(ratio)))
-        above = np.rint(AUTO_MAX_PASSES * ratio ** np.arange(1, count + 1)).astype(int)
-        grid = np.unique(np.concatenate([np.arange(1, AUTO_MAX_PASSES + 1),
-                                         np.minimum(above, max_epochs), [max_epochs]]))
-    grid.flags.writeable = False  # shared by every caller
-    return grid
-
-
 def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_params, beta_l,
-                   lams, learning_rate, r0, max_epochs, batch_sizes, each=False, budgets=None,
-                   pass_grids=None):
+                   lams, learning_rate, r0, max_epochs, batch_sizes, each=False, budgets=None):
     r"""(proxy, lam, E, eta, b, h(E)) of the best run over the whole grid (h(E) the square
     root of bound (C)'s factor there: the candidate's closed-form noise is
     :math:`S\,h(E)/(b_{\min}\mu^*)`).
@@ -170,8 +142,7 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
     (proxy, E, eta, b) in that order, then the first lam with the smallest proxy.
     ``each``: a dict with the winner of every batch size b and every compute budget B of
     ``budgets`` (default: ``max_epochs``; E <= B), keyed (b, B), instead
-    (``solver="auto"``'s cyclic candidates). ``pass_grids``: the E scored per batch size
-    (a dict b -> ascending int array, :func:`pass_grid`; default every E <= max_epochs).
+    (``solver="auto"``'s cyclic candidates).
     """
     lam = np.asarray(lams, dtype=float)[:, None]  # (L, 1)
     beta = beta_l + lam
@@ -194,7 +165,7 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
     for j, b in enumerate(batch_sizes):
         sizes = cyclic_batch_sizes(n_samples, b)
         n_batches, b_min = len(sizes), int(sizes.min())
-        epochs = every if pass_grids is None else pass_grids[b]
+        epochs = every  # E = 1..max_epochs
         for rows in (first, None):
             if rows is None:
                 rows = ~first & (bias <= proxies[:, :, j].min(axis=(0, 1)).max())
@@ -318,11 +289,10 @@ def plan_noisy_cyclic_gd(
 
 def _plan_cyclic(epsilon, delta, *, lams, sensitivity, gradient_bound, n_samples, n_params,
                  data_smoothness, initial_distance, max_epochs, batch_sizes, learning_rate=None,
-                 n_epochs=None, calibrate=True, each=False, budgets=None, pass_grids=None):
+                 n_epochs=None, calibrate=True, each=False, budgets=None):
     """:func:`plan_noisy_cyclic_gd` over the grid ``lams`` (checked here, searched at once);
     ``each``: a dict of the plans of every batch size b and compute budget B of
-    ``budgets`` (E <= B <= ``max_epochs``), keyed (b, B) (``solver="auto"``'s candidates);
-    ``pass_grids``: the E searched per batch size (:func:`_search_cyclic`)."""
+    ``budgets`` (E <= B <= ``max_epochs``), keyed (b, B) (``solver="auto"``'s candidates)."""
     epsilon, delta = check_target(epsilon, delta)
     lams = [check_positive("strong_convexity", lam) for lam in lams]
     max_epochs = check_count("max_epochs", max_epochs)
@@ -339,7 +309,6 @@ def _plan_cyclic(epsilon, delta, *, lams, sensitivity, gradient_bound, n_samples
         target_mu, sensitivity=sensitivity, gradient_bound=gradient_bound, n_samples=n,
         n_params=n_params, beta_l=data_smoothness, lams=lams, learning_rate=learning_rate,
         r0=r0, max_epochs=max_epochs, batch_sizes=batch_sizes, each=each, budgets=budgets,
-        pass_grids=pass_grids,
     )
     plans = {}
     for key, (proxy, lam, epochs, eta, batch_size, root) in (

@@ -39,7 +39,6 @@ import numpy as np
 from .._data import gram_sum, single_threaded_blas
 from ..accounting import epsilon_delta_to_gdp, gdp_to_epsilon, gram_then_run_report
 from ..optim import release_gram
-from ._base import AUTO_MAX_PASSES
 from ._cyclic import CyclicSolver, plan_cyclic_together
 from ._cyclic_planning import batch_heterogeneity
 from ._preconditioned import PreconditionedSolver, calibrate_preconditioned, plan_together
@@ -171,10 +170,8 @@ def spectral_plan(problem, public_plan, found, settings=None):
     run_problem = replace(problem, epsilon=gdp_to_epsilon(run_target, problem.delta))
     share = public_plan.gram_share
     # gd and cyclic: one search of the grid for all of them, each calibrated as its own
-    # plan() would be
-    # at the public pick's budget (gd's own longer one competes in the public choice only)
-    cyclic = [solver for solver in found(run_problem) if isinstance(solver, CyclicSolver)
-              and solver.max_passes == AUTO_MAX_PASSES]
+    # plan() would be, at the public pick's budget
+    cyclic = [solver for solver in found(run_problem) if isinstance(solver, CyclicSolver)]
     found_plans = plan_cyclic_together(run_problem, cyclic, calibrate=True) if cyclic else []
     found_plans += _preconditioned_candidates(problem, share, found, settings)
     plans, reports, mus, seen = [], [], [], set()

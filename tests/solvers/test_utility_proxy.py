@@ -136,21 +136,13 @@ def test_auto_takes_the_smallest_prediction(estimator, n, d, k):
     scored = []
     for plan_, solver in _distinct_plans(problem):
         scored.append((solver.predict(plan_, problem), solver))
-    # gd at its own budget competes only where it beats every other by more than p/(2n)
-    long = [(p, s) for p, s in scored if s.name == "gd" and s.max_passes == 1000]
-    others = [pair for pair in scored if pair not in long]
-    floor = problem.dispersion * problem.n_params / (2 * problem.n_samples)
-    dropped = [pair for pair in long
-               if not pair[0].excess_loss < min(p.excess_loss for p, _ in others) - floor]
-    best = min(p.excess_loss for p, _ in scored if (p, _) not in dropped)
+    best = min(p.excess_loss for p, _ in scored)
     winner = [s for p, s in scored if f"chose {p.label}:" in notes[-1]]
     assert len(winner) == 1 and plan.solver == winner[0]
     chosen = [p for p, s in scored if s == plan.solver][0]
     assert chosen.excess_loss <= best * (1 + TIE_TOLERANCE)
-    # every candidate is listed with its prediction, and a dropped one is named
-    assert len(notes) == len(scored) + 1 + len(dropped)
-    assert [line for line in notes if line.startswith("not run: ")] == [
-        line for line in notes if dropped and line.startswith(f"not run: {dropped[0][0].label}:")]
+    # every candidate is listed with its prediction
+    assert len(notes) == len(scored) + 1
     for prediction, _ in scored:
         assert any(prediction.label in line and f"{prediction.excess_loss:.2e}" in line
                    for line in notes)
@@ -223,10 +215,10 @@ RECORDED_CHOICES = {
     # .8176 / .8342 against .8125 / .8364 (best explicit solvers .8176 / .8343)
     ("classification", 2000, 104, 1.0): ("cyclic (2 batches)", 48, 1000),  # adult-2000
     ("classification", 2000, 104, 4.0): ("cyclic (8 batches)", 50, 250),
-    # gd at its own budget, a candidate since, beats the recorded winners here (by more
-    # than p / (2n)): on the grid it scores .927 / .893 against their .931 / .887
-    ("classification", 40000, 10, 0.1): ("gd (at most 1000 passes)", 370, 40000),
-    ("classification", 40000, 100, 0.1): ("gd (at most 1000 passes)", 190, 40000),
+    # cyclic with 8 batches (a candidate since) is the proxy's pick here; the recorded
+    # preconditioned run scored .9292 on the grid, cyclic .9281
+    ("classification", 40000, 10, 0.1): ("cyclic (8 batches)", 50, 5000),
+    ("classification", 40000, 100, 0.1): ("cyclic (4 batches)", 50, 10000),
     # and cyclic with 2 batches ties gd here (within 1%) in fewer passes: .5822 against .5823
     ("classification", 40000, 1500, 0.1): ("cyclic (2 batches)", 47, 20000),
 }
