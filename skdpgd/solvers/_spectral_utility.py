@@ -86,7 +86,7 @@ def estimate_spectrum(released_eigenvalues, gram_noise_std, row_norm):
 def spectral_excess_loss(
     n_steps, noise_std, *, steps, curvature, strong_convexity, spectrum, n_outputs,
     initial_distance, momentum=0.0, scale_free=False, extra=0.0, offset_weights=None,
-    bulk=None, bulk_ceiling=0.0,
+    bulk=None, bulk_ceiling=0.0, offset_distance=0.0,
 ):
     r"""The proxy of :func:`~skdpgd.solvers._utility.predicted_excess_loss` on one spectrum.
 
@@ -110,13 +110,15 @@ def spectral_excess_loss(
     levels). A classifier's score (``scale_free``) is that of the best rescaling
     :math:`\alpha\theta_K`, which undoes any common shrinkage: what costs is the
     distortion between directions, with the optimum spread evenly over the coordinates
-    of theta, its offset (the coefficient of the intercept column) excepted: with
+    of theta, its offset (the coefficient of the intercept column) apart: with
     :math:`u_j` the intercept coordinate of the j-th eigenvector (:math:`u_j^2` =
-    ``offset_weights[j]``), :math:`E\,\theta_{*j}^2 = a_j = \frac{r_0^2}{k(d-1)}(1 - u_j^2)`,
-    and 0 in the offset's own direction (:math:`u_j^2 > 1/2`: the eigenvector is the
-    released one, whose noise would otherwise leak a share of the features' optimum into
-    the direction plain GD fits fastest); :math:`a_j = r_0^2/(kd)` without an intercept
-    column. The score is
+    ``offset_weights[j]``), :math:`E\,\theta_{*j}^2 = a_j = \frac{r_0^2}{k(d-1)}(1 - u_j^2)
+    + \frac{o^2}{k}u_j^2`, the first term 0 in the offset's own direction
+    (:math:`u_j^2 > 1/2`: the eigenvector is the released one, whose noise would otherwise
+    leak a share of the features' optimum into the direction plain GD fits fastest), o the
+    offset's public scale (``offset_distance``, :func:`~._spectral.released_offset_distance`:
+    the part of the features' mean the offset absorbs); :math:`a_j = r_0^2/(kd)` without
+    an intercept column. The score is
     :math:`\frac k2\big(C - A^2/B\big)` with
     :math:`C = \sum_j h_{d,j} a_j`, :math:`A = \sum_j h_{d,j} a_j s_j`,
     :math:`B = \sum_j h_{d,j}(s_j^2 a_j + \sigma^2 v_j)`, :math:`s_j = (1-\bar e_j)h_{d,j}/h_j`,
@@ -153,6 +155,8 @@ def spectral_excess_loss(
         The directions whose level the release does not resolve (:func:`estimate_spectrum`).
     bulk_ceiling : float, default=0
         Their largest possible level, r/2.
+    offset_distance : float, default=0
+        o, the expected size of the optimum's offset (with ``offset_weights``).
 
     Returns
     -------
@@ -166,10 +170,12 @@ def spectral_excess_loss(
     variance = variance * float(noise_std) ** 2
     if offset_weights is None:
         share = np.full(g.shape, float(initial_distance) ** 2 / (k * g.size))
-    else:  # the features' coordinates share r0^2, the offset's direction none
+    else:  # the features' coordinates share r0^2 (none in the offset's direction), the
+        # offset its own o^2
         u2 = np.asarray(offset_weights, dtype=float)
         share = float(initial_distance) ** 2 / (k * max(g.size - 1, 1)) * (1.0 - u2)
         share[u2 > 0.5] = 0.0
+        share = share + float(offset_distance) ** 2 / k * u2
     if scale_free:
         h_data = c * g
         s = (1.0 - mean) * h_data / h
@@ -177,7 +183,7 @@ def spectral_excess_loss(
         b_sum = np.sum(h_data * (s * s * share + variance))
         kept = a_sum * a_sum / b_sum if b_sum > 0.0 else 0.0
         return 0.5 * k * (c_sum - kept) + float(extra)
-    r0_2 = float(initial_distance) ** 2
+    r0_2 = float(initial_distance) ** 2 + float(offset_distance) ** 2
     opt = 0.5 * h * mean * mean
     if bulk is not None and np.any(bulk):  # unresolved levels: the worst in [0, r/2]
         levels = float(bulk_ceiling) * np.concatenate([[0.0], BULK_GRID])[:, None]

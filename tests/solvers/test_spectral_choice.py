@@ -316,3 +316,49 @@ def test_a_full_batch_winner_runs_on_the_gram_pass_engine_with_the_same_sums(mon
     assert len(engines) == 1
     np.testing.assert_array_equal(fresh.coef_, shared.coef_)
     np.testing.assert_array_equal(fresh.intercept_, shared.intercept_)
+
+
+def _gram(dim, scale, mean_level, b):
+    """The augmented Gram of rows whose features have trace scale^2, a mean of norm
+    mean_level * scale spread evenly, and the intercept column b last."""
+    d = dim - 1
+    mu = np.full(d, mean_level * scale / np.sqrt(d))
+    gram = np.zeros((dim, dim))
+    gram[:d, :d] = np.eye(d) * scale**2 * (1 - mean_level**2) / d + np.outer(mu, mu)
+    gram[:d, d] = gram[d, :d] = b * mu
+    gram[d, d] = b * b
+    return gram
+
+
+def test_uncentred_columns_give_the_offset_its_share_and_keep_the_preconditioner():
+    # an unfinished plain-gradient run fits the offset (the features' mean) at once and the
+    # features slowly: on uncentred columns the released mean says so and the choice keeps
+    # the preconditioner; on centred ones (no offset to absorb) plain steps stay
+    from skdpgd.solvers._spectral import released_offset_distance
+
+    problem, plan = _plan(100_000, 100, 1.0)
+    b, dim = problem.intercept_scaling, problem.gram_dim
+    for scale in (1.0, 0.3):  # rows at their bound, and 0.3 of it (a loose data_norm)
+        centred, uncentred = _gram(dim, scale, 0.0, b), _gram(dim, scale, 0.3, b)
+        assert released_offset_distance(problem, centred, plan.probe_noise_std) == 0.0
+        assert released_offset_distance(problem, uncentred, plan.probe_noise_std) > 0.0
+        index, _ = choose_on_spectrum(plan, problem, centred)
+        assert plan.candidates[index].solver.name in ("gd", "cyclic")
+        index, _ = choose_on_spectrum(plan, problem, uncentred)
+        assert plan.candidates[index].solver.name == "preconditioned"
+
+
+def test_the_offset_share_ignores_the_release_noise_of_a_centred_mean():
+    # a mean that is only the release's noise (tau per entry) counts for nothing: its
+    # squared norm is debiased and must stand 3 sd above it (fixed seed, 50 draws)
+    from skdpgd.solvers._spectral import released_offset_distance
+
+    problem, plan = _plan(100_000, 100, 1.0)
+    b, dim, tau = problem.intercept_scaling, problem.gram_dim, plan.probe_noise_std
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        noisy = _gram(dim, 1.0, 0.0, b)
+        noise = rng.normal(0.0, tau, dim - 1)
+        noisy[:-1, -1] += noise
+        noisy[-1, :-1] += noise
+        assert released_offset_distance(problem, noisy, tau) == 0.0
