@@ -22,7 +22,7 @@ import numpy as np
 from ._preconditioned_planning import gram_noise_margin
 from ._utility import direction_errors
 
-__all__ = ["estimate_spectrum", "spectral_excess_loss"]
+__all__ = ["estimate_spectrum", "released_offset_distance", "spectral_excess_loss"]
 
 #: Levels (relative to the bulk's ceiling r/2) a regressor's score maximises over in the
 #: bulk, whose levels the release does not resolve.
@@ -116,7 +116,7 @@ def spectral_excess_loss(
     + \frac{o^2}{k}u_j^2`, the first term 0 in the offset's own direction
     (:math:`u_j^2 > 1/2`: the eigenvector is the released one, whose noise would otherwise
     leak a share of the features' optimum into the direction plain GD fits fastest), o the
-    offset's public scale (``offset_distance``, :func:`~._spectral.released_offset_distance`:
+    offset's public scale (``offset_distance``, :func:`released_offset_distance`:
     the part of the features' mean the offset absorbs); :math:`a_j = r_0^2/(kd)` without
     an intercept column. The score is
     :math:`\frac k2\big(C - A^2/B\big)` with
@@ -195,3 +195,45 @@ def spectral_excess_loss(
     worst_opt = r0_2 * float(np.max(opt))  # the optimum where it costs most
     noise = k * float(np.sum(0.5 * h * variance))
     return 0.5 * lam * r0_2 + worst_opt + noise + float(extra)
+
+
+def released_offset_distance(problem, released, noise_std):
+    r"""o: the expected size of the optimum's offset, from the features' mean in the release.
+
+    The offset (the coefficient of the intercept column b) of a linear model absorbs the
+    features' mean: with :math:`\mu = E\,x`, :math:`w\cdot x + \theta_b b =
+    w\cdot(x - \mu) + (w\cdot\mu + \theta_b b)`, so an optimum whose features' part is
+    w carries about :math:`-w\cdot\mu/b` on the offset. For w spread evenly with
+    :math:`\|w\|^2 = r_0^2` (the proxy's assumption), :math:`E(w\cdot\mu)^2 =
+    r_0^2\|\mu\|^2/d`, hence :math:`o^2 = r_0^2\|\mu\|^2/(d b^2)`. The mean is read
+    from the released Gram, :math:`\hat\mu = \tilde G_{1:d,\,d+1}/b` (its last column is
+    :math:`b\,E\,x` plus noise :math:`\mathcal N(0, \tau^2)` per entry: post-processing),
+    and its squared norm counts only what stands above that noise: minus its mean
+    :math:`d\tau^2/b^2` and three of its standard deviations :math:`\sqrt{2d}\,\tau^2/b^2`,
+    at least 0. A centred design gets :math:`o = 0` (the offset's direction then has no
+    share, as without this term); a design with uncentred columns (one-hot indicators,
+    positive measurements) gets the offset whose quick fit against slow features distorts
+    an unfinished plain-gradient run (docs/theory.md#choosing-on-the-released-spectrum).
+
+    Parameters
+    ----------
+    problem : PublicProblem
+        The public numbers of the fit (r0 is ``problem.largest_distance``).
+    released : ndarray of shape (d + 1, d + 1)
+        The released Gram of the augmented design (intercept column last).
+    noise_std : float
+        tau, the noise of each released entry.
+
+    Returns
+    -------
+    float
+        o (0 without an intercept column).
+    """
+    b = problem.intercept_scaling
+    if b is None:
+        return 0.0
+    d = released.shape[0] - 1
+    mean = released[:d, d] / b
+    noise = (float(noise_std) / b) ** 2
+    square = max(float(mean @ mean) - (d + 3.0 * math.sqrt(2.0 * d)) * noise, 0.0)
+    return problem.largest_distance * math.sqrt(square / max(d, 1)) / b

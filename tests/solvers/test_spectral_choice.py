@@ -334,7 +334,7 @@ def test_uncentred_columns_give_the_offset_its_share_and_keep_the_preconditioner
     # an unfinished plain-gradient run fits the offset (the features' mean) at once and the
     # features slowly: on uncentred columns the released mean says so and the choice keeps
     # the preconditioner; on centred ones (no offset to absorb) plain steps stay
-    from skdpgd.solvers._spectral import released_offset_distance
+    from skdpgd.solvers._spectral_utility import released_offset_distance
 
     problem, plan = _plan(100_000, 100, 1.0)
     b, dim = problem.intercept_scaling, problem.gram_dim
@@ -351,7 +351,7 @@ def test_uncentred_columns_give_the_offset_its_share_and_keep_the_preconditioner
 def test_the_offset_share_ignores_the_release_noise_of_a_centred_mean():
     # a mean that is only the release's noise (tau per entry) counts for nothing: its
     # squared norm is debiased and must stand 3 sd above it (fixed seed, 50 draws)
-    from skdpgd.solvers._spectral import released_offset_distance
+    from skdpgd.solvers._spectral_utility import released_offset_distance
 
     problem, plan = _plan(100_000, 100, 1.0)
     b, dim, tau = problem.intercept_scaling, problem.gram_dim, plan.probe_noise_std
