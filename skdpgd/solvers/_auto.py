@@ -59,7 +59,7 @@ __all__ = ["AUTO_GRAM_SHARES", "AUTO_MARGIN_FACTORS", "AUTO_CYCLIC_BATCHES",
 #: ranks the cyclic solver's own choice too. The l the proxy prefers moves with the
 #: problem (2 on Adult-2000 at epsilon 1, 8 at epsilon 4, 32 on a 40,000-row design), so
 #: that a sparser grid (4 and 16, the earlier set) misses it; the four more batch sizes cost
-#: about 4.5 ms of planning (benchmarks/README.md, "Cyclic candidates at every l").
+#: about 4 ms of planning (benchmarks/README.md, "Cyclic candidates at every l").
 AUTO_CYCLIC_BATCHES = tuple(l for l in AUTO_N_BATCHES if l > 1)
 
 #: Gram shares s of the preconditioned candidates: the proxy picks the share, on a
