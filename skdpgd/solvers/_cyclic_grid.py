@@ -52,7 +52,7 @@ def grid_proxy(contraction, etas, lam, beta, heterogeneity, *, epochs, n_batches
     lam, beta : ndarray of shape (rows, 1)
         lam and the smoothness beta of each row.
     epochs : ndarray of shape (E,)
-        The numbers of passes scored (1..max_epochs, or a sparser grid).
+        1..max_epochs.
     n_batches : int
         l.
     sensitivity, denominator : float
@@ -97,7 +97,7 @@ def grid_terms(contraction, etas, lam, beta, *, epochs, n_batches, r0):
     contraction, etas : ndarray of shape (rows, F)
     lam, beta : ndarray of shape (rows, 1)
     epochs : ndarray of shape (E,)
-        The numbers of passes scored (1..max_epochs, or a sparser grid).
+        1..max_epochs.
     n_batches : int
         l.
     r0 : float
@@ -106,7 +106,7 @@ def grid_terms(contraction, etas, lam, beta, *, epochs, n_batches, r0):
     -------
     bias_and_optimisation, root : ndarray of shape (rows, F, E), read-only
     """
-    key = (int(n_batches), float(r0), np.asarray(epochs).tobytes(), contraction.shape,
+    key = (int(n_batches), float(r0), int(epochs[-1]), contraction.shape,
            contraction.tobytes(), etas.tobytes(), lam.tobytes(), beta.tobytes())
     with _LOCK:
         found = _KEPT.get(key)

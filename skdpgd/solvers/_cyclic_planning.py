@@ -151,7 +151,7 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
     else:
         etas = np.full(lam.shape, float(learning_rate))
     contraction = np.maximum(np.abs(1.0 - etas * lam), np.abs(1.0 - etas * beta))
-    every = np.arange(1, max_epochs + 1)
+    epochs = np.arange(1, max_epochs + 1)
     budgets = sorted({int(budget) for budget in budgets or (max_epochs,)})
     shape = etas.shape + (len(batch_sizes), len(budgets))
     proxies, best_epochs = np.full(shape, np.inf), np.ones(shape, dtype=int)
@@ -165,7 +165,6 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
     for j, b in enumerate(batch_sizes):
         sizes = cyclic_batch_sizes(n_samples, b)
         n_batches, b_min = len(sizes), int(sizes.min())
-        epochs = every  # E = 1..max_epochs
         for rows in (first, None):
             if rows is None:
                 rows = ~first & (bias <= proxies[:, :, j].min(axis=(0, 1)).max())
@@ -178,10 +177,9 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
                 epochs=epochs, n_batches=n_batches, sensitivity=sensitivity,
                 denominator=b_min * target_mu, r0=r0, n_params=n_params, return_root=True)
             for t, budget in enumerate(budgets):
-                within = int(np.searchsorted(epochs, budget, side="right"))  # E <= budget
-                best = np.argmin(proxy[:, :, :within], axis=2)  # the first of equal values
+                best = np.argmin(proxy[:, :, :budget], axis=2)  # the first of equal values
                 # the minimum is the value at the first minimiser (NaN: both the first NaN)
-                proxies[rows, :, j, t] = proxy[:, :, :within].min(axis=2)
+                proxies[rows, :, j, t] = proxy[:, :, :budget].min(axis=2)
                 best_epochs[rows, :, j, t] = epochs[best]
                 roots[rows, :, j, t] = np.take_along_axis(root, best[:, :, None], axis=2)[..., 0]
     if each:
