@@ -36,7 +36,7 @@ import datasets  # noqa: E402
 
 from skdpgd import DPLogisticRegression  # noqa: E402
 
-EPSILONS = (0.5, 1.0, 4.0)
+EPSILONS = (0.1, 0.5, 1.0, 4.0)
 SOLVERS = ("auto", "gd")
 
 

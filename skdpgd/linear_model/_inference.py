@@ -90,7 +90,7 @@ class InferenceMixin:
         )
         solver = get_solver(self.solver)
         plan = solver.plan(problem)  # "auto": the chosen candidate's plan, naming it
-        plan = getattr(plan, "public_plan", plan)  # no second choice on a released Gram
+        plan = getattr(plan, "plan_without_choice", plan)  # no second choice on a Gram
         check_solver(plan.solver.name)
         covers = COVERS_HUBER if type(loss) is HuberLoss else COVERS_LOGISTIC
         run_report = solver.report(plan, problem, tuple(notes))

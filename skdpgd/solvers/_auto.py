@@ -34,10 +34,18 @@ Where the winner is a preconditioned candidate (a Gram will be released), the fi
 again after the release, on the released spectrum (:mod:`skdpgd.solvers._spectral`,
 :class:`~skdpgd.solvers._spectral.SpectralChoicePlan`): the charge composes the Gram
 release with the largest budget of the candidate runs, fixed before any value is read.
+Because of that second choice, a Gram is worth more than its preconditioned run: where a
+plain-step run wins, each Gram share is also scored as the worst case of the best run the
+second choice could make (:mod:`skdpgd.solvers._gram_route`), and a share whose route
+beats every candidate by more than :data:`TIE_TOLERANCE` is taken instead (its best
+preconditioned candidate becomes the public choice; private inference, which has no
+second choice, runs the choice without the route).
 """
 
+import math
 from dataclasses import replace
 
+from ..accounting import epsilon_delta_to_gdp
 from ..optim import MAX_DENSE_DIM
 from ._base import AUTO_MAX_PASSES, Solver
 from ._cyclic import (
@@ -46,6 +54,7 @@ from ._cyclic import (
     calibrate_cyclic,
     plan_cyclic_together,
 )
+from ._gram_route import gram_route_values
 from ._preconditioned import PreconditionedSolver, calibrate_preconditioned, plan_together
 from ._spectral import SpectralChoicePlan, spectral_plan
 from ._utility import predict_runs
@@ -134,9 +143,17 @@ def choose(problem, budgets=AUTO_PASS_BUDGETS):
     return plan, notes
 
 
-def _choose(problem, budgets):
+def _choose(problem, budgets, second_choice=False):
     """:func:`choose`, and every candidate's plan before calibration (a list, in the
-    order of :func:`candidates`), which the second choice reuses."""
+    order of :func:`candidates`), which the second choice reuses.
+
+    ``second_choice``: a preconditioned winner will choose again on its released
+    spectrum, so a Gram share whose route
+    (:func:`~skdpgd.solvers._gram_route.gram_route_values`) beats every candidate by more
+    than :data:`TIE_TOLERANCE` is taken over a plain-step winner; then a fourth value,
+    ``(plan, notes)`` of the choice without that route (where no second choice follows),
+    is returned too (None where the two are the same).
+    """
     found = candidates(problem, budgets)
     planned = {}
     for kind, plan_kind in ((CyclicSolver, plan_cyclic_together),
@@ -154,18 +171,12 @@ def _choose(problem, budgets):
             kept.append(plan)
     # every prediction at once: the recursions of one setting at several budgets shared
     runs = [plan.solver._prediction_run(plan, problem) for plan in kept]
-    every = list(zip(predict_runs(problem, runs), kept))
+    predictions, terms = predict_runs(problem, runs, terms=True)
+    every = list(zip(predictions, kept))
     best = min(prediction.excess_loss for prediction, _ in every)
     tied = [pair for pair in every
             if pair[0].excess_loss <= best + TIE_TOLERANCE * abs(best)]
     winner, plan = min(tied, key=lambda pair: pair[0].passes)
-    # the plan plan.solver.plan(problem) gives
-    if isinstance(plan.solver, CyclicSolver):
-        plan = calibrate_cyclic(plan, problem)
-    else:
-        plan = calibrate_preconditioned(plan, problem)
-    kind = ("excess loss of the best rescaling of theta: a classifier's accuracy sees only "
-            "its direction" if problem.scale_free_score else "")
     lines = tuple(
         f"candidate {p.label}: predicted excess loss {p.excess_loss:.2e}, {p.passes:.0f} passes"
         for p, _ in every
@@ -175,9 +186,51 @@ def _choose(problem, budgets):
     else:
         why = (f"solver='auto' chose {winner.label}: the fewest passes among the candidates "
                f"within {TIE_TOLERANCE:.0%} of the smallest predicted excess loss")
-    if kind:
-        why += f" ({kind})"
-    return plan, lines + (why,), [planned[id(solver)] for solver in found]
+    chosen = _calibrated(plan, problem), lines + (_with_kind(why, problem),)
+    found_plans = [planned[id(solver)] for solver in found]
+    if not second_choice:
+        return (*chosen, found_plans)
+    route = _gram_route(problem, runs, every, terms, best) if isinstance(
+        plan.solver, CyclicSolver) else None
+    if route is None:
+        return (*chosen, found_plans, None)
+    (winner, plan), value = route
+    why = (f"solver='auto' chose {winner.label} for its Gram: the choice on its released "
+           f"spectrum is predicted at worst {value:.2e} (the worst case over spectra of "
+           f"its best run), below every candidate's own prediction")
+    return (_calibrated(plan, problem), lines + (_with_kind(why, problem),), found_plans,
+            chosen)
+
+
+def _gram_route(problem, runs, every, terms, best):
+    """((prediction, plan), V) of the Gram route that beats every candidate's ``best``
+    by more than :data:`TIE_TOLERANCE` (its share's best preconditioned candidate), or
+    None (no such share, or no second choice possible: ``epsilon=inf``)."""
+    if not math.isfinite(epsilon_delta_to_gdp(problem.epsilon, problem.delta)):
+        return None
+    values = gram_route_values(problem, runs, [plan for _, plan in every], terms)
+    if not values:
+        return None
+    share = min(values, key=values.get)  # the smallest share of equal values
+    if not best > values[share] + TIE_TOLERANCE * abs(values[share]):
+        return None
+    members = [pair for pair in every if isinstance(pair[1].solver, PreconditionedSolver)
+               and pair[1].solver.gram_share == share]
+    return min(members, key=lambda pair: (pair[0].excess_loss, pair[0].passes)), values[share]
+
+
+def _calibrated(plan, problem):
+    """The plan ``plan.solver.plan(problem)`` gives: the winner's noise calibrated."""
+    if isinstance(plan.solver, CyclicSolver):
+        return calibrate_cyclic(plan, problem)
+    return calibrate_preconditioned(plan, problem)
+
+
+def _with_kind(why, problem):
+    if problem.scale_free_score:
+        return why + (" (excess loss of the best rescaling of theta: a classifier's "
+                      "accuracy sees only its direction)")
+    return why
 
 
 class AutoSolver(Solver):
@@ -190,14 +243,20 @@ class AutoSolver(Solver):
     name = "auto"
 
     def _plan(self, problem):
-        plan, notes, planned = _choose(problem, AUTO_PASS_BUDGETS)
+        plan, notes, planned, fixed = _choose(problem, AUTO_PASS_BUDGETS, second_choice=True)
         plan = replace(plan, notes=plan.notes + notes)
-        if isinstance(plan.solver, PreconditionedSolver):  # a Gram will be released:
-            # choose again on it, among the preconditioned settings planned here (same
-            # problem) and the plain-step runs planned for the rest of the budget
-            settings = [p for p in planned if isinstance(p.solver, PreconditionedSolver)]
-            return spectral_plan(problem, plan, candidates, settings) or plan
-        return plan
+        if fixed is not None:  # the choice where no second choice follows
+            fixed = replace(fixed[0], notes=fixed[0].notes + fixed[1])
+        if not isinstance(plan.solver, PreconditionedSolver):
+            return plan
+        # a Gram will be released: choose again on it, among the preconditioned settings
+        # planned here (same problem) and the plain-step runs planned for the rest of the
+        # budget
+        settings = [p for p in planned if isinstance(p.solver, PreconditionedSolver)]
+        chosen = spectral_plan(problem, plan, candidates, settings)
+        if chosen is None:  # no second choice: the route was not worth the Gram
+            return plan if fixed is None else fixed
+        return chosen if fixed is None else replace(chosen, without_choice=fixed)
 
     def _report(self, plan, problem, notes):
         return plan.solver.report(plan, problem, notes)  # the chosen candidate's accountant

@@ -32,7 +32,8 @@ import sys
 
 import numpy as np
 
-__all__ = ["ENABLED", "available", "impulse_moments", "worst_over_spectrum", "worst_pair"]
+__all__ = ["ENABLED", "available", "impulse_moments", "minimax_pair", "minimax_sum",
+           "worst_over_spectrum", "worst_pair"]
 
 #: Use the compiled kernels once numba is imported (set False to force numpy).
 ENABLED = True
@@ -118,11 +119,45 @@ def _pairs(c, a, b):
     return worst
 
 
+def _minimax_pair(c, a, b, extra):
+    worst = -np.inf
+    for i in range(c.shape[1]):
+        for j in range(i, c.shape[1]):  # (i, j) and (j, i) give the same float
+            least = np.inf
+            for r in range(c.shape[0]):
+                a_pair, b_pair = a[r, i] + a[r, j], b[r, i] + b[r, j]
+                kept = a_pair * a_pair / b_pair if b_pair > 0.0 else 0.0
+                value = 0.5 * (c[r, i] + c[r, j] - kept) + extra[r]
+                if value != value:  # numpy's min: NaN wins
+                    least = value
+                    break
+                least = min(least, value)
+            if worst == worst and (least > worst or least != least):  # numpy's max
+                worst = least
+    return worst
+
+
+def _minimax_sum(bias, opt, noise, extra):
+    worst = -np.inf
+    for i in range(opt.shape[1]):
+        for j in range(noise.shape[1]):
+            least = np.inf
+            for r in range(opt.shape[0]):
+                value = bias[r] + (opt[r, i] + noise[r, j]) + extra[r]
+                if value != value:
+                    least = value
+                    break
+                least = min(least, value)
+            if worst == worst and (least > worst or least != least):
+                worst = least
+    return worst
+
+
 def _compile():
     import numba
 
     jit = numba.njit(nogil=True, cache=True)  # IEEE arithmetic: no fast-math
-    return jit(_moments), jit(_worst), jit(_pairs)
+    return jit(_moments), jit(_worst), jit(_pairs), jit(_minimax_pair), jit(_minimax_sum)
 
 
 def available():
@@ -251,3 +286,60 @@ def worst_pair_reference(c, a, b):
     with np.errstate(invalid="ignore", divide="ignore"):
         kept = np.where(b_pair > 0.0, a_pair * a_pair / b_pair, 0.0)
     return float(np.max(0.5 * (c[:, None] + c[None, :] - kept)))
+
+
+def minimax_pair(c, a, b, extra):
+    r""":math:`\max_{i \le j}\min_r \big[\frac12\big(c_{ri} + c_{rj} -
+    \frac{(a_{ri} + a_{rj})^2}{b_{ri} + b_{rj}}\big) + e_r\big]`: over the pairs of levels
+    of :func:`worst_pair`, the worst case of the best of several runs r (rows), each
+    with its term :math:`e_r` added (``extra``); NaN wins as in numpy.
+
+    Parameters
+    ----------
+    c, a, b : ndarray of shape (runs, grid)
+    extra : ndarray of shape (runs,)
+
+    Returns
+    -------
+    float
+    """
+    arrays = [np.ascontiguousarray(x, dtype=float) for x in (c, a, b, extra)]
+    if not available():
+        return minimax_pair_reference(*arrays)
+    return float(_KERNELS[3](*arrays))
+
+
+def minimax_pair_reference(c, a, b, extra):
+    """:func:`minimax_pair` in numpy, every pair at once (the kernel's reference)."""
+    a_pair, b_pair = a[:, :, None] + a[:, None, :], b[:, :, None] + b[:, None, :]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kept = np.where(b_pair > 0.0, a_pair * a_pair / b_pair, 0.0)
+    values = 0.5 * (c[:, :, None] + c[:, None, :] - kept) + extra[:, None, None]
+    return float(np.max(np.min(values, axis=0)))
+
+
+def minimax_sum(bias, opt, noise, extra):
+    r""":math:`\max_{i, j}\min_r \big[\beta_r + (o_{ri} + n_{rj}) + e_r\big]`: the
+    worst case over the levels of the optimum (i) and of the noise (j) of the best of
+    several runs r (a regressor's proxy, :func:`~skdpgd.solvers._utility.predicted_excess_losses`);
+    NaN wins as in numpy.
+
+    Parameters
+    ----------
+    bias, extra : ndarray of shape (runs,)
+    opt, noise : ndarray of shape (runs, grid)
+
+    Returns
+    -------
+    float
+    """
+    arrays = [np.ascontiguousarray(x, dtype=float) for x in (bias, opt, noise, extra)]
+    if not available():
+        return minimax_sum_reference(*arrays)
+    return float(_KERNELS[4](*arrays))
+
+
+def minimax_sum_reference(bias, opt, noise, extra):
+    """:func:`minimax_sum` in numpy, every pair at once (the kernel's reference)."""
+    values = bias[:, None, None] + (opt[:, :, None] + noise[:, None, :]) + extra[:, None, None]
+    return float(np.max(np.min(values, axis=0)))

@@ -101,6 +101,10 @@ class SpectralChoicePlan:
         The solver that runs the plan.
     notes : tuple of str
         Public notes for the report.
+    without_choice : dataclass, optional
+        The plan ``"auto"`` runs where no second choice follows (private inference),
+        where it differs from ``public_plan`` (chosen for its Gram's route,
+        :mod:`skdpgd.solvers._gram_route`).
     """
 
     public_plan: object
@@ -113,6 +117,12 @@ class SpectralChoicePlan:
     strong_convexity: float
     solver: object = None
     notes: tuple = ()
+    without_choice: object = None
+
+    @property
+    def plan_without_choice(self):
+        """The plan to run where no second choice follows (private inference)."""
+        return self.public_plan if self.without_choice is None else self.without_choice
 
     @property
     def run_mu(self):

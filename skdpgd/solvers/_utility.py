@@ -49,17 +49,9 @@ from ..accounting.calibration import check_count, check_positive
 from ._proxy_kernels import impulse_moments, worst_pair
 from ._proxy_kernels import impulse_response as _impulse_response
 
-__all__ = [
-    "Prediction",
-    "concentrated_initial_distance",
-    "direction_errors",
-    "error_moments",
-    "predict_runs",
-    "predicted_excess_loss",
-    "predicted_excess_losses",
-    "scale_free_excess",
-    "semicircle_nodes",
-]
+__all__ = ["LevelTerms", "Prediction", "concentrated_initial_distance", "direction_errors",
+           "error_moments", "predict_runs", "predicted_excess_loss", "predicted_excess_losses",
+           "scale_free_excess", "scale_free_terms", "semicircle_nodes", "worst_level_value"]
 
 #: Points of the log grid of eigenvalues g / Rt^2 the proxy maximises over.
 SPECTRUM_GRID = np.logspace(-8.0, 0.0, 121)
@@ -243,13 +235,46 @@ def scale_free_excess(data_curvature, curvature, mean, variance, share, count, w
     Arrays are (points, grid) with ``weights`` over axis 0, or (grid,) without; ``count``
     is (grid,).
     """
+    return worst_pair(*scale_free_terms(data_curvature, curvature, mean, variance, share,
+                                        count, weights))
+
+
+def scale_free_terms(data_curvature, curvature, mean, variance, share, count, weights=None):
+    """(C, A, B) of :func:`scale_free_excess` at every level of the grid, before the worst
+    pair is taken (same arguments)."""
     s = (1.0 - mean) * data_curvature / curvature
     if weights is None:
         s_mean, second, h_d = s, s * s * share + variance, data_curvature
     else:
         s_mean, second, h_d = weights @ s, weights @ (s * s * share + variance), data_curvature[0]
     t = 0.5 * count * h_d
-    return worst_pair(t * share, t * share * s_mean, t * second)
+    return t * share, t * share * s_mean, t * second
+
+
+@dataclass(frozen=True)
+class LevelTerms:
+    r"""A run's proxy at every level of its worst case, before the worst level is taken.
+
+    ``scale_free``: ``levels`` is (C, A, B) of :func:`scale_free_terms`, the worst case
+    the worst pair of levels (:func:`~._proxy_kernels.worst_pair`); else (optimum, noise),
+    the worst case the sum of their largest terms, plus ``bias`` (the regularisation's
+    :math:`\lambda r_0^2/2`). ``extra`` is added as is. :func:`worst_level_value` is the
+    run's prediction; ``solver="auto"``'s Gram route takes the worst level of the best of
+    several runs instead (:mod:`skdpgd.solvers._gram_route`).
+    """
+
+    scale_free: bool
+    levels: tuple
+    bias: float
+    extra: float
+
+
+def worst_level_value(terms):
+    """The prediction of :func:`predicted_excess_losses` from a run's :class:`LevelTerms`."""
+    if terms.scale_free:
+        return worst_pair(*terms.levels) + terms.extra
+    opt, noise = terms.levels
+    return terms.bias + float(np.max(opt) + np.max(noise)) + terms.extra
 
 
 def predicted_excess_loss(
@@ -305,7 +330,7 @@ def predicted_excess_loss(
 
 
 def predicted_excess_losses(runs, *, curvature, n_params, n_outputs, row_norm,
-                            initial_distance, scale_free=False):
+                            initial_distance, scale_free=False, terms=False):
     """:func:`predicted_excess_loss` of several runs on one problem, their recursions shared.
 
     ``runs``: dicts of the per-run arguments of :func:`predicted_excess_loss`
@@ -330,11 +355,15 @@ def predicted_excess_losses(runs, *, curvature, n_params, n_outputs, row_norm,
         r0.
     scale_free : bool, default=False
         Score the best rescaling of theta (classifiers) instead of theta itself.
+    terms : bool, default=False
+        Return each run's :class:`LevelTerms` instead (its value at every level of the
+        worst case; :func:`worst_level_value` gives the prediction from it, bit for bit).
 
     Returns
     -------
     list of float
-        The predicted excess loss of each run, in units of the loss.
+        The predicted excess loss of each run, in units of the loss (its
+        :class:`LevelTerms` with ``terms``).
     """
     c, p = float(curvature), float(n_params)
     rt2 = float(row_norm) ** 2
@@ -352,14 +381,16 @@ def predicted_excess_losses(runs, *, curvature, n_params, n_outputs, row_norm,
         lam, extra = float(run["strong_convexity"]), float(run.get("extra", 0.0))
         w = weights if spread else None
         if scale_free:
-            return scale_free_excess(c * g_points[..., 1:], h[..., 1:], mean[..., 1:],
-                                     variance[..., 1:], share, count, w) + extra
-        opt, noise = 0.5 * h * mean * mean, 0.5 * h * variance
-        if w is not None:
-            opt, noise = w @ opt, w @ noise
-        worst_opt = np.max(share * count * opt[1:])
-        worst_noise = np.max(count * noise[1:] + (p - count) * noise[0])
-        return 0.5 * lam * share * p + float(worst_opt + worst_noise) + extra
+            levels = scale_free_terms(c * g_points[..., 1:], h[..., 1:], mean[..., 1:],
+                                      variance[..., 1:], share, count, w)
+            found = LevelTerms(True, levels, 0.0, extra)
+        else:
+            opt, noise = 0.5 * h * mean * mean, 0.5 * h * variance
+            if w is not None:
+                opt, noise = w @ opt, w @ noise
+            levels = (share * count * opt[1:], count * noise[1:] + (p - count) * noise[0])
+            found = LevelTerms(False, levels, 0.5 * lam * share * p, extra)
+        return found if terms else worst_level_value(found)
 
     for members in groups.values():  # one group at a time: its arrays stay in cache
         run = runs[members[0]]
@@ -387,7 +418,7 @@ def predicted_excess_losses(runs, *, curvature, n_params, n_outputs, row_norm,
     return values
 
 
-def predict_runs(problem, labelled_runs):
+def predict_runs(problem, labelled_runs, terms=False):
     """The :class:`Prediction` of each candidate run on one problem, scored together.
 
     Parameters
@@ -396,16 +427,22 @@ def predict_runs(problem, labelled_runs):
         The public numbers of the fit (r0 is ``problem.largest_distance``).
     labelled_runs : list of tuple
         ``(label, passes, run)``, ``run`` a dict of :func:`predicted_excess_losses`.
+    terms : bool, default=False
+        Also return each run's :class:`LevelTerms`.
 
     Returns
     -------
     list of Prediction
         One per run, by :func:`predicted_excess_losses`.
+    list of LevelTerms
+        With ``terms``: the runs' values at every level of the worst case.
     """
-    values = predicted_excess_losses(
+    found = predicted_excess_losses(
         [run for _, _, run in labelled_runs], curvature=problem.curvature,
         n_params=problem.n_params, n_outputs=problem.n_outputs, row_norm=problem.row_norm,
         initial_distance=problem.largest_distance, scale_free=problem.scale_free_score,
+        terms=True,
     )
-    return [Prediction(label, value, passes)
-            for (label, passes, _), value in zip(labelled_runs, values)]
+    predictions = [Prediction(label, worst_level_value(level_terms), passes)
+                   for (label, passes, _), level_terms in zip(labelled_runs, found)]
+    return (predictions, found) if terms else predictions

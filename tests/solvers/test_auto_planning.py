@@ -171,7 +171,7 @@ def test_second_choice_reuses_the_settings_planned_by_the_first(case):
     from skdpgd.solvers._spectral import spectral_plan
 
     problem = _problem(case)
-    plan, _, planned = _choose(problem, (50,))
+    plan, _, planned, _ = _choose(problem, (50,), second_choice=True)  # the fit's choice
     if not isinstance(plan.solver, PreconditionedSolver):
         pytest.skip("no Gram release: no second choice on this problem")
     settings = [p for p in planned if isinstance(p.solver, PreconditionedSolver)]

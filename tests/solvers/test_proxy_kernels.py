@@ -125,6 +125,46 @@ def test_worst_pair_equals_the_reference(seed):
     assert np.isnan(kernels.worst_pair_reference(c, a, b))
 
 
+@pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")
+@pytest.mark.parametrize("seed", range(4))
+def test_minimax_kernels_equal_the_reference(seed):
+    # several runs (rows) over a 121-level grid: huge and tiny scales, b <= 0 levels,
+    # then one NaN (it wins, as in numpy's min and max)
+    rng = np.random.default_rng(seed)
+    runs, grid = 5, 121
+    scale = 10.0 ** rng.uniform(-150, 150, (runs, grid))
+    c, a = scale * rng.uniform(0, 1, (runs, grid)), scale * rng.uniform(-1, 1, (runs, grid))
+    b = scale * rng.uniform(-0.1, 1, (runs, grid))
+    b[:, :3] = 0.0
+    extra = rng.uniform(0, 1e-3, runs)
+    assert kernels.minimax_pair(c, a, b, extra) == kernels.minimax_pair_reference(c, a, b, extra)
+    bias = rng.uniform(0, 1, runs)
+    assert (kernels.minimax_sum(bias, c, b, extra)
+            == kernels.minimax_sum_reference(bias, c, b, extra))
+    # one run: its own worst case
+    assert (kernels.minimax_pair(c[:1], a[:1], b[:1], extra[:1])
+            == kernels.worst_pair(c[0], a[0], b[0]) + extra[0])
+    c[2, 7] = np.nan
+    assert np.isnan(kernels.minimax_pair(c, a, b, extra))
+    assert np.isnan(kernels.minimax_pair_reference(c, a, b, extra))
+    assert np.isnan(kernels.minimax_sum(bias, c, b, extra))
+    assert np.isnan(kernels.minimax_sum_reference(bias, c, b, extra))
+
+
+def test_the_minimax_of_several_runs_is_below_each_runs_worst_case():
+    rng = np.random.default_rng(5)
+    c, a, b = rng.uniform(0, 1, (3, 3, 40))
+    extra = np.zeros(3)
+    value = kernels.minimax_pair(c, a, b, extra)
+    assert value <= min(kernels.worst_pair(c[r], a[r], b[r]) for r in range(3))
+    # brute force over the pairs
+    brute = max(min(0.5 * (c[r, i] + c[r, j] - (a[r, i] + a[r, j]) ** 2
+                           / (b[r, i] + b[r, j])) for r in range(3))
+                for i in range(40) for j in range(40))
+    assert value == pytest.approx(brute, rel=1e-12)
+
+
 def test_second_process_loads_the_kernels_from_the_cache(tmp_path):
     # numba's on-disk cache: a new process compiles nothing (the kernels are module-level
     # functions, found again by their file and line)
