@@ -143,3 +143,19 @@ def test_a_fit_that_takes_the_route_charges_the_gram_and_the_run_it_chose():
     assert est.privacy_.mu == pytest.approx(math.hypot(est.privacy_.gram_mu,
                                                        est.privacy_.run_mu), rel=1e-12)
     assert est.score(X, y) > 0.75
+
+
+def test_without_a_second_choice_the_route_falls_back_to_the_plain_choice(monkeypatch):
+    # where the Gram was chosen for its route but no second choice can follow (the
+    # composed epsilon rounded above the target: spectral_plan returns None), the fit
+    # runs the choice without the route, not a preconditioned run it did not prefer
+    from skdpgd.solvers import _auto
+
+    problem = _problem(DPLogisticRegression(classes=[0, 1], epsilon=1.0), 5000, 104, 2)
+    assert "for its Gram:" in get("auto").plan(problem).public_plan.notes[-1]
+    monkeypatch.setattr(_auto, "spectral_plan", lambda *args, **kwargs: None)
+    plan = _auto.AutoSolver()._plan(problem)
+    without, _ = choose(problem)
+    assert isinstance(plan.solver, CyclicSolver) and plan.solver == without.solver
+    assert plan.noise_std == without.noise_std
+    assert "for its Gram" not in plan.notes[-1]
