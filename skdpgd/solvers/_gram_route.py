@@ -95,7 +95,7 @@ def gram_route_values(problem, runs, plans, terms):
 
 def minimax_value(terms):
     r""":math:`\max_S \min_r U_r(S)` over the spectra S of the proxy's worst case, for the
-    runs r whose :class:`~skdpgd.solvers._utility.LevelTerms` are ``terms`` (all of one
+    runs r whose :class:`~skdpgd.solvers._proxy_scores.LevelTerms` are ``terms`` (all of one
     kind): pairs of levels for classifiers, (optimum's level, noise's level) for
     regressors. With one run it is that run's prediction."""
     extra = np.array([level_terms.extra for level_terms in terms])

@@ -265,7 +265,7 @@ def worst_pair(c, a, b):
     r""":math:`\max_{i,j} \frac12\big(c_i + c_j - \frac{(a_i + a_j)^2}{b_i + b_j}\big)`,
     the fraction taken as 0 where :math:`b_i + b_j \le 0`, NaN winning as in numpy's
     ``max`` (the worst pair of levels of
-    :func:`~skdpgd.solvers._utility.scale_free_excess`).
+    :func:`~skdpgd.solvers._proxy_scores.scale_free_excess`).
 
     Parameters
     ----------

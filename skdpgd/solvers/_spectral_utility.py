@@ -122,7 +122,7 @@ def spectral_excess_loss(
     :math:`\frac k2\big(C - A^2/B\big)` with
     :math:`C = \sum_j h_{d,j} a_j`, :math:`A = \sum_j h_{d,j} a_j s_j`,
     :math:`B = \sum_j h_{d,j}(s_j^2 a_j + \sigma^2 v_j)`, :math:`s_j = (1-\bar e_j)h_{d,j}/h_j`,
-    :math:`h_{d,j} = c g_j` (:func:`~skdpgd.solvers._utility.scale_free_excess`, one
+    :math:`h_{d,j} = c g_j` (:func:`~skdpgd.solvers._proxy_scores.scale_free_excess`, one
     block per direction).
 
     Parameters

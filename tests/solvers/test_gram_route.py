@@ -11,8 +11,9 @@ from skdpgd import DPLogisticRegression, DPRidge
 from skdpgd.solvers import CyclicSolver, PreconditionedSolver, get
 from skdpgd.solvers._auto import TIE_TOLERANCE, candidates, choose
 from skdpgd.solvers._gram_route import gram_route_values, minimax_value
+from skdpgd.solvers._proxy_scores import worst_level_value
 from skdpgd.solvers._spectral import PROBE_FRACTION, SpectralChoicePlan
-from skdpgd.solvers._utility import predict_runs, predicted_excess_losses, worst_level_value
+from skdpgd.solvers._utility import predict_runs, predicted_excess_losses
 
 
 def _problem(estimator, n, d, n_classes=None):
