@@ -26,8 +26,17 @@ and everything computed from :math:`\tilde c` alone is post-processing:
   the highest}]` (the outer cells' infinite edges are replaced by :math:`\mp e_m`);
 - the median is the cell where the surviving mass crosses one half.
 
-If no cell survives (an all-missing column, too few records for the noise) the result
-says so (``found=False``) and the caller falls back to a public default: never an error.
+If no single cell survives, the same noisy counts are read at coarser scales
+(post-processing, :func:`coarse_cells`): sums of :math:`g = 2, 4, \dots,
+2^{J}` adjacent cells (a public partition), whose noise is :math:`\sigma\sqrt g` while
+their counts add up, each scale thresholded at :math:`z_g\sigma\sqrt g` with
+:math:`z_g = \Phi^{-1}(1 - \alpha/(J\,G_g))` over its :math:`G_g` groups; the first scale
+with a surviving group gives the range. Its family-wise rate is a second :math:`\alpha`
+(union bound over the J scales), spent only where no single cell passed: a few hundred
+records spread over several cells (a small table) then still get a range, one group wide
+at worst instead of the public fallback. If nothing survives at any scale (an
+all-missing column, too few records for the noise) the result says so (``found=False``)
+and the caller falls back to a public default: never an error.
 """
 
 from dataclasses import dataclass
@@ -41,8 +50,13 @@ from ..utils._validation import make_generator
 #: :math:`2^{-20} \approx 9.5 \cdot 10^{-7}` to :math:`2^{40} \approx 1.1 \cdot 10^{12}`,
 #: ratio :math:`\sqrt 2` (a bound overshoots the data by at most that factor).
 GRID_K_MIN, GRID_K_MAX = -40, 80
-#: Chance that some empty cell of a histogram passes the threshold (family-wise).
+#: Chance that some empty cell of a histogram passes the threshold (family-wise); the
+#: coarser scales, read only where no single cell passes, have the same rate together.
 FALSE_CELL_RATE = 1e-3
+
+#: The coarsest scale read when no single cell passes: groups of 2, 4, ..., 2**COARSE_LEVELS
+#: adjacent cells (16 cells span a factor 2**8 = 256 on the grid's positive side).
+COARSE_LEVELS = 4
 
 
 def public_grid(k_min=GRID_K_MIN, k_max=GRID_K_MAX):
@@ -134,7 +148,52 @@ class PrivateRange:
     found: bool
 
 
-def range_from_noisy_counts(noisy, edges, threshold):
+def coarse_cells(values, sigma, false_cell_rate=FALSE_CELL_RATE, levels=COARSE_LEVELS):
+    r"""The first coarser scale at which some group of cells passes (module notes).
+
+    Post-processing of the noisy counts: at scale :math:`g = 2^j` (j = 1..``levels``) the
+    value cells are cut into consecutive groups of g (the last one shorter), each group's
+    noisy counts summed (noise :math:`\sigma\sqrt g`) and kept when the sum exceeds
+    :math:`z_g\sigma\sqrt g`, :math:`z_g = \Phi^{-1}(1 - \alpha/(J\,G_g))`, with
+    :math:`G_g` groups and J = ``levels`` scales: when every count is 0, no group of any
+    scale passes with probability at least :math:`1 - \alpha` (union bound).
+
+    Parameters
+    ----------
+    values : ndarray of shape (k,)
+        Noisy counts of the k value cells (the missing cell left out).
+    sigma : float
+        Their noise standard deviation.
+    false_cell_rate : float, default=1e-3
+        :math:`\alpha`, for all the coarser scales together.
+    levels : int, default=COARSE_LEVELS
+        J.
+
+    Returns
+    -------
+    kept : ndarray or None
+        The kept group sums (0 where zeroed) of the first scale with a surviving group,
+        None if no scale has one.
+    starts : ndarray or None
+        The index of each group's first cell (its last is the next start minus one).
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if not np.isfinite(sigma) or sigma <= 0.0 or levels < 1:
+        return None, None
+    for j in range(1, int(levels) + 1):
+        size = 2**j
+        starts = np.arange(0, values.size, size)
+        sums = np.add.reduceat(values, starts)
+        threshold = threshold_z(starts.size * int(levels), false_cell_rate) * sigma
+        threshold *= np.sqrt(size)
+        kept = np.where(sums > threshold, sums, 0.0)
+        if np.any(kept > 0):
+            return kept, starts
+    return None, None
+
+
+def range_from_noisy_counts(noisy, edges, threshold, *, sigma=None,
+                            false_cell_rate=FALSE_CELL_RATE):
     """The range, median and whether anything survived, from a noisy histogram only.
 
     Parameters
@@ -145,6 +204,11 @@ def range_from_noisy_counts(noisy, edges, threshold):
         The public edges.
     threshold : float
         Cells with noisy count <= threshold are zeroed.
+    sigma : float, optional
+        The counts' noise: where no single cell passes, the coarser scales of
+        :func:`coarse_cells` are read (None: single cells only).
+    false_cell_rate : float, default=1e-3
+        :math:`\alpha` of the coarser scales (:func:`coarse_cells`).
 
     Returns
     -------
@@ -153,16 +217,22 @@ def range_from_noisy_counts(noisy, edges, threshold):
     values = np.asarray(noisy, dtype=np.float64)[: edges.size + 1]
     kept = np.where(values > threshold, values, 0.0)
     alive = np.flatnonzero(kept > 0)
-    if alive.size == 0:
-        return PrivateRange(0.0, 1.0, 0.5, 1.0, False)
     outer = float(edges[-1])
     lower_edges = np.concatenate([[-outer], edges])  # cell k starts at lower_edges[k]
     upper_edges = np.concatenate([edges, [outer]])
+    if alive.size == 0 and sigma is not None:  # the same counts, at a coarser scale
+        groups, starts = coarse_cells(values, sigma, false_cell_rate)
+        if groups is not None:
+            ends = np.concatenate([starts[1:], [values.size]]) - 1
+            kept, lower_edges, upper_edges = groups, lower_edges[starts], upper_edges[ends]
+            alive = np.flatnonzero(kept > 0)
+    if alive.size == 0:
+        return PrivateRange(0.0, 1.0, 0.5, 1.0, False)
     lo_cell, hi_cell = alive[0], alive[-1]
     low, high = float(lower_edges[lo_cell]), float(upper_edges[hi_cell])
-    if lo_cell == hi_cell == 0:  # only the cell below -e_m: a unit-width range there
-        low, high = -outer - 1.0, -outer
-    elif lo_cell == hi_cell == edges.size:
+    if lo_cell == hi_cell and low == -outer == high:  # only the cell below -e_m: a
+        low, high = -outer - 1.0, -outer  # unit-width range there
+    elif lo_cell == hi_cell and low == outer == high:
         low, high = outer, outer + 1.0
     cumulative = np.cumsum(kept)
     k = int(np.searchsorted(cumulative, 0.5 * cumulative[-1]))
@@ -268,7 +338,8 @@ def private_range(x, mu, random_state=None, *, edges=None, false_cell_rate=FALSE
         return PrivateRange(0.0, 1.0, 0.5, 1.0, False)
     noisy = noisy_histogram(x, sigma, make_generator(random_state), edges)
     threshold = threshold_z(edges.size + 1, false_cell_rate) * sigma
-    return range_from_noisy_counts(noisy, edges, threshold)
+    return range_from_noisy_counts(noisy, edges, threshold, sigma=sigma,
+                                   false_cell_rate=false_cell_rate)
 
 
 @dataclass(frozen=True)
@@ -294,7 +365,9 @@ def private_abs_bound(y, mu, random_state=None, *, default=1.0,
     The histogram of :math:`|y|` over the non-negative half of the public grid (cells
     :math:`[0, e_1), [e_1, e_2), \dots, [e_m, \infty]` and a missing cell), noised and
     thresholded as in :func:`private_range`; B is the high edge of the highest
-    surviving cell. Same sensitivity :math:`\sqrt 2`, so :math:`\sigma = \sqrt2/\mu`.
+    surviving cell (where no cell survives, the high edge of the highest surviving group
+    of :func:`coarse_cells`). Same sensitivity :math:`\sqrt 2`, so
+    :math:`\sigma = \sqrt2/\mu`.
     Targets beyond B are then clipped by the estimator (a per-record map).
 
     Parameters
@@ -331,8 +404,14 @@ def private_abs_bound(y, mu, random_state=None, *, default=1.0,
         return PrivateBound(float(default), False)
     noisy = noisy_histogram(y, sigma, make_generator(random_state), edges)
     threshold = threshold_z(edges.size + 1, false_cell_rate) * sigma
-    alive = np.flatnonzero(noisy[: edges.size + 1] > threshold)
-    if alive.size == 0:
-        return PrivateBound(float(default), False)
-    top = int(alive[-1])  # cell k = [e_k, e_{k+1}), cell 0 = [0, e_1): its high edge
+    values = noisy[: edges.size + 1]
+    alive = np.flatnonzero(values > threshold)
+    if alive.size:
+        top = int(alive[-1])  # cell k = [e_k, e_{k+1}), cell 0 = [0, e_1): its high edge
+    else:  # the same counts, at a coarser scale: the highest surviving group's last cell
+        groups, starts = coarse_cells(values, sigma, false_cell_rate)
+        if groups is None:
+            return PrivateBound(float(default), False)
+        ends = np.concatenate([starts[1:], [values.size]]) - 1
+        top = int(ends[np.flatnonzero(groups > 0)[-1]])
     return PrivateBound(float(edges[min(top, edges.size - 1)]), True)
