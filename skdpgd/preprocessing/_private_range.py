@@ -321,7 +321,10 @@ def private_range(x, mu, random_state=None, *, edges=None, false_cell_rate=FALSE
     cell for another), so noise :math:`\sigma = \sqrt 2/\mu` makes the histogram
     :math:`\mu`-GDP (Dong, Roth and Su 2022, Theorem 2.7); the range is a function of
     the noisy histogram only. Threshold :math:`z\sigma` with
-    :math:`z = \Phi^{-1}(1 - \alpha/(m+1))`.
+    :math:`z = \Phi^{-1}(1 - \alpha/(m+1))`; where no single cell passes, the same
+    counts are read at coarser scales (sums of 2, 4, 8, 16 adjacent cells, noise
+    :math:`\sigma\sqrt g`, thresholds at a family-wise rate :math:`\alpha` of their own;
+    docs/theory.md, "Coarser scales").
 
     Examples
     --------
@@ -366,7 +369,8 @@ def private_abs_bound(y, mu, random_state=None, *, default=1.0,
     :math:`[0, e_1), [e_1, e_2), \dots, [e_m, \infty]` and a missing cell), noised and
     thresholded as in :func:`private_range`; B is the high edge of the highest
     surviving cell (where no cell survives, the high edge of the highest surviving group
-    of :func:`coarse_cells`). Same sensitivity :math:`\sqrt 2`, so
+    of the same counts read at coarser scales, as in :func:`private_range`). Same
+    sensitivity :math:`\sqrt 2`, so
     :math:`\sigma = \sqrt2/\mu`.
     Targets beyond B are then clipped by the estimator (a per-record map).
 
