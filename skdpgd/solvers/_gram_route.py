@@ -13,8 +13,9 @@ values the release at nothing. Its value as a decision (docs/theory.md#the-gram-
     V_s = \max_{S} \min_{c \in \mathcal C_s} U_c(S)
         \;\le\; \min_{c \in \mathcal C_s} \max_S U_c(S),
 
-where S ranges over the proxy's spectra (pairs of levels of
-:data:`~skdpgd.solvers._utility.SPECTRUM_GRID`, the worst case of
+where S ranges over the proxy's spectra (for a classifier pairs of levels of
+:data:`~skdpgd.solvers._utility.SPECTRUM_GRID`, for a regressor the optimum's level and
+the noise's: the worst case of
 :func:`~skdpgd.solvers._utility.predicted_excess_losses`), :math:`U_c(S)` is candidate
 c's predicted excess loss on S, and :math:`\mathcal C_s` holds the preconditioned
 candidates of Gram share s and every plain-step candidate with its noise at the run's
