@@ -139,7 +139,7 @@ def choose(problem, budgets=AUTO_PASS_BUDGETS):
     notes : tuple of str
         Every candidate's prediction, then why the winner won.
     """
-    plan, notes, _ = _choose(problem, budgets)
+    plan, notes, _, _ = _choose(problem, budgets)
     return plan, notes
 
 
@@ -150,9 +150,9 @@ def _choose(problem, budgets, second_choice=False):
     ``second_choice``: a preconditioned winner will choose again on its released
     spectrum, so a Gram share whose route
     (:func:`~skdpgd.solvers._gram_route.gram_route_values`) beats every candidate by more
-    than :data:`TIE_TOLERANCE` is taken over a plain-step winner; then a fourth value,
-    ``(plan, notes)`` of the choice without that route (where no second choice follows),
-    is returned too (None where the two are the same).
+    than :data:`TIE_TOLERANCE` is taken over a plain-step winner. The fourth value is
+    ``(plan, notes)`` of the choice without that route (what runs where no second
+    choice follows), None where the route was not taken.
     """
     found = candidates(problem, budgets)
     planned = {}
@@ -188,9 +188,7 @@ def _choose(problem, budgets, second_choice=False):
                f"within {TIE_TOLERANCE:.0%} of the smallest predicted excess loss")
     chosen = _calibrated(plan, problem), lines + (_with_kind(why, problem),)
     found_plans = [planned[id(solver)] for solver in found]
-    if not second_choice:
-        return (*chosen, found_plans)
-    route = _gram_route(problem, runs, every, terms, best) if isinstance(
+    route = _gram_route(problem, runs, every, terms, best) if second_choice and isinstance(
         plan.solver, CyclicSolver) else None
     if route is None:
         return (*chosen, found_plans, None)
