@@ -302,6 +302,30 @@ def test_label_scan_is_chunked_and_gives_numpys_answer(kind, n_jobs, small_chunk
     assert not outside
 
 
+@pytest.mark.parametrize("dtype", [bool, np.int8, np.uint8, np.int16, np.int32, np.uint32,
+                                   np.int64, np.uint64])
+def test_integer_labels_by_counting_are_numpys_unique(dtype):
+    """The counting path gives np.unique's array (values and dtype), also where a narrow
+    dtype's range would overflow in its own type and at the ends of 64-bit ranges (the
+    sort path, a range of 2**16 or more)."""
+    from skdpgd._data._passes import COUNTED_LABEL_RANGE, _integer_labels
+
+    info = np.iinfo(np.uint8 if dtype is bool else dtype)
+    rng = np.random.default_rng(0)
+    chunks = [
+        rng.integers(0, 2, 500).astype(dtype),
+        np.array([info.min, info.max, info.max], dtype=dtype),  # int8: 127 - (-128) = 255
+        np.array([info.max, info.max - 1], dtype=dtype),
+        np.array([info.min + 1, info.min], dtype=dtype),
+    ]
+    if dtype is not bool and info.max - info.min >= COUNTED_LABEL_RANGE:  # the sort path
+        chunks.append(np.array([info.min, 0, info.max, 0], dtype=dtype))
+    for chunk in chunks:
+        found = _integer_labels(chunk)
+        assert found.dtype == np.unique(chunk).dtype
+        np.testing.assert_array_equal(found, np.unique(chunk))
+
+
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_label_scan_refuses_a_continuous_target_whatever_n_jobs(n_jobs, small_chunks):
     y = (np.arange(1000) % 2).astype(float)
