@@ -69,12 +69,14 @@ def test_second_process_loads_the_compiled_kernels_from_the_cache(tmp_path):
         import numpy as np
         from skdpgd._data import _fused
         assert _fused.available()
-        kernel, factors = _fused._KERNELS
+        kernels = _fused._KERNELS
+        kernel, factors, scaled_block = kernels
         X = np.ones((4, 3)); pre = np.ones(4); sq = np.ones(4)
         factors(X, 10, pre, sq)
         kernel(X, pre, np.ones(4), np.zeros(4), np.zeros(3), 1.0, 0.5, 0, 1.0, np.zeros(3))
-        print(sum(f.stats.cache_hits.get(s, 0) for f in (kernel, factors) for s in f.signatures),
-              sum(f.stats.cache_misses.get(s, 0) for f in (kernel, factors) for s in f.signatures))
+        scaled_block(X, 1, pre, sq, np.empty((2, 3)), np.empty(3))
+        print(sum(f.stats.cache_hits.get(s, 0) for f in kernels for s in f.signatures),
+              sum(f.stats.cache_misses.get(s, 0) for f in kernels for s in f.signatures))
     """)
     # a cache directory of its own: what numba uses when the package dir is read-only
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
@@ -82,5 +84,5 @@ def test_second_process_loads_the_compiled_kernels_from_the_cache(tmp_path):
                            check=True, env=env).stdout.split()
     second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True, env=env).stdout.split()
-    assert first == ["0", "2"]  # compiled (and written) by the first process
-    assert second == ["2", "0"]  # found on disk by the second: nothing compiled
+    assert first == ["0", "3"]  # compiled (and written) by the first process
+    assert second == ["3", "0"]  # found on disk by the second: nothing compiled

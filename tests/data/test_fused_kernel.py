@@ -146,3 +146,27 @@ def test_row_factor_pass_with_the_kernel_is_the_numpy_one(dtype, monkeypatch):
     # an ordinary row: ||p x|| / p is its norm
     np.testing.assert_allclose(norm_k[:3] / pre_k[:3],
                                np.linalg.norm(X[:3].astype(np.float64), axis=1), rtol=1e-14)
+
+
+@pytest.mark.parametrize("block_bytes", [8 * 17 * 8, 8 * 17 * 13, 2**20])
+@pytest.mark.parametrize("intercept", [True, False])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_gram_blocks_with_the_kernel_are_numpys_bit_for_bit(dtype, intercept, block_bytes,
+                                                            monkeypatch):
+    # the kernel computes each clipped entry as (x p) q and each column sum in row order
+    # from zero, as numpy does: the Gram matrix is the same to the last bit (huge rows,
+    # clipped, included), with blocks of 8 rows, of 13 (a shorter last block) or whole
+    from skdpgd._data import _design as design_module
+
+    monkeypatch.setattr(design_module, "GRAM_BLOCK_BYTES", block_bytes)
+    design, _, _ = _design(dtype, intercept, seed=3, n=2500)
+    ran = []
+    kernel = _fused.fused_scaled_block
+    monkeypatch.setattr(design_module, "fused_scaled_block",
+                        lambda *args: ran.append(kernel(*args)) or ran[-1])
+    whole, part = design.gram(), design[40:2000].gram()
+    assert ran and all(ran)  # the kernel ran on every block
+    monkeypatch.setattr(_fused, "ENABLED", False)
+    assert np.array_equal(design.gram(), whole)
+    assert np.array_equal(design[40:2000].gram(), part)
+    assert not all(ran)  # and the numpy path ran after
