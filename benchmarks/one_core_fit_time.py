@@ -6,7 +6,8 @@ public and clips nothing); logistic labels drawn from a planted model (Bernoulli
 ``sigmoid(x . w)``, ``||w|| = 4 sqrt(d)``), and a regression target
 ``clip(x . beta + 0.1 noise, -1, 1)`` bounded by 1 (``DPRidge(y_bound=1)``). One BLAS,
 OpenMP and numba thread (the variables are set before numpy is imported, in every
-process). In the same run, interleaved round by round (medians of ``--repeats``):
+process); ``--threads N`` sets N of each instead and ``n_jobs=N`` for the skdpgd fits (the
+multi-core speedup: run it with 1 and with N, and divide). In the same run, interleaved round by round (medians of ``--repeats``):
 
 * ``floor``: one read of X (``dot(X.ravel(), X.ravel())``, BLAS, as in ``bandwidth.py``);
   every time below is also given in units of this floor ("floors": how many reads of X
@@ -43,14 +44,26 @@ Usage::
 
 import os
 import shlex
+import sys
 
+
+def _threads_argument(argv):
+    """The value of ``--threads`` (1 if absent), read before numpy is imported."""
+    for index, word in enumerate(argv):
+        if word == "--threads" and index + 1 < len(argv):
+            return int(argv[index + 1])
+        if word.startswith("--threads="):
+            return int(word.split("=", 1)[1])
+    return 1
+
+
+THREADS = _threads_argument(sys.argv)
 for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ[_name] = "1"
+    os.environ[_name] = str(THREADS)
 
 import argparse  # noqa: E402
 import json  # noqa: E402
 import subprocess  # noqa: E402
-import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -135,8 +148,8 @@ def estimator(method):
     explicit = {"solver": "preconditioned", "max_iter": int(budget)} if budget else {}
     return {
         "lbfgs": (LogisticRegression(), "log"), "ridge": (Ridge(), "reg"),
-        "dplog": (DPLogisticRegression(random_state=0, **explicit), "log"),
-        "dpridge": (DPRidge(y_bound=1.0, random_state=0, **explicit), "reg"),
+        "dplog": (DPLogisticRegression(random_state=0, n_jobs=THREADS, **explicit), "log"),
+        "dpridge": (DPRidge(y_bound=1.0, random_state=0, n_jobs=THREADS, **explicit), "reg"),
     }[name]
 
 
@@ -189,7 +202,8 @@ class Worker:
     def __init__(self, package_root, data_dir, n):
         env = dict(os.environ, PYTHONPATH=str(package_root))
         self.process = subprocess.Popen(
-            [sys.executable, str(HERE), "--worker", data_dir, "--n", str(n)],
+            [sys.executable, str(HERE), "--worker", data_dir, "--n", str(n),
+             "--threads", str(THREADS)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
         )
         self.skdpgd = json.loads(self.process.stdout.readline())["skdpgd"]
@@ -230,6 +244,9 @@ def main():
     parser.add_argument("--budgets", type=int, nargs="*", default=[])
     parser.add_argument("--methods", nargs="+", default=["lbfgs", "ridge", "dplog", "dpridge"])
     parser.add_argument("--baseline", default=None, help="directory holding an older skdpgd/")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="BLAS / OpenMP / numba threads of every method and n_jobs of the "
+                             "skdpgd fits (default 1)")
     parser.add_argument("--label", default="")
     parser.add_argument("--out", default=None)
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
@@ -271,6 +288,7 @@ def main():
             cpu_ratios[key] = value["cpu_seconds"] / reference["cpu_seconds"]
     result = {"command": shlex.join(["python", *sys.argv]), "label": args.label,
               "shape": [n, args.d], "repeats": args.repeats, "cpus": os.cpu_count(),
+              "threads": THREADS,
               "load_average_before": load_before, "load_average_after": os.getloadavg(),
               "packages": packages, "floor_s": floor, "floor_GBps": n * args.d * 8 / floor / 1e9,
               "floor_cpu_s": float(np.median([r["cpu_seconds"] for r in runs["floor"]])),
