@@ -50,7 +50,7 @@ from ..utils._clipping import (
     scaled_row_norms,
 )
 from ._chunks import chunk_bounds
-from ._fused import fused_gradient, fused_row_factors, fused_scaled_block
+from ._fused import fused_gradient, fused_gram, fused_row_factors
 from ._passes import map_chunks
 
 __all__ = ["ClippedDesign", "fused_gradient_sum"]
@@ -73,20 +73,27 @@ def _chunk_factors(X, start, stop):
 
 
 def _row_factors(X, max_norm, *, n_jobs=None):
-    """The per-row factors (p, q) of X, chunk by chunk, on up to ``n_jobs`` local threads.
+    r"""The per-row factors (p, q) of X, chunk by chunk, on up to ``n_jobs`` local threads.
 
     Each depends on its own row only, so the result does not depend on ``n_jobs``.
     This is also the fit's finiteness check of X (a NaN or infinite entry gives a
     non-finite ``||p x||``, refused here by
-    :func:`~skdpgd.utils._clipping.check_finite_norms`, one reduction over every row), so
-    the fit reads X once for both, on the fit's threads.
+    :func:`~skdpgd.utils._clipping.check_finite_norms`, one reduction over every row: each
+    chunk's :math:`0 \cdot \sum_i \|p_i x_i\|`, then their sum), so the fit reads X once
+    for both, on the fit's threads. Each chunk writes its factors into the two arrays
+    itself: no step over all n rows runs on one thread after the chunks.
     """
+    pre, post = np.empty(X.shape[0]), np.empty(X.shape[0])
+
+    def chunk(start, stop):  # its factors written in place; 0 * its norms' sum returned
+        pre[start:stop], scaled_norm = _chunk_factors(X, start, stop)
+        post[start:stop] = clipping_factors(pre[start:stop], scaled_norm, max_norm)
+        with np.errstate(invalid="ignore"):
+            return np.sum(scaled_norm * 0.0)  # NaN exactly where some norm is not finite
+
     bounds = chunk_bounds(X.shape[0], X.shape[1])
-    parts = map_chunks(lambda start, stop: _chunk_factors(X, start, stop), bounds, n_jobs)
-    pre = np.concatenate([part[0] for part in parts]) if parts else np.empty(0)
-    scaled_norm = np.concatenate([part[1] for part in parts]) if parts else np.empty(0)
-    check_finite_norms(scaled_norm)
-    return pre, clipping_factors(pre, scaled_norm, max_norm)
+    check_finite_norms(np.array(map_chunks(chunk, bounds, n_jobs)))
+    return pre, post
 
 
 #: Bytes of float64 clipped rows per block of the Gram pass (:meth:`ClippedDesign.gram`): a
@@ -273,33 +280,20 @@ class ClippedDesign:
         general product) and its column sums. The
         intercept column enters through the column sums, so no augmented copy and no
         temporary larger than a block is made, whatever the length of this design; every
-        row goes through the same operations. A dense block is scaled and summed by one
-        compiled call where numba is available
-        (:func:`skdpgd._data._fused.fused_scaled_block`, numpy's result bit for bit),
-        so that threads do not queue on the GIL between the block's products.
+        row goes through the same operations. A dense X is read by one compiled call
+        where numba is available (:func:`skdpgd._data._fused.fused_gram`: the same
+        blocks and operations, BLAS called from the kernel, numpy's result to rounding),
+        so that threads do not queue on the GIL between the blocks' products.
         """
         d = self.X.shape[1]
-        top, column, block_column = np.zeros((d, d)), np.zeros(d), np.empty(d)
-        product = np.empty((d, d))
         step = _gram_block_rows(d)
-        buffer = np.empty((min(step, self.shape[0]), d))
         sparse = sp.issparse(self.X)
-        for start in range(0, self.shape[0], step):
-            stop = min(start + step, self.shape[0])
-            rows = buffer[:stop - start]
-            if self.pre_scale is None or not fused_scaled_block(
-                    self.X, start, self.pre_scale, self.post_scale, rows, block_column):
-                X = self.X[start:stop] if not sparse else _csr_row_view(
-                    self.X, slice(start, stop)).toarray()
-                if self.pre_scale is not None:
-                    np.multiply(X, self.pre_scale[start:stop, None], out=rows)
-                else:
-                    rows[...] = X
-                rows *= self.post_scale[start:stop, None]
-                np.sum(rows, axis=0, out=block_column)
-            np.matmul(rows.T, rows, out=product)
-            top += product
-            column += block_column
+        fused = None if self.pre_scale is None or sparse else fused_gram(
+            self.X, self.pre_scale, self.post_scale, step)
+        if fused is not None:
+            top, column = fused
+        else:
+            top, column = self._gram_by_numpy(step)
         if self.intercept_scaling is None:
             return top
         b = self.intercept_scaling
@@ -308,6 +302,28 @@ class ClippedDesign:
         out[:d, d] = out[d, :d] = b * column
         out[d, d] = b * b * self.shape[0]
         return out
+
+    def _gram_by_numpy(self, step):
+        """:meth:`gram`'s sums without the intercept column, block by block in numpy."""
+        d = self.X.shape[1]
+        top, column = np.zeros((d, d)), np.zeros(d)
+        product = np.empty((d, d))
+        buffer = np.empty((min(step, self.shape[0]), d))
+        sparse = sp.issparse(self.X)
+        for start in range(0, self.shape[0], step):
+            stop = min(start + step, self.shape[0])
+            rows = buffer[:stop - start]
+            X = self.X[start:stop] if not sparse else _csr_row_view(
+                self.X, slice(start, stop)).toarray()
+            if self.pre_scale is not None:
+                np.multiply(X, self.pre_scale[start:stop, None], out=rows)
+            else:
+                rows[...] = X
+            rows *= self.post_scale[start:stop, None]
+            np.matmul(rows.T, rows, out=product)
+            top += product
+            column += rows.sum(axis=0)
+        return top, column
 
     def toarray(self):
         """The materialised float64 matrix (for tests and small problems only)."""

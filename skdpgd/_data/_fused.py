@@ -61,6 +61,7 @@ instruction reads a value computed without flags,
 ``tests/data/test_fused_kernel_far_rows.py``).
 """
 
+import ctypes
 import math
 
 import numpy as np
@@ -68,7 +69,7 @@ import numpy as np
 from ..utils._clipping import exponent_cap
 
 __all__ = [
-    "ENABLED", "KERNELS", "available", "fused_gradient", "fused_row_factors", "fused_scaled_block",
+    "ENABLED", "KERNELS", "available", "fused_gradient", "fused_gram", "fused_row_factors",
 ]
 
 #: Use the fused kernels when numba is installed (set False to force the numpy path).
@@ -129,16 +130,30 @@ def _factors(X, cap, pre, squares):
         squares[i] = _dot_jit(u, u)
 
 
-def _scaled_block(X, start, pre, post, out, column):
-    m, d = out.shape
-    for j in range(d):
-        column[j] = 0.0
-    for i in range(m):
-        p, q = pre[start + i], post[start + i]
+def _gram_rows(X, pre, post, step, syrk, top, column):
+    n, d = X.shape
+    block = np.empty((min(step, n), d))
+    block_column = np.empty(d)
+    lower, no_transpose = np.array([76], np.uint8), np.array([78], np.uint8)  # "L", "N"
+    width, rows = np.array([d], np.int32), np.array([0], np.int32)
+    one = np.array([1.0])
+    for start in range(0, n, step):
+        m = min(step, n - start)
         for j in range(d):
-            v = (np.float64(X[start + i, j]) * p) * q
-            out[i, j] = v
-            column[j] += v
+            block_column[j] = 0.0
+        for i in range(m):
+            p, q = pre[start + i], post[start + i]
+            for j in range(d):
+                v = (np.float64(X[start + i, j]) * p) * q
+                block[i, j] = v
+                block_column[j] += v
+        rows[0] = m
+        # Fortran's lower triangle of (block^T)(block^T)^T, the column-major view of the
+        # C-ordered block: the upper triangle of block^T block, added to top (beta = 1)
+        syrk(lower.ctypes, no_transpose.ctypes, width.ctypes, rows.ctypes, one.ctypes,
+             block.ctypes, width.ctypes, one.ctypes, top.ctypes, width.ctypes)
+        for j in range(d):
+            column[j] += block_column[j]
 
 
 #: The compiled dot product the kernels call (a module global, so that numba's on-disk
@@ -164,7 +179,7 @@ def _compile(cache=True):
 
     strict = numba.njit(nogil=True, cache=cache, fastmath=False)
     _dot_jit = numba.njit(nogil=True, cache=cache, fastmath=set(FAST_FLAGS))(_dot)
-    return strict(_kernel), strict(_factors), strict(_scaled_block)
+    return strict(_kernel), strict(_factors), strict(_gram_rows)
 
 
 def available():
@@ -239,23 +254,63 @@ def fused_row_factors(X):
     return pre, squares
 
 
-def fused_scaled_block(X, start, pre, post, out, column):
-    r"""Rows ``start:start + m`` of a dense C-contiguous float64 or float32 X, clipped,
-    written into ``out`` (shape (m, d), float64) with their column sums into ``column``;
-    True, or False when the kernel does not apply (the caller then runs numpy).
+_SYRK = None
 
-    The block of the Gram pass (:meth:`skdpgd._data._design.ClippedDesign.gram`) in one
-    read of its rows and one call without the GIL: each entry is
-    :math:`(x_{ij} p_i)\, q_i`, the two products in that order and rounded as numpy rounds
-    them (``fastmath=False``), and each column sum adds the block's rows in row order from
-    zero, as numpy's ``out.sum(axis=0)`` does: the block and its sums are numpy's bit for
-    bit (tested). On 16 threads the numpy path's five calls per block queued on the GIL:
-    the Gram pass of a 2,000,000 x 100 design scaled 3.2x (``benchmarks/README.md``,
-    "Multi-core scaling of the default fit").
+
+def _blas_syrk():
+    """scipy's BLAS ``dsyrk`` as a C function numba can call without the GIL, or None.
+
+    Passed to the kernel as an argument, not read as a global: numba caches a kernel on
+    disk only if it holds no function address, and the address differs in every process.
+    """
+    global _SYRK
+    if _SYRK is None:
+        try:
+            from numba.extending import get_cython_function_address
+
+            address = get_cython_function_address("scipy.linalg.cython_blas", "dsyrk")
+        except (ImportError, ValueError):  # pragma: no cover - scipy always has it
+            _SYRK = False
+        else:
+            pointer = ctypes.c_void_p
+            _SYRK = ctypes.CFUNCTYPE(None, *[pointer] * 10)(address)
+    return _SYRK or None
+
+
+def fused_gram(X, pre, post, step):
+    r""":math:`\sum_i \tilde x_i \tilde x_i^\top` and :math:`\sum_i \tilde x_i` of a dense
+    C-contiguous float64 or float32 X, clipped, in one compiled call without the GIL; or
+    None when the kernel does not apply (the caller then runs numpy).
+
+    The Gram pass of :meth:`skdpgd._data._design.ClippedDesign.gram`, block by block of
+    ``step`` rows: each block is written into one float64 buffer as
+    :math:`(x_{ij} p_i)\, q_i` (the two products in that order, rounded as numpy rounds
+    them: ``fastmath=False``), its column sums are added in row order, and its product is
+    added to the sum by BLAS's symmetric rank-k update (scipy's ``dsyrk``, called from the
+    kernel with :math:`\beta = 1`). The numpy path computes the same sums with the same
+    operations per row; the products are grouped differently inside BLAS, so the two
+    agree to float64 rounding (tested), not bit for bit. Bit-identical across ``n_jobs``
+    all the same: a chunk's computation does not depend on the threads.
+
+    One call per chunk instead of five numpy calls per block: on 16 threads the numpy
+    path's calls queued on the GIL and the Gram pass of a 2,000,000 x 100 design scaled
+    3.2x (``benchmarks/README.md``, "Multi-core scaling of the default fit").
+
+    Returns
+    -------
+    (top, column) : (ndarray of shape (d, d), ndarray of shape (d,)) or None
+        The exactly symmetric Gram matrix of the clipped rows and their column sums.
     """
     if not isinstance(X, np.ndarray) or X.ndim != 2 or not X.flags.c_contiguous:
-        return False
+        return None
     if X.dtype not in (np.float64, np.float32) or not available():
-        return False
-    _KERNELS[2](X, start, pre, post, out, column)
-    return True
+        return None
+    syrk = _blas_syrk()
+    if syrk is None:  # pragma: no cover - scipy always has it
+        return None
+    d = X.shape[1]
+    top, column = np.zeros((d, d)), np.zeros(d)
+    if X.shape[0]:
+        _KERNELS[2](X, pre, post, int(step), syrk, top, column)
+    upper = np.triu(top)
+    return upper + np.triu(top, 1).T, column

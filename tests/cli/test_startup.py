@@ -70,11 +70,11 @@ def test_second_process_loads_the_compiled_kernels_from_the_cache(tmp_path):
         from skdpgd._data import _fused
         assert _fused.available()
         kernels = _fused._KERNELS
-        kernel, factors, scaled_block = kernels
+        kernel, factors, gram = kernels
         X = np.ones((4, 3)); pre = np.ones(4); sq = np.ones(4)
         factors(X, 10, pre, sq)
         kernel(X, pre, np.ones(4), np.zeros(4), np.zeros(3), 1.0, 0.5, 0, 1.0, np.zeros(3))
-        scaled_block(X, 1, pre, sq, np.empty((2, 3)), np.empty(3))
+        gram(X, pre, sq, 2, _fused._blas_syrk(), np.zeros((3, 3)), np.zeros(3))
         print(sum(f.stats.cache_hits.get(s, 0) for f in kernels for s in f.signatures),
               sum(f.stats.cache_misses.get(s, 0) for f in kernels for s in f.signatures))
     """)

@@ -113,14 +113,14 @@ def test_compiled_kernels_apply_fast_math_to_stored_rows_only(monkeypatch):
     """Compiled afresh (numba's cache holds no IR): every instruction with fast-math flags
     (the dot product) reads loads of the stored row ``u``, never the multiplication by p."""
     monkeypatch.setattr(_fused, "_dot_jit", None)
-    kernel, factors, scaled_block = _fused._compile(cache=False)
+    kernel, factors, gram = _fused._compile(cache=False)
     for dtype in (np.float64, np.float32):
         X = np.ones((3, 21), dtype)
         kernel(X, np.ones(3), np.ones(3), np.zeros(3), np.ones(21), 0.0, 0.0, 0, 1.0, np.zeros(21))
         factors(X, 100, np.empty(3), np.empty(3))
-        scaled_block(X, 1, np.ones(3), np.ones(3), np.empty((2, 21)), np.empty(21))
-    for signature, ir in scaled_block.inspect_llvm().items():
-        # the Gram block's kernel has no fast-math instruction at all (numpy's rounding)
+        gram(X, np.ones(3), np.ones(3), 2, _fused._blas_syrk(), np.zeros((21, 21)), np.zeros(21))
+    for signature, ir in gram.inspect_llvm().items():
+        # the Gram pass's kernel has no fast-math instruction at all (numpy's rounding)
         assert not _fast_math_leaks(ir)[1], signature
         assert re.search(r"= fmul (<\d+ x )?double", ir), signature
     for compiled in (kernel, factors):
