@@ -56,20 +56,25 @@ from ._passes import map_chunks
 __all__ = ["ClippedDesign", "fused_gradient_sum"]
 
 
-def _chunk_factors(X, start, stop):
-    """Per row of rows ``start:stop``, the power of two p and ``||p x||`` (worker side).
+def _chunk_factors(X, start, stop, max_norm, pre, post):
+    r"""The factors (p, q) of rows ``start:stop`` written into ``pre`` and ``post``; returns
+    :math:`\sum_i 0 \cdot \|p_i x_i\|`, NaN exactly where some row is not finite (worker side).
 
-    With the fused kernel (:func:`skdpgd._data._fused.fused_row_factors`) a dense chunk is read
-    once, without a float64 temporary; without it,
-    :func:`~skdpgd.utils._clipping.scaled_row_norms` (the same steps in numpy, with
+    With the fused kernel (:func:`skdpgd._data._fused.fused_row_factors`) a dense chunk is
+    read once, without a temporary; without it,
+    :func:`~skdpgd.utils._clipping.scaled_row_norms` and
+    :func:`~skdpgd.utils._clipping.clipping_factors` (the same steps in numpy, with
     chunk-sized temporaries). Either way the same operations for every row.
     """
+    if not sp.issparse(X):
+        total = fused_row_factors(X, start, stop, max_norm, pre, post)
+        if total is not None:
+            return total
     rows = _csr_row_view(X, slice(start, stop)) if sp.issparse(X) else X[start:stop]
-    fused = fused_row_factors(rows)
-    if fused is not None:
-        pre, squares = fused
-        return pre, np.sqrt(squares)
-    return scaled_row_norms(rows)
+    pre[start:stop], scaled_norm = scaled_row_norms(rows)
+    post[start:stop] = clipping_factors(pre[start:stop], scaled_norm, max_norm)
+    with np.errstate(invalid="ignore"):
+        return np.sum(scaled_norm * 0.0)
 
 
 def _row_factors(X, max_norm, *, n_jobs=None):
@@ -85,14 +90,10 @@ def _row_factors(X, max_norm, *, n_jobs=None):
     """
     pre, post = np.empty(X.shape[0]), np.empty(X.shape[0])
 
-    def chunk(start, stop):  # its factors written in place; 0 * its norms' sum returned
-        pre[start:stop], scaled_norm = _chunk_factors(X, start, stop)
-        post[start:stop] = clipping_factors(pre[start:stop], scaled_norm, max_norm)
-        with np.errstate(invalid="ignore"):
-            return np.sum(scaled_norm * 0.0)  # NaN exactly where some norm is not finite
-
     bounds = chunk_bounds(X.shape[0], X.shape[1])
-    check_finite_norms(np.array(map_chunks(chunk, bounds, n_jobs)))
+    totals = map_chunks(
+        lambda start, stop: _chunk_factors(X, start, stop, max_norm, pre, post), bounds, n_jobs)
+    check_finite_norms(np.array(totals))  # each 0, or NaN where a row is not finite
     return pre, post
 
 

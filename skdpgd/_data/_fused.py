@@ -113,10 +113,11 @@ def _kernel(X, pre, post, y, w, intercept, b, kind, clip, out):
     return total_r
 
 
-def _factors(X, cap, pre, squares):
-    n, d = X.shape
+def _factors(X, start, stop, cap, max_norm, pre, post):
+    d = X.shape[1]
     u = np.empty(d)
-    for i in range(n):
+    total = 0.0
+    for i in range(start, stop):
         peak = 0.0
         for j in range(d):
             a = abs(np.float64(X[i, j]))
@@ -126,8 +127,12 @@ def _factors(X, cap, pre, squares):
         p = math.ldexp(1.0, -exponent)
         for j in range(d):
             u[j] = np.float64(X[i, j]) * p
+        norm = math.sqrt(_dot_jit(u, u))
+        inverse, ratio = 1.0 / p, max_norm / norm  # numpy's error model: R / 0 = inf
         pre[i] = p
-        squares[i] = _dot_jit(u, u)
+        post[i] = inverse if inverse <= ratio else ratio  # np.minimum: NaN stays NaN
+        total += norm * 0.0
+    return total
 
 
 def _gram_rows(X, pre, post, step, syrk, top, column):
@@ -179,7 +184,8 @@ def _compile(cache=True):
 
     strict = numba.njit(nogil=True, cache=cache, fastmath=False)
     _dot_jit = numba.njit(nogil=True, cache=cache, fastmath=set(FAST_FLAGS))(_dot)
-    return strict(_kernel), strict(_factors), strict(_gram_rows)
+    divides = numba.njit(nogil=True, cache=cache, fastmath=False, error_model="numpy")
+    return strict(_kernel), divides(_factors), strict(_gram_rows)
 
 
 def available():
@@ -233,25 +239,28 @@ def fused_gradient(kernel, clip, X, pre, post, y, w, intercept, b):
     return out, total_r
 
 
-def fused_row_factors(X):
-    r"""Per row of a dense C-contiguous float64 or float32 X, the power of two
-    :math:`p = 2^{-e}` of :func:`skdpgd.utils._clipping.power_of_two_scales` and the sum
-    of squares :math:`\|p\,x\|^2`, accumulated in float64 in one read of each row (no
-    float64 copy of a float32 X), or None when the kernel does not apply.
+def fused_row_factors(X, start, stop, max_norm, pre, post):
+    r"""The clipping factors of rows ``start:stop`` of a dense C-contiguous float64 or
+    float32 X, written into ``pre`` and ``post`` at those rows, in one read of each row
+    (no float64 copy of a float32 X, no temporary); the sum :math:`\sum_i 0 \cdot
+    \|p_i x_i\|` (0, or NaN exactly when some row holds NaN or infinity) is returned.
+    None when the kernel does not apply.
 
     The same steps for every row: the largest magnitude (NaN entries are passed over
-    there, but give a NaN sum), its binary exponent, clamped to
-    :math:`[0, e_{\max}]`, the pre-scaled sum of squares. A finite row gets a finite sum
-    below :math:`16 d`; a row holding NaN or infinity gets NaN or inf, which the caller
-    refuses.
+    there, but give a NaN norm), its binary exponent, clamped to :math:`[0, e_{\max}]`,
+    the power of two :math:`p = 2^{-e}` of
+    :func:`skdpgd.utils._clipping.power_of_two_scales`, the pre-scaled norm
+    :math:`\|p\,x\|` accumulated in float64 (a finite row gets a finite norm below
+    :math:`4 \sqrt d`), and :math:`q = \min(1/p,\ R/\|p\,x\|)` of
+    :func:`skdpgd.utils._clipping.clipping_factors`, with numpy's division (:math:`R/0 =
+    \infty`) and minimum (NaN stays NaN): the numpy path's factors (tested).
     """
     if not isinstance(X, np.ndarray) or X.ndim != 2 or not X.flags.c_contiguous:
         return None
     if X.dtype not in (np.float64, np.float32) or not available():
         return None
-    pre, squares = np.empty(X.shape[0]), np.empty(X.shape[0])
-    _KERNELS[1](X, exponent_cap(X.dtype), pre, squares)
-    return pre, squares
+    return _KERNELS[1](X, int(start), int(stop), exponent_cap(X.dtype), float(max_norm),
+                       pre, post)
 
 
 _SYRK = None

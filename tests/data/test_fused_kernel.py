@@ -125,27 +125,46 @@ def test_row_factor_pass_with_the_kernel_is_the_numpy_one(dtype, monkeypatch):
     big = np.finfo(dtype).max
     X[3] = big / 2  # its sum of squares overflows; the pre-scaled one does not
     X[4, 2], X[5, 1], X[6, 0] = np.nan, np.inf, -np.inf
-    X[7] = 0.0
+    X[7] = 0.0  # R / ||p x|| = R / 0 = inf: q = 1 / p
     X[8] = 3e-30  # small entries: not scaled (p = 1)
-    pre_k, norm_k = _chunk_factors(X, 0, 500)
+    X[9] = 0.1  # a row inside the ball (||x|| < 1.3): q = 1 / p, x unchanged
+
+    def factors(start, stop):
+        pre, post = np.full(500, -1.0), np.full(500, -1.0)
+        total = _chunk_factors(X, start, stop, 1.3, pre, post)
+        return pre, post, total
+
+    with_kernel = [factors(0, 500), factors(5, 500), factors(100, 180)]
     monkeypatch.setattr(_fused, "ENABLED", False)
-    pre_n, norm_n = _chunk_factors(X, 0, 500)
+    with_numpy = [factors(0, 500), factors(5, 500), factors(100, 180)]
     bad = np.zeros(500, bool)
     bad[[4, 5, 6]] = True
-    # non-finite exactly on the rows holding NaN or infinity (refused by the caller)
-    np.testing.assert_array_equal(~np.isfinite(norm_k), bad)
-    np.testing.assert_array_equal(~np.isfinite(norm_n), bad)
-    # the same powers of two (both from the exponent of the row's largest entry), and
-    # the same norms to float64 rounding (1e-14 relative: ~50 ulps of a 7-term sum)
-    np.testing.assert_array_equal(pre_k[~bad], pre_n[~bad])
-    np.testing.assert_allclose(norm_k[~bad], norm_n[~bad], rtol=1e-14, atol=0)
-    assert norm_k[7] == 0.0 and pre_k[7] == 1.0 and pre_k[8] == 1.0
-    # the huge row: p x has its largest entry in [1/2, 4), ||x|| = ||p x|| / p
+    for (pre_k, post_k, total_k), (pre_n, post_n, total_n) in zip(with_kernel, with_numpy):
+        # the sum is NaN exactly for a range holding a row with NaN or infinity
+        assert np.isnan(total_k) == np.isnan(total_n)
+        # rows outside the range are not written
+        written = pre_n != -1.0
+        np.testing.assert_array_equal(pre_k != -1.0, written)
+        np.testing.assert_array_equal(post_k != -1.0, written)
+        good = written & ~bad
+        # the same powers of two (both from the exponent of the row's largest entry), and
+        # the same post-scales to float64 rounding (1e-14 relative: the norms of 7-term
+        # sums, ~50 ulps, divided into R)
+        np.testing.assert_array_equal(pre_k[good], pre_n[good])
+        np.testing.assert_allclose(post_k[good], post_n[good], rtol=1e-14, atol=0)
+    assert np.isnan(with_kernel[0][2]) and np.isnan(with_kernel[1][2])  # rows 5, 6 in range
+    assert with_kernel[2][2] == 0.0
+    pre_k, post_k, _ = with_kernel[0]
+    assert pre_k[7] == 1.0 and post_k[7] == 1.0 and pre_k[8] == 1.0 and post_k[8] == 1.0
+    assert post_k[9] * pre_k[9] == 1.0  # q (p x) = x exactly
+    # the huge row: p x has its largest entry in [1/2, 4), clipped to norm 1.3
     assert 0.5 <= np.max(np.abs(X[3].astype(np.float64) * pre_k[3])) < 4
-    np.testing.assert_allclose(norm_k[3], np.sqrt(7) * (float(big / 2) * pre_k[3]), rtol=1e-6)
-    # an ordinary row: ||p x|| / p is its norm
-    np.testing.assert_allclose(norm_k[:3] / pre_k[:3],
-                               np.linalg.norm(X[:3].astype(np.float64), axis=1), rtol=1e-14)
+    clipped = post_k[3] * (X[3].astype(np.float64) * pre_k[3])
+    np.testing.assert_allclose(np.linalg.norm(clipped), 1.3, rtol=1e-14)
+    # ordinary rows: q (p x) is x clipped to norm 1.3
+    norms = np.linalg.norm(X[:3].astype(np.float64), axis=1)
+    np.testing.assert_allclose(post_k[:3] * pre_k[:3], np.minimum(1.0, 1.3 / norms),
+                               rtol=1e-14)
 
 
 @pytest.mark.parametrize("block_bytes", [8 * 17 * 8, 8 * 17 * 13, 2**20])
