@@ -91,14 +91,16 @@ def single_threaded_blas():
     themselves, so the limit is entered once however many layers ask for it (a solver's
     loop, then its row sums).
 
-    The ``ThreadpoolController`` is built once, at the first use (numpy's BLAS, the one
-    the losses use, is loaded by then): building it scans the loaded libraries and
-    costs about ten times more than entering its limit.
+    The ``ThreadpoolController`` is built once, at the first use, after loading scipy's
+    BLAS (numpy's, the one the losses use, is loaded by then; scipy's is the one the
+    Gram pass's kernel calls, :func:`skdpgd._data._fused.fused_gram`): building it scans
+    the loaded libraries and costs about ten times more than entering its limit.
     """
     global _CONTROLLER, _HOLDERS, _LIMIT
     with _LOCK:
         if _HOLDERS == 0:
             if _CONTROLLER is None:
+                import scipy.linalg  # noqa: F401 - scipy's BLAS (the Gram kernel's) loaded first
                 from threadpoolctl import ThreadpoolController
 
                 _CONTROLLER = ThreadpoolController()
