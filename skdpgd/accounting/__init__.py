@@ -53,14 +53,16 @@ from ._gd_report import (
 )
 from ._gdp import epsilon_delta_to_gdp, gdp_to_delta, gdp_to_epsilon
 from ._gram_then_run import GramThenRunPrivacyReport, gram_then_run_report
+from ._noisy_cyclic_gd import (
+    convergent_cyclic_factor,
+    cyclic_batch_sizes,
+    noisy_cyclic_gd_gdp,
+)
 from ._noisy_gd import (
     composition_gdp,
     contraction_factor,
-    convergent_cyclic_factor,
     convergent_gd_factor,
     convex_gd_burn_in,
-    cyclic_batch_sizes,
-    noisy_cyclic_gd_gdp,
     noisy_gd_convex_gdp,
     noisy_gd_gdp,
 )

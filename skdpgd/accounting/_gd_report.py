@@ -4,11 +4,13 @@ from dataclasses import dataclass
 
 from ..exceptions import BoundNotApplicableError
 from ._format import format_contraction, format_near, format_up
+from ._noisy_cyclic_gd import (
+    cyclic_batch_sizes,
+    noisy_cyclic_gd_gdp,
+)
 from ._noisy_gd import (
     composition_gdp,
     contraction_factor,
-    cyclic_batch_sizes,
-    noisy_cyclic_gd_gdp,
     noisy_gd_gdp,
 )
 from ._rdp import DEFAULT_ORDERS, chourasia_rdp, rdp_to_epsilon

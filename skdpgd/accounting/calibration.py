@@ -21,15 +21,17 @@ import numpy as np
 from ._checks import check_count, check_positive, check_probability
 from ._gdp import epsilon_delta_to_gdp, gdp_to_epsilon
 from ._inverter import nudge_up
+from ._noisy_cyclic_gd import (
+    convergent_cyclic_factor,
+    convergent_cyclic_squares,
+    cyclic_batch_sizes,
+)
 from ._noisy_gd import (
     _gdp,
     _scale,
     contraction_factor,
-    convergent_cyclic_factor,
-    convergent_cyclic_squares,
     convergent_gd_factor,
     convergent_gd_squares,
-    cyclic_batch_sizes,
 )
 from ._preconditioned import calibrate_preconditioned_gd, check_share
 from ._sampled_sgd import check_sgd_epsilon, clt_noise_multiplier
@@ -247,7 +249,7 @@ def cyclic_factors(contraction, n_batches, epochs):
     -------
     ndarray
         The smaller of composition (Theorem 4.4) and Theorem 4.5's convergent factor
-        (:func:`~skdpgd.accounting._noisy_gd.convergent_cyclic_squares`; with l = 1 also
+        (:func:`~skdpgd.accounting._noisy_cyclic_gd.convergent_cyclic_squares`; with l = 1 also
         Theorem 4.2), squared.
     """
     epochs = np.asarray(epochs, dtype=float)

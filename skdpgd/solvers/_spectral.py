@@ -34,29 +34,18 @@ Without a Gram release (the public choice is GD or cyclic, or the design is wide
 import math
 from dataclasses import dataclass, replace
 
-import numpy as np
-
 from .._data import gram_sum, single_threaded_blas
 from ..accounting import epsilon_delta_to_gdp, gdp_to_epsilon, gram_then_run_report
 from ..optim import release_gram
 from ._cyclic import CyclicSolver, plan_cyclic_together
-from ._cyclic_planning import batch_heterogeneity
 from ._preconditioned import PreconditionedSolver, calibrate_preconditioned, plan_together
-from ._spectral_utility import (
-    estimate_spectrum,
-    released_offset_distance,
-    spectral_excess_loss,
-)
+from ._spectral_choice import _label, choose_on_spectrum
 
-__all__ = ["SpectralChoicePlan", "SpectralChoiceSolver", "choose_on_spectrum", "spectral_plan"]
+__all__ = ["SpectralChoicePlan", "SpectralChoiceSolver", "spectral_plan"]
 
 #: The run's share of the budget is planned this much below sqrt(mu*^2 - mu_G^2), so that
 #: the composed epsilon cannot exceed the target by a rounding.
 RUN_MARGIN = 1e-9
-
-#: Predictions within this relative gap of the smallest tie, and the cheapest wins (as in
-#: the public choice, :data:`skdpgd.solvers._auto.TIE_TOLERANCE`).
-TIE_TOLERANCE = 0.01
 
 #: Compute budgets (steps) of the preconditioned candidates chosen on the released
 #: spectrum: each setting at each budget. gd and cyclic keep the public choice's budget:
@@ -138,13 +127,6 @@ class SpectralChoicePlan:
     def top_up_noise_std(self):
         """tau / sqrt(1 - q): the noise of the rest of a preconditioned winner's Gram."""
         return _split(self.public_plan.gram_noise_std)[1]
-
-
-def _label(plan):
-    solver = plan.solver
-    if isinstance(solver, PreconditionedSolver):
-        return f"preconditioned (margin x{solver.margin_factor:g}, {plan.n_steps} steps)"
-    return f"cyclic ({plan.n_batches} batches)" if plan.n_batches > 1 else "gd"
 
 
 def spectral_plan(problem, public_plan, found, settings=None):
@@ -252,73 +234,6 @@ def _preconditioned_candidates(problem, share, found, settings):
             for budget in SPECTRAL_PASS_BUDGETS if budget not in have
             for kappa in sorted({plan.solver.margin_factor for plan in settings})]
     return settings + (plan_together(problem, more) if more else [])
-
-
-def _spectral_prediction(plan, problem, released, spectrum, unresolved):
-    """(excess loss, passes) of one candidate on the released spectrum."""
-    c = problem.curvature
-    common = dict(curvature=c, strong_convexity=plan.strong_convexity, spectrum=spectrum,
-                  n_outputs=problem.n_outputs, initial_distance=problem.largest_distance,
-                  scale_free=problem.scale_free_score, **unresolved)
-    if isinstance(plan.solver, PreconditionedSolver):
-        floor = plan.margin * np.ones_like(released)
-        steps = plan.learning_rate / (c * np.maximum(released + plan.margin, floor)
-                                      + plan.strong_convexity)
-        excess = spectral_excess_loss(plan.n_steps, plan.noise_std, steps=steps,
-                                      momentum=plan.momentum, **common)
-        return excess, float(plan.n_steps)
-    extra = 0.0
-    if plan.n_batches > 1:
-        extra = batch_heterogeneity(plan.learning_rate, gradient_bound=problem.gradient_bound,
-                                    batch_size=plan.batch_size, n_samples=problem.n_samples)
-    excess = spectral_excess_loss(plan.n_steps, plan.noise_std,
-                                  steps=np.full(spectrum.shape, plan.learning_rate),
-                                  extra=extra, **common)
-    return excess, float(plan.n_epochs)
-
-
-def choose_on_spectrum(plan, problem, released):
-    """(index, notes): the candidate with the smallest proxy on the released spectrum.
-
-    A function of the released Gram and public numbers only (post-processing). Ties
-    (within :data:`TIE_TOLERANCE`) go to the fewest passes.
-
-    Parameters
-    ----------
-    plan : SpectralChoicePlan
-        The candidates.
-    problem : PublicProblem
-        The public numbers of the fit.
-    released : ndarray of shape (d, d)
-        The released Gram.
-
-    Returns
-    -------
-    index : int
-        The winner, in ``plan.candidates``.
-    notes : tuple of str
-        Every candidate's prediction, then the winner.
-    """
-    eigenvalues, vectors = np.linalg.eigh(released)
-    tau = plan.probe_noise_std  # the noise of the release the choice reads
-    spectrum, bulk = estimate_spectrum(eigenvalues, tau, problem.row_norm)
-    unresolved = dict(bulk=bulk, bulk_ceiling=tau * math.sqrt(eigenvalues.size),
-                      # the intercept column is the last one of the augmented design
-                      offset_weights=None if problem.intercept_scaling is None
-                      else vectors[-1] ** 2,
-                      offset_distance=released_offset_distance(problem, released, tau))
-    scored = [_spectral_prediction(candidate, problem, eigenvalues, spectrum, unresolved)
-              for candidate in plan.candidates]
-    best = min(excess for excess, _ in scored)
-    tied = [i for i, (excess, _) in enumerate(scored)
-            if excess <= best + TIE_TOLERANCE * abs(best)]
-    index = min(tied, key=lambda i: scored[i][1])
-    notes = tuple(
-        f"on the released spectrum: {_label(candidate)}: predicted excess loss "
-        f"{excess:.2e}, {passes:.0f} passes"
-        for candidate, (excess, passes) in zip(plan.candidates, scored))
-    return index, notes + (f"solver='auto' ran {_label(plan.candidates[index])}, chosen on "
-                           "the released Gram's spectrum",)
 
 
 class SpectralChoiceSolver:

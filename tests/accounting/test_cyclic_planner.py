@@ -36,7 +36,7 @@ def _theorem_4_5(c, batches, e):  # Theorem 4.5, squared, written out (E >= 2)
 @pytest.mark.parametrize("c", [0.0, 0.3, 0.9, 0.999])
 @pytest.mark.parametrize("n_batches", [1, 2, 7])
 def test_the_one_closed_form_is_the_theorems(c, n_batches):
-    # one closed form (accounting/_noisy_gd.py) serves the scalar accountant and the
+    # one closed form (accounting/_noisy_cyclic_gd.py) serves the scalar accountant and the
     # planners' grids; here against the theorems as printed, composition where smaller
     epochs = np.arange(1, 60)
     expected = [1.0] + [_theorem_4_5(c, n_batches, e) for e in epochs[1:]]

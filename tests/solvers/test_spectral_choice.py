@@ -14,8 +14,9 @@ from scipy.stats import norm
 
 from skdpgd import DPLogisticRegression, DPRidge, PrivacyLedger
 from skdpgd.accounting import GramThenRunPrivacyReport
-from skdpgd.solvers import _spectral
-from skdpgd.solvers._spectral import SpectralChoicePlan, choose_on_spectrum
+from skdpgd.solvers import _spectral, _spectral_choice
+from skdpgd.solvers._spectral import SpectralChoicePlan
+from skdpgd.solvers._spectral_choice import choose_on_spectrum
 from skdpgd.solvers._spectral_utility import estimate_spectrum
 
 
@@ -200,7 +201,7 @@ def test_ties_on_the_released_spectrum_go_to_the_fewest_passes(monkeypatch):
                   else candidate.n_epochs)
         return next(fake), float(passes)
 
-    monkeypatch.setattr(_spectral, "_spectral_prediction", predicted)
+    monkeypatch.setattr(_spectral_choice, "_spectral_prediction", predicted)
     dim = problem.gram_dim
     index, _ = choose_on_spectrum(plan, problem, np.eye(dim) / dim)
     chosen = plan.candidates[index]
