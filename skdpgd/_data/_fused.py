@@ -1,4 +1,10 @@
-r"""Optional fused kernels on raw arrays: one read of each row per gradient, without the GIL.
+r"""Optional fused kernels on raw arrays: one read of each row per pass, without the GIL.
+
+Three compiled kernels, each called once per chunk of rows: the gradient sum of a
+scalar-output loss (below), the row factors of the clipping with the finiteness check
+(:func:`fused_row_factors`), and the Gram pass (:func:`fused_gram`, which calls scipy's
+BLAS from the kernel). Called per chunk rather than per block, they let the fit's threads
+run without queueing on the GIL.
 
 For a scalar-output loss whose clipped residual is one of the kernels below, the gradient
 sum of a dense row range is
