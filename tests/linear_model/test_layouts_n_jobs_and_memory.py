@@ -78,7 +78,7 @@ def test_csr_with_duplicate_entries_is_the_matrix_it_represents():
     np.testing.assert_allclose(a.coef_, b.coef_, rtol=0, atol=1e-10)
 
 
-@pytest.mark.parametrize("solver", ["gd", "cyclic"])
+@pytest.mark.parametrize("solver", ["gd", "cyclic", "preconditioned"])  # the last: a Gram pass
 @pytest.mark.parametrize("name, make, n_classes", ESTIMATORS)
 def test_model_is_bit_identical_for_every_n_jobs(name, make, n_classes, solver, small_chunks):
     X, y, target = _sparse_problem(n_classes=n_classes or 2)
