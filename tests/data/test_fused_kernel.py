@@ -193,3 +193,39 @@ def test_gram_pass_with_the_kernel_is_numpys_to_rounding(dtype, intercept, block
         # float64 rounding of such sums, whatever their grouping, is below 1e-12
         np.testing.assert_allclose(fused, numpy, rtol=1e-12, atol=1e-12)
     assert ran[-1] is False  # and the numpy path ran after
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_row_powers_of_two_from_the_bits_are_frexps_at_every_magnitude(dtype, monkeypatch):
+    # the kernel reads the largest magnitude's exponent from the entries' bit patterns;
+    # numpy's path takes frexp of the largest magnitude: the same p for every finite row,
+    # whatever its scale (subnormal, around 1/2 and 1, powers of two, the largest float)
+    # and whichever entry, positive or negative, is the largest
+    from skdpgd._data._design import _chunk_factors
+
+    info = np.finfo(dtype)
+    rng = np.random.default_rng(7)
+    exponents = np.arange(info.minexp - info.nmant, info.maxexp)  # subnormals to the top
+    rows = []
+    for e in exponents:
+        scale = np.ldexp(1.0, int(e))
+        row = rng.uniform(-1.0, 1.0, 6) * scale
+        row[rng.integers(6)] = -scale if e % 2 else scale  # an exact power of two, +/-
+        rows.append(row)
+    specials = [0.5, 1.0, np.nextafter(0.5, 0), np.nextafter(1.0, 2), info.max, info.tiny,
+                info.smallest_subnormal, 0.0]
+    rows += [np.full(6, value) * sign for value in specials for sign in (1.0, -1.0)]
+    X = np.clip(np.array(rows), -info.max, info.max).astype(dtype)
+    assert np.isfinite(X).all()
+    n = X.shape[0]
+
+    def powers():
+        pre, post = np.empty(n), np.empty(n)
+        assert _chunk_factors(X, 0, n, 1.0, pre, post) == 0.0
+        return pre, post
+
+    with_kernel = powers()
+    monkeypatch.setattr(_fused, "ENABLED", False)
+    with_numpy = powers()
+    np.testing.assert_array_equal(with_kernel[0], with_numpy[0])
+    np.testing.assert_allclose(with_kernel[1], with_numpy[1], rtol=1e-14, atol=0)

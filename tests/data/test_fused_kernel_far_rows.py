@@ -117,7 +117,9 @@ def test_compiled_kernels_apply_fast_math_to_stored_rows_only(monkeypatch):
     for dtype in (np.float64, np.float32):
         X = np.ones((3, 21), dtype)
         kernel(X, np.ones(3), np.ones(3), np.zeros(3), np.ones(21), 0.0, 0.0, 0, 1.0, np.zeros(21))
-        factors(X, 0, 3, 100, 1.0, np.empty(3), np.empty(3))
+        bits, magnitude = ((X.view(np.int64), np.int64(2**63 - 1)) if dtype == np.float64
+                           else (X.view(np.int32), np.int32(2**31 - 1)))
+        factors(X, bits, magnitude, 52, 1022, 0, 3, 100, 1.0, np.empty(3), np.empty(3))
         gram(X, np.ones(3), np.ones(3), 2, _fused._blas_syrk(), np.zeros((21, 21)), np.zeros(21))
     for signature, ir in gram.inspect_llvm().items():
         # the Gram pass's kernel has no fast-math instruction at all (numpy's rounding)
