@@ -16,9 +16,9 @@ Usage::
 
 import json
 import os
-import time
 
 import numpy as np
+from bandwidth import median_seconds
 from threadpoolctl import threadpool_info
 
 from skdpgd._data import _design
@@ -26,16 +26,6 @@ from skdpgd._data._design import ClippedDesign
 from skdpgd._data._gradients import ChunkedRowSums
 from skdpgd._data._gram import gram_sum
 from skdpgd._data._passes import scan_labels
-
-
-def median_seconds(call, repeats=3):
-    call()  # warm: kernels compiled or loaded, pools started
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
 
 
 def main():
@@ -50,7 +40,7 @@ def main():
     out = {}
 
     def record(key, call):
-        out[key] = median_seconds(call)
+        out[key] = median_seconds(call, 3)  # after one warm call
         print(key, round(out[key], 4), flush=True)
 
     default_block = _design.GRAM_BLOCK_BYTES
