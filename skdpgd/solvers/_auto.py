@@ -57,7 +57,7 @@ from ._cyclic import (
 from ._gram_route import gram_route_values
 from ._preconditioned import PreconditionedSolver, calibrate_preconditioned, plan_together
 from ._spectral import SpectralChoicePlan, spectral_plan
-from ._utility import predict_runs
+from ._utility import TIE_TOLERANCE, predict_runs
 
 __all__ = ["AUTO_GRAM_SHARES", "AUTO_MARGIN_FACTORS", "AUTO_CYCLIC_BATCHES",
            "AUTO_PASS_BUDGETS", "AutoSolver", "SpectralChoicePlan", "TIE_TOLERANCE", "candidates",
@@ -86,9 +86,6 @@ AUTO_MARGIN_FACTORS = (1.0, 2.0, 4.0)
 #: several pass budgets").
 AUTO_PASS_BUDGETS = (AUTO_MAX_PASSES,)
 
-#: Predictions within this relative gap of the smallest tie (the proxy's digits beyond
-#: the first two mean nothing), and the cheapest of them wins.
-TIE_TOLERANCE = 0.01
 
 
 def candidates(problem, budgets=AUTO_PASS_BUDGETS):

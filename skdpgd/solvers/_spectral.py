@@ -23,9 +23,10 @@ ill-conditioned (the preconditioner pays) or isotropic (plain GD is better). So
 2. **the fit** releases the probe, scores every candidate with the proxy on its
    spectrum (:mod:`skdpgd.solvers._spectral_utility`) and runs the winner: a
    preconditioned one releases the top-up and runs on the two combined
-   (:func:`combine_releases`: noise tau, its plan's), a GD one on the data; predictions within
-   :data:`TIE_TOLERANCE` of the smallest go to the fewest passes. Nothing but
-   :math:`\tilde G` and public numbers enters the choice (:func:`choose_on_spectrum`).
+   (:func:`combine_releases`: noise tau, its plan's), a GD one on the data; predictions
+   within :data:`~skdpgd.solvers._utility.TIE_TOLERANCE` of the smallest go to the fewest
+   passes. Nothing but :math:`\tilde G` and public numbers enters the choice
+   (:func:`~skdpgd.solvers._spectral_choice.choose_on_spectrum`).
 
 Without a Gram release (the public choice is GD or cyclic, or the design is wider than
 ``MAX_DENSE_DIM``), with ``epsilon=inf`` and with ``inference=True`` nothing changes.

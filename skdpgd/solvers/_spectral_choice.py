@@ -19,12 +19,10 @@ from ._spectral_utility import (
     released_offset_distance,
     spectral_excess_loss,
 )
+from ._utility import TIE_TOLERANCE
 
-__all__ = ["TIE_TOLERANCE", "choose_on_spectrum"]
+__all__ = ["choose_on_spectrum"]
 
-#: Predictions within this relative gap of the smallest tie, and the cheapest wins (as in
-#: the public choice, :data:`skdpgd.solvers._auto.TIE_TOLERANCE`).
-TIE_TOLERANCE = 0.01
 
 
 def _label(plan):
@@ -61,7 +59,7 @@ def choose_on_spectrum(plan, problem, released):
     """(index, notes): the candidate with the smallest proxy on the released spectrum.
 
     A function of the released Gram and public numbers only (post-processing). Ties
-    (within :data:`TIE_TOLERANCE`) go to the fewest passes.
+    (within :data:`~skdpgd.solvers._utility.TIE_TOLERANCE`) go to the fewest passes.
 
     Parameters
     ----------

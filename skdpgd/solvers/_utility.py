@@ -50,9 +50,15 @@ from ._proxy_kernels import impulse_moments
 from ._proxy_kernels import impulse_response as _impulse_response
 from ._proxy_scores import LevelTerms, scale_free_terms, worst_level_value
 
-__all__ = ["Prediction", "concentrated_initial_distance", "direction_errors", "error_moments",
-           "predict_runs", "predicted_excess_loss", "predicted_excess_losses",
+__all__ = ["TIE_TOLERANCE", "Prediction", "concentrated_initial_distance", "direction_errors",
+           "error_moments", "predict_runs", "predicted_excess_loss", "predicted_excess_losses",
            "semicircle_nodes"]
+
+#: Predictions within this relative gap of the smallest tie (the proxy's digits beyond
+#: the first two mean nothing), and the cheapest of them wins: in the public choice
+#: (:mod:`._auto`), the Gram route and the choice on a released spectrum
+#: (:mod:`._spectral_choice`).
+TIE_TOLERANCE = 0.01
 
 #: Points of the log grid of eigenvalues g / Rt^2 the proxy maximises over.
 SPECTRUM_GRID = np.logspace(-8.0, 0.0, 121)
