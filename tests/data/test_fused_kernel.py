@@ -229,3 +229,21 @@ def test_row_powers_of_two_from_the_bits_are_frexps_at_every_magnitude(dtype, mo
     with_numpy = powers()
     np.testing.assert_array_equal(with_kernel[0], with_numpy[0])
     np.testing.assert_allclose(with_kernel[1], with_numpy[1], rtol=1e-14, atol=0)
+
+
+def test_gram_pass_without_scipys_blas_symbol_runs_numpy(monkeypatch):
+    # where scipy's cython_blas would not give dsyrk, the kernel declines and the Gram
+    # pass runs numpy's blocks: the same matrix to rounding
+    from skdpgd._data import _design as design_module
+
+    design, _, _ = _design(np.float64, True, seed=5, n=700)
+    with_kernel = design.gram()
+    monkeypatch.setattr(_fused, "_blas_syrk", lambda: None)
+    assert _fused.fused_gram(design.X, design.pre_scale, design.post_scale, 64) is None
+    declined = []
+    original = design_module.fused_gram
+    monkeypatch.setattr(design_module, "fused_gram",
+                        lambda *args: declined.append(original(*args)) or declined[-1])
+    without = design.gram()
+    assert declined == [None]
+    np.testing.assert_allclose(without, with_kernel, rtol=1e-12, atol=1e-12)
