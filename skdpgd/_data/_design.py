@@ -66,10 +66,9 @@ def _chunk_factors(X, start, stop, max_norm, pre, post):
     :func:`~skdpgd.utils._clipping.clipping_factors` (the same steps in numpy, with
     chunk-sized temporaries). Either way the same operations for every row.
     """
-    if not sp.issparse(X):
-        total = fused_row_factors(X, start, stop, max_norm, pre, post)
-        if total is not None:
-            return total
+    total = fused_row_factors(X, start, stop, max_norm, pre, post)  # None for CSR
+    if total is not None:
+        return total
     rows = _csr_row_view(X, slice(start, stop)) if sp.issparse(X) else X[start:stop]
     pre[start:stop], scaled_norm = scaled_row_norms(rows)
     post[start:stop] = clipping_factors(pre[start:stop], scaled_norm, max_norm)
@@ -89,7 +88,6 @@ def _row_factors(X, max_norm, *, n_jobs=None):
     itself: no step over all n rows runs on one thread after the chunks.
     """
     pre, post = np.empty(X.shape[0]), np.empty(X.shape[0])
-
     bounds = chunk_bounds(X.shape[0], X.shape[1])
     totals = map_chunks(
         lambda start, stop: _chunk_factors(X, start, stop, max_norm, pre, post), bounds, n_jobs)
