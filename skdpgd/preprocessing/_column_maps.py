@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._category_codes import as_category_codes
 from ._private_categories import hash_bucket
 
 
@@ -211,24 +212,41 @@ class CategoricalEncoding:
 
         Parameters
         ----------
-        keys : sequence of str or None
-            The column's category keys, None for a missing cell.
+        keys : CategoryCodes or sequence of (str or None)
+            The column's category keys, None for a missing cell
+            (:func:`~skdpgd.preprocessing._category_codes.category_codes`, or a list).
 
         Returns
         -------
         ndarray of shape (n_samples, len(feature_names()))
             One-hot rows: a kept category (or hash bucket), ``__other``, or ``__missing``.
         """
-        width = len(self.feature_names())
-        missing_col = width - 1
+        hot = self.hot_columns(keys)
+        out = np.zeros((hot.shape[0], len(self.feature_names())))
+        out[np.arange(hot.shape[0]), hot] = 1.0
+        return out
+
+    def hot_columns(self, keys):
+        """The column of the block that is 1 in each row (:meth:`transform`'s).
+
+        Parameters
+        ----------
+        keys : CategoryCodes or sequence of (str or None)
+            As in :meth:`transform`.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), intp
+            A kept category's (or hash bucket's) position, ``__other``'s, or
+            ``__missing``'s (the last).
+        """
+        missing_col = len(self.feature_names()) - 1
+        column = as_category_codes(keys)  # each distinct key's output column, once
         if self.n_buckets:
-            cache = {}
-            index = [missing_col if k is None else cache.setdefault(
-                k, hash_bucket(k, self.n_buckets)) for k in keys]
+            index = [missing_col if k is None else hash_bucket(k, self.n_buckets)
+                     for k in column.keys]
         else:
             position = {c: i for i, c in enumerate(self.categories)}
             other = len(self.categories)
-            index = [missing_col if k is None else position.get(k, other) for k in keys]
-        out = np.zeros((len(keys), width))
-        out[np.arange(len(keys)), np.asarray(index, dtype=np.intp)] = 1.0
-        return out
+            index = [missing_col if k is None else position.get(k, other) for k in column.keys]
+        return column.per_cell(index, dtype=np.intp)

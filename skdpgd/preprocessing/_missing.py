@@ -23,6 +23,8 @@ import numbers
 
 import numpy as np
 
+from ._distinct import TEXT_TYPES, group_equal_cells
+
 #: Strings read as missing by default: the spellings pandas.read_csv treats as NaN
 #: (its ``na_values`` default list), so a CSV read as text and a CSV read by
 #: ``pd.read_csv`` give the same missing values.
@@ -159,38 +161,6 @@ def category_key(value, missing_strings=DEFAULT_MISSING_STRINGS):
         return f"<{type(value).__name__}>"
 
 
-def category_keys(values, missing_strings=DEFAULT_MISSING_STRINGS):
-    """:func:`category_key` of every cell of a 1-D sequence, as a list.
-
-    Parameters
-    ----------
-    values : iterable
-        The cells of one column.
-    missing_strings : collection of str, default=DEFAULT_MISSING_STRINGS
-        Strings that mean "missing".
-
-    Returns
-    -------
-    keys : list of (str or None)
-        One key per cell; None marks a missing value.
-    """
-    missing_strings = frozenset(missing_strings)
-    keys, seen = [], {}  # a string's key depends on the string alone: read each once
-    for value in values:
-        if type(value) is str:
-            key = seen.get(value, _UNSEEN)
-            if key is _UNSEEN:
-                key = seen[value] = category_key(value, missing_strings)
-        else:
-            key = category_key(value, missing_strings)
-        keys.append(key)
-    return keys
-
-
-#: Marks a string not read yet (None is a key: the missing value).
-_UNSEEN = object()
-
-
 def to_float(values, missing_strings=DEFAULT_MISSING_STRINGS):
     """The cells of one column as float64, every missing spelling as NaN; never raises.
 
@@ -221,17 +191,17 @@ def to_float(values, missing_strings=DEFAULT_MISSING_STRINGS):
     if array.dtype.kind in "biuf":
         with np.errstate(over="ignore"):
             return array.astype(np.float64)
-    out = np.empty(array.shape[0], dtype=np.float64)
-    seen = {}  # a string's float depends on the string alone: parse each once
-    for i, value in enumerate(array.tolist() if array.dtype.kind != "O" else array):
-        if type(value) is str:
-            number = seen.get(value)
-            if number is None:
-                number = seen[value] = _one_float(value, missing_strings)
-            out[i] = number
-        else:
-            out[i] = _one_float(value, missing_strings)
-    return out
+    if array.ndim == 1 and array.dtype.kind in "OU":  # each distinct cell parsed once
+        cells = array.astype(object) if array.dtype.kind == "U" else array
+        codes, first = group_equal_cells(cells, _PARSED_ALIKE)
+        return np.array([_one_float(cell, missing_strings) for cell in cells[first]],
+                        dtype=np.float64).reshape(-1)[codes]
+    return np.array([_one_float(value, missing_strings) for value in array.tolist()],
+                    dtype=np.float64).reshape(-1)
+
+
+#: Cell types whose equal cells parse to the same float (not float itself: 0.0 == -0.0).
+_PARSED_ALIKE = TEXT_TYPES | {int, bool}
 
 
 def _one_float(value, missing_strings):

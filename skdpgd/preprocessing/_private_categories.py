@@ -32,6 +32,7 @@ import hashlib
 import numpy as np
 from scipy.special import ndtri
 
+from ._category_codes import as_category_codes
 from ._private_range import sigma_for_mu
 
 
@@ -72,8 +73,9 @@ def value_counts(keys):
 
     Parameters
     ----------
-    keys : list of (str or None)
-        One key per record; None is missing and counted nowhere.
+    keys : CategoryCodes or list of (str or None)
+        One key per record (:func:`~skdpgd.preprocessing._category_codes.category_codes`,
+        or a list); None is missing and counted nowhere.
 
     Returns
     -------
@@ -82,10 +84,9 @@ def value_counts(keys):
     counts : ndarray of float64
         Their counts.
     """
-    counts = {}
-    for key in keys:
-        if key is not None:
-            counts[key] = counts.get(key, 0) + 1
+    column = as_category_codes(keys)
+    totals = np.bincount(column.codes, minlength=len(column.keys))
+    counts = {key: int(total) for key, total in zip(column.keys, totals) if key is not None}
     values = sorted(counts)
     return values, np.array([counts[v] for v in values], dtype=np.float64)
 
@@ -96,8 +97,10 @@ def discover_categories(keys, mu, delta0, random_state):
 
     Parameters
     ----------
-    keys : list of (str or None)
-        The column's category keys (:func:`~skdpgd.preprocessing._missing.category_key`).
+    keys : CategoryCodes or list of (str or None)
+        The column's category keys (:func:`~skdpgd.preprocessing._missing.category_key`
+        of each record, as :func:`~skdpgd.preprocessing._category_codes.category_codes`
+        gives them, or a list).
     mu : float
         GDP budget of the release; :math:`\sigma = \sqrt 2/\mu`.
     delta0 : float

@@ -22,7 +22,8 @@ column (polars has no non-nullable dtype); not NumPy/pandas int and bool columns
 
 import numpy as np
 
-from ._missing import DEFAULT_MISSING_STRINGS, category_keys, to_float
+from ._category_codes import category_codes
+from ._missing import DEFAULT_MISSING_STRINGS, to_float
 
 
 def _is_pandas(X):
@@ -204,13 +205,15 @@ def key_column(X, position, label, missing_strings=DEFAULT_MISSING_STRINGS):
 
     Returns
     -------
-    keys : list of (str or None)
+    keys : CategoryCodes
+        The keys of the column's distinct values and a code per cell
+        (:func:`~skdpgd.preprocessing._category_codes.category_codes`).
     """
     column = _column(X, position, label)
-    if _is_pandas(X):
-        values = column.to_numpy(dtype=object)
+    if _is_pandas(X):  # the Series itself: a string or categorical dtype is read whole
+        values = column
     elif _is_polars(X):
         values = column.to_list()
     else:
         values = column
-    return category_keys(values, missing_strings)
+    return category_codes(values, missing_strings)

@@ -318,18 +318,21 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
         check_is_fitted(self, "encodings_")
         self._check_columns(X)
         position = {label: j for j, label in enumerate(self._labels)}
-        blocks = []
-        for encoding, label in zip(self.encodings_, self._kept_labels()):
+        widths = [len(encoding.feature_names()) for encoding in self.encodings_]
+        n = n_rows(X)
+        out = np.zeros((n, sum(widths)))
+        # each block written in place, divided by the raw bound as the whole matrix would be
+        divide = self.scale_rows and self._raw_norm_bound > 0
+        start, rows = 0, np.arange(n)
+        for encoding, label, width in zip(self.encodings_, self._kept_labels(), widths):
             j = position[label]
             if isinstance(encoding, CategoricalEncoding):
-                blocks.append(encoding.transform(key_column(X, j, label, self.missing_values)))
+                hot = encoding.hot_columns(key_column(X, j, label, self.missing_values))
+                out[rows, start + hot] = 1.0 / self._raw_norm_bound if divide else 1.0
             else:
-                blocks.append(encoding.transform(
-                    numeric_column(X, j, label, self.missing_values)))
-        n = n_rows(X)
-        out = np.hstack(blocks) if blocks else np.zeros((n, 0))
-        if self.scale_rows and self._raw_norm_bound > 0:
-            out /= self._raw_norm_bound
+                block = encoding.transform(numeric_column(X, j, label, self.missing_values))
+                out[:, start:start + width] = block / self._raw_norm_bound if divide else block
+            start += width
         return out
 
     def _kept_labels(self):

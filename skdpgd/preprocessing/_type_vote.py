@@ -27,7 +27,8 @@ import math
 
 import numpy as np
 
-from ._missing import category_keys, to_float
+from ._category_codes import distinct_cells
+from ._missing import category_key, to_float
 
 VOTE_MECHANISM = (
     "Gaussian mechanism on each voted column's count of number cells minus text cells "
@@ -98,12 +99,9 @@ def number_minus_text(values, missing_strings):
     int
         Moves by at most 2 when one cell changes.
     """
-    values = np.asarray(values) if isinstance(values, np.ndarray) else np.asarray(
-        values, dtype=object)
-    numbers = ~np.isnan(to_float(values, missing_strings))
-    if values.dtype.kind in "biuf":
-        return int(np.count_nonzero(numbers))
-    missing = np.fromiter((k is None for k in category_keys(values, missing_strings)),
-                          dtype=bool, count=values.shape[0])
-    text = ~numbers & ~missing
-    return int(np.count_nonzero(numbers & ~missing)) - int(np.count_nonzero(text))
+    codes, cells = distinct_cells(values)  # each distinct cell read once, counted by code
+    counts = np.bincount(codes, minlength=len(cells))
+    numbers = ~np.isnan(to_float(cells, missing_strings))
+    missing = np.fromiter((category_key(cell, missing_strings) is None for cell in cells),
+                          dtype=bool, count=len(cells))
+    return int(counts[numbers & ~missing].sum()) - int(counts[~numbers & ~missing].sum())

@@ -102,9 +102,9 @@ def _vote(vec, X, plan, mu_each, rngs, releases):
 
 
 def _cells(X, position):
-    """One column's cells as given (an array; object for a DataFrame's object column)."""
+    """One column's cells as given (a pandas Series, or an array)."""
     if hasattr(X, "iloc"):
-        return X.iloc[:, position].to_numpy()
+        return X.iloc[:, position]
     if hasattr(X, "schema") and hasattr(X, "columns"):  # polars
         return X.to_series(position).to_numpy()
     array = X if isinstance(X, np.ndarray) else np.asarray(X, dtype=object)

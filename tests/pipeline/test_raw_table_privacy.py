@@ -25,8 +25,8 @@ from skdpgd.exceptions import PreparationFallbackWarning
 from skdpgd.model_selection import DPSearchCV
 from skdpgd.pipeline._labels import release_balanced_weights
 from skdpgd.preprocessing import DPTableVectorizer
+from skdpgd.preprocessing._category_codes import category_keys
 from skdpgd.preprocessing._cells import number_minus_text
-from skdpgd.preprocessing._missing import category_keys
 from skdpgd.preprocessing._private_categories import discovery_threshold
 from skdpgd.preprocessing._private_range import cell_counts, public_grid
 

@@ -1,4 +1,5 @@
-"""The one missing-value rule over a whole column (skdpgd/preprocessing/_missing.py).
+"""The one missing-value rule over a whole column (skdpgd/preprocessing/_missing.py and
+_category_codes.py).
 
 ``to_float`` and ``category_keys`` read each distinct string of a column once; what they
 return must be, cell for cell, what the per-cell rule (``_one_float``, ``category_key``)
@@ -11,11 +12,11 @@ import math
 import numpy as np
 import pytest
 
+from skdpgd.preprocessing._category_codes import category_keys
 from skdpgd.preprocessing._missing import (
     DEFAULT_MISSING_STRINGS,
     _one_float,
     category_key,
-    category_keys,
     to_float,
 )
 
