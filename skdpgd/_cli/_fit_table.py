@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 from .._version import __version__
-from ..preprocessing._cells import canonical, to_numbers
+from ..preprocessing._cells import to_categories, to_numbers
 from ._config import _names
 from ._csv import index_column, read_frame, sniff
 from ._table import (
@@ -220,7 +220,7 @@ def _target(cells, model, classes):
         return to_numbers(cells)
     if classes is not None:
         return to_labels(cells, classes)
-    return np.asarray([canonical(c) for c in cells], dtype=object)
+    return to_categories(cells)  # canonical texts, missing cells as None
 
 
 #: Python spellings in the pipeline's report -> the command line's (notes use the

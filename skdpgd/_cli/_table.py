@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..preprocessing._cells import canonical
+from ..preprocessing._cells import canonical, grouped_cells
 from ..preprocessing._table_schema import PrivateTableSchema, TableSchema
 
 __all__ = ["PrivateTableSchema", "TableSchema", "canonical_list", "label_type",
@@ -112,23 +112,30 @@ def to_labels(cells, classes):
     becomes that class; any other cell is kept as its text (the estimator refuses it,
     after its charge, without quoting it). With ``classes=None`` every cell is its text.
     """
-    cells = np.asarray(cells, dtype=object)
+    codes, distinct = grouped_cells(np.asarray(cells, dtype=object))  # each read once
     if classes is None:
-        return np.asarray([str(c).strip() for c in cells], dtype=object)
-    lookup = {canonical(c): c for c in classes}
-    lookup.update({str(c).strip(): c for c in classes if isinstance(c, str)})
-    out = []
-    for cell in cells:
-        text = cell.strip() if isinstance(cell, str) else None
-        label = lookup.get(text) if text is not None else None
-        if label is None:
-            label = lookup.get(canonical(cell), text if text is not None else cell)
-        out.append(label)
-    kind = label_type(classes)
-    if kind != "str" and all(type(v) is type(out[0]) for v in out) and not isinstance(
-            out[0], str):
-        return np.asarray(out, dtype=np.int64 if kind == "int" else np.float64)
-    return np.asarray(out, dtype=object)
+        labels = [str(c).strip() for c in distinct]
+    else:
+        lookup = {canonical(c): c for c in classes}
+        lookup.update({str(c).strip(): c for c in classes if isinstance(c, str)})
+        labels = []
+        for cell in distinct:
+            text = cell.strip() if isinstance(cell, str) else None
+            label = lookup.get(text) if text is not None else None
+            if label is None:
+                label = lookup.get(canonical(cell), text if text is not None else cell)
+            labels.append(label)
+    kind = None if classes is None else label_type(classes)
+    # numeric classes and every cell one of them (or a number of their type): numbers;
+    # anything else (a text, a missing cell) stays an object for the estimator to refuse
+    if labels and kind not in (None, "str") and all(
+            type(v) is type(labels[0]) for v in labels) and isinstance(
+            labels[0], (int, float, np.integer, np.floating)) and not isinstance(
+            labels[0], (bool, np.bool_)):
+        return np.asarray(labels, dtype=np.int64 if kind == "int" else np.float64)[codes]
+    out = np.empty(len(labels), dtype=object)
+    out[:] = labels
+    return out[codes]
 
 
 def canonical_list(name, values):

@@ -29,6 +29,8 @@ import numbers
 
 import numpy as np
 
+from ._category_codes import column_cells
+from ._distinct import TEXT_TYPES, group_equal_cells
 from ._missing import DEFAULT_MISSING_STRINGS, is_missing
 
 #: The strings ``pandas.read_csv`` reads as missing by default (pandas' ``STR_NA_VALUES``,
@@ -97,20 +99,43 @@ def classify(value, markers=frozenset()):
     return TEXT, None, text
 
 
-def _cached(values, markers):
-    """classify() of every cell, computed once per distinct hashable value."""
-    cache, out = {}, []
-    for value in values:
-        key = (type(value), value)  # 1, 1.0 and True are equal keys on their own
-        try:
-            result = cache.get(key)
-        except TypeError:  # unhashable cell: classify it alone
-            out.append(classify(value, markers))
-            continue
-        if result is None:  # (a NaN key never compares equal: classified each time)
-            result = cache[key] = classify(value, markers)
-        out.append(result)
-    return out
+def grouped_cells(values):
+    """(codes, cells): a column's distinct cells and each cell's code, grouped so that
+    the rule of this module reads the cells of a group alike.
+
+    Cells share a group when they are of the same type among strings, None, bools and
+    Python or NumPy ints, and equal
+    (:func:`~skdpgd.preprocessing._distinct.group_equal_cells`); any other cell is a group
+    of its own: a float (``0.0 == -0.0``, whose numbers and texts differ), a ``Decimal``,
+    a tuple, an unhashable object. (A column of floats is a float array, read whole.)
+
+    Parameters
+    ----------
+    values : array-like of shape (n,)
+        The column's cells.
+
+    Returns
+    -------
+    codes : ndarray of shape (n,), intp
+        ``cells[codes[i]]`` stands for cell i.
+    cells : ndarray of object
+        One cell per group.
+    """
+    array = column_cells(values)
+    array = array if array.dtype.kind == "O" else array.astype(object)
+    codes, first = group_equal_cells(array, _READ_ALIKE)
+    return codes, array[first]
+
+
+#: Cell types whose equal cells this module's rule reads alike.
+_READ_ALIKE = TEXT_TYPES | {bool, int, np.bool_, np.int64, np.int32}
+
+
+def _classified(values, markers):
+    """(codes, results): :func:`classify` of each group of :func:`grouped_cells` (one
+    call per distinct cell) and each cell's code."""
+    codes, cells = grouped_cells(values)
+    return codes, [classify(cell, markers) for cell in cells]
 
 
 def _numeric_dtype(values):
@@ -133,8 +158,9 @@ def to_numbers(values, markers=frozenset()):
     """
     if _numeric_dtype(values):
         return values.astype(np.float64)
-    return np.array([number if kind == NUMBER else np.nan
-                     for kind, number, _ in _cached(values, markers)], dtype=np.float64)
+    codes, results = _classified(values, markers)
+    return np.array([number if kind == NUMBER else np.nan for kind, number, _ in results],
+                    dtype=np.float64).reshape(-1)[codes]
 
 
 def to_categories(values, markers=frozenset()):
@@ -153,10 +179,10 @@ def to_categories(values, markers=frozenset()):
         Canonical texts (see the module docstring) and ``None`` (a singleton, so it
         survives pickling as itself, unlike a NaN float that an identity test matches).
     """
-    out = np.empty(len(values), dtype=object)
-    out[:] = [None if kind == MISSING else text
-              for kind, _, text in _cached(values, markers)]
-    return out
+    codes, results = _classified(values, markers)
+    texts = np.empty(len(results), dtype=object)
+    texts[:] = [None if kind == MISSING else text for kind, _, text in results]
+    return texts[codes]
 
 
 def canonical(value):
@@ -172,5 +198,7 @@ def number_minus_text(values, markers=frozenset()):
     """
     if _numeric_dtype(values):
         return int(np.count_nonzero(~np.isnan(values.astype(np.float64))))
-    kinds = [kind for kind, _, _ in _cached(values, markers)]
-    return kinds.count(NUMBER) - kinds.count(TEXT)
+    codes, results = _classified(values, markers)
+    counts = np.bincount(codes, minlength=len(results))
+    return sum(int(count) if kind == NUMBER else -int(count) if kind == TEXT else 0
+               for (kind, _, _), count in zip(results, counts))

@@ -180,3 +180,72 @@ def test_vectorizer_output_is_its_blocks_side_by_side(params):
         want /= vec._raw_norm_bound
     assert [e.name for e in vec.encodings_] == list(X.columns)
     assert np.array_equal(vec.transform(X), want)
+
+
+# The command line's per-cell rule (skdpgd/preprocessing/_cells.py): read once per group
+# of equal cells, it gives every cell what classify() gives it.
+
+CLI_CELLS = ["1", " 1", "01", "1.0", "x", "NA", "", "true", "1_000", "-0", "inf", None,
+             math.nan, 1, 1.0, -0.0, 0.0, True, np.int64(1), np.float32(0.5),
+             decimal.Decimal("1.0"), (1,), "Lyon"]
+
+
+def _cli_column(seed, n=300):
+    rng = np.random.default_rng(seed)
+    return np.array([CLI_CELLS[i] for i in rng.integers(0, len(CLI_CELLS), n)],
+                    dtype=object)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("markers", [frozenset(), frozenset({"x"})])
+def test_cli_cells_read_as_each_cell(seed, markers):
+    from skdpgd.preprocessing._cells import (
+        NUMBER,
+        TEXT,
+        classify,
+        number_minus_text,
+        to_categories,
+        to_numbers,
+    )
+
+    column = _cli_column(seed)
+    results = [classify(cell, markers) for cell in column]
+    want_numbers = np.array([n if k == NUMBER else np.nan for k, n, _ in results])
+    got = to_numbers(column, markers)
+    # bit for bit, the sign of a zero included
+    assert np.array_equal(got.view(np.int64), want_numbers.view(np.int64))
+    assert to_categories(column, markers).tolist() == [t for _, _, t in results]
+    kinds = [k for k, _, _ in results]
+    assert number_minus_text(column, markers) == kinds.count(NUMBER) - kinds.count(TEXT)
+
+
+@pytest.mark.parametrize("classes", [[0, 1], ["0", "1"], [0.0, 1.0], ["yes", "no"], None])
+def test_cli_labels_read_as_each_cell(classes):
+    from skdpgd._cli._table import label_type, to_labels
+    from skdpgd.preprocessing._cells import canonical
+
+    column = _cli_column(4, n=200)
+    want = []  # the documented rule, cell by cell: a class by its text or canonical text
+    for cell in column:
+        text = cell.strip() if isinstance(cell, str) else None
+        if classes is None:
+            want.append(str(cell).strip())
+            continue
+        by_text = {str(c).strip(): c for c in classes if isinstance(c, str)}
+        by_canonical = {canonical(c): c for c in classes}
+        label = by_text.get(text, by_canonical.get(text)) if text is not None else None
+        if label is None:
+            label = by_canonical.get(canonical(cell), text if text is not None else cell)
+        want.append(label)
+    got = to_labels(column, classes)
+    assert len(got) == len(want)
+    for g, w in zip(got.tolist(), want):
+        assert g == w or (g != g and w != w), (g, w)
+    # texts and missing cells among the labels: the column stays objects (refused later)
+    assert got.dtype == object
+    numbers = to_labels(np.array(["1", "0", 1, "0.0"], dtype=object), classes)
+    if classes is not None and label_type(classes) != "str":
+        assert numbers.dtype == (np.int64 if label_type(classes) == "int" else np.float64)
+        assert numbers.tolist() == [1, 0, 1, 0]
+    # a column of missing cells only is no crash: objects, for the estimator to refuse
+    assert to_labels(np.array([None, math.nan], dtype=object), classes).dtype == object
