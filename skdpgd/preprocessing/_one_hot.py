@@ -13,6 +13,7 @@ from sklearn.preprocessing import OneHotEncoder
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._sklearn_compat import StrOptions, _fit_context
+from ._cells import grouped_cells
 from ._missing import is_missing
 
 #: Stands for every missing spelling (np.nan, math.nan, None, pd.NA, pd.NaT) in lookups.
@@ -186,8 +187,10 @@ class PublicOneHotEncoder(TransformerMixin, BaseEstimator):
                 position.setdefault(_canonical(value), i)
             tolerated = {_canonical(v) for v in markers[j]}
             block = np.zeros((len(column), len(lists[j])))
-            unknown = np.zeros(len(column), dtype=bool)
-            for row, value in enumerate(column):
+            codes, cells = grouped_cells(column)  # each group of equal cells looked up once
+            hot = np.full(len(cells), -1, dtype=np.intp)  # the listed position, or -1
+            unlisted = np.zeros(len(cells), dtype=bool)  # neither listed nor a marker
+            for g, value in enumerate(cells):
                 key = _canonical(value)
                 try:
                     i = position.get(key)
@@ -195,9 +198,12 @@ class PublicOneHotEncoder(TransformerMixin, BaseEstimator):
                 except TypeError:  # unhashable: in no list
                     i, listed_marker = None, False
                 if i is not None:
-                    block[row, i] = 1.0
-                elif not listed_marker:
-                    unknown[row] = True
+                    hot[g] = i
+                else:
+                    unlisted[g] = not listed_marker
+            hot, unknown = hot[codes], unlisted[codes]
+            rows = np.flatnonzero(hot >= 0)
+            block[rows, hot[rows]] = 1.0
             if unknown.any() and self.handle_unknown != "ignore":
                 if self.handle_unknown == "error":
                     where = f"column {names[j]!r}" if names is not None else f"column {j}"

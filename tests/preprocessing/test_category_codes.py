@@ -249,3 +249,20 @@ def test_cli_labels_read_as_each_cell(classes):
         assert numbers.tolist() == [1, 0, 1, 0]
     # a column of missing cells only is no crash: objects, for the estimator to refuse
     assert to_labels(np.array([None, math.nan], dtype=object), classes).dtype == object
+
+
+@pytest.mark.parametrize("handle_unknown", ["nan", "ignore"])
+def test_public_one_hot_rows_are_each_cells_own(handle_unknown):
+    from skdpgd.preprocessing import PublicOneHotEncoder
+
+    column = _cli_column(5, n=200)
+    encoder = PublicOneHotEncoder([["1", "x", "Lyon", "true", "01"]], unknown_values=["NA"],
+                                  handle_unknown=handle_unknown)
+    got = encoder.fit_transform(column[:, None])
+    def one(cell):  # a 1 x 1 table holding the cell (a tuple stays one cell)
+        table = np.empty((1, 1), dtype=object)
+        table[0, 0] = cell
+        return encoder.transform(table)
+
+    want = np.vstack([one(cell) for cell in column])
+    assert np.array_equal(got, want, equal_nan=True)
