@@ -24,13 +24,14 @@ import math
 import numpy as np
 
 from .._version import __version__
-from ..preprocessing._cells import to_categories, to_numbers
+from ..preprocessing._cells import to_numbers
 from ._config import _names
 from ._csv import index_column, read_frame, sniff
 from ._table import (
     PrivateTableSchema,
     TableSchema,
     canonical_list,
+    canonical_texts,
     label_type,
     schema_of,
     to_labels,
@@ -220,7 +221,7 @@ def _target(cells, model, classes):
         return to_numbers(cells)
     if classes is not None:
         return to_labels(cells, classes)
-    return to_categories(cells)  # canonical texts, missing cells as None
+    return canonical_texts(cells)
 
 
 #: Python spellings in the pipeline's report -> the command line's (notes use the

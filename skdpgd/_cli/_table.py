@@ -138,6 +138,24 @@ def to_labels(cells, classes):
     return out[codes]
 
 
+def canonical_texts(cells):
+    """The canonical text of every cell, None for a missing one (a private label set's
+    target), read once per group of equal cells.
+
+    Parameters
+    ----------
+    cells : array-like of shape (n,)
+
+    Returns
+    -------
+    ndarray of object, shape (n,)
+    """
+    codes, distinct = grouped_cells(cells)
+    texts = np.empty(len(distinct), dtype=object)
+    texts[:] = [canonical(cell) for cell in distinct]
+    return texts[codes]
+
+
 def canonical_list(name, values):
     """A public category list in canonical texts (as :class:`TableSchema` reads cells):
     missing spellings dropped, repeats (``"1"`` and ``"01"``) merged, order kept."""
