@@ -50,7 +50,7 @@ from ..utils._clipping import (
     scaled_row_norms,
 )
 from ._chunks import chunk_bounds
-from ._fused import fused_gradient, fused_gram, fused_row_factors
+from ._fused import fused_csr_gram, fused_gradient, fused_gram, fused_row_factors
 from ._passes import map_chunks
 
 __all__ = ["ClippedDesign", "fused_gradient_sum"]
@@ -282,13 +282,17 @@ class ClippedDesign:
         row goes through the same operations. A dense X is read by one compiled call
         where numba is available (:func:`skdpgd._data._fused.fused_gram`: the same
         blocks and operations, BLAS called from the kernel, numpy's result to rounding),
-        so that threads do not queue on the GIL between the blocks' products.
+        so that threads do not queue on the GIL between the blocks' products; a CSR X by
+        one compiled call over its stored entries
+        (:func:`skdpgd._data._fused.fused_csr_gram`, to rounding as well).
         """
         d = self.X.shape[1]
         step = _gram_block_rows(d)
         sparse = sp.issparse(self.X)
-        fused = None if self.pre_scale is None or sparse else fused_gram(
-            self.X, self.pre_scale, self.post_scale, step)
+        fused = None
+        if self.pre_scale is not None:  # CSR: a kernel over the stored entries
+            fused = fused_csr_gram(self.X, self.pre_scale, self.post_scale) if sparse \
+                else fused_gram(self.X, self.pre_scale, self.post_scale, step)
         if fused is not None:
             top, column = fused
         else:

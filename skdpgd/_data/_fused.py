@@ -1,9 +1,10 @@
 r"""Optional fused kernels on raw arrays: one read of each row per pass, without the GIL.
 
-Three compiled kernels, each called once per chunk of rows: the gradient sum of a
+Four compiled kernels, each called once per chunk of rows: the gradient sum of a
 scalar-output loss (below), the row factors of the clipping with the finiteness check
-(:func:`fused_row_factors`), and the Gram pass (:func:`fused_gram`, which calls scipy's
-BLAS from the kernel). Called per chunk rather than per block, they let the fit's threads
+(:func:`fused_row_factors`), the Gram pass (:func:`fused_gram`, which calls scipy's
+BLAS from the kernel) and the Gram pass of a CSR matrix over its stored entries
+(:func:`fused_csr_gram`). Called per chunk rather than per block, they let the fit's threads
 run without queueing on the GIL.
 
 For a scalar-output loss whose clipped residual is one of the kernels below, the gradient
@@ -71,11 +72,13 @@ import ctypes
 import math
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..utils._clipping import exponent_cap
 
 __all__ = [
-    "ENABLED", "KERNELS", "available", "fused_gradient", "fused_gram", "fused_row_factors",
+    "ENABLED", "KERNELS", "available", "fused_csr_gram", "fused_gradient", "fused_gram",
+    "fused_row_factors",
 ]
 
 #: Use the fused kernels when numba is installed (set False to force the numpy path).
@@ -167,6 +170,17 @@ def _gram_rows(X, pre, post, step, syrk, top, column):
             column[j] += block_column[j]
 
 
+def _csr_gram_rows(data, indices, indptr, pre, post, top, column):
+    for i in range(indptr.shape[0] - 1):
+        p, q = pre[i], post[i]
+        for a in range(indptr[i], indptr[i + 1]):
+            value = (np.float64(data[a]) * p) * q
+            j = indices[a]
+            column[j] += value
+            for c in range(a, indptr[i + 1]):  # the upper triangle (indices sorted)
+                top[j, indices[c]] += value * ((np.float64(data[c]) * p) * q)
+
+
 #: The compiled dot product the kernels call (a module global, so that numba's on-disk
 #: cache finds the kernels again in a new process: a kernel defined inside a function
 #: closes over it, and such a closure is compiled afresh in every process).
@@ -191,7 +205,7 @@ def _compile(cache=True):
     strict = numba.njit(nogil=True, cache=cache, fastmath=False)
     _dot_jit = numba.njit(nogil=True, cache=cache, fastmath=set(FAST_FLAGS))(_dot)
     divides = numba.njit(nogil=True, cache=cache, fastmath=False, error_model="numpy")
-    return strict(_kernel), divides(_factors), strict(_gram_rows)
+    return strict(_kernel), divides(_factors), strict(_gram_rows), strict(_csr_gram_rows)
 
 
 def available():
@@ -340,5 +354,37 @@ def fused_gram(X, pre, post, step):
     top, column = np.zeros((d, d)), np.zeros(d)
     if X.shape[0]:
         _KERNELS[2](X, pre, post, int(step), syrk, top, column)
+    upper = np.triu(top)
+    return upper + np.triu(top, 1).T, column
+
+
+def fused_csr_gram(X, pre, post):
+    r""":meth:`skdpgd._data._design.ClippedDesign.gram`'s sums of a CSR X by one compiled
+    call over its stored entries, or None when the kernel does not apply (then numpy).
+
+    Applies to a CSR matrix of float64 or float32 values in canonical form (indices sorted
+    and unique within each row, as the estimators' input checks make it). Each stored
+    entry is clipped as :math:`\tilde x_{ia} = (x_{ia} p_i)\, q_i` (the dense kernel's two
+    products, in that order), its column sum is added in row order, and
+    :math:`\tilde x_{ia} \tilde x_{ic}` is added to entry :math:`(j_a, j_c)` of the upper
+    triangle for every pair :math:`a \le c` of the row's entries: nnz(row)^2 / 2 products
+    instead of the d^2 / 2 of the dense blocks that the numpy path makes of each chunk
+    (one-hot Adult, 10% of the entries stored: 19.5 -> 4 ms). The numpy path sums the
+    same products in another grouping (BLAS), so the two agree to rounding. Like the
+    numpy path's, its time grows with the stored entries, which are data
+    (``docs/privacy_model.md``, "Timing").
+
+    Returns
+    -------
+    (top, column) : (ndarray of shape (d, d), ndarray of shape (d,)) or None
+        The exactly symmetric Gram matrix of the clipped rows and their column sums.
+    """
+    if not sp.issparse(X) or X.format != "csr" or X.dtype not in (np.float64, np.float32):
+        return None
+    if not X.has_canonical_format or not available():
+        return None
+    d = X.shape[1]
+    top, column = np.zeros((d, d)), np.zeros(d)
+    _KERNELS[3](X.data, X.indices, X.indptr, pre, post, top, column)
     upper = np.triu(top)
     return upper + np.triu(top, 1).T, column

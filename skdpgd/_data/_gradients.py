@@ -14,6 +14,7 @@ whole computation).
 """
 
 import numpy as np
+import scipy.sparse as sp
 from joblib import Parallel, delayed
 
 from ._chunks import chunk_bounds, single_threaded_blas
@@ -138,6 +139,7 @@ class ChunkedRowSums:
         self._stack = None
         self._whole = None  # X with its rows pre-scaled, kept while X is one chunk
         self._gathered = {}  # row set -> its chunks' rows, gathered once (small X only)
+        self._kept = {}  # chunk bounds -> a small CSR X's chunks, pre-scaled once
 
     # -- worker pool lifetime ---------------------------------------------------
     def __enter__(self):
@@ -170,6 +172,7 @@ class ChunkedRowSums:
         self._parallel = None
         self._whole = None
         self._gathered = {}
+        self._kept = {}
         stack, self._stack = self._stack, None
         return stack.__exit__(*exc_info) if stack is not None else False
 
@@ -192,15 +195,60 @@ class ChunkedRowSums:
         return self._reduce(coef, bounds, rows, method or self.method)
 
     def _gathers_once(self):
-        """Whether the fixed row sets' chunks are gathered once (X small and dense)."""
+        """Whether the fixed row sets' chunks are gathered once (X small, dense or CSR)."""
         X = getattr(self.X, "X", self.X)  # a ClippedDesign's values
+        if sp.issparse(X):
+            return X.data.nbytes <= GATHER_ONCE_BYTES
         return isinstance(X, np.ndarray) and X.nbytes <= GATHER_ONCE_BYTES
+
+    def _keeps_sparse_chunks(self, method):
+        """Whether a pass over all rows keeps its chunks pre-scaled for the fit: a
+        :class:`~skdpgd._data._design.ClippedDesign` over a CSR matrix of at most
+        :data:`GATHER_ONCE_BYTES` of values, on one thread, for a method on the numpy path
+        (a function of X's format and size and of the method only)."""
+        X = getattr(self.X, "X", None)
+        return (self._parallel is None and sp.issparse(X) and X.data.nbytes <= GATHER_ONCE_BYTES
+                and getattr(self.X, "prescaled", None) is not None
+                and not getattr(method, "scales_its_rows", False))
+
+    def _reduce_kept(self, coef, bounds, method):
+        """:meth:`_reduce` over all rows of a small CSR design whose chunks are cut and
+        pre-scaled on first use and kept for the fit: the numpy path builds a scipy matrix
+        for each chunk and each call (its format checks cost about as much as the
+        products on one-hot tables), here once. The same chunks and operations, the
+        partial sums in the same order: the same result bit for bit."""
+        key = tuple(bounds)
+        chunks = self._kept.get(key)
+        if chunks is None:
+            chunks = [(_prescaled(self.X[a:b]), self.y[a:b]) for a, b in bounds]
+            self._kept[key] = chunks
+        return self._sum_kept(coef, chunks, method)
+
+    @staticmethod
+    def _sum_kept(coef, chunks, method):
+        """The numpy path's partial sums of kept pre-scaled chunks, added in order."""
+        total = None
+        for X_rows, y_rows in chunks:
+            part = np.array(method(coef, X_rows, y_rows), dtype=np.float64, copy=True)
+            if total is None:
+                total = part
+            else:
+                total += part
+        return total
 
     def _reduce_gathered(self, coef, row_set, bounds, method):
         """:meth:`_reduce` over a fixed row set whose chunks are gathered on first use and
         kept for the fit: the same rows, the same chunks, the same order of the partial
         sums, hence the same result bit for bit (the numpy path scales a copy of a kept
         chunk, never the chunk itself)."""
+        if self._keeps_sparse_chunks(method):  # CSR: gathered and pre-scaled once
+            key = ("rows", row_set)
+            chunks = self._kept.get(key)
+            if chunks is None:
+                rows = self.row_sets[row_set]
+                chunks = [(_prescaled(self.X[rows[a:b]]), self.y[rows[a:b]]) for a, b in bounds]
+                self._kept[key] = chunks
+            return self._sum_kept(coef, chunks, method)
         chunks = self._gathered.get(row_set)
         if chunks is None:
             rows = self.row_sets[row_set]
@@ -232,6 +280,8 @@ class ChunkedRowSums:
             if self._whole is None:  # one chunk: its pre-scaled rows are kept for the fit
                 self._whole = _prescaled(self.X)
             return np.asarray(method(coef, self._whole, self.y), dtype=np.float64)
+        if rows is None and self._keeps_sparse_chunks(method):
+            return self._reduce_kept(coef, bounds, method)
         if self._parallel is not None and len(bounds) > 1:
             n_tasks = min(len(bounds), TASKS_PER_WORKER * self._n_workers)
             groups = [list(group) for group in _split(bounds, n_tasks)]

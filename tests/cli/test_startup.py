@@ -70,11 +70,13 @@ def test_second_process_loads_the_compiled_kernels_from_the_cache(tmp_path):
         from skdpgd._data import _fused
         assert _fused.available()
         kernels = _fused._KERNELS
-        kernel, factors, gram = kernels
+        kernel, factors, gram, csr_gram = kernels
         X = np.ones((4, 3)); pre = np.ones(4); sq = np.ones(4)
         factors(X, X.view(np.int64), np.int64(2**63 - 1), 52, 1022, 0, 4, 10, 1.0, pre, sq)
         kernel(X, pre, np.ones(4), np.zeros(4), np.zeros(3), 1.0, 0.5, 0, 1.0, np.zeros(3))
         gram(X, pre, sq, 2, _fused._blas_syrk(), np.zeros((3, 3)), np.zeros(3))
+        C = __import__("scipy.sparse").sparse.csr_matrix(X)
+        csr_gram(C.data, C.indices, C.indptr, pre, sq, np.zeros((3, 3)), np.zeros(3))
         print(sum(f.stats.cache_hits.get(s, 0) for f in kernels for s in f.signatures),
               sum(f.stats.cache_misses.get(s, 0) for f in kernels for s in f.signatures))
     """)
@@ -84,5 +86,5 @@ def test_second_process_loads_the_compiled_kernels_from_the_cache(tmp_path):
                            check=True, env=env).stdout.split()
     second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True, env=env).stdout.split()
-    assert first == ["0", "3"]  # compiled (and written) by the first process
-    assert second == ["3", "0"]  # found on disk by the second: nothing compiled
+    assert first == ["0", "4"]  # compiled (and written) by the first process
+    assert second == ["4", "0"]  # found on disk by the second: nothing compiled

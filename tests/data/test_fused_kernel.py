@@ -247,3 +247,104 @@ def test_gram_pass_without_scipys_blas_symbol_runs_numpy(monkeypatch):
     without = design.gram()
     assert declined == [None]
     np.testing.assert_allclose(without, with_kernel, rtol=1e-12, atol=1e-12)
+
+
+def _sparse_design(dtype, intercept, seed=11, n=2500, d=23):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.2, format="csr", random_state=seed,
+                  data_rvs=lambda k: rng.standard_normal(k) * 2.0).astype(dtype)
+    X = X.tolil()
+    X[5, :] = np.finfo(dtype).max / 2  # a huge finite row, every entry stored
+    X[9, 3] = -np.finfo(dtype).max / 3
+    X[12, :] = 0.0  # no stored entry
+    X = X.tocsr()
+    X.eliminate_zeros()
+    assert X.has_canonical_format
+    return ClippedDesign.from_data(X, 1.3, 0.7 if intercept else None)
+
+
+@pytest.mark.parametrize("intercept", [True, False])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_csr_gram_kernel_is_the_dense_blocks_to_rounding(dtype, intercept, monkeypatch):
+    # the CSR kernel adds the products of each row's stored entries; numpy densifies
+    # blocks and calls BLAS: the same matrix to rounding (huge and empty rows included),
+    # exactly symmetric; on a chunk (a row view) too
+    from skdpgd._data import _design as design_module
+
+    design = _sparse_design(dtype, intercept)
+    ran = []
+    kernel = _fused.fused_csr_gram
+    monkeypatch.setattr(design_module, "fused_csr_gram",
+                        lambda *args: ran.append(kernel(*args) is not None) or kernel(*args))
+    whole, part = design.gram(), design[40:2000].gram()
+    assert ran == [True, True]
+    monkeypatch.setattr(_fused, "ENABLED", False)
+    for fused, numpy in ((whole, design.gram()), (part, design[40:2000].gram())):
+        assert np.array_equal(fused, fused.T)
+        np.testing.assert_allclose(fused, numpy, rtol=1e-12, atol=1e-12)
+        # and the dense matrix's Gram: the clipped rows of X.toarray()
+        assert np.isfinite(fused).all()
+    dense = design.toarray()
+    np.testing.assert_allclose(whole, dense.T @ dense, rtol=1e-12, atol=1e-12)
+
+
+def test_csr_gram_kernel_declines_a_matrix_out_of_canonical_form():
+    # duplicates or unsorted indices: the kernel's upper-triangle rule needs sorted,
+    # unique indices, so it declines (the estimators' input checks canonicalise first)
+    X = sp.csr_matrix((np.array([1.0, 2.0]), np.array([1, 0]), np.array([0, 2])),
+                      shape=(1, 2))
+    assert not X.has_canonical_format
+    assert _fused.fused_csr_gram(X, np.ones(1), np.ones(1)) is None
+    X.sum_duplicates()  # what the estimators' input checks do: sorted, canonical
+    top, column = _fused.fused_csr_gram(X, np.ones(1), np.ones(1))
+    np.testing.assert_array_equal(top, [[4.0, 2.0], [2.0, 1.0]])
+    np.testing.assert_array_equal(column, [2.0, 1.0])
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_csr_gradient_sums_with_kept_chunks_are_the_per_call_sums(n_jobs):
+    # one thread keeps a small CSR design's chunks pre-scaled for the fit; the sums are
+    # those of the chunks cut and scaled at every call, bit for bit, and those of 2 jobs
+    from skdpgd._data._gradients import ChunkedRowSums
+
+    design = _sparse_design(np.float64, True)
+    y = np.random.default_rng(2).integers(0, 2, design.shape[0]).astype(float)
+    loss = BinaryLogisticLoss()
+    coef = np.random.default_rng(3).standard_normal(design.shape[1]) * 0.1
+    with ChunkedRowSums(loss.gradient_sum, design, y, n_jobs=n_jobs, chunk_size=300) as sums:
+        kept = [sums.sum(coef), sums.sum(coef * 2.0)]
+        held = dict(sums._kept)
+    with ChunkedRowSums(loss.gradient_sum, design, y, n_jobs=1, chunk_size=300) as sums:
+        sums._keeps_sparse_chunks = lambda method: False  # cut and scaled at every call
+        fresh = [sums.sum(coef), sums.sum(coef * 2.0)]
+    assert bool(held) == (n_jobs == 1)
+    for a, b in zip(kept, fresh):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_csr_row_set_sums_gathered_once_are_the_per_call_sums():
+    # a cyclic run's batches of a small CSR design are gathered and pre-scaled once for
+    # the fit: the same sums, bit for bit, as gathering and scaling them at every call
+    from skdpgd._data._gradients import ChunkedRowSums
+
+    design = _sparse_design(np.float64, False, seed=4)
+    n = design.shape[0]
+    y = np.random.default_rng(5).integers(0, 2, n).astype(float)
+    batches = [np.sort(part) for part in np.array_split(
+        np.random.default_rng(6).permutation(n), 3)]
+    coef = np.random.default_rng(7).standard_normal(design.shape[1]) * 0.1
+    loss = BinaryLogisticLoss()
+
+    def sums(keep):
+        with ChunkedRowSums(loss.gradient_sum, design, y, chunk_size=200,
+                            row_sets=batches) as engine:
+            if not keep:
+                engine._gathers_once = lambda: False
+            got = [engine.sum(coef, j) for j in range(3) for _ in range(2)]
+            return got, len(engine._kept)
+
+    kept, n_kept = sums(True)
+    fresh, n_fresh = sums(False)
+    assert (n_kept, n_fresh) == (3, 0)
+    for a, b in zip(kept, fresh):
+        np.testing.assert_array_equal(a, b)

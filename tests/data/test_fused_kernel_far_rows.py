@@ -15,6 +15,7 @@ import re
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from scipy.special import expit
 
 from skdpgd._data import _fused
@@ -113,7 +114,7 @@ def test_compiled_kernels_apply_fast_math_to_stored_rows_only(monkeypatch):
     """Compiled afresh (numba's cache holds no IR): every instruction with fast-math flags
     (the dot product) reads loads of the stored row ``u``, never the multiplication by p."""
     monkeypatch.setattr(_fused, "_dot_jit", None)
-    kernel, factors, gram = _fused._compile(cache=False)
+    kernel, factors, gram, csr_gram = _fused._compile(cache=False)
     for dtype in (np.float64, np.float32):
         X = np.ones((3, 21), dtype)
         kernel(X, np.ones(3), np.ones(3), np.zeros(3), np.ones(21), 0.0, 0.0, 0, 1.0, np.zeros(21))
@@ -121,7 +122,10 @@ def test_compiled_kernels_apply_fast_math_to_stored_rows_only(monkeypatch):
                            else (X.view(np.int32), np.int32(2**31 - 1)))
         factors(X, bits, magnitude, 52, 1022, 0, 3, 100, 1.0, np.empty(3), np.empty(3))
         gram(X, np.ones(3), np.ones(3), 2, _fused._blas_syrk(), np.zeros((21, 21)), np.zeros(21))
-    for signature, ir in gram.inspect_llvm().items():
+    C = sp.csr_matrix(np.ones((3, 21)))
+    csr_gram(C.data, C.indices, C.indptr, np.ones(3), np.ones(3), np.zeros((21, 21)),
+             np.zeros(21))
+    for signature, ir in [*gram.inspect_llvm().items(), *csr_gram.inspect_llvm().items()]:
         # the Gram pass's kernel has no fast-math instruction at all (numpy's rounding)
         assert not _fast_math_leaks(ir)[1], signature
         assert re.search(r"= fmul (<\d+ x )?double", ir), signature
