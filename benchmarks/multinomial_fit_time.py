@@ -1,0 +1,113 @@
+"""Default-fit time of the multinomial DPLogisticRegression against scikit-learn's lbfgs.
+
+A dense synthetic design of ``--n`` rows (default 200,000) x 50 features (rows of norm <= 1)
+with 4 classes drawn from a planted multinomial logistic model (Gumbel noise), 80 / 20
+split; ``DPLogisticRegression(classes=[0, 1, 2, 3])`` with every other default (epsilon 1,
+``solver="auto"``, one thread, cold plan cache) and ``LogisticRegression(max_iter=1000)``
+on the same arrays, medians of ``--repeats`` fits, test accuracy alongside. With
+``--before PATH`` the skdpgd fits run first on the package under PATH, in a subprocess
+(``PYTHONPATH=PATH``), so that both versions are timed in one run::
+
+    git archive HEAD~1 skdpgd | tar -x -C /tmp/before
+    python benchmarks/multinomial_fit_time.py --before /tmp/before
+"""
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+RESULTS = Path(__file__).resolve().parent / "results"
+N_FEATURES, N_CLASSES = 50, 4
+
+
+def problem(n, seed=0):
+    """(X_train, y_train, X_test, y_test) of the planted multinomial model."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, N_FEATURES)) / np.sqrt(N_FEATURES)
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    weights = rng.standard_normal((N_FEATURES, N_CLASSES)) * 3.0
+    y = np.argmax(X @ weights + rng.gumbel(size=(n, N_CLASSES)), axis=1)
+    cut = int(0.8 * n)
+    return X[:cut], y[:cut], X[cut:], y[cut:]
+
+
+def _median_fit(make, X, y, repeats, before_each=None):
+    times, model = [], None
+    for _ in range(repeats):
+        if before_each is not None:
+            before_each()
+        tic = time.perf_counter()
+        model = make().fit(X, y)
+        times.append(time.perf_counter() - tic)
+    return float(np.median(times)), times, model
+
+
+def measure(n, repeats, lbfgs=True):
+    """The timings of the skdpgd importable here (a dict)."""
+    import skdpgd
+    from skdpgd import DPLogisticRegression
+    from skdpgd.solvers._base import _cached_plan
+
+    X, y, X_test, y_test = problem(n)
+    classes = list(range(N_CLASSES))
+    DPLogisticRegression(classes=classes, random_state=0).fit(X[:3000], y[:3000])  # warm-up
+    seconds, raw, model = _median_fit(
+        lambda: DPLogisticRegression(classes=classes, random_state=0), X, y, repeats,
+        _cached_plan.cache_clear)
+    row = dict(skdpgd=str(Path(skdpgd.__file__).parent), shape=list(X.shape),
+               skdpgd_seconds=seconds, skdpgd_raw=raw, solver=model.solver_,
+               skdpgd_score=float(model.score(X_test, y_test)))
+    if lbfgs:
+        from sklearn.linear_model import LogisticRegression
+
+        seconds, raw, model = _median_fit(lambda: LogisticRegression(max_iter=1000), X, y,
+                                          repeats)
+        row.update(lbfgs_seconds=seconds, lbfgs_raw=raw,
+                   lbfgs_score=float(model.score(X_test, y_test)),
+                   skdpgd_over_lbfgs=row["skdpgd_seconds"] / seconds)
+    return row
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=200_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--before", help="a directory holding the skdpgd package before")
+    parser.add_argument("--json-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--out", default=str(RESULTS / "multinomial_fit_time.json"))
+    args = parser.parse_args(argv)
+    if args.json_only:
+        print(json.dumps(measure(args.n, args.repeats, lbfgs=False)))
+        return
+    result = dict(command=" ".join([Path(sys.executable).name] + sys.argv),
+                  machine=f"{platform.machine()}, {os.cpu_count()} cores, Python "
+                          f"{platform.python_version()}, numpy {np.__version__}",
+                  load_average_before=os.getloadavg())
+    if args.before:
+        env = dict(os.environ, PYTHONPATH=os.path.abspath(args.before))
+        done = subprocess.run([sys.executable, os.path.abspath(__file__), "--json-only",
+                               "--n", str(args.n), "--repeats", str(args.repeats)], env=env,
+                              capture_output=True, text=True, check=True, cwd=args.before)
+        result["before"] = json.loads(done.stdout.strip().splitlines()[-1])
+    result["after"] = row = measure(args.n, args.repeats)
+    result["load_average_after"] = os.getloadavg()
+    Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+    line = (f"{row['shape']}: skdpgd {row['skdpgd_seconds']:.3f} s ({row['solver']}, "
+            f"{row['skdpgd_score']:.4f}), lbfgs {row['lbfgs_seconds']:.3f} s "
+            f"({row['lbfgs_score']:.4f}), ratio {row['skdpgd_over_lbfgs']:.2f}")
+    if "before" in result:
+        before = result["before"]
+        line += (f" | before: {before['skdpgd_seconds']:.3f} s ({before['solver']}, "
+                 f"{before['skdpgd_score']:.4f})")
+    print(line)
+
+
+if __name__ == "__main__":
+    main()
