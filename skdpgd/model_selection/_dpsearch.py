@@ -46,10 +46,8 @@ from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ..accounting import DEFAULT_ORDERS, gdp_to_epsilon, rdp_to_epsilon
-from ..accounting._margin import round_down
+from ..accounting import DEFAULT_ORDERS, rdp_to_epsilon
 from ..linear_model._base import fit_or_forget
-from ..preprocessing._public_steps import features_out
 from ..utils._sklearn_compat import (
     HasMethods,
     Interval,
@@ -59,7 +57,8 @@ from ..utils._sklearn_compat import (
     validate_data,
 )
 from ..utils._validation import make_generator, resolve_delta
-from ._pipeline import candidate, final_params, is_dp_pipeline, split_estimator
+from ._candidates import check_candidates, make_candidate
+from ._pipeline import final_params, is_dp_pipeline, split_estimator
 from ._search_input import (
     ESTIMATOR_REFUSED,
     PIPELINE_REFUSED,
@@ -76,7 +75,7 @@ from ._shared_preparation import (
     release_shared,
     shared_source,
 )
-from ._trial_guard import MuGuard, check_trial_event
+from ._trial_guard import MuGuard
 from ._tuning_privacy import THEOREM, gamma_for_expected_trials, sample_trials
 
 #: The guard's name before it had a module of its own: a fitted search keeps it as its
@@ -253,34 +252,9 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
             raise ValueError(f"param_grid must not set {reserved}: DPSearchCV sets them.")
         return base, grid
 
-    def _estimator_features(self, n_features):
-        """Columns entering the skdpgd estimator (for planning), or the input width."""
-        pre, _, _ = split_estimator(self.estimator)
-        width = n_features
-        for _, step in pre:
-            width = None if width is None else features_out(step, width)
-        return n_features if width is None else width
-
     def _check_candidates(self, base, grid, mu, sizes, n_features, X=None, template=None):
-        """Plan every candidate at each number of rows in ``sizes`` (public numbers only)
-        and refuse, before anything is charged, one whose privacy event is not a
-        Gaussian-DP run within the trial mu.
-
-        The parameters of a pipeline's steps are validated here too (scikit-learn's
-        ``_validate_params``, parameters only), so that a wrong parameter is refused by
-        name before the charge, not withheld among the data's refusals after it."""
-        n_classes = len(np.unique(np.asarray(base.classes))) if is_classifier(base) else None
-        d = self._estimator_features(n_features)
-        for n_train, params in ((size, params) for size in sizes for params in grid):
-            model = self._candidate(params, mu, n_train, 0, None, template)
-            pre, final, _ = split_estimator(model)
-            for _, step in pre:
-                if hasattr(step, "_validate_params"):
-                    step._validate_params()
-            # a DPPipeline plans from X's structure (its dtypes), never from a value
-            report = (final.plan_privacy(n_train, d, n_classes, X=X) if is_dp_pipeline(final)
-                      else final.plan_privacy(n_train, d, n_classes))
-            check_trial_event(report.event, mu, f"candidate {params}")
+        """:func:`._candidates.check_candidates` of this search's estimator."""
+        check_candidates(self.estimator, base, grid, mu, sizes, n_features, X, template)
 
     @_fit_context(prefer_skip_nested_validation=False)
     @fit_or_forget
@@ -396,13 +370,7 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
             delattr(self, name)
 
     def _candidate(self, params, mu, n_rows, seed, guard, template=None):
-        delta_fit = resolve_delta("auto", n_rows)
-        reserved = final_params(
-            self.estimator, epsilon=gdp_to_epsilon(round_down(mu), delta_fit),
-            delta=delta_fit, ledger=guard, random_state=seed,
-        )
-        template = self.estimator if template is None else template
-        return candidate(template, {**params, **reserved})[0]
+        return make_candidate(self.estimator, params, mu, n_rows, seed, guard, template)
 
     @available_if(_estimator_has("predict"))
     def predict(self, X):
