@@ -33,7 +33,8 @@ from ._column_maps import BooleanEncoding, CategoricalEncoding, NumericEncoding
 from ._log import Log1pTransformer
 from ._missing import DEFAULT_MISSING_STRINGS, is_missing
 from ._one_hot import PublicOneHotEncoder, public_one_hot
-from ._private_range import PrivateBound, PrivateRange, private_abs_bound, private_range
+from ._private_bound import PrivateBound, private_abs_bound
+from ._private_range import PrivateRange, private_range
 from ._private_step import PrivateStepMixin, StepBudget, check_allowance
 from ._row_norm import RowNormClipper
 from ._table_vectorizer import DPTableVectorizer
