@@ -280,8 +280,8 @@ class ChunkedRowSums:
             if self._whole is None:  # one chunk: its pre-scaled rows are kept for the fit
                 self._whole = _prescaled(self.X)
             return np.asarray(method(coef, self._whole, self.y), dtype=np.float64)
-        if rows is None and self._keeps_sparse_chunks(method):
-            return self._reduce_kept(coef, bounds, method)
+        if rows is None and bounds is self._bounds[None] and self._keeps_sparse_chunks(method):
+            return self._reduce_kept(coef, bounds, method)  # the engine's own chunks only
         if self._parallel is not None and len(bounds) > 1:
             n_tasks = min(len(bounds), TASKS_PER_WORKER * self._n_workers)
             groups = [list(group) for group in _split(bounds, n_tasks)]
