@@ -13,15 +13,10 @@ on the same arrays, medians of ``--repeats`` fits, test accuracy alongside. With
 """
 
 import argparse
-import json
-import os
-import platform
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
+from _before_after import add_arguments, run, versus_lbfgs
 
 RESULTS = Path(__file__).resolve().parent / "results"
 N_FEATURES, N_CLASSES = 50, 4
@@ -38,17 +33,6 @@ def problem(n, seed=0):
     return X[:cut], y[:cut], X[cut:], y[cut:]
 
 
-def _median_fit(make, X, y, repeats, before_each=None):
-    times, model = [], None
-    for _ in range(repeats):
-        if before_each is not None:
-            before_each()
-        tic = time.perf_counter()
-        model = make().fit(X, y)
-        times.append(time.perf_counter() - tic)
-    return float(np.median(times)), times, model
-
-
 def measure(n, repeats, lbfgs=True):
     """The timings of the skdpgd importable here (a dict)."""
     import skdpgd
@@ -58,20 +42,10 @@ def measure(n, repeats, lbfgs=True):
     X, y, X_test, y_test = problem(n)
     classes = list(range(N_CLASSES))
     DPLogisticRegression(classes=classes, random_state=0).fit(X[:3000], y[:3000])  # warm-up
-    seconds, raw, model = _median_fit(
-        lambda: DPLogisticRegression(classes=classes, random_state=0), X, y, repeats,
-        _cached_plan.cache_clear)
-    row = dict(skdpgd=str(Path(skdpgd.__file__).parent), shape=list(X.shape),
-               skdpgd_seconds=seconds, skdpgd_raw=raw, solver=model.solver_,
-               skdpgd_score=float(model.score(X_test, y_test)))
-    if lbfgs:
-        from sklearn.linear_model import LogisticRegression
-
-        seconds, raw, model = _median_fit(lambda: LogisticRegression(max_iter=1000), X, y,
-                                          repeats)
-        row.update(lbfgs_seconds=seconds, lbfgs_raw=raw,
-                   lbfgs_score=float(model.score(X_test, y_test)),
-                   skdpgd_over_lbfgs=row["skdpgd_seconds"] / seconds)
+    row = versus_lbfgs(lambda: DPLogisticRegression(classes=classes, random_state=0), X, y,
+                       X_test, y_test, repeats, lbfgs=lbfgs,
+                       before_each=_cached_plan.cache_clear)
+    row["skdpgd"] = str(Path(skdpgd.__file__).parent)
     return row
 
 
@@ -79,26 +53,14 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=200_000)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--before", help="a directory holding the skdpgd package before")
-    parser.add_argument("--json-only", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--out", default=str(RESULTS / "multinomial_fit_time.json"))
+    add_arguments(parser, RESULTS / "multinomial_fit_time.json")
     args = parser.parse_args(argv)
-    if args.json_only:
-        print(json.dumps(measure(args.n, args.repeats, lbfgs=False)))
+    result = run(__file__, args, lambda baseline: measure(args.n, args.repeats,
+                                                          lbfgs=not baseline),
+                 ["--n", str(args.n), "--repeats", str(args.repeats)])
+    if result is None:
         return
-    result = dict(command=" ".join([Path(sys.executable).name] + sys.argv),
-                  machine=f"{platform.machine()}, {os.cpu_count()} cores, Python "
-                          f"{platform.python_version()}, numpy {np.__version__}",
-                  load_average_before=os.getloadavg())
-    if args.before:
-        env = dict(os.environ, PYTHONPATH=os.path.abspath(args.before))
-        done = subprocess.run([sys.executable, os.path.abspath(__file__), "--json-only",
-                               "--n", str(args.n), "--repeats", str(args.repeats)], env=env,
-                              capture_output=True, text=True, check=True, cwd=args.before)
-        result["before"] = json.loads(done.stdout.strip().splitlines()[-1])
-    result["after"] = row = measure(args.n, args.repeats)
-    result["load_average_after"] = os.getloadavg()
-    Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+    row = result["after"]
     line = (f"{row['shape']}: skdpgd {row['skdpgd_seconds']:.3f} s ({row['solver']}, "
             f"{row['skdpgd_score']:.4f}), lbfgs {row['lbfgs_seconds']:.3f} s "
             f"({row['lbfgs_score']:.4f}), ratio {row['skdpgd_over_lbfgs']:.2f}")

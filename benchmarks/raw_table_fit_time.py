@@ -21,15 +21,11 @@ each, medians of ``--repeats``:
 """
 
 import argparse
-import json
-import os
-import platform
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from _before_after import add_arguments, run
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -104,26 +100,12 @@ def measure(repeats, sklearn=True):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--before", help="a directory holding the skdpgd package before")
-    parser.add_argument("--json-only", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--out", default=str(RESULTS / "raw_table_fit_time.json"))
+    add_arguments(parser, RESULTS / "raw_table_fit_time.json")
     args = parser.parse_args(argv)
-    if args.json_only:
-        print(json.dumps(measure(args.repeats, sklearn=False)))
+    result = run(__file__, args, lambda baseline: measure(args.repeats, sklearn=not baseline),
+                 ["--repeats", str(args.repeats)])
+    if result is None:
         return
-    result = dict(command=" ".join([Path(sys.executable).name] + sys.argv),
-                  machine=f"{platform.machine()}, {os.cpu_count()} cores, Python "
-                          f"{platform.python_version()}, numpy {np.__version__}",
-                  load_average_before=os.getloadavg())
-    if args.before:
-        env = dict(os.environ, PYTHONPATH=os.path.abspath(args.before))
-        done = subprocess.run([sys.executable, os.path.abspath(__file__), "--json-only",
-                               "--repeats", str(args.repeats)], env=env, capture_output=True,
-                              text=True, check=True, cwd=args.before)
-        result["before"] = json.loads(done.stdout.strip().splitlines()[-1])
-    result["after"] = measure(args.repeats)
-    result["load_average_after"] = os.getloadavg()
-    Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     for name, row in result["after"].items():
         if not isinstance(row, dict):
             continue

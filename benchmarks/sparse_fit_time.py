@@ -19,16 +19,12 @@ thread) and ``LogisticRegression(max_iter=1000)`` on the same matrix, medians of
 """
 
 import argparse
-import json
-import os
-import platform
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from _before_after import add_arguments, run, versus_lbfgs
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -57,17 +53,6 @@ def _problems(n):
             "one-hot": one_hot(n)}
 
 
-def _median_fit(make, X, y, repeats, before_each=None):
-    times, model = [], None
-    for _ in range(repeats):
-        if before_each is not None:
-            before_each()
-        tic = time.perf_counter()
-        model = make().fit(X, y)
-        times.append(time.perf_counter() - tic)
-    return float(np.median(times)), times, model
-
-
 def measure(n, repeats, lbfgs=True):
     """The timings of the skdpgd importable here (a dict)."""
     import skdpgd
@@ -76,21 +61,10 @@ def measure(n, repeats, lbfgs=True):
 
     result = {"skdpgd": str(Path(skdpgd.__file__).parent)}
     for name, (X, y, X_test, y_test) in _problems(n).items():
-        DPLogisticRegression(random_state=0).fit(X[:2000], y[:2000])  # warm-up
-        seconds, raw, model = _median_fit(lambda: DPLogisticRegression(random_state=0), X, y,
-                                          repeats, _cached_plan.cache_clear)
-        row = dict(shape=list(X.shape), stored=int(X.nnz), skdpgd_seconds=seconds,
-                   skdpgd_raw=raw, skdpgd_score=float(model.score(X_test, y_test)),
-                   solver=model.solver_)
-        if lbfgs:
-            from sklearn.linear_model import LogisticRegression
-
-            seconds, raw, model = _median_fit(lambda: LogisticRegression(max_iter=1000), X, y,
-                                              repeats)
-            row.update(lbfgs_seconds=seconds, lbfgs_raw=raw,
-                       lbfgs_score=float(model.score(X_test, y_test)),
-                       skdpgd_over_lbfgs=row["skdpgd_seconds"] / seconds)
-        result[name] = row
+        DPLogisticRegression(random_state=0).fit(X, y)  # warm-up: every kernel compiled
+        result[name] = dict(stored=int(X.nnz), **versus_lbfgs(
+            lambda: DPLogisticRegression(random_state=0), X, y, X_test, y_test, repeats,
+            lbfgs=lbfgs, before_each=_cached_plan.cache_clear))
     return result
 
 
@@ -98,26 +72,13 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=200_000)
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--before", help="a directory holding the skdpgd package before")
-    parser.add_argument("--json-only", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--out", default=str(RESULTS / "sparse_fit_time.json"))
+    add_arguments(parser, RESULTS / "sparse_fit_time.json")
     args = parser.parse_args(argv)
-    if args.json_only:
-        print(json.dumps(measure(args.n, args.repeats, lbfgs=False)))
+    result = run(__file__, args, lambda baseline: measure(args.n, args.repeats,
+                                                          lbfgs=not baseline),
+                 ["--n", str(args.n), "--repeats", str(args.repeats)])
+    if result is None:
         return
-    result = dict(command=" ".join([Path(sys.executable).name] + sys.argv),
-                  machine=f"{platform.machine()}, {os.cpu_count()} cores, Python "
-                          f"{platform.python_version()}, numpy {np.__version__}",
-                  load_average_before=os.getloadavg())
-    if args.before:
-        env = dict(os.environ, PYTHONPATH=os.path.abspath(args.before))
-        done = subprocess.run([sys.executable, os.path.abspath(__file__), "--json-only",
-                               "--n", str(args.n), "--repeats", str(args.repeats)], env=env,
-                              capture_output=True, text=True, check=True, cwd=args.before)
-        result["before"] = json.loads(done.stdout.strip().splitlines()[-1])
-    result["after"] = measure(args.n, args.repeats)
-    result["load_average_after"] = os.getloadavg()
-    Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     for name, row in result["after"].items():
         if not isinstance(row, dict):
             continue
