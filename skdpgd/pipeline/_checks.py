@@ -18,6 +18,17 @@ def is_private(step):
     return getattr(type(step), PRIVATE_FIT_ATTRIBUTE, False) is True
 
 
+def fit_transform_private(step, X, y, *, mu, extra_delta, random_state):
+    """A private step's ``_fit_private`` then ``transform`` of X: through its
+    ``_fit_transform_private`` (the mixin's, which shares X's readings between the
+    two), or the two calls for a look-alike of the protocol without it."""
+    both = getattr(step, "_fit_transform_private", None)
+    if both is not None:
+        return both(X, y, mu=mu, extra_delta=extra_delta, random_state=random_state)
+    step._fit_private(X, y, mu=mu, extra_delta=extra_delta, random_state=random_state)
+    return step.transform(X)
+
+
 #: The class attribute that marks a step released once by ``DPPipeline.prepare``.
 PREPARED_ATTRIBUTE = "__skdpgd_prepared__"
 

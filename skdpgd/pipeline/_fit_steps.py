@@ -11,7 +11,7 @@ from sklearn.pipeline import Pipeline
 
 from ..preprocessing import check_allowance
 from ..utils._validation import make_generator
-from ._checks import is_prepared, is_private, is_skip
+from ._checks import fit_transform_private, is_prepared, is_private, is_skip
 from ._labels import PrivateClassCounts, release_label_set
 from ._plan import CLASS_COUNTS, LABEL_SET, TARGET_RANGE
 from ._report import PipelinePrivacyReport
@@ -35,11 +35,11 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
         step = clone(step)
         if is_private(step):
             mu, extra = allowance.get(name, (0.0, 0.0))
-            step._fit_private(Xt, y, mu=mu, extra_delta=extra,
-                              random_state=_child_seed(rng))
+            Xt_next = fit_transform_private(step, Xt, y, mu=mu, extra_delta=extra,
+                                            random_state=_child_seed(rng))
             check_allowance(name, step.privacy_, mu, extra)
             spent.append((name, step.privacy_))
-            Xt = step.transform(Xt)
+            Xt = Xt_next
         else:
             Xt = step.fit_transform(Xt, y)
             if is_prepared(step):  # released once by prepare(): reused, not charged here

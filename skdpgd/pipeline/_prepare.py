@@ -27,7 +27,7 @@ from ..accounting import ReleasePrivacyReport
 from ..linear_model._base import BaseDPLinearModel
 from ..preprocessing import check_allowance
 from ..utils._sklearn_compat import _num_samples
-from ._checks import check_steps, is_private, is_skip
+from ._checks import check_steps, fit_transform_private, is_private, is_skip
 from ._plan import plan_budget, planned_releases
 from ._report import PipelinePrivacyReport
 
@@ -244,11 +244,11 @@ def release_preparation(pre, X, y, allowance, rng):
         if is_private(step):
             fitted = clone(step)
             mu, extra = allowance.get(name, (0.0, 0.0))
-            fitted._fit_private(Xt, y, mu=mu, extra_delta=extra,
-                                random_state=int(rng.integers(2**32)))
+            Xt_next = fit_transform_private(fitted, Xt, y, mu=mu, extra_delta=extra,
+                                            random_state=int(rng.integers(2**32)))
             check_allowance(name, fitted.privacy_, mu, extra)
             spent.append((name, fitted.privacy_))
-            Xt = fitted.transform(Xt)
+            Xt = Xt_next
             steps.append((name, PreparedStep(fitted)))
         else:
             Xt = clone(step).fit_transform(Xt, y)

@@ -22,7 +22,7 @@ from ._distinct import TEXT_TYPES, group_equal_cells
 from ._missing import DEFAULT_MISSING_STRINGS, category_key
 
 __all__ = ["KEYED_TYPES", "CategoryCodes", "as_category_codes", "category_codes",
-           "category_keys", "column_cells", "distinct_cells"]
+           "category_keys", "column_cells", "distinct_cells", "keys_of_groups"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -88,8 +88,26 @@ def category_codes(values, missing_strings=DEFAULT_MISSING_STRINGS):
     >>> column.keys, column.codes.tolist()
     (('a', None, 'b', '1', 'True'), [0, 1, 2, 0, 3, 4])
     """
+    return keys_of_groups(*distinct_cells(values), missing_strings)
+
+
+def keys_of_groups(codes, cells, missing_strings=DEFAULT_MISSING_STRINGS):
+    """:class:`CategoryCodes` of a column grouped by :func:`distinct_cells`.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_cells,), intp
+    cells : ndarray of shape (n_groups,)
+        What :func:`distinct_cells` returns for the column.
+    missing_strings : collection of str, default=DEFAULT_MISSING_STRINGS
+        Strings that mean "missing" (public).
+
+    Returns
+    -------
+    CategoryCodes
+        The key of each group, computed once, spread to its cells by ``codes``.
+    """
     missing_strings = frozenset(missing_strings)
-    codes, cells = distinct_cells(values)
     return _merged(codes, [category_key(cell, missing_strings) for cell in cells])
 
 

@@ -22,6 +22,9 @@ class attribute works too, but every skdpgd step derives from the mixin):
   ``mu``-GDP and ``extra_delta`` additive delta, set ``privacy_`` (a
   ``ReleasePrivacyReport`` within those allowances), return ``self``. The caller has
   charged any ledger already;
+- optionally ``_reading(X)``: a context within which its fit and transform of X share
+  their readings of X (the mixin's is empty; a pipeline fits and transforms a step
+  through ``_fit_transform_private``, which enters it);
 - optionally a fitted ``row_norm_bound_``: the bound on the norm of every output row,
   fixed by the construction (a pipeline sets its estimator's ``data_norm`` from it);
 - the parameters ``epsilon``, ``delta`` (a float or ``"auto"``), ``ledger`` and
@@ -35,6 +38,7 @@ module with a subclass implementing the two hooks, plus its export
 (``docs/architecture.md``, "Adding a private step").
 """
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 from ..accounting import ReleasePrivacyReport
@@ -138,6 +142,36 @@ class PrivateStepMixin:
     def _n_samples(self, X, y):
         """Rows of a standalone fit, from the container's shape (public)."""
         return n_rows(X)
+
+    def _reading(self, X):
+        """A context within which the step's fit and transform of X share their
+        readings of X (a step that reads a column more than once keeps its groups of
+        equal cells there); by default none is kept."""
+        return nullcontext()
+
+    def _fit_transform_private(self, X, y=None, *, mu, extra_delta, random_state):
+        """``_fit_private`` then ``transform`` of the same X, within :meth:`_reading` (X).
+
+        What a pipeline calls for a step before its estimator. The output is that of
+        the two calls made apart (only the time of reading X changes).
+
+        Parameters
+        ----------
+        X : table
+            The data.
+        y : array-like or None, default=None
+            The targets (ignored by a step that reads X only).
+        mu, extra_delta, random_state
+            As for ``_fit_private``.
+
+        Returns
+        -------
+        X_out : array-like
+            ``transform(X)`` of the fitted step.
+        """
+        with self._reading(X):
+            self._fit_private(X, y, mu=mu, extra_delta=extra_delta, random_state=random_state)
+            return self.transform(X)
 
     def standalone_budget(self, X, y=None):
         """The allowance of a standalone ``fit`` on X, from public information only.

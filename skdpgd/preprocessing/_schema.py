@@ -22,7 +22,6 @@ column (polars has no non-nullable dtype); not NumPy/pandas int and bool columns
 
 import numpy as np
 
-from ._category_codes import category_codes
 from ._missing import DEFAULT_MISSING_STRINGS, to_float
 
 
@@ -187,33 +186,3 @@ def numeric_column(X, position, label, missing_strings=DEFAULT_MISSING_STRINGS):
     else:
         values = column
     return to_float(values, missing_strings)
-
-
-def key_column(X, position, label, missing_strings=DEFAULT_MISSING_STRINGS):
-    """One column as category keys (text), None for a missing value in any spelling.
-
-    Parameters
-    ----------
-    X : table
-        The table.
-    position : int
-        The column's position.
-    label : object
-        Its label (used for polars).
-    missing_strings : collection of str
-        Strings read as missing.
-
-    Returns
-    -------
-    keys : CategoryCodes
-        The keys of the column's distinct values and a code per cell
-        (:func:`~skdpgd.preprocessing._category_codes.category_codes`).
-    """
-    column = _column(X, position, label)
-    if _is_pandas(X):  # the Series itself: a string or categorical dtype is read whole
-        values = column
-    elif _is_polars(X):
-        values = column.to_list()
-    else:
-        values = column
-    return category_codes(values, missing_strings)

@@ -8,9 +8,10 @@ from sklearn.utils.validation import check_is_fitted
 from ..accounting import ReleasePrivacyReport
 from ..utils._sklearn_compat import HasMethods
 from ._column_maps import CategoricalEncoding
+from ._column_reading import key_column, reading_once
 from ._missing import DEFAULT_MISSING_STRINGS
 from ._private_step import STANDALONE_EXTRA_DELTA_SHARE, PrivateStepMixin
-from ._schema import key_column, n_rows, numeric_column, table_schema
+from ._schema import n_rows, numeric_column, table_schema
 from ._vectorizer_fit import fit_columns, set_fitted_attributes
 from ._vectorizer_plan import count_releases, plan_columns, type_sources
 from ._vectorizer_summary import summary_frame, summary_text, warn_fallbacks
@@ -246,6 +247,34 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
 
     # -- fitting ------------------------------------------------------------------
 
+    def _reading(self, X):
+        """Each text column of X grouped once for the vote, the categories and the
+        transform (:func:`~skdpgd.preprocessing._column_reading.reading_once`)."""
+        return reading_once(X)
+
+    def fit_transform(self, X, y=None, sample_ids=None):
+        """Fit standalone on X (as :meth:`fit`), then transform X.
+
+        The same output as ``fit(X).transform(X)``; each text column's equal cells are
+        grouped once for both.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame, polars.DataFrame or array-like of shape (n_samples, n_features)
+            The raw table.
+        y : None
+            Ignored.
+        sample_ids : array-like of shape (n_samples,) or None, default=None
+            Public ids of the rows, passed to ``ledger`` only.
+
+        Returns
+        -------
+        X_out : ndarray of shape (n_samples, n_features_out), float64
+            Every row of Euclidean norm at most ``row_norm_bound_``.
+        """
+        with self._reading(X):
+            return self.fit(X, y, sample_ids=sample_ids).transform(X)
+
     def _fit_private(self, X, y=None, *, mu, extra_delta, random_state):
         """Fit spending at most ``mu``-GDP and ``extra_delta`` (the private-step protocol).
 
@@ -271,8 +300,9 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
         if not (mu >= 0.0) or not (0.0 <= extra_delta < 1.0):
             raise ValueError(f"need mu >= 0 and 0 <= extra_delta < 1, got {mu!r}, {extra_delta!r}.")
         plan, labels = self._plan(X)
-        encodings, types, releases, notes, (spent_mu, spent_delta) = fit_columns(
-            self, X, plan, mu, extra_delta, random_state)
+        with self._reading(X):  # the vote and the categories share each column's groups
+            encodings, types, releases, notes, (spent_mu, spent_delta) = fit_columns(
+                self, X, plan, mu, extra_delta, random_state)
         self._dtypes = table_schema(X)[3]
         self._from_array = not hasattr(X, "columns")
         self.encodings_ = encodings

@@ -80,7 +80,7 @@ def type_vote(counts, mu, rng):
             for count, z in zip(counts, noise)], sigma
 
 
-def number_minus_text(values, missing_strings):
+def number_minus_text(values, missing_strings, groups=None):
     """(number cells) - (text cells) of one column, read as the vectorizer reads it.
 
     A cell is missing when :func:`~skdpgd.preprocessing._missing.category_key` says so
@@ -93,13 +93,17 @@ def number_minus_text(values, missing_strings):
         The column's cells.
     missing_strings : collection of str
         Strings that mean "missing" (public).
+    groups : (codes, cells), optional
+        The column already grouped (:func:`~skdpgd.preprocessing._category_codes.distinct_cells`
+        of ``values``), which ``values`` is then not read for.
 
     Returns
     -------
     int
         Moves by at most 2 when one cell changes.
     """
-    codes, cells = distinct_cells(values)  # each distinct cell read once, counted by code
+    # each distinct cell read once, counted by code
+    codes, cells = distinct_cells(values) if groups is None else groups
     counts = np.bincount(codes, minlength=len(cells))
     numbers = ~np.isnan(to_float(cells, missing_strings))
     missing = np.fromiter((category_key(cell, missing_strings) is None for cell in cells),

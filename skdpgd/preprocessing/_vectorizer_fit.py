@@ -17,11 +17,12 @@ import numpy as np
 
 from ..utils._validation import make_generator
 from ._column_maps import BooleanEncoding, CategoricalEncoding, NumericEncoding
+from ._column_reading import column_groups, key_column
 from ._missing import category_key
 from ._numeric_rules import check_public_bounds, is_integer_dtype, numeric_map
 from ._private_categories import discover_categories
 from ._private_range import private_range
-from ._schema import key_column, numeric_column, table_schema
+from ._schema import numeric_column, table_schema
 from ._type_vote import number_minus_text, type_vote
 from ._vectorizer_plan import VOTE, child_generators, count_releases
 
@@ -92,23 +93,15 @@ def _vote(vec, X, plan, mu_each, rngs, releases):
     voted = [p for p in plan if p[3] == VOTE]
     if not voted:
         return plan
-    counts = [number_minus_text(_cells(X, p[0]), vec.missing_values) for p in voted]
+    # the groups of each column's equal cells, shared with its category discovery
+    counts = [number_minus_text(None, vec.missing_values, groups=column_groups(X, *p[:2]))
+              for p in voted]
     numeric, _ = type_vote(counts, mu_each, next(rngs))
     releases.append((f"type vote of {[p[2] for p in voted]}", mu_each))
     decided = {p[0]: (p[:3] + ("numeric", True, "private") if is_numeric
                       else p[:3] + ("categorical", True, p[5]))
                for p, is_numeric in zip(voted, numeric)}
     return [decided.get(p[0], p) if p[3] == VOTE else p for p in plan]
-
-
-def _cells(X, position):
-    """One column's cells as given (a pandas Series, or an array)."""
-    if hasattr(X, "iloc"):
-        return X.iloc[:, position]
-    if hasattr(X, "schema") and hasattr(X, "columns"):  # polars
-        return X.to_series(position).to_numpy()
-    array = X if isinstance(X, np.ndarray) else np.asarray(X, dtype=object)
-    return array[:, position]
 
 
 def _fit_numeric(vec, X, position, label, name, mode, indicator, mu_each, rngs, notes,

@@ -166,7 +166,8 @@ def test_vectorizer_output_is_its_blocks_side_by_side(params):
         "income": np.where(rng.random(n) < 0.1, np.nan, rng.lognormal(10, 1, n)),
     })
     vec = DPTableVectorizer(epsilon=4.0, random_state=0, **params).fit(X)
-    from skdpgd.preprocessing._schema import key_column, numeric_column
+    from skdpgd.preprocessing._column_reading import key_column
+    from skdpgd.preprocessing._schema import numeric_column
 
     blocks = []
     for j, encoding in enumerate(vec.encodings_):
