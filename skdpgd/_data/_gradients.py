@@ -19,6 +19,7 @@ from joblib import Parallel, delayed
 
 from ._chunks import chunk_bounds, single_threaded_blas
 from ._design import fused_gradient_sum
+from ._stacked import StackedChunks, stacks
 
 __all__ = ["ChunkedRowSums"]
 
@@ -140,6 +141,7 @@ class ChunkedRowSums:
         self._whole = None  # X with its rows pre-scaled, kept while X is one chunk
         self._gathered = {}  # row set -> its chunks' rows, gathered once (small X only)
         self._kept = {}  # chunk bounds -> a small CSR X's chunks, pre-scaled once
+        self._stacked = {}  # the same key -> those chunks stacked (StackedChunks)
 
     # -- worker pool lifetime ---------------------------------------------------
     def __enter__(self):
@@ -173,6 +175,7 @@ class ChunkedRowSums:
         self._whole = None
         self._gathered = {}
         self._kept = {}
+        self._stacked = {}
         stack, self._stack = self._stack, None
         return stack.__exit__(*exc_info) if stack is not None else False
 
@@ -222,11 +225,20 @@ class ChunkedRowSums:
         if chunks is None:
             chunks = [(_prescaled(self.X[a:b]), self.y[a:b]) for a, b in bounds]
             self._kept[key] = chunks
-        return self._sum_kept(coef, chunks, method)
+        return self._sum_kept(coef, key, method)
 
-    @staticmethod
-    def _sum_kept(coef, chunks, method):
-        """The numpy path's partial sums of kept pre-scaled chunks, added in order."""
+    def _sum_kept(self, coef, key, method):
+        """The numpy path's partial sums of the kept pre-scaled chunks ``self._kept[key]``,
+        added in order; a row-wise loss's gradient over all of them at once
+        (:class:`~skdpgd._data._stacked.StackedChunks`, the same sums bit for bit), the
+        chunks then kept as views of the stacked arrays."""
+        chunks = self._kept[key]
+        stacked = self._stacked.get(key)
+        if stacked is None and stacks(method, chunks):
+            stacked = self._stacked[key] = StackedChunks(chunks)
+            self._kept[key] = chunks = stacked.chunks()  # one copy of the values, not two
+        if stacked is not None and stacks(method):
+            return np.array(method(coef, stacked, stacked.y), dtype=np.float64, copy=True)
         total = None
         for X_rows, y_rows in chunks:
             part = np.array(method(coef, X_rows, y_rows), dtype=np.float64, copy=True)
@@ -248,7 +260,7 @@ class ChunkedRowSums:
                 rows = self.row_sets[row_set]
                 chunks = [(_prescaled(self.X[rows[a:b]]), self.y[rows[a:b]]) for a, b in bounds]
                 self._kept[key] = chunks
-            return self._sum_kept(coef, chunks, method)
+            return self._sum_kept(coef, key, method)
         chunks = self._gathered.get(row_set)
         if chunks is None:
             rows = self.row_sets[row_set]

@@ -118,16 +118,25 @@ class BaseLoss:
     fused_kernel : str or None
         The name of the data layer's fused kernel for :meth:`gradient_sum`
         (:data:`skdpgd._data._fused.KERNELS`), None for the numpy path.
+    row_wise_gradient : bool
+        Whether :meth:`gradient_sum` reads X only through ``X @ coef`` and ``X.T @ r``,
+        with r computed row by row from the first product and y (then the data layer
+        may take the sum over several chunks at once, :mod:`skdpgd._data._stacked`).
+        False unless a class says so; a subclass that overrides ``gradient_sum`` without
+        saying so gets False.
     """
 
     n_outputs = 1
     curvature = None
     fused_kernel = None
+    row_wise_gradient = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if "gradient_sum" in cls.__dict__ and "fused_kernel" not in cls.__dict__:
             cls.fused_kernel = None  # its own sum: never the parent's kernel
+        if "gradient_sum" in cls.__dict__ and "row_wise_gradient" not in cls.__dict__:
+            cls.row_wise_gradient = False  # its own sum: its own declaration
         for name, sections in SHARED_DOCS.items():
             method = cls.__dict__.get(name)
             doc = getattr(method, "__doc__", None)

@@ -66,6 +66,7 @@ class BinaryLogisticLoss(BaseLoss):
     """
 
     fused_kernel = "logistic"
+    row_wise_gradient = True
     curvature = 0.25
 
     def __init__(self, residual_clip=1.0):

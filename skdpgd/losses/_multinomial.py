@@ -46,6 +46,7 @@ class MultinomialLogisticLoss(BaseLoss):
     """
 
     curvature = 0.5
+    row_wise_gradient = True
 
     def __init__(self, n_classes):
         if isinstance(n_classes, bool) or int(n_classes) != n_classes or n_classes < 2:

@@ -40,6 +40,7 @@ class HuberLoss(BaseLoss):
     """
 
     fused_kernel = "clipped_linear"
+    row_wise_gradient = True
     curvature = 1.0
 
     def __init__(self, residual_clip):
@@ -99,6 +100,7 @@ class SquaredLoss(BaseLoss):
     """
 
     fused_kernel = "clipped_linear"  # with no residual clip
+    row_wise_gradient = True
     curvature = 1.0
 
     def value_sum(self, coef, X, y, sample_weight=None):

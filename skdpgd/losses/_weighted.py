@@ -58,6 +58,11 @@ class WeightedLoss(BaseLoss):
         return self.loss.n_outputs
 
     @property
+    def row_wise_gradient(self):
+        """The wrapped loss's: the weights multiply each row's residual."""
+        return self.loss.row_wise_gradient is True
+
+    @property
     def curvature(self):
         """W c: the wrapped loss's curvature times the public weight bound."""
         return self.max_weight * self.loss.curvature

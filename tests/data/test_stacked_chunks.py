@@ -1,0 +1,144 @@
+"""Kept CSR chunks stacked: a row-wise loss's gradient over all chunks in two products,
+the same sums bit for bit as chunk by chunk."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from skdpgd._data import _gradients
+from skdpgd._data._design import ClippedDesign
+from skdpgd._data._stacked import StackedChunks, stacks
+from skdpgd.losses import (
+    BinaryLogisticLoss,
+    HuberLoss,
+    MultinomialLogisticLoss,
+    SquaredLoss,
+    WeightedLoss,
+)
+
+
+def _design(dtype, intercept, seed=11, n=2500, d=23):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.2, format="csr", random_state=seed,
+                  data_rvs=lambda k: rng.standard_normal(k) * 2.0).astype(dtype)
+    X = X.tolil()
+    X[5, :] = np.finfo(dtype).max / 2  # a huge finite row, every entry stored
+    X[9, 3] = -np.finfo(dtype).max / 3
+    X[12, :] = 0.0  # no stored entry
+    X = X.tocsr()
+    X.eliminate_zeros()
+    return ClippedDesign.from_data(X, 1.3, 0.7 if intercept else None)
+
+
+def _loss(name, n, rng):
+    if name == "binary":
+        return BinaryLogisticLoss(), rng.integers(0, 2, n).astype(float)
+    if name == "clipped binary":
+        return BinaryLogisticLoss(residual_clip=0.3), rng.integers(0, 2, n).astype(float)
+    if name == "multinomial":
+        return MultinomialLogisticLoss(4), rng.integers(0, 4, n)
+    if name == "huber":
+        return HuberLoss(0.5), rng.normal(size=n)
+    if name == "squared":
+        return SquaredLoss(), rng.normal(size=n)
+    loss = WeightedLoss(BinaryLogisticLoss(), 3.0)  # weighted
+    return loss, loss.pack(rng.integers(0, 2, n).astype(float), rng.uniform(0, 3, n))
+
+
+LOSSES = ["binary", "clipped binary", "multinomial", "huber", "squared", "weighted"]
+
+
+def _coef(loss, d, rng):
+    shape = (d,) if loss.n_outputs == 1 else (loss.n_outputs, d)
+    return rng.standard_normal(shape) * 0.3
+
+
+@pytest.mark.parametrize("name", LOSSES)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("intercept", [True, False])
+def test_stacked_sums_are_the_chunk_by_chunk_sums_bit_for_bit(name, dtype, intercept,
+                                                              monkeypatch):
+    rng = np.random.default_rng(3)
+    design = _design(dtype, intercept)
+    n = design.shape[0]
+    loss, y = _loss(name, n, rng)
+    coefs = [_coef(loss, design.shape[1], rng) for _ in range(3)]
+    batches = [np.sort(part) for part in np.array_split(rng.permutation(n), 3)]
+    assert stacks(loss.gradient_sum)
+
+    def sums(stacked):
+        with _gradients.ChunkedRowSums(loss.gradient_sum, design, y, chunk_size=300,
+                                       row_sets=batches) as engine:
+            if not stacked:  # chunk by chunk, as before the stacking
+                monkeypatch.setattr(_gradients, "stacks", lambda method, chunks=None: False)
+            got = [engine.sum(c) for c in coefs]  # the whole pass (the engine's chunks)
+            got += [engine.sum(c, j) for c in coefs for j in range(3)]  # the batches
+            return got, len(engine._stacked)
+
+    stacked, n_stacked = sums(True)
+    apart, n_apart = sums(False)
+    assert (n_stacked, n_apart) == (4, 0)  # the pass and the three batches, each stacked once
+    for a, b in zip(stacked, apart):
+        assert a.shape == b.shape and a.dtype == np.float64
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("name", ["binary", "multinomial"])
+def test_stacked_sums_are_those_of_two_jobs(name):
+    # two jobs sum the same chunks apart, on threads, in chunk order
+    rng = np.random.default_rng(5)
+    design = _design(np.float64, True, seed=4)
+    loss, y = _loss(name, design.shape[0], rng)
+    coef = _coef(loss, design.shape[1], rng)
+    got = {}
+    for n_jobs in (1, 2):
+        with _gradients.ChunkedRowSums(loss.gradient_sum, design, y, n_jobs=n_jobs,
+                                       chunk_size=300) as engine:
+            got[n_jobs] = engine.sum(coef)
+            assert bool(engine._stacked) == (n_jobs == 1)
+    np.testing.assert_array_equal(got[1], got[2])
+
+
+def test_only_a_declared_row_wise_gradient_is_stacked():
+    class OwnSum(BinaryLogisticLoss):  # overrides the sum without declaring it row-wise
+        def gradient_sum(self, coef, X, y, sample_weight=None):
+            return super().gradient_sum(coef, X, y, sample_weight)
+
+    assert stacks(BinaryLogisticLoss().gradient_sum)
+    assert not stacks(OwnSum().gradient_sum)
+    assert not stacks(BinaryLogisticLoss().value_sum)  # a sum of losses: not a product
+    assert not stacks(lambda coef, X, y: X.T @ (X @ coef))
+    design = _design(np.float64, True)
+    y = np.random.default_rng(0).integers(0, 2, design.shape[0]).astype(float)
+    with _gradients.ChunkedRowSums(OwnSum().gradient_sum, design, y,
+                                   chunk_size=300) as engine:
+        engine.sum(np.zeros(design.shape[1]))
+        assert engine._kept and not engine._stacked  # kept, summed chunk by chunk
+
+
+def test_value_sums_after_a_stacked_gradient_read_the_same_chunks():
+    # the kept chunks become views of the stacked arrays: the same rows and values
+    rng = np.random.default_rng(8)
+    design = _design(np.float64, True)
+    loss, y = _loss("binary", design.shape[0], rng)
+    coef = _coef(loss, design.shape[1], rng)
+    with _gradients.ChunkedRowSums(loss.gradient_sum, design, y, chunk_size=300) as engine:
+        engine.sum(coef)
+        kept = engine.sum(coef, method=loss.value_sum)
+    with _gradients.ChunkedRowSums(loss.gradient_sum, design, y, chunk_size=300) as engine:
+        engine._keeps_sparse_chunks = lambda method: False
+        fresh = engine.sum(coef, method=loss.value_sum)
+    np.testing.assert_array_equal(kept, fresh)
+
+
+def test_stacked_design_refuses_what_it_does_not_stack():
+    design = _design(np.float64, True)
+    chunks = [(design[a:a + 500].prescaled(), None) for a in range(0, 1000, 500)]
+    assert not stacks(BinaryLogisticLoss().gradient_sum, chunks[:1])  # one chunk: as it is
+    raw = [(design[a:a + 500], None) for a in range(0, 1000, 500)]  # rows not pre-scaled
+    assert not stacks(BinaryLogisticLoss().gradient_sum, raw)
+    other = _design(np.float64, False)
+    mixed = chunks[:1] + [(other[0:500].prescaled(), None)]  # two intercept scalings
+    assert not stacks(BinaryLogisticLoss().gradient_sum, mixed)
+    stacked = StackedChunks([(X, np.zeros(500)) for X, _ in chunks])
+    assert stacked.shape == (1000, design.shape[1]) and len(stacked) == 1000
