@@ -89,6 +89,8 @@ class StackedChunks:
             (data, block, indptr), shape=(n, len(designs) * d), copy=False).T
         self.post_scale = np.concatenate([X.post_scale for X in designs])
         self.intercept_scaling = designs[0].intercept_scaling
+        # the forward product is the clipped design's own, over the stacked rows
+        self._rows = ClippedDesign(self.X, None, self.post_scale, self.intercept_scaling)
         self._d = d
         self.shape = (n, d + (self.intercept_scaling is not None))
 
@@ -109,16 +111,7 @@ class StackedChunks:
 
     def __matmul__(self, coef):
         r""":math:`\tilde X \theta` over every stacked row (each row as in its chunk)."""
-        coef = np.asarray(coef, dtype=np.float64)
-        weights, intercept = ((coef, None) if self.intercept_scaling is None
-                              else (coef[:-1], coef[-1]))
-        with np.errstate(over="ignore", invalid="ignore"):  # only a non-finite coef overflows
-            product = np.asarray(self.X @ weights.astype(self.X.dtype, copy=False))
-            post = self.post_scale if product.ndim == 1 else self.post_scale[:, None]
-            product = post * product
-        if intercept is not None:
-            product += self.intercept_scaling * intercept
-        return product
+        return self._rows @ coef
 
     @property
     def T(self):

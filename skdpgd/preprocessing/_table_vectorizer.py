@@ -7,14 +7,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..accounting import ReleasePrivacyReport
 from ..utils._sklearn_compat import HasMethods
-from ._column_maps import CategoricalEncoding
-from ._column_reading import key_column, reading_once
+from ._column_reading import reading_once
 from ._missing import DEFAULT_MISSING_STRINGS
 from ._private_step import STANDALONE_EXTRA_DELTA_SHARE, PrivateStepMixin
-from ._schema import n_rows, numeric_column, table_schema
+from ._schema import table_schema
 from ._vectorizer_fit import fit_columns, set_fitted_attributes
 from ._vectorizer_plan import count_releases, plan_columns, type_sources
 from ._vectorizer_summary import summary_frame, summary_text, warn_fallbacks
+from ._vectorizer_transform import check_columns, encode_table
 
 #: Share of the standalone fit's delta given to the thresholded releases (category
 #: discovery): the one rule of every private step's standalone fit.
@@ -318,19 +318,6 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
 
     # -- transforming (post-processing of the release) ----------------------------
 
-    def _check_columns(self, X):
-        labels, _, _, _ = table_schema(X)
-        if len(labels) != self.n_features_in_:
-            raise ValueError(
-                f"X has {len(labels)} features, but DPTableVectorizer is expecting "
-                f"{self.n_features_in_} features as input."
-            )
-        if hasattr(self, "feature_names_in_") and list(labels) != list(self.feature_names_in_):
-            raise ValueError(
-                "X's column names differ from those seen in fit (same names, same order "
-                f"expected: {list(self.feature_names_in_)})."
-            )
-
     def transform(self, X):
         """Encode X row by row with the fitted (released) constants.
 
@@ -346,28 +333,8 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
             Every row of Euclidean norm at most ``row_norm_bound_``.
         """
         check_is_fitted(self, "encodings_")
-        self._check_columns(X)
-        position = {label: j for j, label in enumerate(self._labels)}
-        widths = [len(encoding.feature_names()) for encoding in self.encodings_]
-        n = n_rows(X)
-        out = np.zeros((n, sum(widths)))
-        # each block written in place, divided by the raw bound as the whole matrix would be
-        divide = self.scale_rows and self._raw_norm_bound > 0
-        start, rows = 0, np.arange(n)
-        for encoding, label, width in zip(self.encodings_, self._kept_labels(), widths):
-            j = position[label]
-            if isinstance(encoding, CategoricalEncoding):
-                hot = encoding.hot_columns(key_column(X, j, label, self.missing_values))
-                out[rows, start + hot] = 1.0 / self._raw_norm_bound if divide else 1.0
-            else:
-                block = encoding.transform(numeric_column(X, j, label, self.missing_values))
-                out[:, start:start + width] = block / self._raw_norm_bound if divide else block
-            start += width
-        return out
-
-    def _kept_labels(self):
-        by_name = {str(label): label for label in self._labels}
-        return [by_name[e.name] for e in self.encodings_]
+        check_columns(self, X)
+        return encode_table(self, X)
 
     def summary(self):
         """Per input column: its type and where it came from, and what was decided.

@@ -8,6 +8,7 @@ does not handle (the numpy path then runs), and leave fits unchanged to rounding
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _sparse_designs import sparse_design  # tests/_sparse_designs.py
 
 from skdpgd import DPLogisticRegression, DPRidge
 from skdpgd._data import _fused
@@ -249,20 +250,6 @@ def test_gram_pass_without_scipys_blas_symbol_runs_numpy(monkeypatch):
     np.testing.assert_allclose(without, with_kernel, rtol=1e-12, atol=1e-12)
 
 
-def _sparse_design(dtype, intercept, seed=11, n=2500, d=23):
-    rng = np.random.default_rng(seed)
-    X = sp.random(n, d, density=0.2, format="csr", random_state=seed,
-                  data_rvs=lambda k: rng.standard_normal(k) * 2.0).astype(dtype)
-    X = X.tolil()
-    X[5, :] = np.finfo(dtype).max / 2  # a huge finite row, every entry stored
-    X[9, 3] = -np.finfo(dtype).max / 3
-    X[12, :] = 0.0  # no stored entry
-    X = X.tocsr()
-    X.eliminate_zeros()
-    assert X.has_canonical_format
-    return ClippedDesign.from_data(X, 1.3, 0.7 if intercept else None)
-
-
 @pytest.mark.parametrize("intercept", [True, False])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_csr_gram_kernel_is_the_dense_blocks_to_rounding(dtype, intercept, monkeypatch):
@@ -271,7 +258,7 @@ def test_csr_gram_kernel_is_the_dense_blocks_to_rounding(dtype, intercept, monke
     # exactly symmetric; on a chunk (a row view) too
     from skdpgd._data import _design as design_module
 
-    design = _sparse_design(dtype, intercept)
+    design = sparse_design(dtype, intercept)
     ran = []
     kernel = _fused.fused_csr_gram
     monkeypatch.setattr(design_module, "fused_csr_gram",
@@ -307,7 +294,7 @@ def test_csr_gradient_sums_with_kept_chunks_are_the_per_call_sums(n_jobs):
     # those of the chunks cut and scaled at every call, bit for bit, and those of 2 jobs
     from skdpgd._data._gradients import ChunkedRowSums
 
-    design = _sparse_design(np.float64, True)
+    design = sparse_design(np.float64, True)
     y = np.random.default_rng(2).integers(0, 2, design.shape[0]).astype(float)
     loss = BinaryLogisticLoss()
     coef = np.random.default_rng(3).standard_normal(design.shape[1]) * 0.1
@@ -327,7 +314,7 @@ def test_csr_row_set_sums_gathered_once_are_the_per_call_sums():
     # the fit: the same sums, bit for bit, as gathering and scaling them at every call
     from skdpgd._data._gradients import ChunkedRowSums
 
-    design = _sparse_design(np.float64, False, seed=4)
+    design = sparse_design(np.float64, False, seed=4)
     n = design.shape[0]
     y = np.random.default_rng(5).integers(0, 2, n).astype(float)
     batches = [np.sort(part) for part in np.array_split(

@@ -3,10 +3,9 @@ the same sums bit for bit as chunk by chunk."""
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
+from _sparse_designs import sparse_design  # tests/_sparse_designs.py
 
 from skdpgd._data import _gradients
-from skdpgd._data._design import ClippedDesign
 from skdpgd._data._stacked import StackedChunks, stacks
 from skdpgd.losses import (
     BinaryLogisticLoss,
@@ -15,19 +14,6 @@ from skdpgd.losses import (
     SquaredLoss,
     WeightedLoss,
 )
-
-
-def _design(dtype, intercept, seed=11, n=2500, d=23):
-    rng = np.random.default_rng(seed)
-    X = sp.random(n, d, density=0.2, format="csr", random_state=seed,
-                  data_rvs=lambda k: rng.standard_normal(k) * 2.0).astype(dtype)
-    X = X.tolil()
-    X[5, :] = np.finfo(dtype).max / 2  # a huge finite row, every entry stored
-    X[9, 3] = -np.finfo(dtype).max / 3
-    X[12, :] = 0.0  # no stored entry
-    X = X.tocsr()
-    X.eliminate_zeros()
-    return ClippedDesign.from_data(X, 1.3, 0.7 if intercept else None)
 
 
 def _loss(name, n, rng):
@@ -59,7 +45,7 @@ def _coef(loss, d, rng):
 def test_stacked_sums_are_the_chunk_by_chunk_sums_bit_for_bit(name, dtype, intercept,
                                                               monkeypatch):
     rng = np.random.default_rng(3)
-    design = _design(dtype, intercept)
+    design = sparse_design(dtype, intercept)
     n = design.shape[0]
     loss, y = _loss(name, n, rng)
     coefs = [_coef(loss, design.shape[1], rng) for _ in range(3)]
@@ -87,7 +73,7 @@ def test_stacked_sums_are_the_chunk_by_chunk_sums_bit_for_bit(name, dtype, inter
 def test_stacked_sums_are_those_of_two_jobs(name):
     # two jobs sum the same chunks apart, on threads, in chunk order
     rng = np.random.default_rng(5)
-    design = _design(np.float64, True, seed=4)
+    design = sparse_design(np.float64, True, seed=4)
     loss, y = _loss(name, design.shape[0], rng)
     coef = _coef(loss, design.shape[1], rng)
     got = {}
@@ -108,7 +94,7 @@ def test_only_a_declared_row_wise_gradient_is_stacked():
     assert not stacks(OwnSum().gradient_sum)
     assert not stacks(BinaryLogisticLoss().value_sum)  # a sum of losses: not a product
     assert not stacks(lambda coef, X, y: X.T @ (X @ coef))
-    design = _design(np.float64, True)
+    design = sparse_design(np.float64, True)
     y = np.random.default_rng(0).integers(0, 2, design.shape[0]).astype(float)
     with _gradients.ChunkedRowSums(OwnSum().gradient_sum, design, y,
                                    chunk_size=300) as engine:
@@ -119,7 +105,7 @@ def test_only_a_declared_row_wise_gradient_is_stacked():
 def test_value_sums_after_a_stacked_gradient_read_the_same_chunks():
     # the kept chunks become views of the stacked arrays: the same rows and values
     rng = np.random.default_rng(8)
-    design = _design(np.float64, True)
+    design = sparse_design(np.float64, True)
     loss, y = _loss("binary", design.shape[0], rng)
     coef = _coef(loss, design.shape[1], rng)
     with _gradients.ChunkedRowSums(loss.gradient_sum, design, y, chunk_size=300) as engine:
@@ -132,12 +118,12 @@ def test_value_sums_after_a_stacked_gradient_read_the_same_chunks():
 
 
 def test_stacked_design_refuses_what_it_does_not_stack():
-    design = _design(np.float64, True)
+    design = sparse_design(np.float64, True)
     chunks = [(design[a:a + 500].prescaled(), None) for a in range(0, 1000, 500)]
     assert not stacks(BinaryLogisticLoss().gradient_sum, chunks[:1])  # one chunk: as it is
     raw = [(design[a:a + 500], None) for a in range(0, 1000, 500)]  # rows not pre-scaled
     assert not stacks(BinaryLogisticLoss().gradient_sum, raw)
-    other = _design(np.float64, False)
+    other = sparse_design(np.float64, False)
     mixed = chunks[:1] + [(other[0:500].prescaled(), None)]  # two intercept scalings
     assert not stacks(BinaryLogisticLoss().gradient_sum, mixed)
     stacked = StackedChunks([(X, np.zeros(500)) for X, _ in chunks])
