@@ -17,10 +17,9 @@ import argparse
 import json
 from pathlib import Path
 
+import auto_grid
 import numpy as np
 from sklearn.linear_model import LogisticRegression
-
-import auto_grid
 
 
 def measure(cs=(1.0, 10.0, 100.0), seed=0):
