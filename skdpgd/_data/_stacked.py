@@ -23,7 +23,13 @@ import scipy.sparse as sp
 
 from ._design import ClippedDesign, _csr_row_view
 
-__all__ = ["StackedChunks", "stacks"]
+__all__ = ["MAX_BLOCK_BYTES", "StackedChunks", "stacks"]
+
+#: The most bytes the block product's output (chunks x d x outputs float64 values) may
+#: take: the chunks of a wide CSR design (d of a million hashed features, chunks of 64
+#: rows) would need gigabytes, and are summed chunk by chunk instead. A function of the
+#: shape only.
+MAX_BLOCK_BYTES = 16 * 2**20
 
 
 def stacks(method, chunks=None):
@@ -33,8 +39,9 @@ def stacks(method, chunks=None):
     ``row_wise_gradient`` (X read only through ``X @ coef`` and ``X.T @ r``, the residual
     r computed row by row), and every chunk a pre-scaled CSR
     :class:`~skdpgd._data._design.ClippedDesign` of one dtype and intercept scaling (at
-    least two; None: ``method`` alone is checked): a function of the loss's declaration
-    and of X's format, never of the data.
+    least two; None: ``method`` alone is checked), with a block product's output of at
+    most :data:`MAX_BLOCK_BYTES`: a function of the loss's declaration and of X's format
+    and shape, never of the data.
     """
     owner = getattr(method, "__self__", None)
     if getattr(method, "__name__", None) != "gradient_sum" or owner is None:
@@ -46,6 +53,9 @@ def stacks(method, chunks=None):
     if len(chunks) < 2:
         return False
     first = chunks[0][0]
+    outputs = int(getattr(owner, "n_outputs", 1))
+    if 8 * len(chunks) * first.X.shape[1] * outputs > MAX_BLOCK_BYTES:
+        return False  # the block product's output would be too large: chunk by chunk
     return all(
         sp.issparse(getattr(X, "X", None)) and getattr(X, "pre_scale", 0) is None
         and X.X.dtype == first.X.dtype and X.intercept_scaling == first.intercept_scaling

@@ -128,3 +128,28 @@ def test_stacked_design_refuses_what_it_does_not_stack():
     assert not stacks(BinaryLogisticLoss().gradient_sum, mixed)
     stacked = StackedChunks([(X, np.zeros(500)) for X, _ in chunks])
     assert stacked.shape == (1000, design.shape[1]) and len(stacked) == 1000
+
+
+def test_wide_designs_are_summed_chunk_by_chunk(monkeypatch):
+    # chunks x d x outputs values of output, a function of the shape only: above the cap
+    # (a million hashed features in chunks of 64 rows would need gigabytes) the sums go
+    # chunk by chunk, with the same result
+    from skdpgd._data import _stacked
+
+    rng = np.random.default_rng(9)
+    design = sparse_design(np.float64, True)
+    loss, y = _loss("multinomial", design.shape[0], rng)
+    coef = _coef(loss, design.shape[1], rng)
+    chunks = [(design[a:a + 300].prescaled(), None) for a in range(0, 2400, 300)]
+    needed = 8 * len(chunks) * 23 * loss.n_outputs
+    monkeypatch.setattr(_stacked, "MAX_BLOCK_BYTES", needed)
+    assert stacks(loss.gradient_sum, chunks)
+    monkeypatch.setattr(_stacked, "MAX_BLOCK_BYTES", needed - 1)
+    assert not stacks(loss.gradient_sum, chunks)
+    with _gradients.ChunkedRowSums(loss.gradient_sum, design, y, chunk_size=300) as engine:
+        capped = engine.sum(coef)
+        assert engine._kept and not engine._stacked
+    monkeypatch.setattr(_stacked, "MAX_BLOCK_BYTES", 2**30)
+    with _gradients.ChunkedRowSums(loss.gradient_sum, design, y, chunk_size=300) as engine:
+        np.testing.assert_array_equal(engine.sum(coef), capped)
+        assert engine._stacked
