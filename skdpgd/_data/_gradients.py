@@ -237,7 +237,7 @@ class ChunkedRowSums:
         if stacked is None and stacks(method, chunks):
             stacked = self._stacked[key] = StackedChunks(chunks)
             self._kept[key] = chunks = stacked.chunks()  # one copy of the values, not two
-        if stacked is not None and stacks(method):
+        if stacked is not None and stacked.takes(method):
             return np.array(method(coef, stacked, stacked.y), dtype=np.float64, copy=True)
         total = None
         for X_rows, y_rows in chunks:

@@ -23,7 +23,7 @@ import scipy.sparse as sp
 
 from ._design import ClippedDesign, _csr_row_view
 
-__all__ = ["MAX_BLOCK_BYTES", "StackedChunks", "stacks"]
+__all__ = ["MAX_BLOCK_BYTES", "StackedChunks", "block_fits", "stacks"]
 
 #: The most bytes the block product's output (chunks x d x outputs float64 values) may
 #: take: the chunks of a wide CSR design (d of a million hashed features, chunks of 64
@@ -53,13 +53,19 @@ def stacks(method, chunks=None):
     if len(chunks) < 2:
         return False
     first = chunks[0][0]
-    outputs = int(getattr(owner, "n_outputs", 1))
-    if 8 * len(chunks) * first.X.shape[1] * outputs > MAX_BLOCK_BYTES:
+    if not block_fits(method, len(chunks), first.X.shape[1]):
         return False  # the block product's output would be too large: chunk by chunk
     return all(
         sp.issparse(getattr(X, "X", None)) and getattr(X, "pre_scale", 0) is None
         and X.X.dtype == first.X.dtype and X.intercept_scaling == first.intercept_scaling
         for X, _ in chunks)
+
+
+def block_fits(method, n_chunks, n_features):
+    """Whether the block product's output, ``n_chunks x n_features x`` the loss's
+    outputs float64 values, takes at most :data:`MAX_BLOCK_BYTES` (shape only)."""
+    outputs = int(getattr(getattr(method, "__self__", None), "n_outputs", 1))
+    return 8 * int(n_chunks) * int(n_features) * outputs <= MAX_BLOCK_BYTES
 
 
 class StackedChunks:
@@ -106,6 +112,11 @@ class StackedChunks:
 
     def __len__(self):
         return self.shape[0]
+
+    def takes(self, method):
+        """Whether ``method`` may be summed over these stacked chunks (:func:`stacks`'s
+        rule for the method: a declared row-wise gradient whose block product fits)."""
+        return stacks(method) and block_fits(method, len(self._starts), self._d)
 
     def chunks(self):
         """The chunks again, as views of the stacked arrays (no copy of the values):

@@ -153,3 +153,31 @@ def test_wide_designs_are_summed_chunk_by_chunk(monkeypatch):
     with _gradients.ChunkedRowSums(loss.gradient_sum, design, y, chunk_size=300) as engine:
         np.testing.assert_array_equal(engine.sum(coef), capped)
         assert engine._stacked
+
+
+def test_a_later_method_with_more_outputs_is_capped_too(monkeypatch):
+    # the stacked chunks were built for a one-output loss; a multinomial gradient over the
+    # same chunks whose block output would pass the cap goes chunk by chunk
+    from skdpgd._data import _stacked
+
+    rng = np.random.default_rng(4)
+    design = sparse_design(np.float64, True)
+    y = rng.integers(0, 4, design.shape[0])
+    binary, multinomial = BinaryLogisticLoss(), MultinomialLogisticLoss(4)
+    n_chunks = len(range(0, design.shape[0], 300))
+    monkeypatch.setattr(_stacked, "MAX_BLOCK_BYTES", 8 * n_chunks * 23 * 2)  # 1 fits, 4 not
+    coef = _coef(multinomial, design.shape[1], rng)
+    with _gradients.ChunkedRowSums(binary.gradient_sum, design, (y > 1).astype(float),
+                                   chunk_size=300) as engine:
+        engine.sum(_coef(binary, design.shape[1], rng))
+        stacked = next(iter(engine._stacked.values()))
+        assert stacked.takes(binary.gradient_sum)
+        assert not stacked.takes(multinomial.gradient_sum)
+    with _gradients.ChunkedRowSums(multinomial.gradient_sum, design, y,
+                                   chunk_size=300) as engine:
+        capped = engine.sum(coef)
+        assert not engine._stacked
+    monkeypatch.setattr(_stacked, "MAX_BLOCK_BYTES", 2**30)
+    with _gradients.ChunkedRowSums(multinomial.gradient_sum, design, y,
+                                   chunk_size=300) as engine:
+        np.testing.assert_array_equal(engine.sum(coef), capped)
