@@ -3,11 +3,35 @@ r"""The softmax cross-entropy over K classes (docs/theory.md#loss-constants)."""
 import math
 
 import numpy as np
-from scipy.special import log_softmax, softmax
+from scipy.special import log_softmax
 
 from ._base import BaseLoss, _positive, _weighted, _weighted_total
 
-__all__ = ['MultinomialLogisticLoss']
+__all__ = ['MultinomialLogisticLoss', 'row_softmax']
+
+
+def row_softmax(scores):
+    r"""``scipy.special.softmax(scores, axis=1)``, the same values bit for bit, faster.
+
+    The row maximum is taken column by column (a maximum is exact in any order; numpy's
+    reduction along a short row costs more than the rest of the softmax), then
+    :math:`e^{s - \max}` divided by its row sum, as scipy computes them (the sum by the
+    same ``np.sum``: its order of additions is numpy's).
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n, K)
+
+    Returns
+    -------
+    ndarray of shape (n, K)
+    """
+    columns = scores.T
+    top = columns[0].copy()
+    for column in columns[1:]:
+        np.maximum(top, column, out=top)
+    shifted = np.exp(scores - top[:, None])
+    return shifted / np.sum(shifted, axis=1, keepdims=True)
 
 
 class MultinomialLogisticLoss(BaseLoss):
@@ -82,7 +106,7 @@ class MultinomialLogisticLoss(BaseLoss):
         Computed as :math:`(X^\top (P - Y))^\top` with P the row-wise softmax of
         :math:`X\theta^\top` and Y the one-hot labels."""
         codes = self._codes(y)
-        residual = softmax(np.asarray(X @ coef.T), axis=1)
+        residual = row_softmax(np.asarray(X @ coef.T))
         residual[np.arange(codes.size), codes] -= 1.0
         residual = _weighted(residual, sample_weight)
         return np.ascontiguousarray(np.asarray(X.T @ residual, dtype=np.float64).T)
