@@ -93,3 +93,42 @@ def run(script, args, measure, forwarded):
     result["load_average_after"] = os.getloadavg()
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     return result
+
+
+def main_run(script, description, argv, out, measure, *, repeats, n=None):
+    """A timing script's ``main``: its flags parsed, then :func:`run`.
+
+    Parameters
+    ----------
+    script : str
+        The calling script's ``__file__``.
+    description : str
+        The script's one-line description (``--help``).
+    argv : list of str or None
+        The command line (None: ``sys.argv``).
+    out : path
+        The default ``--out``.
+    measure : callable
+        ``measure(args, baseline)``: as :func:`run`'s, with the parsed flags.
+    repeats : int
+        The default ``--repeats``.
+    n : int, optional
+        The default ``--n`` (rows of the problem), for a script that takes one.
+
+    Returns
+    -------
+    dict or None
+        What :func:`run` returns.
+    """
+    import argparse
+
+    parser = argparse.ArgumentParser(description=description)
+    if n is not None:
+        parser.add_argument("--n", type=int, default=n)
+    parser.add_argument("--repeats", type=int, default=repeats)
+    add_arguments(parser, out)
+    args = parser.parse_args(argv)
+    forwarded = ["--repeats", str(args.repeats)]
+    if n is not None:
+        forwarded = ["--n", str(args.n)] + forwarded
+    return run(script, args, lambda baseline: measure(args, baseline), forwarded)

@@ -12,11 +12,10 @@ on the same arrays, medians of ``--repeats`` fits, test accuracy alongside. With
     python benchmarks/multinomial_fit_time.py --before /tmp/before
 """
 
-import argparse
 from pathlib import Path
 
 import numpy as np
-from _before_after import add_arguments, run, versus_lbfgs
+from _before_after import main_run, versus_lbfgs
 
 RESULTS = Path(__file__).resolve().parent / "results"
 N_FEATURES, N_CLASSES = 50, 4
@@ -50,14 +49,9 @@ def measure(n, repeats, lbfgs=True):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=200_000)
-    parser.add_argument("--repeats", type=int, default=3)
-    add_arguments(parser, RESULTS / "multinomial_fit_time.json")
-    args = parser.parse_args(argv)
-    result = run(__file__, args, lambda baseline: measure(args.n, args.repeats,
-                                                          lbfgs=not baseline),
-                 ["--n", str(args.n), "--repeats", str(args.repeats)])
+    result = main_run(__file__, __doc__.splitlines()[0], argv, RESULTS / "multinomial_fit_time.json",
+                      lambda args, baseline: measure(args.n, args.repeats, lbfgs=not baseline),
+                      repeats=3, n=200_000)
     if result is None:
         return
     row = result["after"]

@@ -20,12 +20,11 @@ each, medians of ``--repeats``:
     python benchmarks/raw_table_fit_time.py --before /tmp/before [--repeats 7]
 """
 
-import argparse
 import time
 from pathlib import Path
 
 import numpy as np
-from _before_after import add_arguments, run
+from _before_after import main_run
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -98,12 +97,9 @@ def measure(repeats, sklearn=True):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=7)
-    add_arguments(parser, RESULTS / "raw_table_fit_time.json")
-    args = parser.parse_args(argv)
-    result = run(__file__, args, lambda baseline: measure(args.repeats, sklearn=not baseline),
-                 ["--repeats", str(args.repeats)])
+    result = main_run(__file__, __doc__.splitlines()[0], argv, RESULTS / "raw_table_fit_time.json",
+                      lambda args, baseline: measure(args.repeats, sklearn=not baseline),
+                      repeats=7)
     if result is None:
         return
     for name, row in result["after"].items():

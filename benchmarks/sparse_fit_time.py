@@ -18,13 +18,12 @@ thread) and ``LogisticRegression(max_iter=1000)`` on the same matrix, medians of
     SKDPGD_DATA=/path/to/data python benchmarks/sparse_fit_time.py --before /tmp/before
 """
 
-import argparse
 import sys
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from _before_after import add_arguments, run, versus_lbfgs
+from _before_after import main_run, versus_lbfgs
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -69,14 +68,9 @@ def measure(n, repeats, lbfgs=True):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=200_000)
-    parser.add_argument("--repeats", type=int, default=5)
-    add_arguments(parser, RESULTS / "sparse_fit_time.json")
-    args = parser.parse_args(argv)
-    result = run(__file__, args, lambda baseline: measure(args.n, args.repeats,
-                                                          lbfgs=not baseline),
-                 ["--n", str(args.n), "--repeats", str(args.repeats)])
+    result = main_run(__file__, __doc__.splitlines()[0], argv, RESULTS / "sparse_fit_time.json",
+                      lambda args, baseline: measure(args.n, args.repeats, lbfgs=not baseline),
+                      repeats=5, n=200_000)
     if result is None:
         return
     for name, row in result["after"].items():
