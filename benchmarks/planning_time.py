@@ -20,11 +20,14 @@ With ``--before PATH`` the same measurements run first in a subprocess on the sk
 package found under PATH (``PYTHONPATH=PATH``), so that both versions are measured in one
 run on one machine; the JSON holds both. ``--compare LABEL=PATH`` (repeatable) measures
 further packages the same way, stored under LABEL (e.g. a variant with more candidates).
-Usage::
+``--sizes N [N ...]`` measures the first fit against its cached repeat at those n too
+(d = 20, this package only; ``by_size`` in the JSON): planning costs the same at every
+n, so the ratio falls as the run grows. Usage::
 
     git archive 8942247 skdpgd | tar -x -C /tmp/before   # the code before the change
     python benchmarks/planning_time.py [--before /tmp/before] [--repeats 7]
-        [--compare budgets=/tmp/variant] [--out benchmarks/results/planning_time.json]
+        [--compare budgets=/tmp/variant] [--sizes 2000 200000]
+        [--out benchmarks/results/planning_time.json]
 """
 
 import argparse
@@ -50,8 +53,9 @@ def _data(n, d, seed=0):
     return X, y
 
 
-def measure(repeats):
-    """The measurements on the skdpgd importable here (a dict)."""
+def measure(repeats, sizes=()):
+    """The measurements on the skdpgd importable here (a dict); ``sizes``: the first fit
+    against its cached repeat at those n too (``by_size``)."""
     from sklearn.model_selection import cross_val_score
 
     import skdpgd
@@ -85,19 +89,33 @@ def measure(repeats):
     _auto.AutoSolver._plan = timed_plan
     X, y = _data(N_SAMPLES, N_FEATURES)
     DPLogisticRegression(classes=[0, 1], random_state=0).fit(X[:5000], y[:5000])  # warm-up
-    plan_first, plan_first_cpu, fit_first, fit_repeat = [], [], [], []
-    for r in range(repeats):
-        cold()
-        plans.update(calls=0, seconds=0.0, cpu=0.0)
-        model = DPLogisticRegression(classes=[0, 1], random_state=r)
-        tic = time.perf_counter()
-        model.fit(X, y)
-        fit_first.append(time.perf_counter() - tic)
-        plan_first.append(plans["seconds"])
-        plan_first_cpu.append(plans["cpu"])
-        tic = time.perf_counter()
-        DPLogisticRegression(classes=[0, 1], random_state=r).fit(X, y)
-        fit_repeat.append(time.perf_counter() - tic)
+
+    def first_and_repeat(X, y):  # medians' raw lists: plan, plan CPU, first fit, repeat fit
+        rounds = [], [], [], []
+        for r in range(repeats):
+            cold()
+            plans.update(calls=0, seconds=0.0, cpu=0.0)
+            model = DPLogisticRegression(classes=[0, 1], random_state=r)
+            tic = time.perf_counter()
+            model.fit(X, y)
+            rounds[2].append(time.perf_counter() - tic)
+            rounds[0].append(plans["seconds"])
+            rounds[1].append(plans["cpu"])
+            tic = time.perf_counter()
+            DPLogisticRegression(classes=[0, 1], random_state=r).fit(X, y)
+            rounds[3].append(time.perf_counter() - tic)
+        return (*rounds, model.solver_)
+
+    plan_first, plan_first_cpu, fit_first, fit_repeat, model_solver = first_and_repeat(X, y)
+    by_size = {}
+    for n in sizes:  # the same at other n (d = N_FEATURES): planning is a cost per plan
+        first = first_and_repeat(*_data(n, N_FEATURES, seed=2))
+        by_size[str(n)] = dict(
+            plan_first_ms=1e3 * float(np.median(first[0])),
+            fit_first_ms=1e3 * float(np.median(first[2])),
+            fit_repeat_ms=1e3 * float(np.median(first[3])),
+            first_over_repeat=float(np.median(first[2]) / np.median(first[3])),
+            chosen=first[4])
     search = {}
     for extra in (0, 3):
         Xs, ys = _data(N_SAMPLES + extra, N_FEATURES, seed=1)
@@ -112,7 +130,7 @@ def measure(repeats):
     _auto.AutoSolver._plan = auto_plan
     med = lambda xs: float(np.median(xs))  # noqa: E731
     return dict(
-        skdpgd=str(Path(skdpgd.__file__).parent), chosen=model.solver_,
+        skdpgd=str(Path(skdpgd.__file__).parent), chosen=model_solver, by_size=by_size,
         plan_first_ms=1e3 * med(plan_first), plan_first_cpu_ms=1e3 * med(plan_first_cpu),
         fit_first_ms=1e3 * med(fit_first),
         fit_repeat_ms=1e3 * med(fit_repeat),
@@ -151,6 +169,8 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=1,
                         help="interleave the packages: each measured --repeats times per round, "
                              "every package (this one too) in a subprocess, rounds merged")
+    parser.add_argument("--sizes", type=int, nargs="*", default=[],
+                        help="also the first fit against its repeat at these n (this package)")
     parser.add_argument("--json-only", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" /
                                              "planning_time.json"))
@@ -176,7 +196,7 @@ def main(argv=None):
                                   check=True, cwd=path)
             runs.setdefault(label, []).append(json.loads(done.stdout.strip().splitlines()[-1]))
     if args.rounds == 1:
-        runs["after"] = [measure(args.repeats)]
+        runs["after"] = [measure(args.repeats, args.sizes)]
     for label, measured in runs.items():
         result[label] = _merge(measured)
     result["load_average_after"] = os.getloadavg()
@@ -190,6 +210,10 @@ def main(argv=None):
                   f"{r['first_over_repeat']:.2f} | 5-fold search: " + ", ".join(
                       f"{k}: {s['plans_paid']} plans, {1e3 * s['plan_seconds']:.1f} ms"
                       for k, s in r["search_5_fold"].items()) + f" | chose {r['chosen']}")
+            for n, row in r.get("by_size", {}).items():
+                print(f"       n={n:>7s}: plan {row['plan_first_ms']:6.1f} ms | fit first "
+                      f"{row['fit_first_ms']:7.1f} ms, repeat {row['fit_repeat_ms']:7.1f} ms, "
+                      f"ratio {row['first_over_repeat']:.2f} | chose {row['chosen']}")
 
 
 if __name__ == "__main__":
