@@ -52,7 +52,12 @@ from ._gd_report import (
     noisy_gd_report,
 )
 from ._gdp import epsilon_delta_to_gdp, gdp_to_delta, gdp_to_epsilon
-from ._gram_then_run import GramThenRunPrivacyReport, gram_then_run_report
+from ._gram_then_run import (
+    GramThenRunPrivacyReport,
+    calibrate_run_after_gram,
+    gram_then_run_mu,
+    gram_then_run_report,
+)
 from ._noisy_cyclic_gd import (
     convergent_cyclic_factor,
     cyclic_batch_sizes,
@@ -109,6 +114,8 @@ __all__ = [
     "ReleasePrivacyReport",
     "preconditioned_gd_report",
     "gram_then_run_report",
+    "gram_then_run_mu",
+    "calibrate_run_after_gram",
     "calibrate_noisy_cyclic_gd",
     "calibrate_noisy_gd",
     "chourasia_rdp",

@@ -32,9 +32,12 @@ from dataclasses import dataclass
 
 from ._checks import check_count, check_positive, check_probability
 from ._format import format_near, format_up
+from ._gdp import epsilon_delta_to_gdp
+from ._inverter import nudge_up
 from ._report import GaussianRunPrivacyReport, epsilon_of
 
-__all__ = ["GramThenRunPrivacyReport", "gram_then_run_report"]
+__all__ = ["GramThenRunPrivacyReport", "calibrate_run_after_gram", "gram_then_run_mu",
+           "gram_then_run_report"]
 
 THEOREM = (
     "Dong, Roth, Su (JRSS B 2022), Theorem 2.7 (the Gram release), Theorem 3.2 and "
@@ -160,8 +163,8 @@ def gram_then_run_report(run, *, run_solver, run_own_mu, run_mu, gram_noise_std,
     own = check_positive("run_own_mu", run_own_mu, allow_zero=True, allow_inf=True)
     if own > run_mu:
         raise ValueError(f"run_own_mu={own!r} exceeds the charged run_mu={run_mu!r}.")
-    gram_mu = math.inf if tau == 0.0 else s_g / (n * tau)
-    mu = math.sqrt(gram_mu * gram_mu + run_mu * run_mu)  # Dong, Roth, Su 2022, Cor. 3.3
+    gram_mu = _gram_mu(tau, s_g, n)
+    mu = gram_then_run_mu(tau, s_g, n, run_mu)
     return GramThenRunPrivacyReport(
         epsilon=epsilon_of(mu, delta), delta=delta, mu=mu, noise_std=run.noise_std,
         n_steps=run.n_steps, learning_rate=run.learning_rate,
@@ -173,3 +176,82 @@ def gram_then_run_report(run, *, run_solver, run_own_mu, run_mu, gram_noise_std,
         batch_size=None if batch_size is None else int(batch_size),
         candidates=tuple(candidates),
     )
+
+
+def _gram_mu(gram_noise_std, gram_sensitivity, n_samples):
+    """mu_G = S_G / (n tau) of the Gram release (inf for tau = 0)."""
+    if gram_noise_std == 0.0:
+        return math.inf
+    return gram_sensitivity / (n_samples * gram_noise_std)
+
+
+def gram_then_run_mu(gram_noise_std, gram_sensitivity, n_samples, run_mu):
+    r"""The charge of a Gram release and a run, :math:`\sqrt{\mu_G^2 + \mu_{\mathrm{run}}^2}`.
+
+    :math:`\mu_G = S_G/(n\tau)`; Dong, Roth and Su (2022), Corollary 3.3 (module
+    docstring). The one place this composition is computed: the report
+    (:func:`gram_then_run_report`) and the calibration that must meet it
+    (:func:`calibrate_run_after_gram`) get the same float.
+
+    Parameters
+    ----------
+    gram_noise_std, gram_sensitivity : float
+        tau (0: an exact release, mu_G = inf) and S_G of the Gram release.
+    n_samples : int
+        n.
+    run_mu : float
+        :math:`\mu_{\mathrm{run}}`.
+
+    Returns
+    -------
+    float
+        The composed GDP parameter (inf for an exact Gram or an infinite run_mu).
+    """
+    gram_mu = _gram_mu(gram_noise_std, gram_sensitivity, n_samples)
+    return math.sqrt(gram_mu * gram_mu + run_mu * run_mu)
+
+
+def calibrate_run_after_gram(run_mu_of, *, gram_noise_std, gram_sensitivity, n_samples,
+                             epsilon, delta):
+    r"""The factor of a run's noise that makes its charge after a Gram release meet a target.
+
+    A run whose noise is scaled by f has the GDP parameter ``run_mu_of(f)`` (falling
+    with f). The factor returned is the first :math:`f = (1 + 10^{-12})^j`, j = 0, 1, ...
+    for which the composed charge :math:`\mu = ` :func:`gram_then_run_mu` is at most
+    :math:`\mu^*(\varepsilon, \delta)` and its epsilon at ``delta`` at most ``epsilon``:
+    1 for a run planned within :math:`\sqrt{\mu^{*2} - \mu_G^2}` with room for rounding,
+    and the smallest safe factor (a few ulps of noise) for one planned for that budget
+    exactly, whose composition a float rounding can put one ulp above the target
+    (docs/theory.md#choosing-on-the-released-spectrum).
+
+    Parameters
+    ----------
+    run_mu_of : callable
+        ``run_mu_of(f) -> float``, non-increasing in f >= 1.
+    gram_noise_std, gram_sensitivity : float
+        tau and S_G of the Gram release.
+    n_samples : int
+        n.
+    epsilon, delta : float
+        The target.
+
+    Returns
+    -------
+    float
+        f >= 1.
+
+    Raises
+    ------
+    RuntimeError
+        If no factor within 200 steps of :math:`10^{-12}` meets the target (the run was
+        not planned within the budget: a bug of the caller).
+    """
+    epsilon = check_positive("epsilon", epsilon)
+    delta = check_probability("delta", delta)
+    target = epsilon_delta_to_gdp(epsilon, delta)
+
+    def excess(scale):  # <= 0 when the composed charge meets the target
+        mu = gram_then_run_mu(gram_noise_std, gram_sensitivity, n_samples, run_mu_of(scale))
+        return max(mu - target, epsilon_of(mu, delta) - epsilon)
+
+    return nudge_up(excess, 0.0, 1.0)

@@ -15,7 +15,8 @@ ill-conditioned (the preconditioner pays) or isotropic (plain GD is better). So
    (their own accountants: convergent bound or composition, whichever is smaller), the
    preconditioned runs with the pick's Gram share and each margin factor (their top-up
    release and steps are :math:`\le\mu_{\mathrm{run}}`-GDP by the calibration of the
-   pick's share) at
+   pick's share, their step noise raised by a few ulps where a rounding would put the
+   charge above the target: ``_after_probe``) at
    every compute budget of :data:`SPECTRAL_PASS_BUDGETS` (steps), so that a problem the
    released spectrum shows to be easy runs few steps. The
    report charges :math:`\sqrt{\mu_G^2 + \max_c\mu_c^2}` whichever candidate runs
@@ -36,7 +37,13 @@ import math
 from dataclasses import dataclass, replace
 
 from .._data import gram_sum, single_threaded_blas
-from ..accounting import epsilon_delta_to_gdp, gdp_to_epsilon, gram_then_run_report
+from ..accounting import (
+    calibrate_run_after_gram,
+    epsilon_delta_to_gdp,
+    gdp_to_epsilon,
+    gram_then_run_mu,
+    gram_then_run_report,
+)
 from ..optim import release_gram
 from ._cyclic import CyclicSolver, plan_cyclic_together
 from ._preconditioned import PreconditionedSolver, calibrate_preconditioned, plan_together
@@ -95,6 +102,9 @@ class SpectralChoicePlan:
         The plan ``"auto"`` runs where no second choice follows (private inference),
         where it differs from ``public_plan`` (chosen for its Gram's route,
         :mod:`skdpgd.solvers._gram_route`).
+    public_index : int, optional
+        The public choice's place among ``candidates`` (its settings after the probe,
+        :func:`_after_probe`), None where it is not among them.
     """
 
     public_plan: object
@@ -108,6 +118,7 @@ class SpectralChoicePlan:
     solver: object = None
     notes: tuple = ()
     without_choice: object = None
+    public_index: object = None
 
     @property
     def plan_without_choice(self):
@@ -172,23 +183,26 @@ def spectral_plan(problem, public_plan, found, settings=None):
     found_plans = plan_cyclic_together(run_problem, cyclic, calibrate=True) if cyclic else []
     found_plans += _preconditioned_candidates(problem, share, found, settings)
     plans, reports, mus, seen = [], [], [], set()
+    public_key, public_index = repr(replace(public_plan, solver=None, notes=())), None
     for plan in found_plans:  # a plan that another budget reached already is listed once
         key = repr(replace(plan, solver=None))
         if key in seen:
             continue
         seen.add(key)
+        if public_index is None and repr(replace(plan, solver=None, notes=())) == public_key:
+            public_index = len(plans)  # the public choice among the candidates
         if isinstance(plan.solver, CyclicSolver):
             report = plan.solver.report(plan, run_problem)
             mu = report.mu
         else:  # the top-up Gram release and its steps (the probe is counted once)
-            report = plan.solver.report(plan, problem)
-            mu = math.hypot(top_up_mu, report.steps_mu)
+            plan, report, mu = _after_probe(plan, problem, probe_tau, top_up_mu)
         plans.append(plan), reports.append(report), mus.append(mu)
     if not plans:
         return None
-    composed = math.sqrt(gram_mu * gram_mu + max(mus) ** 2)  # as the report composes
-    if not gdp_to_epsilon(composed, problem.delta) <= problem.epsilon:
-        return None  # a rounding: keep the public choice
+    composed = gram_then_run_mu(probe_tau, public_plan.gram_sensitivity, problem.n_samples,
+                                max(mus))  # as the report composes
+    if not (composed <= target and gdp_to_epsilon(composed, problem.delta) <= problem.epsilon):
+        return None  # not reached (every candidate meets it): keep the public choice
     note = (f"solver='auto' will choose again on the released Gram's spectrum among "
             f"{', '.join(map(_label, plans))}; charged mu = sqrt(mu_G^2 + mu_run^2) whichever "
             f"runs, mu_G the probe's (tau={probe_tau:.4g}); a preconditioned winner releases "
@@ -199,8 +213,36 @@ def spectral_plan(problem, public_plan, found, settings=None):
         public_plan=public_plan, candidates=tuple(plans), run_reports=tuple(reports),
         run_mus=tuple(mus), gram_mu=gram_mu, problem=problem, n_steps=public_plan.n_steps,
         strong_convexity=public_plan.strong_convexity, solver=SpectralChoiceSolver(),
-        notes=public_plan.notes + (note,),
+        notes=public_plan.notes + (note,), public_index=public_index,
     )
+
+
+def _after_probe(plan, problem, probe_tau, top_up_mu):
+    r"""(plan, report, mu_c) of a preconditioned candidate whose charge after the probe
+    meets the target.
+
+    Calibrated alone, the candidate's Gram (noise tau) and steps compose to at most
+    :math:`\mu^*`; after the probe its own part is the top-up and the steps,
+    :math:`\mu_c = \mathrm{hypot}(\mu_T, \mu_{\mathrm{steps}})`, and the charge
+    :math:`\sqrt{\mu_G^2 + \mu_c^2}` equals its own composition in exact arithmetic, but
+    in floats may exceed :math:`\mu^*` by an ulp (about 4% of public problems; the whole
+    second choice was then dropped). Its step noise is scaled by the first factor
+    :math:`(1 + 10^{-12})^j` that meets the target
+    (:func:`~skdpgd.accounting.calibrate_run_after_gram`): 1, the plan unchanged, wherever
+    the rounding falls on the safe side.
+    """
+
+    def run_mu(scale):
+        scaled = plan if scale == 1.0 else replace(plan, noise_std=plan.noise_std * scale)
+        return math.hypot(top_up_mu, scaled.solver.report(scaled, problem).steps_mu)
+
+    scale = calibrate_run_after_gram(
+        run_mu, gram_noise_std=probe_tau, gram_sensitivity=plan.gram_sensitivity,
+        n_samples=problem.n_samples, epsilon=problem.epsilon, delta=problem.delta)
+    if scale != 1.0:
+        plan = replace(plan, noise_std=plan.noise_std * scale)
+    report = plan.solver.report(plan, problem)
+    return plan, report, math.hypot(top_up_mu, report.steps_mu)
 
 
 def _split(tau):
@@ -269,7 +311,11 @@ class SpectralChoiceSolver:
         GramThenRunPrivacyReport
         """
         public = plan.public_plan
-        if index is None:  # before the data: the guarantee; the run is not chosen yet
+        if index is None and plan.public_index is not None:  # before the data: the
+            # guarantee, naming the public choice as it would run after the probe
+            run, own = plan.run_reports[plan.public_index], plan.run_mus[plan.public_index]
+            label, batch = f"planned {_label(public)}; chosen on the released Gram", None
+        elif index is None:
             run = public.solver.report(public, problem)
             top_up_mu = public.gram_sensitivity / (problem.n_samples * plan.top_up_noise_std)
             label, own, batch = f"planned {_label(public)}; chosen on the released Gram", \
