@@ -102,9 +102,9 @@ class SpectralChoicePlan:
         The plan ``"auto"`` runs where no second choice follows (private inference),
         where it differs from ``public_plan`` (chosen for its Gram's route,
         :mod:`skdpgd.solvers._gram_route`).
-    public_index : int, optional
+    public_index : int
         The public choice's place among ``candidates`` (its settings after the probe,
-        :func:`_after_probe`), None where it is not among them.
+        ``_after_probe``), whose report the planned guarantee names.
     """
 
     public_plan: object
@@ -197,7 +197,7 @@ def spectral_plan(problem, public_plan, found, settings=None):
         else:  # the top-up Gram release and its steps (the probe is counted once)
             plan, report, mu = _after_probe(plan, problem, probe_tau, top_up_mu)
         plans.append(plan), reports.append(report), mus.append(mu)
-    if not plans:
+    if public_index is None:  # not reached (its settings are among the candidates)
         return None
     composed = gram_then_run_mu(probe_tau, public_plan.gram_sensitivity, problem.n_samples,
                                 max(mus))  # as the report composes
@@ -311,15 +311,10 @@ class SpectralChoiceSolver:
         GramThenRunPrivacyReport
         """
         public = plan.public_plan
-        if index is None and plan.public_index is not None:  # before the data: the
-            # guarantee, naming the public choice as it would run after the probe
+        if index is None:  # before the data: the guarantee, naming the public choice as
+            # it would run after the probe
             run, own = plan.run_reports[plan.public_index], plan.run_mus[plan.public_index]
             label, batch = f"planned {_label(public)}; chosen on the released Gram", None
-        elif index is None:
-            run = public.solver.report(public, problem)
-            top_up_mu = public.gram_sensitivity / (problem.n_samples * plan.top_up_noise_std)
-            label, own, batch = f"planned {_label(public)}; chosen on the released Gram", \
-                math.hypot(top_up_mu, run.steps_mu), None
         else:
             run, chosen = plan.run_reports[index], plan.candidates[index]
             label, own = _label(chosen), plan.run_mus[index]
