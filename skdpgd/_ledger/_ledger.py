@@ -100,8 +100,10 @@ class PrivacyLedger:
 
     **Cap.** With Gaussian-DP entries only, a fit is refused when the worst record's
     :math:`\mu` would exceed ``epsilon_delta_to_gdp(epsilon, delta)``, the largest
-    :math:`\mu` that is (epsilon, delta)-DP (lossless); otherwise when the worst record's
-    epsilon at ``delta`` would exceed ``epsilon``.
+    :math:`\mu` that is (epsilon, delta)-DP (lossless), and its epsilon at ``delta``
+    would exceed ``epsilon`` (either proves the cap: a fit whose report states the cap's
+    epsilon is admitted, :class:`~skdpgd.accounting.Cap`); otherwise when the worst
+    record's epsilon at ``delta`` would exceed ``epsilon``.
 
     **Sharing.** ``sklearn.base.clone`` returns the ledger itself
     (``__sklearn_clone__``), so clones made by ``GridSearchCV``, ``cross_val_score``

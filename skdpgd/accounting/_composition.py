@@ -115,8 +115,14 @@ def compose(events, delta):
 class Cap:
     """A cap on the worst record's (epsilon, delta), tested exactly.
 
-    When the composition is Gaussian DP the test is ``mu <= epsilon_delta_to_gdp(epsilon,
-    delta)``, the largest mu that is (epsilon, delta)-DP (lossless); otherwise
+    When the composition is Gaussian DP it is admitted if either of two certificates
+    holds: ``mu <= epsilon_delta_to_gdp(epsilon, delta)``, the largest mu that is
+    (epsilon, delta)-DP (lossless, rounded down), or its epsilon at delta,
+    ``gdp_to_epsilon(mu, delta)`` (rounded up), ``<= epsilon``. Each proves
+    (epsilon, delta)-DP on its own; they can disagree only inside the two conversions'
+    rounding margins (about 1e-10 relative), where a fit whose report states exactly
+    the cap's epsilon would otherwise be refused by that cap
+    (docs/theory.md#conservative-rounding). Otherwise the test is
     ``epsilon_at_delta <= epsilon``.
 
     Parameters
@@ -155,6 +161,6 @@ class Cap:
         bool
             True when it does not exceed the cap.
         """
-        if composition.mu is not None:
-            return composition.mu <= self.mu
+        if composition.mu is not None and composition.mu <= self.mu:
+            return True
         return composition.epsilon <= self.epsilon

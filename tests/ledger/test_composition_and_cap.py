@@ -151,6 +151,44 @@ def test_cap_refuses_before_crossing_and_records_nothing():
     assert len(ledger.entries) == n_allowed + 1
 
 
+#: (estimator, n, d): public problems whose plan at epsilon holds a mu a few ulps above
+#: epsilon_delta_to_gdp(epsilon, delta) while its epsilon at delta is within the target
+#: (its noise was calibrated on the epsilon side); a cap tested on mu alone refused them.
+AT_THE_CAP = [
+    (DPLogisticRegression(classes=[0, 1], epsilon=0.1), 750, 104),
+    (DPLogisticRegression(classes=[0, 1, 2, 3], epsilon=0.1, solver="gd"), 5000, 20),
+    (DPRidge(y_bound=1.0, epsilon=1.0, solver="cyclic"), 160_000, 5),
+    (DPRidge(y_bound=1.0, epsilon=8.0, solver="cyclic"), 1000, 50),
+]
+
+
+@pytest.mark.parametrize("estimator, n, d", AT_THE_CAP)
+def test_a_ledger_capped_at_a_fits_own_target_admits_it(estimator, n, d):
+    classes = len(getattr(estimator, "classes", None) or []) or None
+    report = estimator.plan_privacy(n, d, classes) if classes else estimator.plan_privacy(n, d)
+    epsilon = estimator.epsilon
+    assert report.epsilon <= epsilon
+    # the two certificates disagree here: mu above the lossless mu* (rounded down) ...
+    assert report.mu > accounting.epsilon_delta_to_gdp(epsilon, report.delta)
+    # ... while its epsilon at delta (rounded up) proves the target: either one suffices
+    assert accounting.gdp_to_epsilon(report.mu, report.delta) <= epsilon
+    ledger = PrivacyLedger(epsilon=epsilon, delta=report.delta)
+    ledger.charge(estimator, report, n_samples=n)
+    assert len(ledger.entries) == 1 and ledger.spent().epsilon <= epsilon
+    with pytest.raises(PrivacyBudgetExceeded):  # and nothing more
+        ledger.charge(estimator, _report(1.0, n=n), n_samples=n)
+
+
+@pytest.mark.parametrize("epsilon, delta", [(0.1, 1e-5), (1.0, 1e-8), (8.0, 1e-3)])
+def test_the_cap_admits_what_a_certificate_proves_and_nothing_above(epsilon, delta):
+    cap = accounting.Cap(epsilon, delta)
+    below = accounting.compose([accounting.GaussianDpEvent(cap.mu * (1 - 1e-12))], delta)
+    above = accounting.compose([accounting.GaussianDpEvent(cap.mu * (1 + 1e-8))], delta)
+    assert cap.admits(below)
+    assert not cap.admits(above)  # both certificates fail: mu > mu*, epsilon > the cap
+    assert above.epsilon > epsilon
+
+
 def test_refused_estimator_fit_never_runs(data):
     X, y = data
     ledger = PrivacyLedger(epsilon=1.2, delta=1e-4)
