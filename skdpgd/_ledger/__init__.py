@@ -1,6 +1,7 @@
 """The privacy ledger: every fit on one data set recorded, composed per record, capped.
 
-- :mod:`._ledger`: :class:`PrivacyLedger` (thin: storage, locking, the cap test).
+- :mod:`._ledger`: :class:`PrivacyLedger` (thin: storage, locking, the cap test);
+  :mod:`._sharing`: how it travels (clones share it, copies are read-only).
 - :mod:`._entries`: what is recorded (:class:`LedgerEntry`, :class:`LedgerSpend`).
 - :mod:`._sqlite`: the ledger file shared by processes and sessions (schema there;
   constants and SQL in :mod:`._schema`).
@@ -12,8 +13,9 @@
 The composition itself lives in :mod:`skdpgd.accounting._composition`.
 """
 
+from ..exceptions import LedgerCopyError
 from ._entries import LedgerEntry, LedgerSpend
-from ._ledger import LedgerCopyError, PrivacyLedger
+from ._ledger import PrivacyLedger
 from ._sqlite import LedgerFileError
 
 __all__ = ["LedgerCopyError", "LedgerEntry", "LedgerFileError", "LedgerSpend", "PrivacyLedger"]

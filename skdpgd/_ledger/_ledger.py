@@ -26,17 +26,17 @@ import threading
 import numpy as np
 
 from ..accounting import DEFAULT_ORDERS, Cap, RecordAccount, RenyiDpEvent, check_supported
-from ..exceptions import LedgerCopyError
 from ._cap import check_cap, over_cap
 from ._chain import load_key
 from ._entries import LedgerEntry, LedgerSpend, check_ids, describe
 from ._inspect import verify_ledger_file
 from ._memory import MemoryStore, with_seq
+from ._sharing import SharedLedger
 from ._sqlite import FileStore, LedgerFileError
 from ._upgrade import upgrade_ledger_file
 
 
-class PrivacyLedger:
+class PrivacyLedger(SharedLedger):
     r"""Record every fit on one data set, report the per-record cost, enforce a cap.
 
     Give the same ledger to every estimator that trains on the data set
@@ -209,41 +209,6 @@ class PrivacyLedger:
     def head_hash(self):
         """The file's head hash at the last verification or charge (None in memory)."""
         return None if self.path is None else self._store.head[1]
-
-    # -- sharing ----------------------------------------------------------------------
-    def __sklearn_clone__(self):
-        """Clones of an estimator share its ledger (``clone`` returns this object)."""
-        return self
-
-    def __getstate__(self):
-        if self.path is not None:  # a file ledger travels as its file
-            return {"path": self.path, "epsilon": self.epsilon, "delta": self.delta,
-                    "key_file": self.key_file,  # the key file's path, never the key
-                    "ledger_id": self._store.ledger_id}  # a copy opens this ledger only
-        state = self.__dict__.copy()
-        del state["_lock"]
-        return state
-
-    def __setstate__(self, state):
-        if "path" in state and "_store" not in state:
-            self.__init__(state["epsilon"], state["delta"], path=state["path"],
-                          key_file=state.get("key_file"), ledger_id=state.get("ledger_id"))
-            return
-        self.__dict__.update(state)
-        self._lock = threading.RLock()
-        self._is_copy = True
-
-    def _check_owner(self):
-        if self.path is None and (self._is_copy or os.getpid() != self._owner_pid):
-            raise LedgerCopyError(
-                "This in-memory PrivacyLedger is a copy (made by pickling, copy.deepcopy, or "
-                "living in another process, e.g. a worker of joblib's default 'loky' backend "
-                "used by n_jobs > 1): a spend recorded here would be lost by the original "
-                "ledger, so it is refused before the fit touches the data. Use a file ledger, "
-                "PrivacyLedger(path='budget.sqlite', ...), which processes share; or run the "
-                "search with n_jobs=None, or in threads: `with joblib.parallel_config("
-                "backend='threading'): search.fit(...)`."
-            )
 
     # -- bookkeeping --------------------------------------------------------------------
     def _absorb(self, new):
