@@ -401,3 +401,23 @@ def test_a_public_choice_within_the_budget_is_not_changed():
     assert public.noise_std == plan.public_plan.noise_std
     assert repr(_spectral.replace(public, notes=())) == repr(
         _spectral.replace(plan.public_plan, notes=()))
+
+
+def test_no_second_choice_is_dropped_on_drawn_public_problems():
+    # a finite-epsilon "auto" plan that is a bare preconditioned plan is a public choice
+    # whose second choice was dropped (spectral_plan returns None only without noise)
+    rng = np.random.default_rng(5)
+    seen = 0
+    for _ in range(80):
+        n, d = int(10 ** rng.uniform(2.5, 5.3)), int(10 ** rng.uniform(0, 2.5))
+        epsilon, classes = float(10 ** rng.uniform(-1.3, 1)), int(rng.choice([0, 2, 4]))
+        if classes:
+            est, k = DPLogisticRegression(classes=list(range(classes)), epsilon=epsilon), classes
+        else:
+            est, k = DPRidge(y_bound=1.0, epsilon=epsilon), None
+        *_, plan, report = est._plan_and_report(n, d, k)
+        assert plan.solver.name != "preconditioned", (n, d, epsilon, classes)
+        if isinstance(plan, SpectralChoicePlan):
+            seen += 1
+            assert report.epsilon <= epsilon
+    assert seen >= 20  # the draw reaches the second choice often
