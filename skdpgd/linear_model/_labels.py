@@ -94,7 +94,7 @@ class PublicLabelsMixin:
                 raise ValueError(
                     "n_classes is needed to plan without data (or set classes= on the estimator)."
                 )
-            n_classes = np.unique(np.asarray(self.classes)).size
+            n_classes = self._public_classes().size  # refuses classes="private" here too
         n_classes = int(n_classes)
         if n_classes < 2:
             raise ValueError(f"DPLogisticRegression needs at least 2 classes, got {n_classes}.")

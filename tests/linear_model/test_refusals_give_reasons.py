@@ -28,6 +28,16 @@ def test_balanced_class_weight_is_refused_with_the_reason():
         DPLogisticRegression(classes=[0, 1], class_weight="balanced").fit(X, y)
 
 
+def test_private_classes_outside_a_pipeline_are_refused_alike_by_fit_and_plan_privacy():
+    X, y = _data()
+    model = DPLogisticRegression(classes="private")
+    for call in (lambda: model.fit(X, y), lambda: model.plan_privacy(60, 3)):
+        with pytest.raises(ValueError, match="asks a DPPipeline to release the label set"):
+            call()
+    with pytest.raises(ValueError, match="contains NaN or None"):  # the fit's checks too
+        DPLogisticRegression(classes=[0, np.nan]).plan_privacy(60, 3)
+
+
 def test_warm_start_is_refused_with_the_reason():
     X, y = _data()
     with pytest.raises(ValueError, match="warm_start=True is refused: .*depend on that fit's data"):
