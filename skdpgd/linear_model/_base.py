@@ -23,6 +23,7 @@ from ..utils._sklearn_compat import HasMethods, Interval, Options, StrOptions
 from ..utils._validation import check_epsilon, make_generator, resolve_delta
 from ._defaults import auto_intercept_scaling
 from ._inputs import InputChecks
+from ._refusals import refuse_warm_start
 from ._weights import check_sample_weight_shape, row_weights
 
 #: The range of the public scales data_norm, intercept_scaling and y_bound. Outside it the
@@ -251,6 +252,7 @@ class BaseDPLinearModel(InputChecks, BaseEstimator):
             ``fit``.
         """
         self._validate_params()
+        refuse_warm_start(getattr(self, "warm_start", False))  # as fit refuses it
         n_samples, n_features = int(n_samples), int(n_features)
         if n_samples < 2 or n_features < 1:
             raise ValueError(

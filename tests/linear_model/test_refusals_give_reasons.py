@@ -42,6 +42,8 @@ def test_warm_start_is_refused_with_the_reason():
     X, y = _data()
     with pytest.raises(ValueError, match="warm_start=True is refused: .*depend on that fit's data"):
         DPLogisticRegression(classes=[0, 1], warm_start=True).fit(X, y)
+    with pytest.raises(ValueError, match="warm_start=True is refused"):  # no plan either
+        DPLogisticRegression(classes=[0, 1], warm_start=True).plan_privacy(60, 3)
 
 
 def test_refusals_do_not_read_the_data_or_charge_a_ledger():
