@@ -313,6 +313,24 @@ def test_polars_gives_the_pandas_output():
     assert_allclose(a.transform(pdf), b.transform(plf), rtol=0, atol=1e-15)
 
 
+def test_a_pipeline_on_a_polars_frame_fits_and_predicts_as_on_pandas():
+    from skdpgd import DPLogisticRegression, make_dp_pipeline
+
+    pl = pytest.importorskip("polars")
+    df = _table().assign(income=lambda d: d["income"].where(d.index % 9 > 0))
+    pdf = df.astype({"member": "boolean", "age": "Int64"})  # every polars column is nullable
+    y = (df["age"] > 50).to_numpy().astype(int)
+
+    def fitted(table):
+        return make_dp_pipeline(DPTableVectorizer(), DPLogisticRegression(classes=[0, 1]),
+                                epsilon=2.0, delta=1e-5, random_state=0).fit(table, y)
+
+    a, b = fitted(pdf), fitted(pl.from_pandas(df))
+    assert_allclose(a.predict_proba(pdf), b.predict_proba(pl.from_pandas(df)), rtol=0,
+                    atol=1e-12)
+    assert (a.privacy_.mu, a.privacy_.epsilon) == (b.privacy_.mu, b.privacy_.epsilon)
+
+
 def test_clone_pickle_and_params():
     params = dict(epsilon=0.7, bounds={"age": (17, 90)}, categories={"city": "hash"},
                   n_buckets=4, random_state=3)
