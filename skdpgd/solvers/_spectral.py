@@ -195,7 +195,10 @@ def spectral_plan(problem, public_plan, found, settings=None):
             report = plan.solver.report(plan, run_problem)
             mu = report.mu
         else:  # the top-up Gram release and its steps (the probe is counted once)
-            plan, report, mu = _after_probe(plan, problem, probe_tau, top_up_mu)
+            after = _after_probe(plan, problem, probe_tau, top_up_mu)
+            if after is None:  # not reached (a rounding is a few ulps): the public choice
+                return None
+            plan, report, mu = after
         plans.append(plan), reports.append(report), mus.append(mu)
     if public_index is None:  # not reached (its settings are among the candidates)
         return None
@@ -229,16 +232,20 @@ def _after_probe(plan, problem, probe_tau, top_up_mu):
     second choice was then dropped). Its step noise is scaled by the first factor
     :math:`(1 + 10^{-12})^j` that meets the target
     (:func:`~skdpgd.accounting.calibrate_run_after_gram`): 1, the plan unchanged, wherever
-    the rounding falls on the safe side.
+    the rounding falls on the safe side. None where no factor within
+    :math:`2 \times 10^{-10}` does (not a rounding; the fit keeps the public choice).
     """
 
     def run_mu(scale):
         scaled = plan if scale == 1.0 else replace(plan, noise_std=plan.noise_std * scale)
         return math.hypot(top_up_mu, scaled.solver.report(scaled, problem).steps_mu)
 
-    scale = calibrate_run_after_gram(
-        run_mu, gram_noise_std=probe_tau, gram_sensitivity=plan.gram_sensitivity,
-        n_samples=problem.n_samples, epsilon=problem.epsilon, delta=problem.delta)
+    try:
+        scale = calibrate_run_after_gram(
+            run_mu, gram_noise_std=probe_tau, gram_sensitivity=plan.gram_sensitivity,
+            n_samples=problem.n_samples, epsilon=problem.epsilon, delta=problem.delta)
+    except RuntimeError:  # more than 2e-10 over: not a rounding (None keeps the public
+        return None  # choice, which meets the target alone)
     if scale != 1.0:
         plan = replace(plan, noise_std=plan.noise_std * scale)
     report = plan.solver.report(plan, problem)
