@@ -207,7 +207,10 @@ def gram_then_run_mu(gram_noise_std, gram_sensitivity, n_samples, run_mu):
     float
         The composed GDP parameter (inf for an exact Gram or an infinite run_mu).
     """
-    gram_mu = _gram_mu(gram_noise_std, gram_sensitivity, n_samples)
+    tau = check_positive("gram_noise_std", gram_noise_std, allow_zero=True, allow_inf=True)
+    gram_mu = _gram_mu(tau, check_positive("gram_sensitivity", gram_sensitivity),
+                       check_count("n_samples", n_samples))
+    run_mu = check_positive("run_mu", run_mu, allow_zero=True, allow_inf=True)
     return math.sqrt(gram_mu * gram_mu + run_mu * run_mu)
 
 
@@ -248,6 +251,8 @@ def calibrate_run_after_gram(run_mu_of, *, gram_noise_std, gram_sensitivity, n_s
     """
     epsilon = check_positive("epsilon", epsilon)
     delta = check_probability("delta", delta)
+    check_positive("gram_noise_std", gram_noise_std, allow_inf=True)  # an exact Gram
+    # release (tau = 0) meets no finite target
     target = epsilon_delta_to_gdp(epsilon, delta)
 
     def excess(scale):  # <= 0 when the composed charge meets the target

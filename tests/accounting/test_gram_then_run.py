@@ -75,3 +75,16 @@ def test_a_run_beyond_the_budget_is_refused():
         calibrate_run_after_gram(lambda f: 5.0 / f, gram_noise_std=1e-3,
                                  gram_sensitivity=1.5, n_samples=10_000, epsilon=1.0,
                                  delta=DELTA)
+
+
+def test_bad_arguments_are_refused_with_their_name():
+    with pytest.raises(ValueError, match="gram_sensitivity must be > 0"):
+        gram_then_run_mu(1e-3, 0.0, 100, 0.5)
+    with pytest.raises(ValueError, match="run_mu must be >= 0"):
+        gram_then_run_mu(1e-3, 1.5, 100, -0.5)
+    with pytest.raises(ValueError, match="n_samples"):
+        gram_then_run_mu(1e-3, 1.5, 0, 0.5)
+    with pytest.raises(ValueError, match="gram_noise_std must be > 0"):  # exact: no target
+        calibrate_run_after_gram(lambda f: 0.1 / f, gram_noise_std=0.0,
+                                 gram_sensitivity=1.5, n_samples=100, epsilon=1.0,
+                                 delta=DELTA)
