@@ -139,14 +139,16 @@ def build_parser():
                      "from its header); --model / --classes / --y-bound as for fit")
     acc.add_argument("--target", default=None, help="with --table: the target column")
     acc.add_argument("--classes", action="append", default=None, metavar="A,B[,...]",
-                     help="with --table: the public label set (else released privately)")
+                     help="the public label set (implies --model logistic; without --table "
+                     "its size is the label set's; with --table, else released privately)")
     _add_dialect(acc)
     acc.add_argument("--n-features", type=int, default=10, help="d (default 10)")
     acc.add_argument("--data-norm", type=float, default=1.0, help="public row-norm bound R")
     acc.add_argument("--model", choices=["logistic", "ridge"], default=None,
                      help="default logistic (with --table: required unless --classes or "
                      "--y-bound implies it)")
-    acc.add_argument("--n-classes", type=int, default=2, help="logistic: label set size")
+    acc.add_argument("--n-classes", type=int, default=None,
+                     help="logistic: label set size (default 2, or that of --classes)")
     acc.add_argument("--y-bound", type=float, default=None,
                      help="ridge: bound on |y| (default 1; with --table: private range)")
     acc.add_argument("--regularization", type=float, default=None,

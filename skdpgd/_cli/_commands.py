@@ -73,6 +73,9 @@ def account_table(args):
         ("sep", args.sep), ("decimal", args.decimal)) if value is not None}
     if args.target is None:
         raise ValueError("--table needs --target (the column to predict).")
+    if args.n_classes is not None:
+        raise ValueError("--n-classes does not apply with --table: give the public label "
+                         "set with --classes, or leave it to the private release.")
     if args.classes:
         config["classes"] = classes_from_flags(args.classes)
     if args.model is not None:
@@ -108,8 +111,7 @@ def account_command(args):
         return account_table(args)
     if args.n is None:
         raise ValueError("--n is required (or --table CSV to plan a raw-table pipeline).")
-    args.model = args.model or "logistic"
-    args.y_bound = 1.0 if args.y_bound is None else args.y_bound
+    _model_without_table(args)
 
     common = dict(
         epsilon=args.epsilon, delta=args.delta, data_norm=args.data_norm,
@@ -129,6 +131,32 @@ def account_command(args):
                                               if args.model == "logistic" else ""))
     for line in account_lines(report, args.epsilon):
         print(line)
+
+
+def _model_without_table(args):
+    """``account`` without ``--table``: the model kind, the label-set size and the target
+    bound from the flags, as ``fit`` reads them (``--classes`` implies logistic and gives
+    the label set's size, ``--y-bound`` implies ridge), logistic with 2 classes when none
+    is given; a flag that would be ignored is an error."""
+    ignored = [flag for flag, value in (("--target", args.target), ("--sep", args.sep),
+                                         ("--decimal", args.decimal)) if value is not None]
+    if ignored:
+        raise ValueError(f"{', '.join(ignored)} {'applies' if len(ignored) == 1 else 'apply'} "
+                         "only with --table CSV.")
+    given = {key: value for key, value in (("model", args.model), ("y_bound", args.y_bound))
+             if value is not None}
+    if args.classes:
+        given["classes"] = classes_from_flags(args.classes)
+    args.model = resolve_model(given) if given else "logistic"
+    if args.model == "logistic":
+        size = len(set(given["classes"])) if "classes" in given else None
+        if size is not None and args.n_classes not in (None, size):
+            raise ValueError(f"--classes lists {size} labels but --n-classes is "
+                             f"{args.n_classes}: give one of them.")
+        args.n_classes = size or args.n_classes or 2
+    elif args.n_classes is not None:
+        raise ValueError("--n-classes is for --model logistic; a ridge model takes --y-bound.")
+    args.y_bound = 1.0 if args.y_bound is None else args.y_bound
 
 
 def _fit_config(args):

@@ -130,10 +130,39 @@ def test_account_command_prints_the_plan(capsys):
     assert "composition (Thm 4.1)" in out and "Chourasia" in out
 
 
+@pytest.mark.parametrize("flags, estimator, n_classes", [
+    (["--classes", "0,1,2,3"], DPLogisticRegression(epsilon=1.0), 4),
+    (["--classes", "no,yes"], DPLogisticRegression(epsilon=1.0), 2),
+    (["--n-classes", "3"], DPLogisticRegression(epsilon=1.0), 3),
+    (["--y-bound", "2"], DPRidge(epsilon=1.0, y_bound=2.0), None),
+    (["--model", "ridge"], DPRidge(epsilon=1.0, y_bound=1.0), None),
+])
+def test_account_reads_the_model_and_label_set_as_fit_does(flags, estimator, n_classes,
+                                                           capsys):
+    # --classes implies logistic and sizes the label set, --y-bound implies ridge: the
+    # plan printed is that estimator's (once ignored without --table: a 2-class plan)
+    assert main(["account", "--epsilon", "1", "--n", "40000", "--n-features", "12",
+                 *flags]) == 0
+    out = capsys.readouterr().out
+    report = estimator.plan_privacy(40_000, 12, n_classes)
+    assert f"skdpgd account: {type(estimator).__name__}," in out.splitlines()[0]
+    assert f"mu={report.mu:.6g}-GDP" in out and f"sigma={report.noise_std:.6g}" in out
+    if n_classes:
+        assert f"{n_classes} classes" in out.splitlines()[0]
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [(["account", "--epsilon", "1", "--n", "100", "--delta", "0.5"], "delta"),
-     (["account", "--epsilon", "1", "--n", "1"], "n >= 2")],
+     (["account", "--epsilon", "1", "--n", "1"], "n >= 2"),
+     (["account", "--epsilon", "1", "--n", "100", "--classes", "0,1", "--n-classes", "3"],
+      "--classes lists 2 labels but --n-classes is 3"),
+     (["account", "--epsilon", "1", "--n", "100", "--model", "ridge", "--n-classes", "3"],
+      "--n-classes is for --model logistic"),
+     (["account", "--epsilon", "1", "--n", "100", "--classes", "0,1", "--y-bound", "1"],
+      "contradict"),
+     (["account", "--epsilon", "1", "--n", "100", "--target", "y"],
+      "--target applies only with --table")],
 )
 def test_account_bad_input_exits_2(argv, message, capsys):
     assert main(argv) == 2
