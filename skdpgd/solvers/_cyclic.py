@@ -86,6 +86,10 @@ class CyclicSolver(Solver):
         return tuple(sorted({-(-n // l) for l in AUTO_N_BATCHES if l <= n}))
 
     def _plan(self, problem):
+        if self.full_batch and problem.batch_size is not None:
+            raise ValueError(
+                f"solver='gd' uses full batches; batch_size={problem.batch_size} would be "
+                "ignored: leave it at 'auto', or use solver='cyclic' for mini-batches.")
         return plan_cyclic_together(problem, [self], calibrate=True)[0]
 
     def _report(self, plan, problem, notes):

@@ -38,6 +38,20 @@ def test_private_classes_outside_a_pipeline_are_refused_alike_by_fit_and_plan_pr
         DPLogisticRegression(classes=[0, np.nan]).plan_privacy(60, 3)
 
 
+@pytest.mark.parametrize("make", [lambda **kw: DPLogisticRegression(classes=[0, 1], **kw),
+                                  lambda **kw: DPRidge(y_bound=1.0, **kw)])
+def test_a_batch_size_that_a_full_batch_solver_would_ignore_is_refused(make):
+    X, y = _data()
+    ledger = PrivacyLedger()
+    for solver in ("gd", "preconditioned"):
+        with pytest.raises(ValueError, match="batch_size"):
+            make(solver=solver, batch_size=10, ledger=ledger).fit(X, y)
+        with pytest.raises(ValueError, match="batch_size"):
+            make(solver=solver, batch_size=10).plan_privacy(60, 3)
+    assert len(ledger.entries) == 0  # refused from the parameters, before the charge
+    assert make(solver="cyclic", batch_size=10).fit(X, y).privacy_.batch_size == 10
+
+
 def test_warm_start_is_refused_with_the_reason():
     X, y = _data()
     with pytest.raises(ValueError, match="warm_start=True is refused: .*depend on that fit's data"):
