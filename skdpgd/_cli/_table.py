@@ -126,12 +126,13 @@ def to_labels(cells, classes):
                 label = lookup.get(canonical(cell), text if text is not None else cell)
             labels.append(label)
     kind = None if classes is None else label_type(classes)
-    # numeric classes and every cell one of them (or a number of their type): numbers;
-    # anything else (a text, a missing cell) stays an object for the estimator to refuse
-    if labels and kind not in (None, "str") and all(
-            type(v) is type(labels[0]) for v in labels) and isinstance(
-            labels[0], (int, float, np.integer, np.floating)) and not isinstance(
-            labels[0], (bool, np.bool_)):
+    # numeric classes and every cell one of them: numbers; anything else (a text, a
+    # missing cell, another number: 2.5 is no int class, not even truncated to 2) stays
+    # an object for the estimator to refuse
+    allowed = set() if kind in (None, "str") else set(classes)
+    if labels and allowed and all(
+            not isinstance(v, (bool, np.bool_)) and isinstance(
+                v, (int, float, np.integer, np.floating)) and v in allowed for v in labels):
         return np.asarray(labels, dtype=np.int64 if kind == "int" else np.float64)[codes]
     out = np.empty(len(labels), dtype=object)
     out[:] = labels

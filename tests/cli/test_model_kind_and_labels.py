@@ -135,3 +135,26 @@ def test_ledger_flag_charges_the_file_and_its_cap_refuses(tmp_path, capsys):
     assert PrivacyLedger(path=ledger).spent(1e-5).n_fits == 1
     assert main(["ledger", "show", str(ledger)]) == 0
     assert "DPPipeline" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("cell", ["2.5", ""])  # no cell a class: a number, all missing
+@pytest.mark.parametrize("ledger", [False, True])
+def test_a_target_column_without_any_class_is_refused_not_truncated(tmp_path, capsys,
+                                                                     cell, ledger):
+    # every target cell 2.5 (or empty) with --classes 0,1,2: each is outside the label
+    # set; 2.5 was once cast to the int class 2 and fitted, an empty column gave
+    # "cannot convert float NaN to integer"
+    rng = np.random.default_rng(0)
+    path = tmp_path / "t.csv"
+    path.write_text("age,city,y\n" + "".join(
+        f"{a},{c},{cell}\n" for a, c in zip(rng.integers(18, 90, 300),
+                                            rng.choice(["Lyon", "Oslo"], 300))))
+    flags = ["--ledger", str(tmp_path / "l.sqlite")] if ledger else []
+    assert main(["fit", str(path), "--target", "y", "--classes", "0,1,2", "--epsilon", "1",
+                 "--output", str(tmp_path / "m.joblib"), *flags]) == 2
+    err = capsys.readouterr().err
+    assert any(reason in err for reason in (
+        "not in classes=[0, 1, 2]", "not one of --classes [0, 1, 2]",
+        "y contains NaN"))  # with a ledger, the estimator's refusal after its charge
+    assert "2.5" not in err and "convert" not in err  # no cell quoted, no internal error
+    assert not (tmp_path / "m.joblib").exists()
