@@ -124,6 +124,15 @@ def _csr_row_view(X, rows):
     )
 
 
+def post_scaled(post_scale, residual, dtype):
+    r"""(r as float64, :math:`q \odot r` in X's dtype): the residual of a transposed
+    product, each row scaled by its post-scale q (a column of them for k outputs)."""
+    residual = np.asarray(residual, dtype=np.float64)
+    post = post_scale if residual.ndim == 1 else post_scale[:, None]
+    with np.errstate(over="ignore", invalid="ignore"):  # only a non-finite residual
+        return residual, (post * residual).astype(dtype, copy=False)
+
+
 def _product(X, weights):
     """X @ weights (numpy's einsum loop for a dense X and a vector: on whole 4-32 MiB
     chunks it streams X as fast as gemv or faster on thin matrices, benchmarks/README.md,
@@ -362,10 +371,8 @@ class _TransposedDesign:
 
     def __matmul__(self, residual):
         design = self._design
-        residual = np.asarray(residual, dtype=np.float64)
-        post = design.post_scale if residual.ndim == 1 else design.post_scale[:, None]
+        residual, scaled = post_scaled(design.post_scale, residual, design.X.dtype)
         with np.errstate(over="ignore", invalid="ignore"):  # only a non-finite residual
-            scaled = (post * residual).astype(design.X.dtype, copy=False)
             top = np.asarray(
                 _transposed_product(design._scaled_rows(), scaled, design._kept_transpose()),
                 dtype=np.float64,

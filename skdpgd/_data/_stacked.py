@@ -21,7 +21,7 @@ with the same result bit for bit:
 import numpy as np
 import scipy.sparse as sp
 
-from ._design import ClippedDesign, _csr_row_view
+from ._design import ClippedDesign, _csr_row_view, post_scaled
 
 __all__ = ["MAX_BLOCK_BYTES", "StackedChunks", "block_fits", "stacks"]
 
@@ -147,10 +147,8 @@ class _StackedTranspose:
 
     def __matmul__(self, residual):
         s = self._stacked
-        residual = np.asarray(residual, dtype=np.float64)
-        post = s.post_scale if residual.ndim == 1 else s.post_scale[:, None]
+        residual, scaled = post_scaled(s.post_scale, residual, s.X.dtype)
         with np.errstate(over="ignore", invalid="ignore"):  # only a non-finite residual
-            scaled = (post * residual).astype(s.X.dtype, copy=False)
             tops = np.asarray(s._block_transpose @ scaled, dtype=np.float64)
         tops = tops.reshape((len(s._starts), s._d) + residual.shape[1:])
         total = None
