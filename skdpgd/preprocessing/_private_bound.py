@@ -3,7 +3,8 @@ r"""A private bound on the absolute values of one column (a regression target's 
 The mechanism of :mod:`._private_range` on the non-negative half of its public grid: the
 Gaussian histogram of :math:`|y|` (sensitivity :math:`\sqrt 2`, so :math:`\mu`-GDP with
 :math:`\sigma = \sqrt 2/\mu`; Dong, Roth and Su 2022, Theorem 2.7), thresholded as
-there, read as the high edge of the highest surviving cell (docs/theory.md#private-range).
+there, read as the high edge of the highest surviving cell or group
+(docs/theory.md#private-range).
 ``DPRidge(y_bound="auto")`` clips its targets to it.
 """
 
@@ -14,9 +15,10 @@ import numpy as np
 from ..utils import make_generator
 from ._private_range import (
     FALSE_CELL_RATE,
-    coarse_cells,
+    majority_of_present,
     noisy_histogram,
     public_grid,
+    read_scales,
     sigma_for_mu,
     threshold_z,
 )
@@ -46,10 +48,9 @@ def private_abs_bound(y, mu, random_state=None, *, default=1.0,
 
     The histogram of :math:`|y|` over the non-negative half of the public grid (cells
     :math:`[0, e_1), [e_1, e_2), \dots, [e_m, \infty]` and a missing cell), noised and
-    thresholded as in :func:`private_range`; B is the high edge of the highest
-    surviving cell (where no cell survives, the high edge of the highest surviving group
-    of the same counts read at coarser scales, as in :func:`private_range`). Same
-    sensitivity :math:`\sqrt 2`, so
+    thresholded and read at coarser scales as in :func:`private_range` (until the
+    survivors hold half of the records present); B is the high edge of the highest
+    surviving cell or group. Same sensitivity :math:`\sqrt 2`, so
     :math:`\sigma = \sqrt2/\mu`.
     Targets beyond B are then clipped by the estimator (a per-record map).
 
@@ -88,13 +89,15 @@ def private_abs_bound(y, mu, random_state=None, *, default=1.0,
     noisy = noisy_histogram(y, sigma, make_generator(random_state), edges)
     threshold = threshold_z(edges.size + 1, false_cell_rate) * sigma
     values = noisy[: edges.size + 1]
-    alive = np.flatnonzero(values > threshold)
-    if alive.size:
-        top = int(alive[-1])  # cell k = [e_k, e_{k+1}), cell 0 = [0, e_1): its high edge
-    else:  # the same counts, at a coarser scale: the highest surviving group's last cell
-        groups, starts = coarse_cells(values, sigma, false_cell_rate)
-        if groups is None:
-            return PrivateBound(float(default), False)
-        ends = np.concatenate([starts[1:], [values.size]]) - 1
-        top = int(ends[np.flatnonzero(groups > 0)[-1]])
+    tops = []  # the last cell of the highest survivor of every scale read
+    for kept, starts in read_scales(values, sigma, threshold,
+                                    majority=majority_of_present(noisy[-1], y.size),
+                                    false_cell_rate=false_cell_rate):
+        alive = np.flatnonzero(kept > 0)
+        if alive.size:  # cell k = [e_k, e_{k+1}), cell 0 = [0, e_1): its high edge
+            ends = np.concatenate([starts[1:], [values.size]]) - 1
+            tops.append(int(ends[alive[-1]]))
+    if not tops:
+        return PrivateBound(float(default), False)
+    top = max(tops)
     return PrivateBound(float(edges[min(top, edges.size - 1)]), True)

@@ -26,19 +26,22 @@ and everything computed from :math:`\tilde c` alone is post-processing:
   the highest}]` (the outer cells' infinite edges are replaced by :math:`\mp e_m`);
 - the median is the cell where the surviving mass crosses one half.
 
-If no single cell survives, the same noisy counts are read at coarser scales
-(post-processing, :func:`coarse_cells`): sums of :math:`g = 2, 4, \dots,
-2^{J}` adjacent cells (a public partition), whose noise is :math:`\sigma\sqrt g` while
-their counts add up, each scale thresholded at :math:`z_g\sigma\sqrt g` with
-:math:`z_g = \Phi^{-1}(1 - \alpha/(J\,G_g))` over its :math:`G_g` groups; the first scale
-with a surviving group gives the range. Its family-wise rate is a second :math:`\alpha`
-(union bound over the J scales), spent only where no single cell passed: a few hundred
-records spread over several cells (a small table) then still get a range, one group wide
-at worst instead of the public fallback. If nothing survives at any scale (an
-all-missing column, too few records for the noise) the result says so (``found=False``)
-and the caller falls back to a public default: never an error.
+Where the single cells that survive hold less than half of the records present (none
+survives, or a few pass by the noise's luck while the column is spread over many), the
+same noisy counts are read at coarser scales (post-processing, :func:`read_scales`):
+sums of :math:`g = 2, 4, \dots, 2^{J}` adjacent cells (a public partition), whose noise
+is :math:`\sigma\sqrt g` while their counts add up, each scale thresholded at
+:math:`z_g\sigma\sqrt g` with :math:`z_g = \Phi^{-1}(1 - \alpha/(J\,G_g))` over its
+:math:`G_g` groups, until the survivors of one scale hold that majority
+(:func:`majority_of_present`; n is public). The range spans every survivor of every
+scale read, the median is read at the last. The coarser scales' family-wise rate is a
+second :math:`\alpha` (union bound over the J scales): a small table's column then still
+gets a range, and a spread one a range that holds most of it, one group wider at worst.
+If nothing survives at any scale (an all-missing column, too few records for the noise)
+the result says so (``found=False``) and the caller falls back to a public default: never an error.
 """
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,11 +54,13 @@ from ..utils._validation import make_generator
 #: ratio :math:`\sqrt 2` (a bound overshoots the data by at most that factor).
 GRID_K_MIN, GRID_K_MAX = -40, 80
 #: Chance that some empty cell of a histogram passes the threshold (family-wise); the
-#: coarser scales, read only where no single cell passes, have the same rate together.
+#: coarser scales, read only where the single cells that pass hold a minority of the
+#: records, have the same rate together.
 FALSE_CELL_RATE = 1e-3
 
-#: The coarsest scale read when no single cell passes: groups of 2, 4, ..., 2**COARSE_LEVELS
-#: adjacent cells (16 cells span a factor 2**8 = 256 on the grid's positive side).
+#: The coarsest scale read (where the finer ones hold a minority): groups of 2, 4, ...,
+#: 2**COARSE_LEVELS adjacent cells (16 cells span a factor 2**8 = 256 on the grid's
+#: positive side).
 COARSE_LEVELS = 4
 
 
@@ -148,22 +153,31 @@ class PrivateRange:
     found: bool
 
 
-def coarse_cells(values, sigma, false_cell_rate=FALSE_CELL_RATE, levels=COARSE_LEVELS):
-    r"""The first coarser scale at which some group of cells passes (module notes).
+def read_scales(values, sigma, threshold, *, majority=0.0, false_cell_rate=FALSE_CELL_RATE,
+                levels=COARSE_LEVELS):
+    r"""The scales of the noisy counts read, finest first, until their survivors hold a majority.
 
-    Post-processing of the noisy counts: at scale :math:`g = 2^j` (j = 1..``levels``) the
-    value cells are cut into consecutive groups of g (the last one shorter), each group's
-    noisy counts summed (noise :math:`\sigma\sqrt g`) and kept when the sum exceeds
-    :math:`z_g\sigma\sqrt g`, :math:`z_g = \Phi^{-1}(1 - \alpha/(J\,G_g))`, with
-    :math:`G_g` groups and J = ``levels`` scales: when every count is 0, no group of any
-    scale passes with probability at least :math:`1 - \alpha` (union bound).
+    Post-processing of the noisy counts (module notes). Scale 1 is the single cells, each
+    kept when its count exceeds ``threshold``. At scale :math:`g = 2^j` (j = 1..``levels``,
+    read only for a finite ``sigma > 0``) the value cells are cut into consecutive groups of
+    g (a public partition, the last group shorter), each group's noisy counts summed (noise
+    :math:`\sigma\sqrt g`) and kept when the sum exceeds :math:`z_g\sigma\sqrt g`,
+    :math:`z_g = \Phi^{-1}(1 - \alpha/(J\,G_g))`, with :math:`G_g` groups and J = ``levels``
+    scales: when every count is 0, no group of any coarser scale passes with probability at
+    least :math:`1 - \alpha` (union bound). Reading stops after the first scale whose kept
+    counts sum to at least ``majority`` (with at least one survivor).
 
     Parameters
     ----------
     values : ndarray of shape (k,)
         Noisy counts of the k value cells (the missing cell left out).
-    sigma : float
-        Their noise standard deviation.
+    sigma : float or None
+        Their noise standard deviation (None: the single cells only).
+    threshold : float
+        The single cells' threshold :math:`z\sigma`.
+    majority : float, default=0.0
+        The kept mass at which reading stops: half of the records present, for the callers
+        (0: the first scale with a survivor).
     false_cell_rate : float, default=1e-3
         :math:`\alpha`, for all the coarser scales together.
     levels : int, default=COARSE_LEVELS
@@ -171,73 +185,102 @@ def coarse_cells(values, sigma, false_cell_rate=FALSE_CELL_RATE, levels=COARSE_L
 
     Returns
     -------
-    kept : ndarray or None
-        The kept group sums (0 where zeroed) of the first scale with a surviving group,
-        None if no scale has one.
-    starts : ndarray or None
-        The index of each group's first cell (its last is the next start minus one).
+    scales : list of (kept, starts)
+        For each scale read, in order: the kept counts or group sums (0 where zeroed) and
+        the index of each group's first cell (its last is the next start minus one; every
+        cell its own group at scale 1).
     """
     values = np.asarray(values, dtype=np.float64)
-    if not np.isfinite(sigma) or sigma <= 0.0 or levels < 1:
-        return None, None
-    for j in range(1, int(levels) + 1):
+    kept = np.where(values > threshold, values, 0.0)
+    scales = [(kept, np.arange(values.size))]
+    coarse = sigma is not None and np.isfinite(sigma) and sigma > 0.0
+    for j in range(1, int(levels) + 1 if coarse else 1):
+        if np.any(kept > 0) and kept.sum() >= majority:
+            break
         size = 2**j
         starts = np.arange(0, values.size, size)
         sums = np.add.reduceat(values, starts)
-        threshold = threshold_z(starts.size * int(levels), false_cell_rate) * sigma
-        threshold *= np.sqrt(size)
-        kept = np.where(sums > threshold, sums, 0.0)
-        if np.any(kept > 0):
-            return kept, starts
-    return None, None
+        group_threshold = threshold_z(starts.size * int(levels), false_cell_rate) * sigma
+        group_threshold *= np.sqrt(size)
+        kept = np.where(sums > group_threshold, sums, 0.0)
+        scales.append((kept, starts))
+    return scales
 
 
-def range_from_noisy_counts(noisy, edges, threshold, *, sigma=None,
+def majority_of_present(noisy_missing, n_records):
+    r"""Half of the records present, :math:`\frac12(n - \max(\tilde c_{\rm missing}, 0))`
+    (n public, the missing cell's noisy count released): where :func:`read_scales` stops.
+
+    Parameters
+    ----------
+    noisy_missing : float
+        The missing cell's noisy count.
+    n_records : int
+        n, the number of records (public).
+
+    Returns
+    -------
+    majority : float
+        At least 0.
+    """
+    missing = min(max(float(noisy_missing), 0.0), float(n_records))
+    return 0.5 * (float(n_records) - missing)
+
+
+def range_from_noisy_counts(noisy, edges, threshold, *, sigma=None, n_records=0,
                             false_cell_rate=FALSE_CELL_RATE):
-    """The range, median and whether anything survived, from a noisy histogram only.
+    r"""The range, median and whether anything survived, from a noisy histogram only.
 
     Parameters
     ----------
     noisy : ndarray of shape (m + 2,)
-        Noisy counts (the last, the missing cell, is ignored).
+        Noisy counts (the last is the missing cell's).
     edges : ndarray of shape (m,)
         The public edges.
     threshold : float
         Cells with noisy count <= threshold are zeroed.
     sigma : float, optional
-        The counts' noise: where no single cell passes, the coarser scales of
-        :func:`coarse_cells` are read (None: single cells only).
+        The counts' noise: the coarser scales of :func:`read_scales` are read while the
+        survivors hold less than half of the records present (None: single cells only).
+    n_records : int, default=0
+        n, the number of records (public): the scales are read until their survivors hold
+        :func:`majority_of_present` (0: until the first survivor).
     false_cell_rate : float, default=1e-3
-        :math:`\alpha` of the coarser scales (:func:`coarse_cells`).
+        :math:`\alpha` of the coarser scales (:func:`read_scales`).
 
     Returns
     -------
     result : PrivateRange
+        The range spans every survivor of every scale read; the median is read at the
+        last scale read that has one.
     """
-    values = np.asarray(noisy, dtype=np.float64)[: edges.size + 1]
-    kept = np.where(values > threshold, values, 0.0)
-    alive = np.flatnonzero(kept > 0)
+    noisy = np.asarray(noisy, dtype=np.float64)
+    values = noisy[: edges.size + 1]
+    majority = majority_of_present(noisy[edges.size + 1], n_records) if n_records else 0.0
+    scales = [(kept, starts) for kept, starts in read_scales(
+        values, sigma, threshold, majority=majority, false_cell_rate=false_cell_rate)
+        if np.any(kept > 0)]
+    if not scales:
+        return PrivateRange(0.0, 1.0, 0.5, 1.0, False)
     outer = float(edges[-1])
     lower_edges = np.concatenate([[-outer], edges])  # cell k starts at lower_edges[k]
     upper_edges = np.concatenate([edges, [outer]])
-    if alive.size == 0 and sigma is not None:  # the same counts, at a coarser scale
-        groups, starts = coarse_cells(values, sigma, false_cell_rate)
-        if groups is not None:
-            ends = np.concatenate([starts[1:], [values.size]]) - 1
-            kept, lower_edges, upper_edges = groups, lower_edges[starts], upper_edges[ends]
-            alive = np.flatnonzero(kept > 0)
-    if alive.size == 0:
-        return PrivateRange(0.0, 1.0, 0.5, 1.0, False)
-    lo_cell, hi_cell = alive[0], alive[-1]
-    low, high = float(lower_edges[lo_cell]), float(upper_edges[hi_cell])
-    if lo_cell == hi_cell and low == -outer == high:  # only the cell below -e_m: a
-        low, high = -outer - 1.0, -outer  # unit-width range there
-    elif lo_cell == hi_cell and low == outer == high:
+    low, high = math.inf, -math.inf
+    for kept, starts in scales:  # the hull of every survivor read
+        ends = np.concatenate([starts[1:], [values.size]]) - 1
+        alive = np.flatnonzero(kept > 0)
+        low = min(low, float(lower_edges[starts[alive[0]]]))
+        high = max(high, float(upper_edges[ends[alive[-1]]]))
+    if low == high == -outer:  # only the cell below -e_m: a unit-width range there
+        low, high = -outer - 1.0, -outer
+    elif low == high == outer:
         low, high = outer, outer + 1.0
+    kept, starts = scales[-1]  # the median at the last scale read
+    ends = np.concatenate([starts[1:], [values.size]]) - 1
     cumulative = np.cumsum(kept)
     k = int(np.searchsorted(cumulative, 0.5 * cumulative[-1]))
-    cell_low = max(float(lower_edges[k]), low)
-    cell_high = min(float(upper_edges[k]), high)
+    cell_low = max(float(lower_edges[starts[k]]), low)
+    cell_high = min(float(upper_edges[ends[k]]), high)
     median = min(max(0.5 * (cell_low + cell_high), low), high)
     return PrivateRange(low, high, median, cell_high, True)
 
@@ -321,10 +364,11 @@ def private_range(x, mu, random_state=None, *, edges=None, false_cell_rate=FALSE
     cell for another), so noise :math:`\sigma = \sqrt 2/\mu` makes the histogram
     :math:`\mu`-GDP (Dong, Roth and Su 2022, Theorem 2.7); the range is a function of
     the noisy histogram only. Threshold :math:`z\sigma` with
-    :math:`z = \Phi^{-1}(1 - \alpha/(m+1))`; where no single cell passes, the same
-    counts are read at coarser scales (sums of 2, 4, 8, 16 adjacent cells, noise
+    :math:`z = \Phi^{-1}(1 - \alpha/(m+1))`; where the cells that pass hold less than half
+    of the records present, the same counts are read at coarser scales until a scale's
+    survivors hold that majority (sums of 2, 4, 8, 16 adjacent cells, noise
     :math:`\sigma\sqrt g`, thresholds at a family-wise rate :math:`\alpha` of their own;
-    docs/theory.md, "Coarser scales").
+    the range spans every survivor read; docs/theory.md, "Coarser scales").
 
     Examples
     --------
@@ -341,5 +385,5 @@ def private_range(x, mu, random_state=None, *, edges=None, false_cell_rate=FALSE
         return PrivateRange(0.0, 1.0, 0.5, 1.0, False)
     noisy = noisy_histogram(x, sigma, make_generator(random_state), edges)
     threshold = threshold_z(edges.size + 1, false_cell_rate) * sigma
-    return range_from_noisy_counts(noisy, edges, threshold, sigma=sigma,
+    return range_from_noisy_counts(noisy, edges, threshold, sigma=sigma, n_records=x.size,
                                    false_cell_rate=false_cell_rate)
