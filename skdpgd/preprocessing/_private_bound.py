@@ -4,8 +4,10 @@ The mechanism of :mod:`._private_range` on the non-negative half of its public g
 Gaussian histogram of :math:`|y|` (sensitivity :math:`\sqrt 2`, so :math:`\mu`-GDP with
 :math:`\sigma = \sqrt 2/\mu`; Dong, Roth and Su 2022, Theorem 2.7), thresholded as
 there, read as the high edge of the highest surviving cell or group
-(docs/theory.md#private-range).
-``DPRidge(y_bound="auto")`` clips its targets to it.
+(docs/theory.md#private-range). A release of its own: a user who sets ``DPRidge``'s public
+``y_bound`` from it composes its mu with the fit's (inside ``make_dp_pipeline``,
+``DPRidge(y_bound="auto")`` releases a private range of y in the pipeline's budget
+instead).
 """
 
 from dataclasses import dataclass
@@ -44,15 +46,17 @@ class PrivateBound:
 
 def private_abs_bound(y, mu, random_state=None, *, default=1.0,
                       false_cell_rate=FALSE_CELL_RATE):
-    r"""A :math:`\mu`-GDP bound B on :math:`|y|` (for ``DPRidge(y_bound="auto")``).
+    r"""A :math:`\mu`-GDP bound B on :math:`|y|`, for a public ``y_bound`` of ``DPRidge``.
+
+    A release of its own: the caller composes its mu with the fit's.
 
     The histogram of :math:`|y|` over the non-negative half of the public grid (cells
     :math:`[0, e_1), [e_1, e_2), \dots, [e_m, \infty]` and a missing cell), noised and
     thresholded and read at coarser scales as in :func:`private_range` (until the
     survivors hold half of the records present); B is the high edge of the highest
     surviving cell or group. Same sensitivity :math:`\sqrt 2`, so
-    :math:`\sigma = \sqrt2/\mu`.
-    Targets beyond B are then clipped by the estimator (a per-record map).
+    :math:`\sigma = \sqrt2/\mu`. ``DPRidge(y_bound=B)`` then clips the targets beyond B
+    (a per-record map).
 
     Parameters
     ----------
