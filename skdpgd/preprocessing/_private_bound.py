@@ -17,6 +17,7 @@ import numpy as np
 from ..utils import make_generator
 from ._private_range import (
     FALSE_CELL_RATE,
+    group_ends,
     majority_of_present,
     noisy_histogram,
     public_grid,
@@ -99,8 +100,7 @@ def private_abs_bound(y, mu, random_state=None, *, default=1.0,
                                     false_cell_rate=false_cell_rate):
         alive = np.flatnonzero(kept > 0)
         if alive.size:  # cell k = [e_k, e_{k+1}), cell 0 = [0, e_1): its high edge
-            ends = np.concatenate([starts[1:], [values.size]]) - 1
-            tops.append(int(ends[alive[-1]]))
+            tops.append(int(group_ends(starts, values.size)[alive[-1]]))
     if not tops:
         return PrivateBound(float(default), False)
     top = max(tops)

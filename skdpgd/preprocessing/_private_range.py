@@ -207,6 +207,11 @@ def read_scales(values, sigma, threshold, *, majority=0.0, false_cell_rate=FALSE
     return scales
 
 
+def group_ends(starts, n_cells):
+    """The last cell of each group of :func:`read_scales` (the next start minus one)."""
+    return np.concatenate([starts[1:], [n_cells]]) - 1
+
+
 def majority_of_present(noisy_missing, n_records):
     r"""Half of the records present, :math:`\frac12(n - \max(\tilde c_{\rm missing}, 0))`
     (n public, the missing cell's noisy count released): where :func:`read_scales` stops.
@@ -267,7 +272,7 @@ def range_from_noisy_counts(noisy, edges, threshold, *, sigma=None, n_records=0,
     upper_edges = np.concatenate([edges, [outer]])
     low, high = math.inf, -math.inf
     for kept, starts in scales:  # the hull of every survivor read
-        ends = np.concatenate([starts[1:], [values.size]]) - 1
+        ends = group_ends(starts, values.size)
         alive = np.flatnonzero(kept > 0)
         low = min(low, float(lower_edges[starts[alive[0]]]))
         high = max(high, float(upper_edges[ends[alive[-1]]]))
@@ -276,7 +281,7 @@ def range_from_noisy_counts(noisy, edges, threshold, *, sigma=None, n_records=0,
     elif low == high == outer:
         low, high = outer, outer + 1.0
     kept, starts = scales[-1]  # the median at the last scale read
-    ends = np.concatenate([starts[1:], [values.size]]) - 1
+    ends = group_ends(starts, values.size)
     cumulative = np.cumsum(kept)
     k = int(np.searchsorted(cumulative, 0.5 * cumulative[-1]))
     cell_low = max(float(lower_edges[starts[k]]), low)
