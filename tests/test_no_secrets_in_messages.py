@@ -68,7 +68,7 @@ def _texts(action, capsys, caplog):
         warnings.simplefilter("always")
         try:
             action()
-        except Exception as error:  # noqa: BLE001 - any refusal; its text is checked
+        except Exception as error:  # any refusal; its text is checked
             raised = error
         else:
             raised = None
@@ -563,7 +563,7 @@ def _cli_refusal(argv):
     args = build_parser().parse_args(argv)
     try:
         args.run(args)
-    except Exception as error:  # noqa: BLE001 - any refusal; its chain is checked
+    except Exception as error:  # any refusal; its chain is checked
         return error
     return None
 

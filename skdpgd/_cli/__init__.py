@@ -270,7 +270,7 @@ def main(argv=None):
     except KeyboardInterrupt:
         print(f"skdpgd {args.command}: interrupted", file=sys.stderr)
         return 130
-    except Exception as exc:  # noqa: BLE001 - the CLI never shows a traceback
+    except Exception as exc:  # the CLI never shows a traceback
         print(f"skdpgd {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
 

@@ -246,7 +246,7 @@ def _coefficient_table(pipeline):
     table = pipeline[-1].inference_
     try:
         names = [str(name) for name in pipeline[:-1].get_feature_names_out()]
-    except Exception:  # noqa: BLE001 - a step without feature names: keep x0, x1, ...
+    except Exception:  # a step without feature names: keep x0, x1, ...
         names = None
     if names is not None and len(names) == pipeline[-1].n_features_in_:
         table = CoefficientTable(names + table.names[len(names):], table.estimate,

@@ -35,7 +35,7 @@ def load_bundle(path):
     unreadable = object()
     try:
         bundle = joblib.load(path)
-    except Exception:  # noqa: BLE001 - any unreadable file is the same usage error
+    except Exception:  # any unreadable file is the same usage error
         bundle = unreadable  # its text may quote bytes of the file (a data file, even)
     if bundle is unreadable:  # raised outside the handler: nothing chained to it
         raise ValueError(f"{str(path)!r} is not a model saved by `skdpgd fit --output` "

@@ -176,7 +176,7 @@ def _describe(estimator, depth):
     name = type(estimator).__name__
     try:
         params = estimator.get_params(deep=False)
-    except Exception:  # noqa: BLE001 - any object with a charge call is allowed to spend
+    except Exception:  # any object with a charge call is allowed to spend
         return name
     if depth >= _MAX_DEPTH or not isinstance(params, dict):
         return name
@@ -271,7 +271,7 @@ def _short(text):
 def _same(a, b):
     try:
         return isinstance(a, type(b)) and bool(a == b)
-    except Exception:  # noqa: BLE001 - arrays and the like: not equal, shown by type
+    except Exception:  # arrays and the like: not equal, shown by type
         return False
 
 

@@ -43,7 +43,7 @@ def refuse_warm_start(warm_start):
 def refuse_private_classes(classes):
     """Refuse ``classes="private"`` outside a DP pipeline (a public fact, before the charge)."""
     if isinstance(classes, str):
-        raise ValueError(  # noqa: TRY004 - a wrong value of the parameter, as sklearn's
+        raise ValueError(  # a wrong value of the parameter, as sklearn's
             "classes='private' asks a DPPipeline to release the label set under its "
             "budget; a standalone DPLogisticRegression needs the public label set "
             "(classes=[...]) or None (read from y, outside the guarantee).")

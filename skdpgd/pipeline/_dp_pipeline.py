@@ -235,7 +235,7 @@ class DPPipeline(FittedPipelineMethods, _BaseComposition):
         try:
             final = self._final_estimator
             inner = final.__sklearn_tags__()
-        except Exception:  # noqa: BLE001 - malformed steps: validated in fit
+        except Exception:  # malformed steps: validated in fit
             return tags
         tags.estimator_type = inner.estimator_type
         tags.classifier_tags = inner.classifier_tags

@@ -162,7 +162,7 @@ def _is_missing_label(value):
     if value is None:
         return True
     try:
-        return bool(value != value)  # noqa: PLR0124 - NaN, of any float type
+        return bool(value != value)  # NaN, of any float type
     except (TypeError, ValueError):
         return False
 

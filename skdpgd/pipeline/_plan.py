@@ -39,7 +39,7 @@ def privacy_plan(step, X):
         return int(n_gdp), int(n_thresholded)
     try:
         n_gdp, n_thresholded = hook(None)
-    except Exception:  # noqa: BLE001 - cannot plan without data: assume it spends both
+    except Exception:  # cannot plan without data: assume it spends both
         return 1, 1
     return int(n_gdp), int(n_thresholded)
 

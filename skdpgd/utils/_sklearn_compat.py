@@ -16,11 +16,11 @@ from sklearn.utils._param_validation import (  # noqa: F401
     StrOptions,
 )
 from sklearn.utils.metaestimators import _BaseComposition  # noqa: F401
-from sklearn.utils.validation import (  # noqa: F401  # noqa: F401
+from sklearn.utils.validation import (  # noqa: F401
     _assert_all_finite,
     _check_y,
     _num_features,
     _num_samples,
     check_consistent_length,
-    validate_data,  # noqa: F401
+    validate_data,
 )

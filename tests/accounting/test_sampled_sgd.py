@@ -15,7 +15,7 @@ from scipy import optimize, stats
 
 pytest.importorskip("dp_accounting")
 
-from skdpgd.accounting import (  # noqa: E402
+from skdpgd.accounting import (
     calibrate_poisson_sgd,
     composition_gdp,
     gdp_to_epsilon,

@@ -5,13 +5,13 @@ import pytest
 
 pytest.importorskip("dp_accounting")
 
-from skdpgd.accounting import (  # noqa: E402
+from skdpgd.accounting import (
     calibrate_sampled_sgd,
     poisson_sgd_epsilon,
     sampled_sgd_bounds,
     sampled_sgd_report,
 )
-from skdpgd.solvers import plan_sampled_sgd, sgd_sampling_variance, sgd_utility_proxy  # noqa: E402
+from skdpgd.solvers import plan_sampled_sgd, sgd_sampling_variance, sgd_utility_proxy
 
 RUN = dict(batch_size=20, n_samples=1000, gradient_bound=1.0)
 

@@ -15,14 +15,14 @@ from scipy import optimize, stats
 
 pytest.importorskip("dp_accounting")
 
-from skdpgd.accounting import (  # noqa: E402
-    _sampled_sgd,  # noqa: E402
+from skdpgd.accounting import (
+    _sampled_sgd,
     calibrate_poisson_sgd,
     calibrate_sampled_sgd,
     composed_replace_one_epsilon,
     poisson_sgd_epsilon,
 )
-from skdpgd.solvers import plan_sampled_sgd  # noqa: E402
+from skdpgd.solvers import plan_sampled_sgd
 
 DELTA = 1e-5
 PLAN = dict(gradient_bound=1.0, data_smoothness=0.25, n_samples=1000, n_params=5,
