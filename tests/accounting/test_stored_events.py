@@ -87,6 +87,26 @@ def test_an_unknown_or_foreign_kind_is_refused():
         event_to_dict({"kind": "gaussian", "mu": 0.3})
 
 
+@pytest.mark.parametrize("text, found", [
+    # the case: a stored delta beside a pure Gaussian kind would load as 0.5-GDP
+    ('{"kind": "gaussian", "relation": "replace-one", "mu": 0.5, "extra_delta": 0.9}',
+     r"unknown fields \['extra_delta'\]"),
+    ('{"kind": "poisson_sampled_gaussian", "relation": "replace-one", "sampling_rate": 0.01, '
+     '"noise_multiplier": 1.1, "n_steps": 500, "n_runs": 3}', r"unknown fields \['n_runs'\]"),
+    ('{"kind": "gaussian_with_delta", "relation": "replace-one", "mu": 0.5}',
+     r"missing fields \['extra_delta'\]"),
+    ('{"kind": "gaussian", "mu": 0.7}', r"missing fields \['relation'\]"),
+    ('{"kind": "renyi", "relation": "replace-one", "orders": [2.0], "rdp": [0.1], '
+     '"scale": 2}', r"unknown fields \['scale'\]"),
+])
+def test_a_stored_event_with_a_field_its_kind_lacks_or_misses_is_refused(text, found):
+    data = json.loads(text)
+    for load in (event_from_dict, PrivacyEvent.from_dict, event_kinds()[data["kind"]].from_dict):
+        with pytest.raises(ValueError, match=found) as caught:
+            load(data)
+        assert repr(data) in str(caught.value)
+
+
 def test_a_stored_kind_names_one_class_forever():
     with pytest.raises(ValueError, match="already GaussianDpEvent"):
         type("Impostor", (PrivacyEvent,), {}, kind="gaussian")

@@ -20,7 +20,9 @@ estimator that ran it (the idea of ``dp_accounting``'s ``DpEvent``). A subclass 
 declaration order; an infinite float as the string ``"inf"``), so that dict is a file
 format. As ``dp_accounting``'s ``dp_event.py`` states for its own events: a stored kind
 is never removed or renamed, and the meaning of its fields never changes; a new kind (or
-a new meaning) is added under a new name. ``tests/accounting/test_stored_events.py``
+a new meaning) is added under a new name, never as a field added to a stored kind, and
+:meth:`~PrivacyEvent.from_dict` refuses a dict whose fields are not exactly those of its
+kind. ``tests/accounting/test_stored_events.py``
 holds the frozen table of every stored kind and its fields, and old stored dicts that
 must keep loading.
 """
@@ -117,6 +119,28 @@ def _from_json(kind, value):
     return value
 
 
+def _check_stored_fields(target, data):
+    """Refuse a stored dict whose fields are not exactly those of its kind.
+
+    A field the kind does not have would be dropped on loading (a stored
+    ``"extra_delta"`` beside a ``"gaussian"`` kind would load as an exact mu-GDP event,
+    an under-count), and a missing one has no default a stored file may rely on; the
+    evolution rules add a new meaning under a new kind, never as a new field.
+    """
+    expected = ("kind", *target.stored_fields())
+    unknown = [name for name in data if name not in expected]
+    missing = [name for name in expected if name not in data]
+    if unknown or missing:
+        found = "; ".join(part for part in (f"unknown fields {unknown}" if unknown else "",
+                                            f"missing fields {missing}" if missing else "")
+                          if part)
+        raise ValueError(
+            f"a stored {data['kind']!r} event ({target.__name__}) has exactly the fields "
+            f"{list(expected)}; this one has {found}: {data!r}. The file was not written "
+            "by skdpgd or was edited: a field is never added to or dropped from a stored "
+            "kind, so it cannot be read without changing what it charges.")
+
+
 class PrivacyEvent:
     """The base of every privacy event (subclasses are frozen dataclasses).
 
@@ -185,16 +209,24 @@ class PrivacyEvent:
         -------
         PrivacyEvent
             An instance of the class registered under ``data["kind"]``.
+
+        Raises
+        ------
+        ValueError
+            If ``kind`` is not registered, or the dict has a field its kind does not
+            have, or lacks one it has (a dropped field could under-count the release).
         """
-        if not isinstance(data, dict) or data.get("kind") not in _KINDS:
+        if (not isinstance(data, dict) or not isinstance(data.get("kind"), str)
+                or data["kind"] not in _KINDS):
             raise ValueError(f"not a serialised privacy event: {data!r}")
         target = _KINDS[data["kind"]]
         if cls is not PrivacyEvent and not issubclass(target, cls):
             raise ValueError(f"a serialised {target.__name__}, not a {cls.__name__}: {data!r}")
+        _check_stored_fields(target, data)
         types = {f.name: f.type for f in dataclasses.fields(target)}
         values = {name: _from_json(types[name], data[name])
                   for name in target.stored_fields() if name != "relation"}
-        return target(**values, relation=data.get("relation"))
+        return target(**values, relation=data["relation"])
 
     def check_composable(self):
         """Raise :class:`UnsupportedEventError` if no accountant may compose this event.
