@@ -35,7 +35,6 @@ steps on y (:class:`~skdpgd.pipeline._target.PrivateTargetRange`,
 import numbers
 
 import numpy as np
-from sklearn.utils import Bunch
 
 from ..linear_model._base import BaseDPLinearModel, fit_or_forget
 from ..linear_model._refusals import refuse_fit_params
@@ -51,6 +50,7 @@ from ..utils._sklearn_compat import (
 )
 from ._budget import PREPARATION_SHARE
 from ._checks import check_classes, check_steps, is_prepared, is_private, public_shape
+from ._container import StepSequence
 from ._delegation import FittedPipelineMethods
 from ._fit_steps import fit_charged
 from ._plan import plan_budget, planned_releases, planned_report, shared_releases
@@ -61,7 +61,7 @@ from ._prepare import prepare_pipeline
 DP_PIPELINE_ATTRIBUTE = "__skdpgd_dp_pipeline__"
 
 
-class DPPipeline(FittedPipelineMethods, _BaseComposition):
+class DPPipeline(StepSequence, FittedPipelineMethods, _BaseComposition):
     r"""Private preparation and a DP linear model, with one budget and one privacy report.
 
     Use :func:`skdpgd.make_dp_pipeline` to build one from steps. The budget
@@ -131,6 +131,11 @@ class DPPipeline(FittedPipelineMethods, _BaseComposition):
     Notes
     -----
     ``fit`` never changes the steps you passed: it fits clones with their budgets set.
+    Indexing reads them as scikit-learn's ``Pipeline`` does: after ``fit``, ``pipe[-1]``,
+    ``pipe["name"]`` and ``named_steps`` are the fitted clones and ``pipe[:-1]`` is a
+    fitted scikit-learn ``Pipeline`` of the fitted transformers (``pipe[:-1].transform(X)``
+    is what the estimator saw); ``len``, ``get_feature_names_out`` and ``set_output``
+    behave as there (:mod:`skdpgd.pipeline._container`).
     ``sample_ids`` (public record ids) go to the ledger only. Before a search, release
     the private preparation once with :meth:`prepare` and search the prepared pipeline:
     its fits (every clone ``GridSearchCV`` makes, ``epsilon`` among the candidates) are
@@ -210,11 +215,6 @@ class DPPipeline(FittedPipelineMethods, _BaseComposition):
         """
         self._set_params("steps", **params)
         return self
-
-    @property
-    def named_steps(self):
-        """The steps by name (a :class:`~sklearn.utils.Bunch`)."""
-        return Bunch(**dict(self.steps))
 
     @property
     def _final_estimator(self):
