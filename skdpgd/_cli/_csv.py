@@ -28,8 +28,9 @@ import io
 import re
 from pathlib import Path
 
+from ..utils import row_index_column
+
 CANDIDATES = (",", ";", "\t", "|")
-_INDEX_NAMES = re.compile(r"^(|Unnamed: 0)$")
 _DECIMAL_COMMA = re.compile(r"^\s*[+-]?(\d+,\d*|,\d+)([eE][+-]?\d+)?\s*$")
 
 
@@ -96,10 +97,12 @@ def sniff(path, sep=None, decimal=None):
 
 
 def index_column(header):
-    """The name of an unnamed first column (a row index), or None (header only)."""
-    if len(header) > 1 and _INDEX_NAMES.match(header[0]):
-        return header[0]
-    return None
+    """The name of an unnamed first column (a row index), or None (header only).
+
+    The one rule of :func:`skdpgd.utils.row_index_column`, which
+    :class:`~skdpgd.preprocessing.DPTableVectorizer` applies too.
+    """
+    return row_index_column(header)
 
 
 def check_header(path, header):

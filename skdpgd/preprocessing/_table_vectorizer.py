@@ -64,6 +64,10 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
     - **boolean**: one 0/1 column.
     - datetimes, timedeltas, complex and other dtypes are refused (the error names the
       column and its dtype); ``column_types={"col": "drop"}`` drops a column.
+    - a row index written as an unnamed first column (its header ``""`` or
+      ``"Unnamed: 0"``, what ``pd.read_csv`` gives for an R or pandas export) is dropped
+      by that name, as the command line drops it, unless a parameter declares it; the
+      summary says so.
 
     Missing values in every spelling (``np.nan``, ``math.nan``, ``None``, ``pd.NA``,
     ``pd.NaT``, polars null, and the strings in ``missing_values``) are imputed

@@ -10,6 +10,7 @@ import numbers
 
 import numpy as np
 
+from ..utils import row_index_column
 from ._numeric_rules import check_public_bounds
 from ._schema import n_rows, table_schema
 
@@ -78,10 +79,11 @@ def plan_columns(vec, X):
     both = [k for k in bounds if k in categories]
     if both:
         raise ValueError(f"column(s) {both} have both bounds and categories; give one.")
+    index = undeclared_row_index(vec, labels)
     plan = []
     for j, label in enumerate(labels):
         kind = overrides.get(label, kinds[j])
-        if kind == "drop":
+        if kind == "drop" or (index is not None and label == index):
             continue
         if label in categories and kind != "categorical":
             kind, nullable[j] = "categorical", True
@@ -126,6 +128,20 @@ def plan_columns(vec, X):
             mode = "public"
         plan.append((j, label, names[j], kind, bool(nullable[j]), mode))
     return plan, labels
+
+
+def undeclared_row_index(vec, labels):
+    """The label of a row-index first column that no parameter declares, or None.
+
+    :func:`skdpgd.utils.row_index_column` reads the header only (an empty name or
+    ``"Unnamed: 0"``, the index pandas and R write); such a column is dropped, as the
+    command line drops it, unless ``column_types``, ``bounds`` or ``categories`` name it.
+    """
+    index = row_index_column(labels)
+    declared = (vec.column_types or {}, vec.bounds or {}, vec.categories or {})
+    if index is None or any(index in given for given in declared):
+        return None
+    return index
 
 
 def count_releases(plan):

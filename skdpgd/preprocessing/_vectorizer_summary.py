@@ -12,6 +12,7 @@ import warnings
 
 from ..exceptions import PreparationFallbackWarning
 from ._column_maps import CategoricalEncoding, NumericEncoding
+from ._vectorizer_plan import undeclared_row_index
 
 FIELDS = ("column", "dtype", "type", "type_from", "low", "high", "range_from", "rule",
           "imputed", "missing_indicator", "categories", "encoding", "fallback")
@@ -72,7 +73,9 @@ def summary_rows(vec, type_from=None):
         row.update(column=name, dtype=dtype)
         encoding = by_name.get(name)
         if encoding is None:
-            row.update(type="dropped", type_from="declared")
+            index = undeclared_row_index(vec, vec._labels)
+            index = index is not None and label == index
+            row.update(type="dropped", type_from="header (row index)" if index else "declared")
             rows.append(row)
             continue
         kind, source = vec.types_[name]
