@@ -66,7 +66,15 @@ from ..accounting import event_to_dict
 from ..exceptions import LedgerFileError
 from ._chain import Chain
 from ._schema import _SCHEMA, APPLICATION_ID, ENTRY_COLUMNS, FORMAT, SCHEMA_VERSION, _ids_blob
-from ._verify import _damaged, check_expected, rechain, verify_file, verify_known
+from ._verify import (
+    SeenHead,
+    _damaged,
+    check_continues,
+    check_expected,
+    rechain,
+    verify_file,
+    verify_known,
+)
 
 #: Seconds a charge waits for another process's transaction before giving up.
 BUSY_TIMEOUT = 60.0
@@ -112,6 +120,10 @@ class FileStore:
         self.head = None  # (n, head_hash) at the last verification
         # (PRAGMA data_version, n, h_n) when this connection last verified or wrote
         self._known = None
+        # the head this object last verified or wrote (kept across connections): every
+        # later verification checks that the file still continues from it
+        self._seen = None
+        self._file_id = None  # (st_dev, st_ino) of the file the connection opened
 
     def _fail(self, what, exc):
         return _damaged(self.path, what, exc)
@@ -119,10 +131,21 @@ class FileStore:
     # -- opening ------------------------------------------------------------------------
     def connection(self):
         if self._conn is not None and self._pid == os.getpid():
-            return self._conn
-        if self._conn is not None:
+            if self._file_id == _file_id(self.path):
+                return self._conn
+            # the file was replaced (moved or copied over): the connection still reads
+            # the old one, so open the file now at the path, and verify it afresh
+            self._conn.close()
+        elif self._conn is not None:
             _INHERITED.append(self._conn)  # opened before a fork: never touch it here
         self._conn, self._known = None, None
+        if self._seen is not None and not os.path.exists(self.path):
+            raise LedgerFileError(
+                f"The privacy ledger file {self.path!r} was deleted or moved under this "
+                f"running ledger (it last held {self._seen.n_entries} entries): a new file "
+                "would be another ledger, starting from zero. Nothing was created or "
+                "recorded; put the file back."
+            )
         directory = os.path.dirname(self.path)
         if self.expect_id is not None and not os.path.exists(self.path):
             raise LedgerFileError(
@@ -145,7 +168,7 @@ class FileStore:
         except BaseException:
             conn.close()
             raise
-        self._conn, self._pid = conn, os.getpid()
+        self._conn, self._pid, self._file_id = conn, os.getpid(), _file_id(self.path)
         return conn
 
     def _validate_or_create(self, conn):
@@ -212,6 +235,8 @@ class FileStore:
         else:
             found = verify_file(conn, self._chain, self.path, since, decode)
         check_expected(conn, self._chain, self.path, found, expect_id=self.expect_id)
+        check_continues(conn, self._chain, self.path, found, self._seen)
+        self._seen = SeenHead.of(found)
         self._known = (version, found.n_entries, found.last_hash)
         self.ledger_id = found.header["ledger_id"]
         self.cap = (found.header["cap_epsilon"], found.header["cap_delta"])
@@ -226,8 +251,10 @@ class FileStore:
         """
         conn = self.connection()
         conn.execute("BEGIN IMMEDIATE")
+        seen = self._seen
         try:
             self._verify(conn, decode=False)
+            seen = self._seen  # the committed state, until the cap is committed
             if self.cap[0] is None:
                 conn.execute("UPDATE ledger SET cap_epsilon = ?, cap_delta = ?",
                              (_nullable(epsilon), _nullable(delta)))
@@ -236,9 +263,11 @@ class FileStore:
             conn.execute("COMMIT")
         except sqlite3.DatabaseError as exc:
             _rollback(conn)
+            self._seen = seen
             raise self._fail("could not store the cap", exc) from exc
         except BaseException:
             _rollback(conn)
+            self._seen = seen
             raise
         return self.cap
 
@@ -299,7 +328,17 @@ class FileStore:
             raise
         self.head = (seq, head)
         self._known = (version, seq, digest)  # our own commit leaves data_version as is
+        self._seen = SeenHead(self.ledger_id, self.cap, found.header_hash, seq, digest)
         return found.entries, seq
+
+
+def _file_id(path):
+    """The identity of the file at ``path`` (None if there is none)."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return (stat.st_dev, stat.st_ino)
 
 
 def check_version(conn, path):

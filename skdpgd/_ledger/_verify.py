@@ -287,3 +287,92 @@ def check_expected(conn, chain, path, found, expect_head=None, expect_id=None):
     raise _broken(path, "the head hash you kept is not the head of this file after any "
                   f"of its {found.n_entries} entries: the file was rolled back or cut to "
                   "before it, rewritten (re-chained), or replaced by another ledger's file")
+
+
+# -- what a running writer holds: the head it last verified or wrote ----------------------
+@dataclass(frozen=True)
+class SeenHead:
+    """The state of a ledger file that a writer last verified or wrote itself.
+
+    ``ledger_id`` and ``cap`` (``(cap_epsilon, cap_delta)``) are the header's,
+    ``header_hash`` is :math:`h_0`, ``n_entries`` is n and ``last_hash`` is :math:`h_n`.
+    """
+
+    ledger_id: str
+    cap: tuple
+    header_hash: str
+    n_entries: int
+    last_hash: str
+
+    @classmethod
+    def of(cls, found):
+        """The head of a verified file (:class:`Verified`)."""
+        header = found.header
+        return cls(header["ledger_id"], (header["cap_epsilon"], header["cap_delta"]),
+                   found.header_hash, found.n_entries, found.last_hash)
+
+
+def _rolled_back(path, chain, seen, what):
+    head = chain.head(seen.header_hash, seen.n_entries, seen.last_hash)
+    return LedgerFileError(
+        f"The privacy ledger file {path!r} was rolled back or replaced under this running "
+        f"ledger: it last verified or wrote the file at entry #{seen.n_entries} (head "
+        f"hash {head}), and now {what}. An earlier copy of the file was restored, or "
+        "another file put in its place, so the file records less spend than was charged; "
+        "nothing was recorded. Put back the file that continues from that head (`skdpgd "
+        f"ledger verify {path} --expect-head {head}` tells it) before charging again."
+    )
+
+
+def check_continues(conn, chain, path, found, seen):
+    r"""Refuse a verified file that does not continue from the head ``seen`` (a rollback).
+
+    A chain that verifies says only that the file agrees with itself: an earlier copy
+    restored under a running writer verifies too. The writer holds what the file was
+    when it last verified or wrote it (:class:`SeenHead`), so the file must still carry
+    the same ledger id, hold at least those n entries, and have entry n with the digest
+    :math:`h_n` the writer saw (entries appended since by other writers are fine; a
+    digest is a second-preimage-resistant function of the header and of entries 1 to n).
+    The one legitimate change of the header is a cap set where there was none
+    (:meth:`FileStore.set_cap <skdpgd._ledger._sqlite.FileStore.set_cap>`, by any
+    writer), which recomputes every digest: the header is then rebuilt without the cap,
+    and entries 1 to n are chained from it again, to the same :math:`h_n`.
+
+    Call it after :func:`verify_file` or :func:`verify_known` (``found``), in the same
+    transaction: the stored digests are then verified.
+
+    Raises
+    ------
+    LedgerFileError
+        Naming the file, the head the writer saw and what the file holds instead.
+    """
+    if seen is None:
+        return
+    header, n = found.header, seen.n_entries
+    if not same(header["ledger_id"], seen.ledger_id):
+        raise _rolled_back(path, chain, seen, "it carries another ledger id (another "
+                           "ledger's file)")
+    if found.n_entries < n:
+        raise _rolled_back(path, chain, seen, f"it holds {found.n_entries} entries")
+    if same(found.header_hash, seen.header_hash):
+        if n == 0:
+            return
+        row = conn.execute("SELECT entry_hash FROM entries WHERE seq = ?", (n,)).fetchone()
+        if row is None or not same(row[0], seen.last_hash):
+            raise _rolled_back(path, chain, seen, f"its entry #{n} is another one (another "
+                               "digest): the file was rolled back and charged again")
+        return
+    old = {k: header[k] for k in HEADER_HASHED}
+    old["cap_epsilon"], old["cap_delta"] = seen.cap
+    if seen.cap[0] is not None or not same(chain.header(old), seen.header_hash):
+        file_cap = (header["cap_epsilon"], header["cap_delta"])
+        raise _rolled_back(path, chain, seen, f"its header is another one (cap {seen.cap} "
+                           f"then, {file_cap} now)")
+    previous = seen.header_hash  # a cap was set since: entries 1..n from the old h_0
+    for row in conn.execute(f"SELECT {', '.join(ENTRY_COLUMNS)} FROM entries "
+                            "WHERE seq <= ? ORDER BY seq", (n,)):
+        previous = chain.entry(previous, dict(zip(ENTRY_COLUMNS, row)))
+    if not same(previous, seen.last_hash):
+        raise _rolled_back(path, chain, seen, f"its entries 1 to #{n} are other ones (a "
+                           "cap was set since, and the file was rolled back and charged "
+                           "again)")

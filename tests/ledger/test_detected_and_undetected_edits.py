@@ -9,7 +9,8 @@ closes the gap with what the user kept outside the file:
   ``expect_head`` (the latest head kept elsewhere);
 - another ledger's file made with the same key (and cap) swapped in: ``ledger_id=`` when
   opening, ``expect_id`` or ``expect_head`` when verifying;
-- the whole file rolled back to an earlier copy: ``expect_head``;
+- the whole file rolled back to an earlier copy: ``expect_head`` (a ledger object that
+  verified or wrote the file before refuses it by itself: it keeps the head it saw);
 - the file edited and its chain recomputed, by anyone without a key or by a key holder
   with one: ``expect_head`` (a forger without the key cannot recompute a keyed chain:
   tests/ledger/test_tamper_evidence_and_upgrade.py);
@@ -130,6 +131,86 @@ def test_a_whole_file_rollback_needs_a_kept_head(path, tmp_path):
     with pytest.raises(LedgerFileError, match=NOT_IN_CHAIN):
         PrivacyLedger.verify_file(path, expect_head=latest)
     assert PrivacyLedger.verify_file(path, expect_head=heads[2])["kept_at"] == 2
+
+
+ROLLED_BACK = "was rolled back or replaced under this running ledger"
+
+
+def _restore(backup, path, ledger, how):
+    """Put the earlier copy back: through SQLite's backup while the writer's connection is
+    open, or as a plain file copy while it is closed (the writer reopens the file)."""
+    if how == "sqlite backup":
+        _copy(backup, path)
+        return
+    ledger._store.connection().close()  # checkpoints and removes the write-ahead log
+    os.replace(_plain_copy(backup), path)
+
+
+def _plain_copy(source):
+    target = source + ".copy"
+    with open(source, "rb") as src, open(target, "wb") as dst:
+        dst.write(src.read())
+    return target
+
+
+@pytest.mark.parametrize("how", ["sqlite backup", "file copy"])
+def test_a_rollback_under_a_running_writer_is_refused_before_anything_is_written(
+        path, tmp_path, how):
+    ledger, _ = _ledger(path, 1)  # the issue's case: one fit, a copy, a larger fit, restore
+    backup = str(tmp_path / "backup.sqlite")
+    _copy(path, backup)
+    _charge(ledger, mu=0.3)
+    seen, latest = ledger.head_hash, str(tmp_path / "latest.sqlite")
+    _copy(path, latest)
+    _restore(backup, path, ledger, how)
+    with pytest.raises(LedgerFileError, match=ROLLED_BACK) as caught:
+        _charge(ledger)
+    message = str(caught.value)
+    assert repr(path) in message and "entry #2" in message and "holds 1 entries" in message
+    assert seen in message
+    with pytest.raises(LedgerFileError, match=ROLLED_BACK):
+        ledger.spent(DELTA)  # reading refuses too: the live object and the file disagree
+    assert len(PrivacyLedger(path=path).entries) == 1  # nothing was written
+    _copy(latest, path)  # the file that continues from the head it saw: charged again
+    _charge(ledger)
+    assert len(ledger.entries) == 3 and len(PrivacyLedger(path=path).entries) == 3
+
+
+def test_a_rollback_charged_again_by_another_writer_is_refused(path, tmp_path):
+    ours, _ = _ledger(path, 1)
+    backup = str(tmp_path / "backup.sqlite")
+    _copy(path, backup)
+    _charge(ours, mu=0.3)  # entry #2, ours
+    _copy(backup, path)
+    other = PrivacyLedger(path=path)
+    _charge(other)  # another entry #2: the count is back to ours, the entry is not
+    assert len(other.entries) == 2
+    with pytest.raises(LedgerFileError, match=ROLLED_BACK + ".*entry #2 is another one"):
+        _charge(ours)
+    assert len(PrivacyLedger(path=path).entries) == 2
+
+
+def test_writers_that_take_turns_and_a_cap_set_by_another_are_not_a_rollback(path):
+    first, second = PrivacyLedger(path=path), PrivacyLedger(path=path)
+    for _ in range(3):
+        _charge(first)
+        _charge(second)
+    capped = PrivacyLedger(epsilon=3.0, delta=DELTA, path=path)  # re-chains every entry
+    _charge(first)
+    _charge(capped)
+    _charge(second)
+    assert len(first.entries) == len(second.entries) == len(capped.entries) == 9
+    assert first.head_hash == second.head_hash == capped.head_hash
+
+
+def test_a_file_deleted_under_a_running_writer_is_not_recreated(path):
+    ledger, _ = _ledger(path, 1)
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(path + suffix):
+            os.remove(path + suffix)
+    with pytest.raises(LedgerFileError, match="deleted or moved under this running ledger"):
+        _charge(ledger)
+    assert not os.path.exists(path)
 
 
 @pytest.mark.parametrize("keyed", [False, True], ids=["no key", "by a key holder"])
