@@ -16,6 +16,7 @@ import numpy as np
 from .._data._passes import scan_labels
 from ..accounting import LABELS_READ_NOTE
 from ..losses import BinaryLogisticLoss, MultinomialLogisticLoss
+from ..utils import is_missing_label
 from ..utils._validation import validate_private
 from ._defaults import BINARY_RESIDUAL_CLIP
 from ._refusals import refuse_private_classes
@@ -44,12 +45,10 @@ class PublicLabelsMixin:
             return None
         refuse_private_classes(self.classes)
         public = np.asarray(self.classes)
-        if public.dtype.kind == "f" and np.isnan(public).any() or (
-            public.dtype.kind == "O" and any(c is None or c != c for c in public.ravel())
-        ):
+        if any(is_missing_label(c) for c in public.ravel().tolist()):
             raise ValueError(
-                f"classes={self.classes!r} contains NaN or None; the public label set must "
-                "list actual labels."
+                f"classes={self.classes!r} contains a missing label (NaN, None, pd.NA or "
+                "NaT); the public label set must list actual labels."
             )
         classes = np.unique(public)
         if classes.size < 2:

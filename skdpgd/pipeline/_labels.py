@@ -18,7 +18,9 @@ refuses it after the charge).
 **Label set** (``DPLogisticRegression(classes="private")``): the labels present are
 released by thresholded noisy counts, the mechanism of the vectorizer's category
 discovery (mu-GDP plus an additive delta_0; docs/theory.md#label-set); rows whose label
-was not released get weight 0 (:func:`release_label_set`).
+was not released get weight 0 (:func:`release_label_set`); the labels are counted and
+released in their canonical forms (:mod:`skdpgd.utils._labels`), never as a record's own
+objects.
 """
 
 import warnings
@@ -30,7 +32,7 @@ from ..accounting import ReleasePrivacyReport
 from ..linear_model._weights import class_weight_from_counts
 from ..preprocessing import PrivateStepMixin
 from ..preprocessing._private_categories import discovery_threshold, sigma_for_mu
-from ..utils._validation import make_generator
+from ..utils import canonical_labels, label_array, make_generator
 
 CLASS_COUNTS_MECHANISM = (
     "Gaussian noise on the class counts over the public label set (sensitivity sqrt 2; "
@@ -153,20 +155,6 @@ LABEL_SET_MECHANISM = (
 )
 
 
-def _label_key(value):
-    """A sort key for a label (type name, text): deterministic over mixed types."""
-    return (type(value).__name__, str(value))
-
-
-def _is_missing_label(value):
-    if value is None:
-        return True
-    try:
-        return bool(value != value)  # NaN, of any float type
-    except (TypeError, ValueError):
-        return False
-
-
 def release_label_set(y, *, mu, delta0, random_state):
     r"""Release the label set of ``y`` by thresholded noisy counts (mu-GDP plus delta0).
 
@@ -180,10 +168,22 @@ def release_label_set(y, *, mu, delta0, random_state):
     relation are unchanged) instead of a refusal, which would tell whether such a row
     exists.
 
+    Every label is first mapped, record by record, to its canonical form
+    (:func:`skdpgd.utils.canonical_labels`: a function of its value and of the public
+    dtype of ``y`` only; ``-0.0`` and ``0.0`` are one label, so are ``1``, ``1.0`` and
+    ``True`` in an object array, ``"a"`` and ``np.str_("a")``), and the counts, the
+    released set and ``y_fit`` are made of canonical forms
+    (:func:`skdpgd.utils.label_array`), never of a record's own object: the released
+    classes, their dtype and the types of their elements are a function of the released
+    labels and of the dtype of ``y``, whichever record wrote which spelling. A missing
+    label (:func:`skdpgd.utils.is_missing_label`: None, NaN, ``pd.NA``, NaT) and a label
+    that has no canonical form (an object that is neither a number nor a text) get
+    weight 0.
+
     Parameters
     ----------
     y : array-like of shape (n,)
-        Labels (private).
+        Labels (private); its dtype, when it has one, is public schema.
     mu : float
         GDP budget of the release.
     delta0 : float
@@ -193,10 +193,11 @@ def release_label_set(y, *, mu, delta0, random_state):
 
     Returns
     -------
-    classes : list
-        The released labels, sorted by (type, text).
+    classes : ndarray
+        The released canonical labels, sorted (:func:`skdpgd.utils.label_array`).
     y_fit : ndarray of shape (n,)
-        ``y`` with every label outside ``classes`` replaced by ``classes[0]``.
+        Each row's canonical label in ``classes`` (same dtype), ``classes[0]`` for a
+        row whose label is missing or was not released.
     weights : ndarray of shape (n,)
         1.0 for a row whose label was released, 0.0 otherwise.
     report : ReleasePrivacyReport
@@ -207,33 +208,28 @@ def release_label_set(y, *, mu, delta0, random_state):
     ValueError
         When fewer than two labels were released (a fact about the release only).
     """
-    y = np.asarray(y, dtype=object).ravel()
-    counts = {}
-    for value in y.tolist():
-        if not _is_missing_label(value):
-            counts[value] = counts.get(value, 0) + 1
-    labels = sorted(counts, key=_label_key)
+    labels, codes, schema = canonical_labels(y)
+    counts = np.bincount(codes[codes >= 0], minlength=len(labels)).astype(np.float64)
     sigma = sigma_for_mu(mu)
     tau = discovery_threshold(sigma, delta0)
-    released = []
+    kept = np.zeros(len(labels), dtype=bool)
     if labels and np.isfinite(sigma) and np.isfinite(tau):
-        noisy = np.array([counts[v] for v in labels], dtype=np.float64)
-        noisy += sigma * make_generator(random_state).standard_normal(len(labels))
-        released = [v for v, c in zip(labels, noisy) if c > tau]
+        noisy = counts + sigma * make_generator(random_state).standard_normal(len(labels))
+        kept = noisy > tau
     report = ReleasePrivacyReport(
         mu=float(mu), extra_delta=float(delta0), mechanism=LABEL_SET_MECHANISM,
         releases=(("y: label set", float(mu)),),
         notes=(f"sigma = {sigma:.6g}, tau = {tau:.6g} on each label's count",))
-    if len(released) < 2:
+    released = [label for label, keep in zip(labels, kept) if keep]
+    classes, position = label_array(released, schema) if released else ([], None)
+    if len(classes) < 2:
         raise ValueError(
             "the private release of the label set kept fewer than two labels (labels held "
             "by few records are not released); give the public label set (classes=..., "
             "--classes on the command line), or a larger epsilon.")
-    keep = set(released)
-    inside = np.fromiter((not _is_missing_label(v) and v in keep for v in y.tolist()),
-                         dtype=bool, count=y.size)
-    y_fit = y.copy()
-    y_fit[~inside] = released[0]
-    if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in released):
-        y_fit = y_fit.astype(np.int64)
-    return released, y_fit, inside.astype(np.float64), report
+    class_of = np.full(len(labels) + 1, -1, dtype=np.intp)  # the last cell: missing (-1)
+    class_of[np.flatnonzero(kept)] = position
+    row_class = class_of[codes]
+    inside = row_class >= 0
+    y_fit = classes[np.where(inside, row_class, 0)]
+    return classes, y_fit, inside.astype(np.float64), report

@@ -10,7 +10,9 @@ type and value, never by identity, so every skdpgd transformer maps them alike.
 The strings that mean "missing" are a public convention (:data:`DEFAULT_MISSING_STRINGS`,
 the list :func:`pandas.read_csv` uses); they are parameters, never learned from the data.
 
-This is the one missing-value rule of skdpgd: the transformers, the type vote
+This is the one missing-value rule of skdpgd (its non-text half is
+:func:`skdpgd.utils.is_missing_label`, the rule for labels, which reads no text as
+missing): the transformers, the type vote
 (:mod:`skdpgd.preprocessing._table_schema`) and the command line's per-cell reading
 (:mod:`skdpgd.preprocessing._cells`) all call :func:`is_missing`. A string is missing
 when it, or its text stripped of surrounding spaces, is one of the missing strings, or
@@ -23,6 +25,7 @@ import numbers
 
 import numpy as np
 
+from ..utils import is_missing_label
 from ._distinct import TEXT_TYPES, group_equal_cells
 
 #: Strings read as missing by default: the spellings pandas.read_csv treats as NaN
@@ -61,16 +64,6 @@ def is_missing_text(text, missing_strings=DEFAULT_MISSING_STRINGS):
     return len(stripped) <= 4 and stripped.lower() in _NAN_TEXTS
 
 
-def _is_na_singleton(value):
-    """pd.NA / pd.NaT / np.datetime64('NaT') without importing pandas."""
-    name = type(value).__name__
-    if name in ("NAType", "NaTType"):
-        return True
-    if isinstance(value, (np.datetime64, np.timedelta64)):
-        return bool(np.isnat(value))
-    return False
-
-
 def is_missing(value, missing_strings=DEFAULT_MISSING_STRINGS):
     """Whether ``value`` is a missing value in any of its spellings.
 
@@ -96,19 +89,9 @@ def is_missing(value, missing_strings=DEFAULT_MISSING_STRINGS):
     >>> [is_missing(v) for v in (None, math.nan, np.float32("nan"), "NA", " NA", "", "x", 0.0)]
     [True, True, True, True, True, True, False, False]
     """
-    if value is None:
-        return True
     if isinstance(value, str):
         return is_missing_text(value, missing_strings)
-    if isinstance(value, (float, np.floating)):
-        return math.isnan(value)
-    if isinstance(value, (numbers.Number, np.generic)) and not isinstance(
-            value, (np.datetime64, np.timedelta64)):
-        try:
-            return bool(value != value)  # complex NaN, Decimal NaN
-        except Exception:  # e.g. Decimal('sNaN') raises InvalidOperation: not a value
-            return True
-    return _is_na_singleton(value)
+    return is_missing_label(value)  # the one rule for every other value
 
 
 def category_key(value, missing_strings=DEFAULT_MISSING_STRINGS):

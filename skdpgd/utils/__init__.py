@@ -1,9 +1,12 @@
 """Validation, clipping and scikit-learn compatibility helpers (not public API).
 
-The budget checks every estimator and private step shares are importable from here.
+The budget checks every estimator and private step shares are importable from here, and
+the label rules (:mod:`skdpgd.utils._labels`: missing labels, canonical labels).
 """
 
+from ._labels import canonical_labels, is_missing_label, label_array
 from ._row_index import row_index_column
 from ._validation import check_epsilon, make_generator, resolve_delta
 
-__all__ = ["check_epsilon", "make_generator", "resolve_delta", "row_index_column"]
+__all__ = ["canonical_labels", "check_epsilon", "is_missing_label", "label_array",
+           "make_generator", "resolve_delta", "row_index_column"]

@@ -1,6 +1,7 @@
 """User mistakes get a clear, data-independent error that says why and what to do."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from skdpgd import DPLogisticRegression, DPRidge, PrivacyLedger
@@ -34,8 +35,9 @@ def test_private_classes_outside_a_pipeline_are_refused_alike_by_fit_and_plan_pr
     for call in (lambda: model.fit(X, y), lambda: model.plan_privacy(60, 3)):
         with pytest.raises(ValueError, match="asks a DPPipeline to release the label set"):
             call()
-    with pytest.raises(ValueError, match="contains NaN or None"):  # the fit's checks too
-        DPLogisticRegression(classes=[0, np.nan]).plan_privacy(60, 3)
+    for missing in (np.nan, None, pd.NA, pd.NaT):  # the fit's checks too, one rule
+        with pytest.raises(ValueError, match="contains a missing label"):
+            DPLogisticRegression(classes=[0, missing]).plan_privacy(60, 3)
 
 
 @pytest.mark.parametrize("make", [lambda **kw: DPLogisticRegression(classes=[0, 1], **kw),
