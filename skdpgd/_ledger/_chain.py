@@ -31,7 +31,9 @@ not recompute the digests (an SQL ``UPDATE`` or ``DELETE``, a hex editor); someo
 knows this scheme can recompute a consistent chain. With a key held by the data owner
 (HMAC-SHA256, Bellare, Canetti and Krawczyk 1996; RFC 2104), nobody without the key can
 produce a valid chain. A chain only shows that the file agrees with itself, so neither
-detects: the whole file replaced by an older copy of itself (a rollback), the file cut
+detects, in a process that opens the file afresh: the whole file replaced by an older copy
+of itself (a rollback; a running writer refuses one, as it keeps the head it last verified
+or wrote, :func:`skdpgd._ledger._verify.check_continues`), the file cut
 after entry k with entry k's head written back, another ledger's file made with the same
 key, a new file where the old one was deleted, or a rewrite by a key holder (or by anyone,
 without a key). For those keep, where the writers cannot change them, the ledger id (fixed

@@ -123,11 +123,13 @@ class PrivacyLedger(SharedLedger):
     over its header (cap, relation, creation, schema version, ledger id, key flag) and
     every entry, verified on opening and inside every charge: an entry edited, deleted,
     inserted or moved, the cap or header changed, or a head that does not match the
-    entries raises :class:`~skdpgd.exceptions.LedgerFileError` and charges nothing. A chain shows
-    only that the file agrees with itself, so it does not catch: an earlier copy of the file
-    (a rollback), the file cut after an entry with that entry's head written back,
-    another ledger's file made with the same key, a new file where the old one was
-    deleted, or, without a key, a file edited and re-chained. Keep :attr:`ledger_id`
+    entries raises :class:`~skdpgd.exceptions.LedgerFileError` and charges nothing; so
+    does a file that no longer holds, at its position and with its digest, the last entry
+    this object verified or wrote (a rollback under a running ledger). Opened afresh, a
+    chain shows only that the file agrees with itself: it does not catch an earlier copy
+    (a rollback), the file cut after an entry with that entry's head written back, another
+    ledger's file made with the same key, a new file where the old one was deleted, or,
+    without a key, a file edited and re-chained. Keep :attr:`ledger_id`
     and the latest :attr:`head_hash` where the file's writers cannot change them, and
     give them to :meth:`verify_file` (``expect_id``, ``expect_head``) and the id to
     ``ledger_id=``. Version-1 files are refused until :meth:`upgrade_file`.
@@ -401,4 +403,5 @@ class PrivacyLedger(SharedLedger):
                else f"cap ({self.epsilon:.4g}, {self.delta:.3g})-DP")
         where = "in memory" if self.path is None else repr(self.path)
         copy = ", read-only copy" if self._is_copy else ""
-        return f"PrivacyLedger({where}, {cap}, {len(self._entries)} entries{copy})"
+        n = len(self._entries) if self.path is None else self._store.head[0]  # as verified
+        return f"PrivacyLedger({where}, {cap}, {n} {'entry' if n == 1 else 'entries'}{copy})"

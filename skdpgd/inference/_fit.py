@@ -241,8 +241,19 @@ def reliability_note(diagnostics):
         return None
     return (
         "the private Hessian's noise is comparable to its smallest curvature in some "
-        f"direction (ratio {diagnostics['hessian_noise_ratio']:.2g} > {FIRST_ORDER_LIMIT}): "
+        f"direction (ratio {_shown_above(diagnostics['hessian_noise_ratio'], FIRST_ORDER_LIMIT)}"
+        f" > {FIRST_ORDER_LIMIT}): "
         "the run's leftover error is bounded with the repaired Hessian, which overstates the "
         "curvature there; the intervals are wide but their coverage is not guaranteed "
         "(more rows or a larger epsilon help)."
     )
+
+
+def _shown_above(value, limit):
+    """``value`` with the fewest significant digits (two or more) that still read above
+    ``limit`` (0.5004 is "0.5004", not "0.5", beside "> 0.5")."""
+    for digits in range(2, 18):
+        text = f"{value:.{digits}g}"
+        if float(text) > limit:
+            return text
+    return repr(float(value))

@@ -66,6 +66,17 @@ def test_a_new_ledger_on_the_same_file_sees_every_charge_and_the_cap(path):
         PrivacyLedger(epsilon=2.0, delta=DELTA, path=path)
 
 
+def test_the_repr_counts_the_entries_the_file_holds_from_opening(path):
+    writer = PrivacyLedger(path=path)
+    _charge(writer)
+    reader = PrivacyLedger(path=path)  # opened, nothing read yet
+    assert repr(reader).endswith(", no cap, 1 entry)")
+    _charge(writer)
+    _charge(reader)  # reads the writer's second entry, appends the third
+    assert repr(reader).endswith(", no cap, 3 entries)")
+    assert repr(PrivacyLedger()).endswith(", no cap, 0 entries)")
+
+
 _RENYI = RenyiDpEvent(tuple(accounting.DEFAULT_ORDERS),
                       tuple(accounting.gdp_to_rdp(accounting.DEFAULT_ORDERS, 0.4)))
 
