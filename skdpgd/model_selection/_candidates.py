@@ -4,8 +4,9 @@ Each trial of the search fits one candidate, the estimator (or pipeline) with on
 of the grid and the parameters the search sets itself (the trial's (epsilon, delta), its
 seed and the guard that re-checks its privacy report). Before anything is charged, every
 candidate is planned at each number of rows it will be fitted on, from public numbers
-only, and one whose privacy event is not a Gaussian-DP run within the trial's mu is
-refused by name (:func:`check_candidates`).
+only, and one whose solver does not declare a Gaussian-DP report (``reports_mu``), or
+whose planned privacy event is not a Gaussian-DP run within the trial's mu, is refused
+(:func:`check_candidates`).
 """
 
 import numpy as np
@@ -14,6 +15,8 @@ from sklearn.base import is_classifier
 from ..accounting import gdp_to_epsilon
 from ..accounting._margin import round_down
 from ..preprocessing._public_steps import features_out
+from ..solvers import get as get_solver
+from ..solvers import names as solver_names
 from ..utils import resolve_delta
 from ._pipeline import candidate, final_params, is_dp_pipeline, split_estimator
 from ._trial_guard import check_trial_event
@@ -104,10 +107,36 @@ def check_candidates(estimator, base, grid, mu, sizes, n_features, X=None, templ
     for n_train, params in ((size, params) for size in sizes for params in grid):
         model = make_candidate(estimator, params, mu, n_train, 0, None, template)
         pre, final, _ = split_estimator(model)
-        for _, step in pre:
+        if not is_dp_pipeline(final):  # a DPPipeline refuses its own (check_steps)
+            check_reports_mu(final, params)
+        for _, step in pre:  # a PreparedStep refuses here one that no charge made
             if hasattr(step, "_validate_params"):
                 step._validate_params()
         # a DPPipeline plans from X's structure (its dtypes), never from a value
         report = (final.plan_privacy(n_train, d, n_classes, X=X) if is_dp_pipeline(final)
                   else final.plan_privacy(n_train, d, n_classes))
         check_trial_event(report.event, mu, f"candidate {params}")
+
+
+def check_reports_mu(final, params):
+    """Refuse a candidate whose solver does not declare a Gaussian-DP report.
+
+    The selection bound composes trials that are mu-GDP runs, so a solver whose
+    declared capability ``reports_mu`` is False (``"sgd"``, or a registered one) is
+    refused from that declaration, before any charge, whatever its name.
+
+    Parameters
+    ----------
+    final : skdpgd estimator
+        The candidate's estimator (its ``solver`` is looked up in the registry).
+    params : dict
+        The candidate's point of the grid (for the message).
+    """
+    if get_solver(final.solver).reports_mu is not True:
+        usable = [name for name in solver_names() if get_solver(name).reports_mu is True]
+        raise ValueError(
+            f"candidate {params}: solver={final.solver!r} is refused in DPSearchCV: its "
+            "solver declares reports_mu=False (its privacy report has no single "
+            "Gaussian-DP parameter mu), and the selection bound composes trials that are "
+            f"mu-GDP runs. Use a solver that reports mu: {usable}."
+        )

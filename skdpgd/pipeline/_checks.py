@@ -4,13 +4,22 @@ Every refusal here is a public fact (the steps and their parameters, the contain
 ``len`` and ``shape``), so it comes before the charge and quotes no value.
 """
 
+import inspect
+import numbers
+
 from sklearn.base import is_classifier
 
 from ..accounting._release import PRIVATE_FIT_ATTRIBUTE
 from ..linear_model import DPRidge
 from ..linear_model._base import BaseDPLinearModel
 from ..preprocessing._public_steps import why_not_public
+from ..solvers import get as get_solver
+from ..solvers import names as solver_names
 from ..utils._sklearn_compat import _num_features, _num_samples
+
+#: The parameters of a step that the pipeline's budget sets (the budget, its seed, its
+#: ledger): the one rule of :func:`check_owned_params` applies to all four.
+OWNED_PARAMS = ("epsilon", "delta", "random_state", "ledger")
 
 
 def is_private(step):
@@ -78,18 +87,8 @@ def check_steps(pipeline):
             f"A DPPipeline ends in an skdpgd estimator (DPLogisticRegression or DPRidge); "
             f"its last step {last_name!r} is {type(final).__name__}."
         )
-    if final.solver == "sgd":
-        raise ValueError(
-            "solver='sgd' is refused inside a DPPipeline: its guarantee comes from a "
-            "privacy-loss-distribution bound with no single Gaussian-DP parameter, so "
-            "the pipeline could not split one budget between it and the preparation by "
-            "exact GDP composition. Use solver='auto', 'preconditioned', 'gd' or 'cyclic'."
-        )
-    if getattr(final, "ledger", None) is not None:
-        raise ValueError(
-            "Give the ledger to the DPPipeline (ledger=...), not to its estimator: the "
-            "pipeline charges its whole cost once, before reading any value."
-        )
+    check_reports_mu(final, "inside a DPPipeline")
+    check_owned_params(last_name, final, pipeline)
     if is_balanced(final) and final.classes is None:
         raise ValueError(
             "class_weight='balanced' inside a DPPipeline needs the public label set "
@@ -104,12 +103,10 @@ def check_steps(pipeline):
         if is_skip(step):
             continue
         if is_private(step):
-            if getattr(step, "ledger", None) is not None:
-                raise ValueError(
-                    f"Step {name!r} has its own ledger; give the ledger to the DPPipeline, "
-                    "which charges every release once."
-                )
+            check_owned_params(name, step, pipeline)
             continue
+        if is_prepared(step):  # a PreparedStep refuses one that no charged release made
+            step.check_charged()
         reason = why_not_public(step)
         if reason:
             raise TypeError(
@@ -117,6 +114,102 @@ def check_steps(pipeline):
                 f"skdpgd.preprocessing._private_step) nor public-bound: {reason}."
             )
     return pre, last_name, final
+
+
+def check_reports_mu(estimator, where):
+    """Refuse an estimator whose solver does not declare a Gaussian-DP report.
+
+    Reads the solver's declared capability (``Solver.reports_mu``), never its name, so
+    a registered solver is refused or accepted by what it declares; a pipeline or a
+    search composes every release in mu, so it refuses the others here, before any
+    charge.
+
+    Parameters
+    ----------
+    estimator : skdpgd estimator
+        Its ``solver`` is looked up in the registry (an unknown name is refused there).
+    where : str
+        Where it is used, for the message (``"inside a DPPipeline"``).
+    """
+    solver = get_solver(estimator.solver)
+    if getattr(solver, "reports_mu", False) is not True:
+        usable = [name for name in solver_names() if get_solver(name).reports_mu is True]
+        raise ValueError(
+            f"solver={estimator.solver!r} is refused {where}: its solver declares "
+            "reports_mu=False (its privacy report has no single Gaussian-DP parameter "
+            "mu: solver='sgd' is a privacy-loss-distribution bound), and the pipeline "
+            "and DPSearchCV compose every release in mu. Use a solver that reports "
+            f"mu: {usable}."
+        )
+
+
+def _default(step, param):
+    """The default of ``param`` in the signature of ``type(step).__init__``, or a marker."""
+    try:
+        parameter = inspect.signature(type(step).__init__).parameters.get(param)
+    except (TypeError, ValueError):  # no signature to read: no default known
+        parameter = None
+    return inspect.Parameter.empty if parameter is None else parameter.default
+
+
+def _is_default(value, default):
+    """Whether ``value`` is the default: the same object, or an equal number or string."""
+    if value is default:
+        return True
+    if isinstance(value, str) or isinstance(default, str):
+        return isinstance(value, str) and isinstance(default, str) and value == default
+    numbers_only = all(isinstance(v, numbers.Real) and not isinstance(v, bool)
+                       for v in (value, default))
+    return numbers_only and float(value) == float(default)
+
+
+#: Why a step's own value of each parameter the pipeline sets would not be used.
+_NOT_USED = {
+    "epsilon": "the pipeline's budget (epsilon, delta) covers every release and gives "
+               "each its share, so this value would not be spent",
+    "delta": "the pipeline's budget (epsilon, delta) covers every release and gives "
+             "each its share, so this value would not be used",
+    "random_state": "every release draws its seed from the pipeline's random_state, so "
+                    "this seed would not be used",
+    "ledger": "the pipeline charges its own ledger once, before reading any value, so "
+              "this ledger would never be charged",
+}
+
+
+def check_owned_params(name, step, pipeline):
+    """The one rule for a step's parameters that the pipeline's budget sets.
+
+    A step's ``epsilon``, ``delta``, ``random_state`` and ``ledger`` (:data:`OWNED_PARAMS`)
+    are the pipeline's: the pipeline splits its own budget between its releases, draws
+    every seed from its own ``random_state`` and charges its own ledger. Left at the
+    step's defaults, they are set by the pipeline in its fitted clones; a value that
+    differs from the default (set by hand, by ``set_params`` or by a search's grid) would
+    be replaced or ignored, so it is refused here, before the charge, naming the value,
+    the pipeline's own and where to set it.
+
+    Parameters
+    ----------
+    name : str
+        The step's name (for the message).
+    step : estimator
+        A private step or the final estimator.
+    pipeline : DPPipeline
+        Whose parameters are used instead (quoted in the message).
+    """
+    params = step.get_params(deep=False) if hasattr(step, "get_params") else {}
+    for param in OWNED_PARAMS:
+        if param not in params:
+            continue
+        value, default = params[param], _default(step, param)
+        if default is inspect.Parameter.empty or _is_default(value, default):
+            continue
+        fix = ("Give the ledger to the DPPipeline (ledger=...)" if param == "ledger" else
+               f"Set {param} on the DPPipeline (it is {getattr(pipeline, param, None)!r})")
+        raise ValueError(
+            f"Step {name!r} ({type(step).__name__}) sets {param}={value!r}, which a "
+            f"DPPipeline sets itself: {_NOT_USED[param]}. {fix} and leave the step's "
+            f"{param} at its default {default!r}."
+        )
 
 
 def check_classes(final, ledger):

@@ -19,6 +19,8 @@ so the preparation is charged once however many fits follow; transforming rows w
 :math:`r` is post-processing (Dong, Roth and Su 2022, Proposition 2.8).
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
@@ -26,7 +28,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..accounting import ReleasePrivacyReport
 from ..linear_model._base import BaseDPLinearModel
 from ..preprocessing import check_allowance
-from ..utils._sklearn_compat import _num_samples
+from ..utils._sklearn_compat import HasMethods, _num_samples
 from ._checks import check_steps, fit_transform_private, is_private, is_skip
 from ._plan import plan_budget, planned_releases
 from ._report import PipelinePrivacyReport
@@ -36,6 +38,42 @@ from ._report import PipelinePrivacyReport
 _PREPARE_STREAM = 0x50524550
 
 
+@dataclass(frozen=True, eq=False)
+class ChargedRelease:
+    """What ``prepare`` and ``DPSearchCV`` attach to a step they released after their charge.
+
+    Made only by :func:`release_preparation` (which both call after the ledger charge,
+    with the allowance the charge covered); a :class:`PreparedStep` holds it and checks
+    it against its step (:meth:`PreparedStep.check_charged`).
+
+    Attributes
+    ----------
+    step : fitted private step
+        The very object released (identity is checked, so another step, or this one
+        refitted, does not match).
+    report : ReleasePrivacyReport
+        The step's ``privacy_`` as released (identity is checked too).
+    mu, extra_delta : float
+        The allowance the charge covered (the report is within it).
+    """
+
+    step: object
+    report: object
+    mu: float
+    extra_delta: float
+
+
+#: Why a PreparedStep without its charged release is refused (formatted with its step).
+HAND_MADE = (
+    "This PreparedStep({step}) was not released by DPPipeline.prepare or DPSearchCV (it "
+    "was built by hand, or its step was replaced or refitted since): no charge covers "
+    "its release, so no pipeline may report it as released once. Release the "
+    "preparation with pipeline.prepare(X, ledger=...) and use the pipeline it returns, "
+    "or put the unfitted private step itself in the DPPipeline, which gives it its "
+    "share of the budget."
+)
+
+
 class PreparedStep(TransformerMixin, BaseEstimator):
     """A private step released once by :meth:`skdpgd.DPPipeline.prepare`, frozen.
 
@@ -43,6 +81,11 @@ class PreparedStep(TransformerMixin, BaseEstimator):
     ``transform`` is the released step's, and ``clone`` returns it as it is (like
     scikit-learn's ``FrozenEstimator``), so every clone a search makes shares the one
     release.
+
+    Only ``prepare`` and ``DPSearchCV`` make a usable one: they attach the release they
+    charged for (a :class:`ChargedRelease`). One built by hand, ``PreparedStep(step)``,
+    holds no charged release: its ``privacy_`` refuses, and so does every pipeline or
+    search that would list its cost (before charging anything).
 
     Parameters
     ----------
@@ -58,8 +101,35 @@ class PreparedStep(TransformerMixin, BaseEstimator):
     __skdpgd_public_fit__ = True
     __skdpgd_prepared__ = True
 
+    _parameter_constraints = {"step": [HasMethods(["transform"])]}
+
     def __init__(self, step):
         self.step = step
+
+    def check_charged(self):
+        """The charged release this step carries; refused when it carries none.
+
+        Returns
+        -------
+        ChargedRelease
+            Made by ``prepare`` or ``DPSearchCV`` for this very step and report.
+
+        Raises
+        ------
+        ValueError
+            A hand-made PreparedStep, or one whose step was replaced or refitted.
+        """
+        release = vars(self).get("_charged_release")
+        step = vars(self).get("step")
+        if (not isinstance(release, ChargedRelease) or release.step is not step
+                or getattr(step, "privacy_", None) is not release.report):
+            raise ValueError(HAND_MADE.format(step=type(step).__name__))
+        return release
+
+    def _validate_params(self):
+        """The parameter check of scikit-learn, and the charged release (refused without)."""
+        super()._validate_params()
+        self.check_charged()
 
     def __sklearn_clone__(self):
         return self
@@ -146,8 +216,8 @@ class PreparedStep(TransformerMixin, BaseEstimator):
 
     @property
     def privacy_(self):
-        """What the release cost (charged once by ``prepare``)."""
-        return self.step.privacy_
+        """What the release cost (charged once by ``prepare`` or ``DPSearchCV``)."""
+        return self.check_charged().report
 
     @property
     def row_norm_bound_(self):
@@ -249,7 +319,9 @@ def release_preparation(pre, X, y, allowance, rng):
             check_allowance(name, fitted.privacy_, mu, extra)
             spent.append((name, fitted.privacy_))
             Xt = Xt_next
-            steps.append((name, PreparedStep(fitted)))
+            prepared = PreparedStep(fitted)
+            prepared._charged_release = ChargedRelease(fitted, fitted.privacy_, mu, extra)
+            steps.append((name, prepared))
         else:
             Xt = clone(step).fit_transform(Xt, y)
             steps.append((name, step))

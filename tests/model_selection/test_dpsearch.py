@@ -11,7 +11,7 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
 
 from skdpgd import DPLogisticRegression, DPRidge, PrivacyLedger
-from skdpgd.accounting import DEFAULT_ORDERS, UnsupportedEventError, rdp_to_epsilon
+from skdpgd.accounting import DEFAULT_ORDERS, rdp_to_epsilon
 from skdpgd.exceptions import PrivacyBudgetExceeded
 from skdpgd.model_selection import DPSearchCV, expected_trials
 from skdpgd.model_selection._trial_guard import MuGuard
@@ -163,16 +163,16 @@ def test_guard_refuses_a_run_above_the_trial_budget():
 @pytest.mark.parametrize("grid", [{"C": [1.0, 10.0]}, {"solver": ["gd", "sgd"]}],
                          ids=["sgd-template", "sgd-candidate"])
 def test_sgd_candidates_are_refused_before_the_ledger_is_charged(data, grid):
-    """An sgd candidate, whose event has no Gaussian-DP mu, is refused before the ledger
-    is charged (no entry), with a message naming the event rather than a NaN mu."""
-    pytest.importorskip("dp_accounting")
+    """An sgd candidate, whose solver declares no Gaussian-DP mu (``reports_mu=False``),
+    is refused by that declaration before the ledger is charged (no entry), with a
+    message naming it rather than a NaN mu."""
     ledger = PrivacyLedger(epsilon=5.0, delta=1e-5)
     solver = "sgd" if "solver" not in grid else "gd"
     est = DPLogisticRegression(classes=[0, 1], solver=solver, max_iter=20)
     search = DPSearchCV(est, grid, epsilon=2.0, delta=1e-5, ledger=ledger, random_state=0)
-    with pytest.raises(UnsupportedEventError, match="Gaussian-DP") as info:
+    with pytest.raises(ValueError, match="solver='sgd'.*reports_mu=False") as info:
         search.fit(*data)
-    assert "nan" not in str(info.value) and "PoissonSampledGaussianEvent" in str(info.value)
+    assert "nan" not in str(info.value)
     assert len(ledger.entries) == 0 and not hasattr(search, "best_estimator_")
 
 
