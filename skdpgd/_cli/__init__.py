@@ -233,7 +233,9 @@ def build_parser():
     fit.add_argument("--alpha", type=float, default=None,
                      help="ridge: regularisation (default 'auto')")
     fit.add_argument("--n-jobs", type=int, default=None, help="workers for the gradient sums")
-    fit.add_argument("--verbose", type=int, default=None, help="progress messages (0, 1, 2)")
+    fit.add_argument("--verbose", type=int, default=None,
+                     help="1 or more: the full privacy report and per-column decisions "
+                     "(default: one short line each), and progress messages (0, 1, 2)")
     fit.add_argument("--summary", action="store_true",
                      help="also release private standard errors, intervals and p-values "
                      "(inference=True, in the same budget; binary logistic or ridge) and "

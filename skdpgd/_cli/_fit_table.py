@@ -25,6 +25,7 @@ import numpy as np
 
 from .._version import __version__
 from ..preprocessing._cells import to_numbers
+from ._brief import column_lines, fit_line, guarantee_line, warnings_as_lines
 from ._config import _names
 from ._csv import index_column, read_frame, sniff
 from ._table import (
@@ -279,7 +280,9 @@ def fit_table(path, config, *, epsilon, delta="auto", random_state=None, output=
     y = _target(cells, model, config.get("classes"))
     if ledger is None:
         _check_target(y, model, config.get("classes"), target)
-    pipeline.fit(frame[features], y)
+    warned = []
+    with warnings_as_lines(warned):
+        pipeline.fit(frame[features], y)
     report = pipeline.privacy_
     classes = config.get("classes")
     if model == "logistic" and classes is None:  # released privately: texts
@@ -297,18 +300,23 @@ def fit_table(path, config, *, epsilon, delta="auto", random_state=None, output=
     if output is not None:
         joblib.dump(bundle, output)
     schema = schema_of(pipeline)
-    print(f"skdpgd fit: {type(pipeline.steps[-1][1]).__name__} on {path} through DPTableVectorizer "
+    print(f"skdpgd fit: {type(pipeline.steps[-1][1]).__name__} on {path} "
           f"({len(schema.numeric_columns_)} numeric, {len(schema.categorical_columns_)} "
           f"categorical columns; target {target!r})")
     for note in notes:
-        print(f"read: {note}")
-    print(cli_spelling(repr(report)))
-    print(pipeline.pipeline_[1].summary_text(type_from=_type_sources(schema)))
+        print(fit_line(f"read: {note}"))
+    if config.get("verbose", 0) >= 1:
+        print(cli_spelling(repr(report)))
+        print(pipeline.pipeline_[1].summary_text(type_from=_type_sources(schema)))
+    else:
+        print(guarantee_line(report))
+        print("\n".join(column_lines(pipeline.pipeline_[1], _type_sources(schema))))
+    for line in warned:
+        print(line)
     if ledger is not None:
         print(ledger_line(ledger))
     if output:
-        print(f"saved to {output} (joblib bundle: pipeline, dp_pipeline, feature_columns, "
-              "target, classes, privacy)")
+        print(f"saved to {output} (joblib: pipeline, dp_pipeline, classes, privacy)")
     else:
         print("(no --output given: the model was not saved)")
     return pipeline, bundle

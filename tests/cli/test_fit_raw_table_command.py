@@ -212,7 +212,7 @@ def _fit(tmp_path, *extra, data=None, name="m.joblib"):
 
 def test_no_config_logistic_fit_then_predict(tmp_path, capsys):
     code, out, data = _fit(tmp_path, "--model", "logistic", "--classes", "0,1",
-                           "--epsilon", "8")
+                           "--epsilon", "8", "--verbose", "1")
     assert code == 0
     printed = capsys.readouterr().out
     assert "PipelinePrivacyReport((8, " in printed and "vectorizer" in printed
@@ -247,7 +247,7 @@ def test_no_config_ridge_needs_no_y_bound(tmp_path, capsys):
     out = tmp_path / "r.joblib"
     assert main(["fit", str(path), "--target", "y", "--model", "ridge", "--epsilon", "8",
                  "--numeric", "x", "--categorical", "kind", "--random-state", "0",
-                 "--output", str(out)]) == 0
+                 "--output", str(out), "--verbose", "1"]) == 0
     assert "target range (no --y-bound: released privately)" in capsys.readouterr().out
     assert main(["predict", str(out), str(path)]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -300,16 +300,46 @@ def test_cli_equals_the_python_api_on_the_same_data_and_seed(tmp_path, capsys):
     assert cli_accuracy > 0.75
 
 
-def test_fit_prints_the_per_column_summary(tmp_path, capsys):
+def test_fit_prints_one_short_line_per_column(tmp_path, capsys):
     code, _, _ = _fit(tmp_path, "--model", "logistic", "--classes", "0,1", "--epsilon", "8",
                       "--categorical", "city")
+    assert code == 0
+    printed = capsys.readouterr().out.splitlines()
+    start = printed.index("columns (--verbose 1: the full decisions):")
+    lines = {line.split(":")[0].strip(): line for line in printed[start + 1:]
+             if line.startswith("  ")}
+    header = pd.read_csv(tmp_path / "train.csv", nrows=0).columns
+    assert set(lines) == {c for c in header if c != "label"}  # one line per column
+    assert lines["city"].startswith("  city: categorical (declared), ")
+    assert lines["age"].startswith("  age: numeric (vote), [") and " private, " in lines["age"]
+    assert all(len(line) <= 100 for line in printed[1:-1])  # the path lines aside
+    assert printed[1].startswith("privacy: (8, ") and "PipelinePrivacyReport" not in printed
+
+
+def test_fit_verbose_prints_the_full_report_and_decisions(tmp_path, capsys):
+    code, _, _ = _fit(tmp_path, "--model", "logistic", "--classes", "0,1", "--epsilon", "8",
+                      "--categorical", "city", "--verbose", "1")
     assert code == 0
     printed = capsys.readouterr().out
     lines = {line.split(" (")[0].strip(): line for line in printed.splitlines()
              if line.startswith("  ") and " from " in line}
     assert "categorical from declared" in lines["city"]
     assert "numeric from vote" in lines["age"] and "range [" in lines["age"]
-    assert "per-column decisions" in printed
+    assert "per-column decisions" in printed and "PipelinePrivacyReport((8, " in printed
+
+
+def test_fit_warnings_reach_the_terminal_as_plain_lines(tmp_path, capsys):
+    # 60 rows at a small budget: no category of 'city' passes its threshold (a fallback)
+    path = tmp_path / "small.csv"
+    rng = np.random.default_rng(1)
+    path.write_text("city,label\n" + "".join(
+        f"{rng.choice(['a', 'b', 'c'])},{rng.integers(2)}\n" for _ in range(60)))
+    assert main(["fit", str(path), "--target", "label", "--classes", "0,1", "--epsilon",
+                 "0.1", "--categorical", "city", "--random-state", "0"]) == 0
+    captured = capsys.readouterr()
+    warned = [line for line in captured.out.splitlines() if line.startswith("warning: ")]
+    assert len(warned) == 1 and "fell back" in warned[0] and "'city'" in warned[0]
+    assert ".py:" not in captured.out + captured.err  # no source path, no Warning class line
 
 
 def test_config_path_model_predicts_on_plain_read_csv(tmp_path, capsys):

@@ -63,7 +63,8 @@ def test_private_label_set_is_released_and_a_singleton_is_not(tmp_path, capsys):
     data = _csv(tmp_path / "t.csv")
     out = tmp_path / "m.joblib"
     assert main(["fit", str(data), "--target", "label", "--model", "logistic", "--epsilon",
-                 "1", "--drop", "rating", "--random-state", "0", "--output", str(out)]) == 0
+                 "1", "--drop", "rating", "--random-state", "0", "--output", str(out),
+                 "--verbose", "1"]) == 0
     printed = capsys.readouterr().out
     # the report spells the command line's flags, not the Python parameters
     assert "label set (no --classes: released privately)" in printed

@@ -1,0 +1,84 @@
+"""The short account ``skdpgd fit`` prints: one line per column, each at most 100 characters.
+
+By default the command prints what a reader needs to trust and use the model: the
+guarantee in one line, one line per column of the table (its type, where its range or
+categories came from, its rule, a fallback flagged), the warnings of the fit as plain
+lines (never Python's ``file:line: Category`` form with a source path), and where the
+model went. ``--verbose 1`` (or more) prints the full privacy report (every release, its
+mechanism and theorem, every note) and the vectorizer's ``summary_text()`` instead of
+the short lines; in Python, ``pipeline.privacy_`` and ``summary_text()`` give the same.
+Everything here is a function of the released statistics and public parameters (the
+report and the vectorizer's summary); nothing is read from the data.
+"""
+
+import contextlib
+import warnings
+
+#: The width no line of the short account exceeds.
+LINE_WIDTH = 100
+
+
+def fit_line(text, width=LINE_WIDTH):
+    """``text`` cut to ``width`` characters, ending in ``...`` when it was cut."""
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def guarantee_line(report):
+    """The guarantee of a fit in one line: (epsilon, delta), its GDP form, what was spent."""
+    head = f"privacy: ({report.epsilon:.4g}, {report.delta:.3g})-DP"
+    mu = getattr(report, "mu", None)
+    if mu is not None:
+        head += f", mu={mu:.4g}-GDP"
+        extra = getattr(report, "extra_delta", 0.0) or 0.0
+        if extra > 0.0:
+            head += f" + delta {extra:.3g}"
+    return fit_line(head + " (replace-one); --verbose 1 prints every release")
+
+
+def _number(value):
+    return f"{value:.4g}"
+
+
+def column_line(row):
+    """One column of the vectorizer's summary (a dict of its ``summary()`` fields)."""
+    name, kind = row["column"], row["type"]
+    text = f"  {name}: {kind}"
+    if kind == "dropped":
+        return fit_line(f"{text} ({row['type_from']})")
+    text += f" ({row['type_from']})"
+    if kind == "numeric":
+        text += (f", [{_number(row['low'])}, {_number(row['high'])}] {row['range_from']}, "
+                 f"{row['rule']}, missing -> {_number(row['imputed'])}")
+    elif kind == "categorical":
+        source = str(row["encoding"]).split(",")[0]
+        text += f", {row['categories']} kept ({source})"
+    if row["fallback"]:
+        text += ", FALLBACK"
+    return fit_line(text)
+
+
+def column_lines(vectorizer, type_from=None):
+    """The short lines of every column of a fitted DPTableVectorizer, in the table's order."""
+    type_from = type_from or {}
+    rows = []
+    for column, values in vectorizer.summary().iterrows():
+        row = dict(values)
+        row["column"] = str(column)
+        if row["type"] != "dropped":
+            row["type_from"] = type_from.get(str(column), row["type_from"])
+        rows.append(column_line(row))
+    return ["columns (--verbose 1: the full decisions):", *rows]
+
+
+@contextlib.contextmanager
+def warnings_as_lines(lines):
+    """Collect the warnings raised inside into ``lines`` (``"warning: message"``, once each)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    seen = set()
+    for item in caught:
+        text = f"warning: {item.message}"
+        if text not in seen:
+            seen.add(text)
+            lines.append(text)
