@@ -82,11 +82,23 @@ class DPPipeline(StepSequence, FittedPipelineMethods, _BaseComposition):
     steps : list of (str, estimator)
         Transformers (private-step protocol, or public-bound: skdpgd.preprocessing's,
         ``"passthrough"``, or declaring ``__skdpgd_public_fit__``), then a
-        :class:`~skdpgd.DPLogisticRegression` or :class:`~skdpgd.DPRidge` (any solver
-        but ``"sgd"``, no ledger of its own). The estimator's own ``epsilon``,
-        ``delta``, ``ledger`` and ``random_state`` are replaced by the pipeline's in the
-        fitted clone; a private step's own ``epsilon``, ``delta`` and ``random_state``
-        (its standalone budget) are not used: the pipeline gives it its share.
+        :class:`~skdpgd.DPLogisticRegression` or :class:`~skdpgd.DPRidge` whose
+        solver declares a Gaussian-DP report (``Solver.reports_mu``: every built-in
+        solver but ``"sgd"``). A :class:`~skdpgd.pipeline.PreparedStep` is accepted
+        only as :meth:`prepare` or ``DPSearchCV`` made it (with the release they
+        charged); one built by hand is refused.
+
+        **One rule for the parameters the pipeline sets.** A step's ``epsilon``,
+        ``delta``, ``random_state`` and ``ledger`` belong to the pipeline: it splits
+        its own budget between the releases, draws every seed from its own
+        ``random_state`` and charges its own ledger. Leave them at the step's
+        defaults (the pipeline sets them in its fitted clones); any other value on a
+        step (set by hand, by ``set_params``, or by a search's grid such as
+        ``{"dplogisticregression__epsilon": [...]}``) is refused before the charge,
+        with the value the pipeline uses instead (``DPLogisticRegression(epsilon=0.1)``
+        in a pipeline of ``epsilon=4.0`` would otherwise spend 4 where 0.1 is
+        written). Set them on the pipeline: ``make_dp_pipeline(..., epsilon=0.1)``,
+        or grid over ``epsilon`` (:doc:`/budgets`, "One budget for a pipeline").
     epsilon : float, default=1.0
         Budget of the whole pipeline (> 0; ``np.inf``: no noise anywhere).
     delta : float or "auto", default="auto"

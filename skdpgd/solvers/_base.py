@@ -112,8 +112,10 @@ class Solver:
     #: The ``solver=`` string of this solver.
     name = None
 
-    #: Whether every report of this solver is Gaussian DP (has a ``mu``): what
-    #: ``skdpgd account`` compares against composition (False for sampled SGD).
+    #: Whether every report of this solver is Gaussian DP (has a ``mu``): the declared
+    #: capability that ``DPPipeline`` (its fit, ``plan_privacy``, ``prepare``) and
+    #: ``DPSearchCV`` read to admit a solver before any charge, and that ``skdpgd
+    #: account`` reads to compare against composition (False for sampled SGD).
     reports_mu = True
 
     def __eq__(self, other):

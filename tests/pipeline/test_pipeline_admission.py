@@ -41,7 +41,7 @@ def _pipe(vectorizer=None, **kw):
 # -- a prepared step carries a charged release ------------------------------------------------
 
 def test_a_hand_made_prepared_step_is_refused_before_the_charge(table):
-    # Finding 2 of issue 44: the report was headed "(1, 1e-05)-DP" and said the step was
+    # The report was headed "(1, 1e-05)-DP" and said the step was
     # charged once, although nothing was (the step was released at epsilon=inf by hand).
     X, y = table
     by_hand = PreparedStep(DPTableVectorizer(epsilon=np.inf).fit(X))
@@ -106,7 +106,7 @@ def toy_not_gdp():
 
 
 def test_a_solver_that_does_not_report_mu_is_refused_before_the_charge(table, toy_not_gdp):
-    # Finding 5 of issue 44: such a fit was charged, ran, then failed with
+    # Before: such a fit was charged, ran, then failed with
     # "'SampledSGDPrivacyReport' object has no attribute 'mu'".
     X, y = table
     Xn = np.column_stack([X["a"].clip(-3, 3) / 3, np.ones(len(X))])
@@ -141,7 +141,7 @@ def test_sgd_is_refused_by_its_declaration_and_the_message_names_the_usable_solv
 @pytest.mark.parametrize("where", ["estimator", "private step"])
 def test_a_parameter_the_pipeline_sets_is_refused_before_the_charge(table, param, value,
                                                                     where):
-    # Finding 6 of issue 44: DPLogisticRegression(epsilon=0.1) in a pipeline of epsilon 4
+    # Before: DPLogisticRegression(epsilon=0.1) in a pipeline of epsilon 4
     # spent epsilon 4 with no word (a ledger in the same place was refused).
     X, y = table
     ledger = PrivacyLedger()
