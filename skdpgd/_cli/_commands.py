@@ -206,6 +206,7 @@ def open_ledger(args):
 
 def fit_command(args):
     """``skdpgd fit``: fit, save, print the privacy report."""
+    from ._brief import guarantee_line
     from ._fit import fit_csv  # imports joblib/ColumnTransformer only when needed
     from ._fit_table import fit_table, needs_private_preparation
 
@@ -229,7 +230,10 @@ def fit_command(args):
     print(f"skdpgd fit: {type(model).__name__} on {args.data} "
           f"({len(bundle['feature_columns'])} columns -> {model.n_features_in_} features, "
           f"target {config['target']!r})")
-    print(repr(model.privacy_))
+    if config.get("verbose", 0) >= 1:
+        print(repr(model.privacy_))
+    else:
+        print(guarantee_line(model.privacy_))
     if config.get("inference"):
         print(_coefficient_table(bundle["pipeline"]))
     if args.output:

@@ -191,7 +191,7 @@ def test_fit_with_toml_config_saves_a_usable_model(tmp_path, capsys):
     )
     out = tmp_path / "model.joblib"
     assert main(["fit", str(data), "--config", str(config), "--epsilon", "4",
-                 "--random-state", "0", "--output", str(out)]) == 0
+                 "--random-state", "0", "--output", str(out), "--verbose", "1"]) == 0
     printed = capsys.readouterr().out
     # no accuracy or score of the private data is printed (auto's note may say the word)
     assert "PrivacyReport((" in printed
@@ -391,7 +391,7 @@ def test_fit_summary_prints_the_private_coefficient_table(tmp_path, capsys):
         '[bounds]\nage = [17, 90]\n[categories]\nsex = ["Female", "Male"]\n'
     )
     assert main(["fit", str(data), "--config", str(config), "--epsilon", "4",
-                 "--random-state", "0", "--summary"]) == 0
+                 "--random-state", "0", "--summary", "--verbose", "1"]) == 0
     printed = capsys.readouterr().out
     assert "Private coefficient table" in printed and "intercept" in printed
     assert "InferencePrivacyReport((" in printed  # one report: the run and the releases
