@@ -1,8 +1,8 @@
 """Warnings and errors raised by skdpgd."""
 
-
-class PrivacyBudgetWarning(UserWarning):
-    """A requested privacy budget cannot be met as asked, or is met only loosely."""
+import os
+import sys
+import warnings
 
 
 class BoundNotApplicableError(ValueError):
@@ -47,3 +47,36 @@ class PreparationFallbackWarning(UserWarning):
     for the noise) and a public map was used, or every column of an array became
     categorical. The message names the columns and the kind of fallback, never a value.
     """
+
+    @classmethod
+    def warn(cls, message):
+        """Issue this warning at the user's line: the first caller outside the libraries.
+
+        The frames of skdpgd, scikit-learn and joblib (a fit passes through a Pipeline or
+        a search) are skipped, so the warning's filename and line are those of the user's
+        call, however deep in the package it was found (``skip_file_prefixes`` on Python
+        3.12 and later; the same walk up the stack before).
+
+        Parameters
+        ----------
+        message : str
+            Public text only (column names and the kind of fallback).
+        """
+        prefixes = _library_dirs()
+        if sys.version_info >= (3, 12):
+            warnings.warn(message, cls, skip_file_prefixes=prefixes)
+            return
+        frame, level = sys._getframe(1), 2  # the caller of warn is stacklevel 2
+        while frame.f_back is not None and frame.f_code.co_filename.startswith(prefixes):
+            frame, level = frame.f_back, level + 1
+        warnings.warn(message, cls, stacklevel=level)
+
+
+def _library_dirs():
+    """The folders of skdpgd, scikit-learn and joblib, each ending with a separator."""
+    import joblib
+    import sklearn
+
+    folders = [os.path.dirname(os.path.abspath(__file__))]
+    folders += [os.path.dirname(os.path.abspath(m.__file__)) for m in (sklearn, joblib)]
+    return tuple(folder + os.sep for folder in folders)

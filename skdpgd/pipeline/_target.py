@@ -69,12 +69,11 @@ def release_target_range(y, *, mu, random_state):
         "no histogram cell of y passed the threshold: the public default range [-1, 1] "
         "was used",)
     if not usable:  # a function of the noisy histogram only (post-processing), no value
-        warnings.warn(
+        PreparationFallbackWarning.warn(
             "the private range of y fell back to the public default [-1, 1]: no histogram "
             "cell of y passed the threshold (too few rows for the noise of its budget). "
             "Predictions are confined to that range, which may be far from y's scale: give "
-            "DPRidge a public y_bound (or a public range of y), or a larger budget.",
-            PreparationFallbackWarning, stacklevel=3)
+            "DPRidge a public y_bound (or a public range of y), or a larger budget.")
     report = ReleasePrivacyReport(
         mu=float(mu), extra_delta=0.0, mechanism=TARGET_RANGE_MECHANISM,
         releases=(("y: histogram over the public grid", float(mu)),), notes=notes)

@@ -9,16 +9,12 @@ from ..accounting import ReleasePrivacyReport
 from ..utils._sklearn_compat import HasMethods
 from ._column_reading import reading_once
 from ._missing import DEFAULT_MISSING_STRINGS
-from ._private_step import STANDALONE_EXTRA_DELTA_SHARE, PrivateStepMixin
+from ._private_step import PrivateStepMixin
 from ._schema import table_schema
 from ._vectorizer_fit import fit_columns, set_fitted_attributes
 from ._vectorizer_plan import count_releases, plan_columns, type_sources
 from ._vectorizer_summary import summary_frame, summary_text, warn_fallbacks
 from ._vectorizer_transform import check_columns, encode_table
-
-#: Share of the standalone fit's delta given to the thresholded releases (category
-#: discovery): the one rule of every private step's standalone fit.
-DISCOVERY_DELTA_SHARE = STANDALONE_EXTRA_DELTA_SHARE
 
 _MECHANISM = (
     "numeric ranges: Gaussian histograms over a public log grid, replace-one L2 "
@@ -84,7 +80,7 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
     delta : float or "auto", default="auto"
         Delta of a standalone ``fit``; ``"auto"`` is :math:`\min(10^{-5}, 1/(10n))`.
         When a column's categories are discovered, 10% of it is the thresholds'
-        additive delta (``DISCOVERY_DELTA_SHARE``).
+        additive delta (``STANDALONE_EXTRA_DELTA_SHARE``, as every private step).
     bounds : dict or None, default=None
         Public ranges ``{column: (low, high)}``; such a column costs nothing.
     categories : dict or None, default=None

@@ -8,7 +8,6 @@ shown).
 """
 
 import math
-import warnings
 
 from ..exceptions import PreparationFallbackWarning
 from ._column_maps import CategoricalEncoding, NumericEncoding
@@ -137,14 +136,13 @@ def warn_fallbacks(vec):
     """A public warning (column names and the kind of fallback, never a value)."""
     found = fallbacks(vec)
     if found:
-        warnings.warn(
+        PreparationFallbackWarning.warn(
             "DPTableVectorizer fell back for column(s): "
             + "; ".join(f"{name!r} ({what})" for name, what in found)
-            + ". See summary_text().", PreparationFallbackWarning, stacklevel=3)
+            + ". See summary_text().")
     kinds = [kind for kind, _ in vec.types_.values()]
     if vec._from_array and kinds and all(kind == "categorical" for kind in kinds):
-        warnings.warn(
+        PreparationFallbackWarning.warn(
             "every column of the array became categorical (an object array carries no "
             "column types): give a DataFrame with typed columns, column_types=, or "
-            "types='auto' / 'vote' to decide them by the private vote.",
-            PreparationFallbackWarning, stacklevel=3)
+            "types='auto' / 'vote' to decide them by the private vote.")
