@@ -107,8 +107,16 @@ def check_allowance(name, report, mu, extra_delta):
     ------
     RuntimeError
         When the report exceeds the allowance by more than the rounding margin
-        (:mod:`skdpgd.accounting._margin`).
+        (:mod:`skdpgd.accounting._margin`), or has no ``mu`` at all (a release that is
+        not Gaussian DP; a pipeline refuses such a solver before its charge, from its
+        declared ``reports_mu``, so this is a broken contract).
     """
+    if getattr(report, "mu", None) is None:
+        raise RuntimeError(
+            f"Step {name!r} reports {type(report).__name__}, which has no Gaussian-DP mu to "
+            f"check against its allowance mu={mu!r}: a release here must be mu-GDP (a "
+            "solver declares it with reports_mu; skdpgd.preprocessing._private_step)."
+        )
     spent_mu = float(report.mu)
     spent_extra = float(getattr(report, "extra_delta", 0.0))
     if not (within_allowance(spent_mu, mu) and within_allowance(spent_extra, extra_delta)):

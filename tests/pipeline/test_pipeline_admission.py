@@ -125,6 +125,32 @@ def test_a_solver_that_does_not_report_mu_is_refused_before_the_charge(table, to
     assert ledger.entries == ()
 
 
+class _ToyMisdeclared(solvers.SampledSolver):
+    """A solver that declares reports_mu=True and reports no mu: a broken contract."""
+
+    name = "toy_misdeclared"
+    reports_mu = True
+
+
+def test_a_solver_that_misdeclares_its_report_meets_a_clear_error():
+    # after the run, check_allowance named no step and failed on the report's '.mu'
+    pytest.importorskip("dp_accounting")
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(400, 2))
+    y = (X[:, 0] > 0).astype(int)
+    solvers.register(_ToyMisdeclared.name, _ToyMisdeclared)
+    try:
+        pipe = make_dp_pipeline(
+            BoundedScaler((-1, 1)),
+            DPLogisticRegression(classes=[0, 1], solver=_ToyMisdeclared.name, max_iter=2),
+            random_state=0)
+        with pytest.raises(RuntimeError, match="'dplogisticregression' reports "
+                                               "SampledSGDPrivacyReport, which has no"):
+            pipe.fit(X, y)
+    finally:
+        solvers.unregister(_ToyMisdeclared.name)
+
+
 def test_sgd_is_refused_by_its_declaration_and_the_message_names_the_usable_solvers():
     pipe = make_dp_pipeline(DPLogisticRegression(classes=[0, 1], solver="sgd"))
     with pytest.raises(ValueError, match="reports_mu=False") as refusal:
