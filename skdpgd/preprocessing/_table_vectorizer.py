@@ -8,6 +8,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..accounting import ReleasePrivacyReport
 from ..utils._sklearn_compat import HasMethods
 from ._column_reading import reading_once
+from ._feature_names import distinct_feature_names
 from ._missing import DEFAULT_MISSING_STRINGS
 from ._private_step import PrivateStepMixin
 from ._schema import table_schema
@@ -387,6 +388,10 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
     def get_feature_names_out(self, input_features=None):
         """Output column names (``col``, ``col__missing``, ``col_<category>``, ...).
 
+        Distinct: a category whose name would meet a reserved name (``col__other``,
+        ``col__missing``, another column) gets ``_level`` appended
+        (:mod:`skdpgd.preprocessing._feature_names`).
+
         Parameters
         ----------
         input_features : None
@@ -398,8 +403,13 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
             One name per output column, in output order.
         """
         check_is_fitted(self, "encodings_")
-        names = [n for e in self.encodings_ for n in e.feature_names()]
-        return np.asarray(names, dtype=object)
+        blocks = []
+        for encoding in self.encodings_:
+            levels = (0 if getattr(encoding, "n_buckets", 1)
+                      else len(getattr(encoding, "categories", ())))
+            blocks.append([(name, k < levels)
+                           for k, name in enumerate(encoding.feature_names())])
+        return np.asarray(distinct_feature_names(blocks), dtype=object)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
