@@ -27,15 +27,18 @@ def check_cap(epsilon, delta):
             None if delta is None else float(delta))
 
 
-def over_cap(entry, spend, cap, current, n_entries):
+def over_cap(entry, spend, cap, current, n_entries, *, what=None):
     """The :class:`~skdpgd.exceptions.PrivacyBudgetExceeded` for a refused ``entry``.
 
     ``spend`` is the worst record's cost with the entry, ``current`` the worst record's
     cost without it (both :class:`~skdpgd.accounting._composition.Composition`),
     ``n_entries`` the number of fits recorded so far. The accumulated additive delta is
     shown beside epsilon; when it reaches the cap's delta (epsilon infinite), the message
-    says so and what fixes it.
+    says so and what fixes it. ``what`` names a refused group of charges instead of one
+    entry (:meth:`~skdpgd.PrivacyLedger.check_charges`: a whole search, refused before
+    its first fit); ``entry`` is then None.
     """
+    what = f"this fit ({entry.source}, {_cost_text(entry)})" if what is None else what
     why = ""
     if spend.extra_delta >= cap.delta:
         why = (f" The worst-off record's additive deltas (thresholded releases such as "
@@ -45,8 +48,7 @@ def over_cap(entry, spend, cap, current, n_entries):
                "(DPPipeline.prepare), give the vectorizer public category lists or "
                "categorical='hash', or cap the ledger at a larger delta.")
     return PrivacyBudgetExceeded(
-        f"Refused before touching the data: this fit ({entry.source}, "
-        f"{_cost_text(entry)}) would take the worst-off record to "
+        f"Refused before touching the data: {what} would take the worst-off record to "
         f"epsilon={spend.epsilon:.4g}{_extra(spend)} at delta={cap.delta:.3g}, over the "
         f"cap epsilon={cap.epsilon:.4g} (spent so far: epsilon={current.epsilon:.4g}"
         f"{_extra(current)} over {n_entries} fit(s)). Nothing was recorded.{why}"

@@ -355,6 +355,47 @@ class PrivacyLedger(SharedLedger):
             self._entries.append(with_seq(staged["entry"], seq))
             self._seq = seq
 
+    def check_charges(self, charges, *, source="these fits", delta=None):
+        """The worst record's spend if ``charges`` were recorded too; records nothing.
+
+        The cap test of :meth:`charge` on all the charges at once, after what the ledger
+        holds now (a file is re-read): :func:`~skdpgd.model_selection.check_search_budget`
+        admits or refuses a whole search with it. Public numbers only. Another writer may
+        still charge the file between this check and the fits.
+
+        Parameters
+        ----------
+        charges : iterable of (event, n_samples, sample_ids)
+            As :meth:`charge_event` takes them (``sample_ids`` None: every record).
+        source : str, default="these fits"
+            What would spend, named in the refusal.
+        delta : float or None, default=None
+            Report at this delta (default: the ledger's).
+
+        Returns
+        -------
+        LedgerSpend
+            The worst record's cost after the charges (``n_fits`` counts them).
+
+        Raises
+        ------
+        PrivacyBudgetExceeded
+            If the charges together would take the worst record past the cap.
+        """
+        charges = [(check_supported(event)[0], check_ids(ids, n)) for event, n, ids in charges]
+        with self._lock:
+            self._refresh()
+            account = self._account
+            for event, ids in charges:
+                account = account.add(event, ids)
+            cap = self._cap(None)
+            if cap is not None:
+                spend = account.worst(cap.delta)
+                if not cap.admits(spend):
+                    raise over_cap(None, spend, cap, self._account.worst(cap.delta),
+                                   len(self._entries), what=source)
+            return self._spend(account, len(self._entries) + len(charges), delta)
+
     # -- reporting --------------------------------------------------------------------
     def spent(self, delta=None):
         """The worst-off record's cost so far (a :class:`LedgerSpend`).
@@ -369,15 +410,17 @@ class PrivacyLedger(SharedLedger):
         LedgerSpend
             The worst record's epsilon, delta, mu, additive delta and the method.
         """
+        with self._lock:
+            self._refresh()
+            return self._spend(self._account, len(self._entries), delta)
+
+    def _spend(self, account, n_fits, delta):
         delta = self.delta if delta is None else delta
         if delta is None:
             raise ValueError("Pass delta= (this ledger has no cap delta to default to).")
-        with self._lock:
-            self._refresh()
-            comp = self._account.worst(float(delta))
-            return LedgerSpend(comp.epsilon, comp.delta, comp.mu, len(self._entries),
-                               int(self._account.ids.size), comp.method, comp.source,
-                               float(comp.extra_delta))
+        comp = account.worst(float(delta))
+        return LedgerSpend(comp.epsilon, comp.delta, comp.mu, n_fits, int(account.ids.size),
+                           comp.method, comp.source, float(comp.extra_delta))
 
     def mu_per_record(self, sample_ids):
         """Exact GDP parameter paid by each of the given records (GDP entries only).

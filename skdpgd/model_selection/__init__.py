@@ -1,15 +1,18 @@
 """Budgets across many fits: the cost of a search, private selection, privacy-utility curves.
 
-- :func:`search_privacy_cost`: exact per-record training cost of a fitted
-  ``GridSearchCV`` / ``RandomizedSearchCV`` over skdpgd estimators and DP pipelines
-  (a preparation shared with :meth:`skdpgd.DPPipeline.prepare` counted once; selection
-  not covered).
+- :func:`search_privacy_cost`: exact per-record training cost of a
+  ``GridSearchCV`` / ``RandomizedSearchCV`` over skdpgd estimators and DP pipelines,
+  priced before it runs or after (a preparation shared with
+  :meth:`skdpgd.DPPipeline.prepare` counted once; selection not covered), and of a
+  ``DPSearchCV``; :func:`check_search_budget`: a search admitted or refused as a whole
+  under its ledger's cap, before its first fit.
 - :class:`DPSearchCV`: private selection with an end-to-end guarantee (Papernot and
   Steinke, ICLR 2022, Theorem 2).
 - :func:`privacy_utility_curve`, :func:`plot_privacy_utility_curve`: cross-validated
   scores across budgets, with a non-private baseline (analysis on data you may look at).
 """
 
+from ._admission import check_search_budget
 from ._cost import NOT_COVERED, SearchPrivacyCost, planned_report, search_privacy_cost
 from ._curves import plot_privacy_utility_curve, privacy_utility_curve
 from ._dpsearch import DPSearchCV
@@ -29,6 +32,7 @@ __all__ = [
     "SelectionPrivacyReport",
     "best_of_random_trials_rdp",
     "calibrate_trial_mu",
+    "check_search_budget",
     "expected_trials",
     "gamma_for_expected_trials",
     "planned_report",

@@ -31,9 +31,9 @@ from sklearn.model_selection import KFold, cross_validate
 
 from .._ledger import PrivacyLedger
 from ..linear_model._base import BaseDPLinearModel
-from ._cost import _DATA_INDEPENDENT
 from ._pipeline import is_dp_pipeline
 from ._scoring import estimator_rows
+from ._search_fits import _DATA_INDEPENDENT
 
 
 class _ClippedScorer:

@@ -37,6 +37,7 @@ is at most the requested epsilon.
 import dataclasses
 import math
 import numbers
+from collections import namedtuple
 from copy import deepcopy
 
 import numpy as np
@@ -81,6 +82,10 @@ from ._tuning_privacy import THEOREM, gamma_for_expected_trials, sample_trials
 #: The guard's name before it had a module of its own: a fitted search keeps it as its
 #: best estimator's ledger, and pickles name a class by its module and name.
 _MuGuard = MuGuard
+
+#: What fit decides before its ledger charge (DPSearchCV._plan).
+_Plan = namedtuple("_Plan", "base grid n delta m eta gamma refit shared mu template orders "
+                   "rdp score noise_std report charges")
 
 #: Parameters DPSearchCV sets itself on every candidate.
 _RESERVED = ("epsilon", "delta", "ledger", "random_state")
@@ -256,30 +261,12 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         """:func:`._candidates.check_candidates` of this search's estimator."""
         check_candidates(self.estimator, base, grid, mu, sizes, n_features, X, template)
 
-    @_fit_context(prefer_skip_nested_validation=False)
-    @fit_or_forget
-    def fit(self, X, y, sample_ids=None):
-        """Run the private selection; only the best trial is kept.
-
-        Parameters
-        ----------
-        X : array-like or CSR matrix of shape (n_samples, n_features)
-            (A DataFrame or any input the pipeline's first step accepts, for a pipeline.)
-        y : array-like of shape (n_samples,)
-            Labels (in the estimator's public ``classes``) or targets.
-        sample_ids : array-like of shape (n_samples,), default=None
-            Public record ids, passed to ``ledger`` only.
-
-        Returns
-        -------
-        self : DPSearchCV
-            Fitted.
-        """
+    def _plan(self, X, y):
+        """Everything fit decides before its ledger charge, from public numbers only."""
         base, grid = self._check_setup()
         # n and d from the containers' structure only: nothing before the ledger charge
         # reads a value, so no refusal that depends on the data can come for free.
         n, n_features = public_shape(X, y)
-        validate_data(self, X, y, skip_check_array=True)  # n_features_in_, column names
         epsilon = float(self.epsilon)
         if epsilon == math.inf:
             raise ValueError("DPSearchCV needs a finite epsilon; use GridSearchCV without privacy.")
@@ -313,15 +300,60 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
             preparation_steps=() if shared is None else shared.names,
         )
         report = dataclasses.replace(report, epsilon=float(report.epsilon_at(delta)))
+        charges = []  # what the ledger is charged, in order, before any value is read
+        if shared is not None:  # the preparation first, then the selection
+            charges.append((shared_source(self.estimator, shared),
+                            shared.planned_report(mu, delta, n)))
+        charges.append((self, dataclasses.replace(  # the selection alone: its Renyi curve
+            report, epsilon=float(rdp_to_epsilon(orders, rdp, delta)), preparation_mu=0.0,
+            preparation_extra_delta=0.0, preparation_steps=())))
+        return _Plan(base, grid, n, delta, m, eta, gamma, refit, shared, mu, template, orders,
+                     rdp, score, noise_std, report, charges)
+
+    def planned_charges(self, X, y=None):
+        """What ``fit(X, y)`` charges its ledger, in order, without fitting or reading a value.
+
+        Parameters
+        ----------
+        X : array-like, CSR matrix or table
+            Read for its shape and structure only (a DPPipeline's columns and dtypes).
+        y : array-like or None, default=None
+            Read for its length only (default: as long as X).
+
+        Returns
+        -------
+        list of (object, report)
+            What spends and its report (``report.event``), as ``ledger.charge`` takes them:
+            a shared preparation's, then the selection's.
+        """
+        return self._plan(X, X if y is None else y).charges
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_or_forget
+    def fit(self, X, y, sample_ids=None):
+        """Run the private selection; only the best trial is kept.
+
+        Parameters
+        ----------
+        X : array-like or CSR matrix of shape (n_samples, n_features)
+            (A DataFrame or any input the pipeline's first step accepts, for a pipeline.)
+        y : array-like of shape (n_samples,)
+            Labels (in the estimator's public ``classes``) or targets.
+        sample_ids : array-like of shape (n_samples,), default=None
+            Public record ids, passed to ``ledger`` only.
+
+        Returns
+        -------
+        self : DPSearchCV
+            Fitted.
+        """
+        plan = self._plan(X, y)
+        base, grid, n, delta, m, eta, gamma, refit, shared, mu, template, _, _, score, \
+            noise_std, report, _ = plan
+        validate_data(self, X, y, skip_check_array=True)  # n_features_in_, column names
         if self.ledger is not None:  # before any value is read; may refuse
-            if shared is not None:  # the preparation first, then the selection
-                self.ledger.charge(shared_source(self.estimator, shared),
-                                   shared.planned_report(mu, delta, n), n_samples=n,
-                                   sample_ids=sample_ids)
-            selection = dataclasses.replace(  # the selection alone: its Renyi curve
-                report, epsilon=float(rdp_to_epsilon(orders, rdp, delta)), preparation_mu=0.0,
-                preparation_extra_delta=0.0, preparation_steps=())
-            self.ledger.charge(self, selection, n_samples=n, sample_ids=sample_ids)
+            for source, charged in plan.charges:
+                self.ledger.charge(source, charged, n_samples=n, sample_ids=sample_ids)
         # a bare estimator (no pipeline steps, not a DPPipeline): the search reads X itself
         bare = split_estimator(self.estimator)[2] is None and not is_dp_pipeline(self.estimator)
         X, y = read_values(X, y, base, bare=bare)  # refusals from here on have been paid for

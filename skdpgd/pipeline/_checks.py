@@ -106,7 +106,13 @@ def check_steps(pipeline):
             check_owned_params(name, step, pipeline)
             continue
         if is_prepared(step):  # a PreparedStep refuses one that no charged release made
-            step.check_charged()
+            check = getattr(step, "check_charged", None)
+            if not callable(check):
+                raise TypeError(
+                    f"Step {name!r} ({type(step).__name__}) declares itself prepared "
+                    "(__skdpgd_prepared__) but carries no charged release to check: only "
+                    "DPPipeline.prepare(X, ledger=...) and DPSearchCV make prepared steps.")
+            check()
         reason = why_not_public(step)
         if reason:
             raise TypeError(
