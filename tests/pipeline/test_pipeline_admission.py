@@ -87,6 +87,24 @@ def test_a_prepared_step_whose_step_was_replaced_or_refitted_is_refused(table):
         other.privacy_  # noqa: B018 - the property refuses
 
 
+class _LooksPrepared(BoundedScaler):
+    """Declares itself prepared (the class attribute) with a report of its own making."""
+
+    __skdpgd_prepared__ = True
+    privacy_ = None
+
+
+def test_a_step_that_only_declares_itself_prepared_is_refused(table):
+    X, y = table
+    Xn = X[["a"]].to_numpy()
+    ledger = PrivacyLedger()
+    pipe = make_dp_pipeline(_LooksPrepared((-3, 3)), DPLogisticRegression(classes=[0, 1]),
+                            ledger=ledger, random_state=0)
+    with pytest.raises(TypeError, match="declares itself prepared"):
+        pipe.fit(Xn, y)
+    assert ledger.entries == ()
+
+
 # -- solvers admitted by their declared capability -------------------------------------------
 
 class _ToyNotGdp(solvers.SampledSolver):
