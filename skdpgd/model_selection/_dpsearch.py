@@ -117,10 +117,12 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         ``make_dp_pipeline(DPTableVectorizer(), estimator)``) is released once, on all
         rows, before the trials and shared by every trial (module docstring; the grid
         cannot change its parameters); a pipeline already prepared
-        (:meth:`skdpgd.DPPipeline.prepare`) is searched as it is. Every candidate must be a
-        Gaussian-DP run: any solver but ``"sgd"`` (``"auto"``, the default, included);
-        this is checked on each candidate's planned privacy event before the ledger is
-        charged.
+        (:meth:`skdpgd.DPPipeline.prepare`) is searched as it is, and so is a Pipeline
+        holding steps it prepared (a hand-made ``PreparedStep`` is refused). Every
+        candidate must be a Gaussian-DP run: its solver must declare a Gaussian-DP
+        report (``Solver.reports_mu``: any built-in solver but ``"sgd"``, ``"auto"``,
+        the default, included); this is checked from that declaration, and on each
+        candidate's planned privacy event, before the ledger is charged.
     param_grid : dict or list of dicts
         Candidates, as for ``GridSearchCV`` (not ``epsilon``, ``delta``, ``ledger``,
         ``random_state``, with or without the step prefix). Each trial draws one
