@@ -244,3 +244,28 @@ def test_a_file_ledger_is_read_before_the_check(data, tmp_path):
     with pytest.raises(PrivacyBudgetExceeded, match="spent so far: epsilon=0.5"):
         check_search_budget(search, X, y, sample_ids=ids)
     assert len(ledger.entries) == 1
+
+
+@pytest.mark.filterwarnings("ignore::skdpgd.exceptions.PreparationFallbackWarning")
+def test_a_prepared_pipeline_search_is_checked_without_its_preparation_twice():
+    """prepare charged the ledger once; the check adds the search's fits to it (not the
+    preparation again), and its total is the ledger's after the run."""
+    from skdpgd import make_dp_pipeline
+    from skdpgd.preprocessing import DPTableVectorizer
+
+    X, y = _raw_table()
+    ids = np.arange(len(y))
+    ledger = PrivacyLedger(epsilon=10.0, delta=DELTA)
+    prepared = make_dp_pipeline(DPTableVectorizer(), DPLogisticRegression(classes=[0, 1],
+                                                                          max_iter=10),
+                                delta=DELTA, random_state=0).prepare(X, ledger=ledger,
+                                                                      sample_ids=ids)
+    assert len(ledger.entries) == 1
+    search = GridSearchCV(prepared, {"epsilon": [0.5, 1.0]}, cv=KFold(3), error_score="raise",
+                          refit=_costliest("epsilon"))
+    admitted = check_search_budget(search, X, y, sample_ids=ids)
+    price = search_privacy_cost(search, X, y, sample_ids=ids)
+    search.fit(X, y, sample_ids=ids)
+    assert len(ledger.entries) == 1 + 2 * 3 + 1
+    assert _close(admitted.epsilon, ledger.spent().epsilon)
+    assert _close(price.epsilon, ledger.spent().epsilon) and len(price.shared) == 1
