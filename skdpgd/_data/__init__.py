@@ -7,7 +7,9 @@ name of its fused kernel.
 """
 
 from ._chunks import single_threaded_blas
+from ._dask import refuse_dask_table
 from ._fit_data import FitData
 from ._gram import gram_chunk_rows, gram_sum
 
-__all__ = ["FitData", "gram_chunk_rows", "gram_sum", "single_threaded_blas"]
+__all__ = ["FitData", "gram_chunk_rows", "gram_sum", "refuse_dask_table",
+           "single_threaded_blas"]

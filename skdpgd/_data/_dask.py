@@ -26,12 +26,32 @@ import numpy as np
 
 from ._design import ClippedDesign, fused_gradient_sum
 
-__all__ = ["DaskRowSums", "is_dask_array", "validate_dask_X_y"]
+__all__ = ["DaskRowSums", "is_dask_array", "refuse_dask_table", "validate_dask_X_y"]
 
 
 def is_dask_array(X):
     """True for a ``dask.array.Array`` (checked without importing dask)."""
-    return type(X).__module__.split(".")[0] == "dask" and hasattr(X, "to_delayed")
+    return type(X).__module__.split(".")[:2] == ["dask", "array"] and hasattr(X, "to_delayed")
+
+
+def refuse_dask_table(X):
+    """Refuse a dask DataFrame or Series (any dask collection but an array) as X, from
+    its type alone, saying what to do (an estimator, a DPPipeline and DPSearchCV call
+    it before the charge).
+
+    Its number of rows is not known without reading its partitions, while a fit reads n
+    and d from the structure before the charge; and a table's column names and dtypes
+    (public schema) would be lost in an object array. A dask array with known chunk
+    sizes has n and d; a pandas DataFrame has the schema.
+    """
+    module = type(X).__module__.split(".")
+    if module[0] == "dask" and not is_dask_array(X) and hasattr(X, "to_delayed"):
+        raise ValueError(
+            f"X is a dask {type(X).__name__}, which skdpgd does not read: its length is "
+            "unknown until its partitions are read, and its column names and dtypes would "
+            "be lost. For an estimator, convert its numeric columns to a dask array with "
+            "known chunk sizes, X.to_dask_array(lengths=True); for a DPPipeline with a "
+            "DPTableVectorizer, pass X.compute() (a pandas DataFrame).")
 
 
 def _import_dask():
@@ -48,11 +68,17 @@ def _import_dask():
 def validate_dask_X_y(X, y):
     """Check a dask X (2-D, known chunk sizes, float) and bring y into memory.
 
+    The checks read the array's structure only (its shape and chunk sizes, public), so
+    they may run before the charge. A block of zero rows (``chunks=((1000, 0, 2000),
+    (4,))``, or a filter whose ``compute_chunk_sizes()`` found an empty partition) is
+    removed by merging: the row blocks, their order and hence the model are those of
+    the same array without it.
+
     Returns
     -------
     X : dask.array.Array
         float32 or float64 (other dtypes are cast lazily to float64), rechunked to
-        whole rows.
+        whole rows, with no empty row block.
     y : ndarray of shape (n_samples,)
         y is a vector of n numbers, small next to X; a dask y is computed.
     """
@@ -77,6 +103,9 @@ def validate_dask_X_y(X, y):
     if X.shape[0] < 2:
         raise ValueError(
             f"Found array with {X.shape[0]} sample(s) while a minimum of 2 is required.")
+    rows = tuple(int(size) for size in X.chunks[0] if size > 0)
+    if len(rows) != len(X.chunks[0]):  # an empty block holds no row: merged away
+        X = X.rechunk({0: rows})
     return X, y
 
 

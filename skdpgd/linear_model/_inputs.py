@@ -13,6 +13,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
+from .._data import refuse_dask_table
 from .._data._dask import is_dask_array, validate_dask_X_y
 from ..utils._sklearn_compat import (
     _check_y,
@@ -64,6 +65,7 @@ class InputChecks:
         (and a DataFrame's non-numeric columns) and never quotes a value, a row or a count
         of rows, and neither does a warning (scikit-learn's messages quote the data).
         """
+        refuse_dask_table(X)  # from its type alone
         if is_dask_array(X):
             return self._validate_dask_X_y(X, y, **kwargs)
         name = type(self).__name__
@@ -144,6 +146,7 @@ class InputChecks:
         cannot be read that way (e.g. ragged nested lists) are validated first, which is
         refused when a ledger is set (the refusal would depend on the values).
         """
+        refuse_dask_table(X)  # from its type alone, before any length is read
         try:
             if is_dask_array(X):
                 n_samples, n_features = X.shape

@@ -12,6 +12,7 @@ import scipy.sparse as sp
 from sklearn.base import is_classifier
 from sklearn.utils.validation import check_array, column_or_1d
 
+from .._data import refuse_dask_table
 from ..accounting import UnsupportedEventError
 from ..utils._sklearn_compat import _num_features, _num_samples
 from ..utils._validation import validate_private
@@ -70,6 +71,7 @@ def public_shape(X, y):
     """
     if y is None:
         raise ValueError("DPSearchCV requires y to be passed, but the target y is None.")
+    refuse_dask_table(X)  # from its type alone
     ndim = getattr(X, "ndim", 2)
     if ndim != 2:  # a public property of the container, read before any value
         raise ValueError(f"X must be 2-D (n_samples, n_features); got an array with dim "

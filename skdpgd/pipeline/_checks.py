@@ -9,6 +9,7 @@ import numbers
 
 from sklearn.base import is_classifier
 
+from .._data import refuse_dask_table
 from ..accounting._release import PRIVATE_FIT_ATTRIBUTE
 from ..linear_model import DPRidge
 from ..linear_model._base import BaseDPLinearModel
@@ -232,6 +233,7 @@ def public_shape(X, y):
     """(n, d) from the containers' structure (``len``, ``shape``, columns), no value."""
     if y is None:
         raise ValueError("DPPipeline requires y to be passed, but the target y is None.")
+    refuse_dask_table(X)  # from its type alone
     try:
         n, d, n_y = _num_samples(X), _num_features(X), _num_samples(y)
     except (TypeError, ValueError):  # its text may quote a value ("Singleton array ...")

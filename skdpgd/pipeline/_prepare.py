@@ -25,6 +25,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
+from .._data import refuse_dask_table
 from ..accounting import ReleasePrivacyReport
 from ..linear_model._base import BaseDPLinearModel
 from ..preprocessing import check_allowance
@@ -252,6 +253,7 @@ def prepare_pipeline(pipeline, X, y=None, *, ledger=None, sample_ids=None):
     pipeline._validate_params()
     pre, last_name, final = check_steps(pipeline)
     ledger = pipeline.ledger if ledger is None else ledger
+    refuse_dask_table(X)  # from its type alone
     n = int(_num_samples(X))  # the container's structure only
     if n < 2:
         raise ValueError(f"prepare needs at least 2 rows, got {n}.")

@@ -2,7 +2,7 @@
 that reads the same (``-0.0`` or ``0``, ``1`` or ``1.0``, ``30`` or ``30.0``) give identical
 outputs: the saved model's classes (values, dtype, element types), its coefficients, its
 report, the bundle's label list and type, and the bytes ``skdpgd predict`` writes
-(issue 44, finding 1: the release must be a function of canonical forms only)."""
+(the release must be a function of canonical forms only)."""
 
 import joblib
 import numpy as np

@@ -4,9 +4,9 @@ An audit pair is two data sets that differ in one record's *representation* only
 0 writes ``-0.0`` or ``0.0``, ``1`` or ``1.0``, ``"a"`` or ``np.str_("a")``): its label is
 the same under ``==``, so the two fits must be indistinguishable, output by output
 (values, dtypes, sign bits, the Python types of the elements). A release keyed by a dict
-kept the first object it saw and published record 0's (issue 44, finding 1: classes_ was
-``[-0., 1.]`` against ``[0., 1.]`` every time). Missing labels (None, NaN, ``pd.NA``,
-NaT) are rows of weight 0 in every spelling (finding 3: ``pd.NA`` failed after the charge).
+kept the first object it saw and published record 0's (classes_ was ``[-0., 1.]``
+against ``[0., 1.]`` every time). Missing labels (None, NaN, ``pd.NA``, NaT) are rows of
+weight 0 in every spelling (``pd.NA`` failed after the charge).
 """
 
 import decimal
