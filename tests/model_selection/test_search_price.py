@@ -86,6 +86,14 @@ def test_the_price_by_hand(data):
     assert price.mu <= expected
     assert price.without_ids.mu == pytest.approx(
         math.sqrt(3 * sum(m * m for m in mus) + max(mus) ** 2), rel=1e-6)
+    # from the size alone (or the ids' number): the same price
+    by_size = search_privacy_cost(search, n_samples=len(y), n_features=X.shape[1],
+                                  delta=DELTA)
+    by_ids = search_privacy_cost(search, sample_ids=np.arange(len(y)), n_features=4,
+                                 delta=DELTA)
+    assert by_size.epsilon == by_ids.epsilon == price.epsilon
+    with pytest.raises(ValueError, match="disagree"):
+        search_privacy_cost(search, X, y, n_samples=300)
 
 
 def test_randomized_search_is_priced_from_its_seed(data):
