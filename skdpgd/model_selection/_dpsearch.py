@@ -5,16 +5,22 @@ n only):
 
 1. Split the rows at random into a training part and a validation part of public size
    m = ceil(validation_size * n).
-2. Draw K from the truncated negative binomial D_{eta, gamma} (never released).
-3. K times, independently (one *trial* Q): draw a candidate uniformly from the grid, fit
-   it on the training part as a mu-GDP run, and score it on the validation part with a
+2. The trials' candidates (:mod:`._search_plan`). By default (``expected_trials=None``)
+   every candidate once, the *reference* (the estimator's own values) first:
+   K = the number of candidates, public (:mod:`._grid_selection`). With
+   ``expected_trials``: K drawn from the truncated negative binomial D_{eta, gamma}
+   (never released), each trial drawing a candidate uniformly from the grid.
+3. K times, independently (one *trial* Q): fit the candidate
+   on the training part as a mu-GDP run, and score it on the validation part with a
    score of replace-one sensitivity Delta (accuracy: 1/m; clipped squared error:
    (2 y_bound)^2 / m) plus Gaussian noise N(0, (Delta/mu)^2). The score is a mean of
    per-row terms computed on the rows as the fit sees them (clipped to ``data_norm`` by
    the fit's overflow-safe clip, targets to ``y_bound``: :mod:`._scoring`), so each term
    lies in its range, and Delta holds, for every row an adversary can write.
-4. Release the best trial only (its parameters, model and noisy score); optionally refit
-   the winning parameters on all rows as one more mu-GDP run.
+4. Release one trial only (its parameters, model and noisy score): by default the best
+   noisy score if it beats the reference's by the public margin, else the reference; with
+   ``expected_trials`` the best. Refit its parameters on all rows (by default; with
+   ``expected_trials`` when ``refit=True``, as one more mu-GDP run).
 
 With a DP pipeline whose private preparation spends (e.g. a ``DPTableVectorizer``), the
 preparation is released once on all n rows between steps 1 and 3, and the trials fit
@@ -28,13 +34,14 @@ is mu-GDP, Dong, Roth and Su 2022, Theorem 2.7). The two parts are disjoint and 
 ignores the data, so the trial is mu-GDP (parallel composition), for every candidate; a
 uniform draw of the candidate is a data-independent mixture of mu-GDP mechanisms, which is
 (alpha, alpha mu^2/2)-RDP by the joint quasi-convexity of Renyi divergence (van Erven and
-Harremoes 2014, Theorem 13). Papernot and Steinke's Theorem 2 then bounds steps 2-4; the
-refit composes in RDP (Mironov 2017, Proposition 1); the total converts to (epsilon,
-delta) with :func:`skdpgd.accounting.rdp_to_epsilon`. mu is the largest value whose total
-is at most the requested epsilon.
+Harremoes 2014, Theorem 13). With a random K, Papernot and Steinke's Theorem 2 then bounds
+steps 2-4; the refit composes in RDP (Mironov 2017, Proposition 1); the total converts to
+(epsilon, delta) with :func:`skdpgd.accounting.rdp_to_epsilon`, and mu is the largest
+value whose total is at most the requested epsilon. With every candidate once the
+preparation, the K trials and the refit compose exactly as Gaussian DP and the choice is
+post-processing of the noisy scores (:mod:`._grid_selection` proves the total).
 """
 
-import dataclasses
 import math
 import numbers
 from collections import namedtuple
@@ -47,7 +54,6 @@ from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ..accounting import DEFAULT_ORDERS, rdp_to_epsilon
 from ..linear_model._base import fit_or_forget
 from ..utils._sklearn_compat import (
     HasMethods,
@@ -67,9 +73,8 @@ from ._search_input import (
     read_values,
     withheld,
 )
-from ._selection_budget import calibrate_trial_mu, selection_rdp
-from ._selection_report import SelectionPrivacyReport
-from ._selection_rule import better, validation_score
+from ._search_plan import every_candidate_plan, random_trials_plan
+from ._selection_rule import validation_score
 from ._shared_preparation import (
     plan_shared_preparation,
     planning_stand_in,
@@ -77,15 +82,13 @@ from ._shared_preparation import (
     shared_source,
 )
 from ._trial_guard import MuGuard
-from ._tuning_privacy import THEOREM, gamma_for_expected_trials, sample_trials
 
 #: The guard's name before it had a module of its own: a fitted search keeps it as its
 #: best estimator's ledger, and pickles name a class by its module and name.
 _MuGuard = MuGuard
 
 #: What fit decides before its ledger charge (DPSearchCV._plan).
-_Plan = namedtuple("_Plan", "base grid n delta m eta gamma refit shared mu template orders "
-                   "rdp score noise_std report charges")
+_Plan = namedtuple("_Plan", "base n m refit shared template score search charges")
 
 #: Parameters DPSearchCV sets itself on every candidate.
 _RESERVED = ("epsilon", "delta", "ledger", "random_state")
@@ -125,29 +128,40 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         candidate's planned privacy event, before the ledger is charged.
     param_grid : dict or list of dicts
         Candidates, as for ``GridSearchCV`` (not ``epsilon``, ``delta``, ``ledger``,
-        ``random_state``, with or without the step prefix). Each trial draws one
-        uniformly.
+        ``random_state``, with or without the step prefix). Each runs once, after the
+        reference (by default), or each trial draws one uniformly (``expected_trials``).
     epsilon : float, default=1.0
         Total budget of the whole search (every trial, the selection, the refit).
     delta : float or "auto", default="auto"
         ``"auto"`` is min(1e-5, 1/(10 n)).
-    expected_trials : float, default=10.0
-        E[K], the mean number of trials (> 1). More trials explore more but cost more:
-        the bound grows with log E[K].
+    expected_trials : float or None, default=None
+        None: every candidate runs once, the *reference* first (the estimator's own
+        values of the grid's parameters, added when the grid lacks them), the trials and
+        the refit composed as Gaussian DP, and the reference is kept unless a candidate's
+        noisy score beats it by a public margin
+        (:mod:`~skdpgd.model_selection._grid_selection`; never worse than no search up to
+        the 5% noise the trials' share costs the refit). A number: E[K] of a *random*
+        number of trials drawn uniformly from the grid (Papernot and Steinke's selection,
+        > 1; the bound grows with log E[K]); with E[K] = 10 a search runs a single random
+        trial with probability 0.27.
     eta : float, default=0.0
-        Shape of the distribution of K (eta >= 0): 0 is the logarithmic distribution, 1
-        the geometric one of Liu and Talwar (2019). Smaller eta costs less privacy at the
-        same mean.
+        Shape of the distribution of K (eta >= 0; with ``expected_trials`` only): 0 is the
+        logarithmic distribution, 1 the geometric one of Liu and Talwar (2019). Smaller
+        eta costs less privacy at the same mean.
     validation_size : float, default=0.2
         Fraction of rows held out for the noisy scores.
-    refit : bool, default=False
-        Refit the winner on all rows (one more trial-sized run, accounted). Otherwise
+    refit : bool or "auto", default="auto"
+        Refit the winner on all rows (accounted). Every candidate once: the refit gets 90%
+        of the estimator's mu^2 and the trials 10%; without a refit the trials get all
+        of it. Random trials: the refit is one more trial-sized run. Without a refit
         ``best_estimator_`` is the winning trial's model, trained on the training part.
+        ``"auto"``: refit when every candidate runs once, not with ``expected_trials``.
     ledger : skdpgd.PrivacyLedger or None, default=None
-        Charged once with the search's event (its total Renyi-DP curve,
-        ``privacy_.event``), before any data are touched; with a shared preparation,
-        twice before any data are touched: the preparation (Gaussian DP with its
-        additive delta), then the selection's curve (``privacy_.events``). The estimator
+        Charged once with the search's event (``privacy_.event``: Gaussian DP for every
+        candidate once, a Renyi-DP curve for random trials), before any data are
+        touched; with a shared preparation, twice before any data are touched: the
+        preparation (Gaussian DP with its additive delta), then the selection's event
+        (``privacy_.events``). The estimator
         may carry this same ledger (as ``DPPipeline.prepare`` leaves it), no other.
     random_state : int, Generator or None, default=None
         All randomness (split, K, candidate draws, noise). None: fresh OS entropy.
@@ -159,15 +173,19 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         The winner's *noisy* validation score (accuracy, or minus the clipped mean squared
         error); it is part of the private release.
     best_estimator_ : estimator
-    privacy_ : SelectionPrivacyReport
+    privacy_ : GridSelectionPrivacyReport or SelectionPrivacyReport
+        Every candidate once (Gaussian DP: ``mu``, ``trial_mu``, ``refit_mu``,
+        ``n_trials``, ``switch_margin``), or a random number of trials (Renyi DP).
     n_features_in_ : int
     classes_ : ndarray (classifiers)
 
     Notes
     -----
-    Only the best trial is released. The number of trials K, the other trials' scores
-    and parameters are *not* stored: releasing them is not covered by the theorem (and
-    the run time reveals K to whoever watches it; do not publish timings). The mechanism
+    Only the chosen trial is released. With a random number of trials, K, the other
+    trials' scores and parameters are *not* stored: releasing them is not covered by the
+    theorem (and the run time reveals K to whoever watches it; do not publish timings).
+    With every candidate once K is public, and the composition would cover every noisy
+    score; only the chosen one is kept all the same. The mechanism
     and its proof are in the module docstring; Papernot and Steinke (ICLR 2022),
     Theorem 2, is the bound, in closed form in
     :func:`~skdpgd.model_selection._tuning_privacy.best_of_random_trials_rdp`.
@@ -198,16 +216,16 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         "param_grid": [dict, list],
         "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
         "delta": [Interval(numbers.Real, 0, 1, closed="neither"), StrOptions({"auto"})],
-        "expected_trials": [Interval(numbers.Real, 1, None, closed="neither")],
+        "expected_trials": [Interval(numbers.Real, 1, None, closed="neither"), None],
         "eta": [Interval(numbers.Real, 0, None, closed="left")],
         "validation_size": [Interval(numbers.Real, 0, 1, closed="neither")],
-        "refit": ["boolean"],
+        "refit": ["boolean", StrOptions({"auto"})],
         "ledger": [HasMethods(["charge"]), None],
         "random_state": ["random_state"],
     }
 
-    def __init__(self, estimator, param_grid, *, epsilon=1.0, delta="auto", expected_trials=10.0,
-                 eta=0.0, validation_size=0.2, refit=False, ledger=None, random_state=None):
+    def __init__(self, estimator, param_grid, *, epsilon=1.0, delta="auto", expected_trials=None,
+                 eta=0.0, validation_size=0.2, refit="auto", ledger=None, random_state=None):
         self.estimator = estimator
         self.param_grid = param_grid
         self.epsilon = epsilon
@@ -276,41 +294,27 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         m = math.ceil(float(self.validation_size) * n)
         if m < 1 or n - m < 2:
             raise ValueError(f"validation_size={self.validation_size!r} leaves no room on n={n}.")
-        eta = float(self.eta)
-        gamma = gamma_for_expected_trials(self.expected_trials, eta)
-        refit = bool(self.refit)
+        refit = (self.expected_trials is None if isinstance(self.refit, str)
+                 else bool(self.refit))  # "auto": refit when every candidate runs once
         # a DP pipeline's private preparation: released once, before the trials (public plan)
         shared = plan_shared_preparation(self.estimator, X, grid, delta)
-        ratio, extra = (0.0, 0.0) if shared is None else (shared.ratio, shared.extra_delta)
-        mu = calibrate_trial_mu(epsilon, delta - extra, eta=eta, gamma=gamma, refit=refit,
-                                preparation_ratio=ratio)
-        template = None if shared is None else planning_stand_in(self.estimator, shared)
-        # the trials fit n - m rows, the refit all n: every candidate is planned at both
-        self._check_candidates(base, grid, mu, (n - m, n) if refit else (n - m,), n_features,
-                               X, template)
-        orders = DEFAULT_ORDERS
-        rdp = selection_rdp(orders, mu, eta=eta, gamma=gamma, refit=refit)
         score, sensitivity = validation_score(base, m)
-        noise_std = sensitivity / mu
-        report = SelectionPrivacyReport(
-            epsilon=0.0, delta=float(delta),
-            trial_mu=float(mu), score_sensitivity=float(sensitivity),
-            score_noise_std=float(noise_std), n_validation=int(m), eta=eta, gamma=float(gamma),
-            expected_trials=float(self.expected_trials), refit=refit, theorem=THEOREM,
-            orders=tuple(float(a) for a in orders), rdp=tuple(float(e) for e in rdp),
-            preparation_mu=ratio * float(mu), preparation_extra_delta=float(extra),
-            preparation_steps=() if shared is None else shared.names,
-        )
-        report = dataclasses.replace(report, epsilon=float(report.epsilon_at(delta)))
+        make_plan = every_candidate_plan if self.expected_trials is None else random_trials_plan
+        search = make_plan(self, grid, epsilon, delta, m, refit, shared, sensitivity)
+        template = None if shared is None else planning_stand_in(self.estimator, shared)
+        # the trials fit n - m rows at the trial mu, the refit all n at its own: every
+        # candidate is planned at both
+        self._check_candidates(base, search.candidates, search.trial_mu, (n - m,), n_features,
+                               X, template)
+        if refit:
+            self._check_candidates(base, search.candidates, search.refit_mu, (n,), n_features,
+                                   X, template)
         charges = []  # what the ledger is charged, in order, before any value is read
         if shared is not None:  # the preparation first, then the selection
             charges.append((shared_source(self.estimator, shared),
-                            shared.planned_report(mu, delta, n)))
-        charges.append((self, dataclasses.replace(  # the selection alone: its Renyi curve
-            report, epsilon=float(rdp_to_epsilon(orders, rdp, delta)), preparation_mu=0.0,
-            preparation_extra_delta=0.0, preparation_steps=())))
-        return _Plan(base, grid, n, delta, m, eta, gamma, refit, shared, mu, template, orders,
-                     rdp, score, noise_std, report, charges)
+                            shared.planned_report(search.preparation_scale, delta, n)))
+        charges.append((self, search.selection_report))
+        return _Plan(base, n, m, refit, shared, template, score, search, charges)
 
     def planned_charges(self, X, y=None):
         """What ``fit(X, y)`` charges its ledger, in order, without fitting or reading a value.
@@ -350,8 +354,7 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
             Fitted.
         """
         plan = self._plan(X, y)
-        base, grid, n, delta, m, eta, gamma, refit, shared, mu, template, _, _, score, \
-            noise_std, report, _ = plan
+        base, n, m, refit, shared, template, score, search, _ = plan
         validate_data(self, X, y, skip_check_array=True)  # n_features_in_, column names
         if self.ledger is not None:  # before any value is read; may refuse
             for source, charged in plan.charges:
@@ -364,36 +367,37 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         val, train = np.sort(order[:m]), np.sort(order[m:])
         X_train, y_train = _safe_indexing(X, train), y[train]
         X_val, y_val = _safe_indexing(X, val), y[val]
-        n_trials = sample_trials(rng, eta, gamma)  # K: never stored or returned
+        trials = search.trial_order(rng)  # a random K is never stored or returned
         if shared is not None:  # released once on all rows, then frozen in every trial
             template = withheld(PIPELINE_REFUSED, release_shared, self.estimator, shared,
-                                X, y, mu, int(rng.integers(2**32)))
+                                X, y, search.preparation_scale, int(rng.integers(2**32)))
         # A candidate's own (epsilon, delta): the run is then at most mu-GDP (calibration
         # rounds down); the guard re-checks each report before the fit touches the data.
-        guard = MuGuard(mu)
-        best = None
+        guard = MuGuard(search.trial_mu)
         refused = ESTIMATOR_REFUSED if bare else PIPELINE_REFUSED
-        for _ in range(n_trials):
-            params = grid[int(rng.integers(len(grid)))]
-            model = self._candidate(params, mu, train.size, int(rng.integers(2**32)), guard,
-                                    template)
+        results = []
+        for index in trials:
+            params = search.candidates[search.draw(rng, index)]
+            model = self._candidate(params, search.trial_mu, train.size,
+                                    int(rng.integers(2**32)), guard, template)
             withheld(refused, model.fit, X_train, y_train)  # a pipeline's steps read X
             # The score is in its stated range for every row (clipped as in the fit,
-            # NaN-proof, silent: ._scoring), so the noisy max below compares numbers.
+            # NaN-proof, silent: ._scoring), so the choice below compares numbers.
             noisy = withheld(refused, score, model, X_val, y_val)
-            noisy += noise_std * float(rng.standard_normal())
-            if better(noisy, best):
-                best = (noisy, params, model)
-        self.best_score_, self.best_params_, self.best_estimator_ = best
+            noisy += search.noise_std * float(rng.standard_normal())
+            results.append((noisy, params, model))
+        chosen = search.choose([noisy for noisy, _, _ in results])
+        self.best_score_, self.best_params_, self.best_estimator_ = results[chosen]
         if refit:
-            model = self._candidate(self.best_params_, mu, n, int(rng.integers(2**32)), guard,
+            model = self._candidate(self.best_params_, search.refit_mu, n,
+                                    int(rng.integers(2**32)), MuGuard(search.refit_mu),
                                     template)
             self.best_estimator_ = withheld(refused, model.fit, X, y)
         # the seed that drew the released model's noise is not kept with it (with it, a
         # refit on a neighbouring data set would reproduce the noise: "Fixed seeds" in
         # docs/privacy_model.md); the search's own random_state is the user's choice
         self.best_estimator_.set_params(**final_params(self.estimator, random_state=None))
-        self.privacy_ = report
+        self.privacy_ = search.report
         if is_classifier(base):
             self.classes_ = self.best_estimator_.classes_
         return self

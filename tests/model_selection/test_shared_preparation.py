@@ -176,12 +176,13 @@ def test_a_plan_without_the_table_never_exceeds_the_epsilon_asked_for(table, cat
     assert fit.epsilon <= plan.epsilon
 
 
-def test_dpsearch_runs_on_the_default_pipeline_with_one_total(table):
+def test_dpsearch_with_random_trials_runs_on_the_default_pipeline_with_one_total(table):
     X, y = table
     ids = np.arange(len(X))
     ledger = PrivacyLedger(epsilon=1.0, delta=DELTA)
     search = DPSearchCV(_pipe(), {"dplogisticregression__C": [0.1, 1.0]}, epsilon=1.0,
-                        delta=DELTA, ledger=ledger, random_state=0).fit(X, y, sample_ids=ids)
+                        delta=DELTA, expected_trials=10.0, ledger=ledger,
+                        random_state=0).fit(X, y, sample_ids=ids)
     report = search.privacy_
     assert report.epsilon <= 1.0 and report.preparation_steps == ("dptablevectorizer",)
     # c = sqrt(rho / (1 - rho)) with the default rho = 0.1
@@ -194,6 +195,31 @@ def test_dpsearch_runs_on_the_default_pipeline_with_one_total(table):
     assert [name for name, _ in search.best_estimator_.privacy_.shared] == [
         "dptablevectorizer"]
     assert search.best_estimator_.privacy_.mu <= report.trial_mu
+
+
+def test_dpsearch_runs_on_the_default_pipeline_with_one_gaussian_total(table):
+    """Every candidate once: the preparation gets what one pipeline fit gives it
+    (sqrt(rho) mu), the trials 10% and the refit 90% of the rest, composed exactly."""
+    X, y = table
+    ids = np.arange(len(X))
+    ledger = PrivacyLedger(epsilon=1.0, delta=DELTA)
+    search = DPSearchCV(_pipe(), {"dplogisticregression__C": [0.1, 1.0]}, epsilon=1.0,
+                        delta=DELTA, ledger=ledger, random_state=0).fit(X, y, sample_ids=ids)
+    report = search.privacy_
+    one_fit = _pipe(epsilon=1.0).plan_privacy(len(X), X=X)  # the same budget, no search
+    assert report.mu == pytest.approx(one_fit.mu, rel=1e-8) and report.mu <= one_fit.mu
+    assert report.preparation_mu == pytest.approx(math.sqrt(0.1) * one_fit.mu, rel=1e-8)
+    assert report.n_trials == 3  # C="auto" (the reference), 0.1, 1.0
+    assert report.n_trials * report.trial_mu ** 2 == pytest.approx(
+        0.1 * 0.9 * one_fit.mu ** 2, rel=1e-8)
+    assert report.refit_mu ** 2 == pytest.approx(0.9 * 0.9 * one_fit.mu ** 2, rel=1e-8)
+    assert report.preparation_extra_delta == pytest.approx(0.1 * DELTA)
+    assert [type(e.event).__name__ for e in ledger.entries] == [
+        "GaussianDpWithDeltaEvent", "GaussianDpEvent"]
+    assert report.epsilon <= 1.0
+    assert ledger.spent().epsilon == pytest.approx(report.epsilon, rel=1e-9)
+    fitted = search.best_estimator_.privacy_
+    assert fitted.n_samples == len(X) and fitted.mu <= report.refit_mu
 
 
 def test_dpsearch_refuses_a_grid_over_the_shared_preparation_before_the_charge(table):
@@ -226,7 +252,7 @@ def test_dpsearch_searches_a_prepared_pipeline_as_it_is(table):
     assert search.privacy_.epsilon <= 1.0
     # the preparation was charged by prepare, the selection by the search
     assert [type(e.event).__name__ for e in ledger.entries] == [
-        "GaussianDpWithDeltaEvent", "RenyiDpEvent"]
+        "GaussianDpWithDeltaEvent", "GaussianDpEvent"]
     assert search.best_estimator_.steps[0][1] is prepared.steps[0][1]
     # another ledger on the pipeline than the search's would be charged behind its back
     with pytest.raises(ValueError, match="not to its estimator"):

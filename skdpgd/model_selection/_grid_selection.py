@@ -1,0 +1,219 @@
+r"""DPSearchCV's default selection: every candidate once, the reference kept unless beaten.
+
+Public throughout: the candidates, their number K, every budget below, the margin.
+
+1. **Candidates.** The *reference* is the estimator's own value of every parameter the
+   grid names (what one fit of the estimator would use); it is the first candidate, the
+   grid's other points follow, each once (:func:`grid_candidates`).
+2. **Budget** (:func:`grid_budget`). The search's (epsilon, delta) is met as Gaussian DP,
+   :math:`\mu` = ``epsilon_delta_to_gdp``\ (epsilon, :math:`\delta - \delta_0`) rounded
+   down, exactly as one pipeline fit meets it (:math:`\delta_0 = \kappa\delta` when a
+   shared preparation thresholds). A shared preparation gets
+   :math:`\mu_p = \sqrt\rho\,\mu` (``rho`` the pipeline's ``preparation_share``), as in
+   one fit; the estimator's part
+   :math:`\mu_{\mathrm{est}}^2 = (1-\rho)\mu^2` goes, with a refit, a share :math:`1-s`
+   to the refit and :math:`s` to the K trials in equal parts,
+   :math:`\mu_s = \mu_{\mathrm{est}}\sqrt{s/K}`, :math:`\mu_r = \mu_{\mathrm{est}}\sqrt{1-s}`,
+   :math:`s = 0.1` (:data:`SELECTION_SHARE`); without a refit the trials get all of it,
+   :math:`\mu_s = \mu_{\mathrm{est}}/\sqrt K`.
+3. **Trials.** Candidate j is fitted on the training part as a :math:`\mu_s`-GDP run and
+   scored on the validation part plus :math:`N(0, \sigma^2)`, :math:`\sigma = \Delta/\mu_s`:
+   a :math:`\mu_s`-GDP trial (parallel composition over the disjoint parts, as in
+   :mod:`._dpsearch`).
+4. **Choice** (:func:`chosen_index`). The best noisy score replaces the reference only
+   if it beats the reference's noisy score by more than
+   :math:`z\sqrt2\,\sigma`, :math:`z = \Phi^{-1}(1 - a/(K-1))`, :math:`a = 0.05`
+   (:data:`SWITCH_LEVEL`).
+5. **Refit** of the chosen candidate on all rows as a :math:`\mu_r`-GDP run.
+
+**Privacy.** Steps 2-5 are an adaptive composition of Gaussian-DP mechanisms, the
+preparation, K trials and the refit (whose parameters depend on the trials' outputs):
+:math:`\sqrt{\mu_p^2 + K\mu_s^2 + \mu_r^2} \le \mu`-GDP (Dong, Roth and Su 2022,
+Corollary 3.3), with the preparation's additive :math:`\delta_0` added by the hybrid
+argument of :mod:`skdpgd.accounting._composition`; so the search is
+(epsilon, delta)-DP by the conversion that calibrated :math:`\mu` (Corollary 2.13). The
+composition covers every noisy score, so the choice (step 4) is post-processing: no
+selection theorem is needed, and the rule may compare with the reference.
+
+**Why this is never worse than no search.** With the refit, the released model is the
+chosen candidate fitted as one pipeline fit would be, on all rows, with the same
+preparation budget and :math:`\sqrt{1-s}` = 0.949 of the estimator's :math:`\mu`: its
+noise standard deviation grows by :math:`1/\sqrt{1-s}` = 1.054, the 5% the pipeline's own
+preparation share costs (:mod:`skdpgd.pipeline._budget`), whatever the data. It leaves
+the reference only on evidence: when no candidate's validation score exceeds the
+reference's, each difference of noisy scores is :math:`N(\le 0, 2\sigma^2)`, so by the
+union bound over the K - 1 others the reference is left with probability at most
+:math:`a`. A random number of trials (Papernot and Steinke's selection,
+``expected_trials=``) instead returns a single uniformly drawn candidate with
+probability :math:`\Pr[K=1]` (0.27 at E[K] = 10, eta = 0) and trains the released model
+at the trial's share of the budget.
+"""
+
+import math
+from dataclasses import dataclass
+
+from scipy.stats import norm
+
+from ..pipeline import PREPARATION_SHARE, split_budget
+
+__all__ = ["SELECTION_SHARE", "SWITCH_LEVEL", "GridBudget", "chosen_index", "grid_budget",
+           "grid_candidates", "switch_margin"]
+
+#: s: the share of the estimator's mu^2 the trials take when the winner is refitted.
+SELECTION_SHARE = 0.1
+
+#: a: the largest probability of leaving the reference when no candidate is better.
+SWITCH_LEVEL = 0.05
+
+THEOREM = ("every candidate once, Gaussian-DP trials and refit composed exactly: Dong, "
+           "Roth and Su (2022), Corollary 3.3; the choice is post-processing of the noisy "
+           "scores")
+
+
+def _same(a, b):
+    """Whether two parameter values are equal (False where ``==`` is not a bool)."""
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+def grid_candidates(estimator, grid):
+    """The reference (the estimator's own values of the grid's parameters), then the rest.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The search's estimator (its ``get_params``).
+    grid : list of dict
+        The grid's points.
+
+    Returns
+    -------
+    list of dict
+        The reference first; a grid point equal to it is not repeated.
+    """
+    own = estimator.get_params()
+    keys = sorted({key for params in grid for key in params})
+    reference = {key: own[key] for key in keys if key in own}
+    rest = [params for params in grid
+            if not (params.keys() == reference.keys()
+                    and all(_same(params[k], reference[k]) for k in params))]
+    return [reference, *rest]
+
+
+@dataclass(frozen=True)
+class GridBudget:
+    """The public split of the search's budget (every GDP parameter already rounded down).
+
+    Attributes
+    ----------
+    mu : float
+        The whole search's Gaussian-DP parameter (met at delta - extra_delta).
+    extra_delta : float
+        The shared preparation's additive delta (0 without one).
+    estimator_mu : float
+        :math:`\\mu\\sqrt{1-\\rho}` with a shared preparation, mu without.
+    trial_mu, refit_mu : float
+        One trial's, and the refit's (0 without a refit).
+    n_trials : int
+        K.
+    """
+
+    mu: float
+    extra_delta: float
+    estimator_mu: float
+    trial_mu: float
+    refit_mu: float
+    n_trials: int
+
+    def selection_mu(self):
+        """:math:`\\sqrt{K\\mu_s^2 + \\mu_r^2}`: the trials and the refit composed."""
+        return math.sqrt(self.n_trials * self.trial_mu ** 2 + self.refit_mu ** 2)
+
+
+def grid_budget(epsilon, delta, n_trials, *, refit, needs_extra_delta=(),
+                preparation_share=PREPARATION_SHARE):
+    r"""Split (epsilon, delta) between the preparation, the K trials and the refit.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The search's total budget (finite epsilon).
+    n_trials : int
+        K >= 1.
+    refit : bool
+        Whether the chosen candidate is refitted on all rows.
+    needs_extra_delta : sequence of bool, default=()
+        Per private step of a shared preparation, whether it thresholds (empty: none).
+    preparation_share : float, default=0.1
+        :math:`\rho` of a shared preparation.
+
+    Returns
+    -------
+    GridBudget
+        Composed, :math:`\sqrt{\mu_p^2 + K\mu_s^2 + \mu_r^2} \le \mu` with
+        :math:`\mu_p = \sqrt\rho\,\mu` (module docstring, step 2): ``mu``,
+        :math:`\mu_{\mathrm{est}}` and :math:`\delta_0` are one pipeline fit's
+        (:func:`skdpgd.pipeline.split_budget`), and the two shares are multiplied by
+        :math:`1 - 2^{-40}` so that float rounding cannot take their sum above
+        :math:`\mu_{\mathrm{est}}^2`.
+    """
+    one_fit = split_budget(epsilon, delta, needs_extra_delta,
+                           preparation_share=preparation_share)
+    mu_est = one_fit.estimator_mu
+    share = SELECTION_SHARE if refit else 1.0
+    guard = 1.0 - 2.0 ** -40
+    return GridBudget(
+        mu=one_fit.mu, extra_delta=float(one_fit.extra_delta), estimator_mu=mu_est,
+        trial_mu=mu_est * math.sqrt(share / n_trials) * guard,
+        refit_mu=mu_est * math.sqrt(1.0 - share) * guard if refit else 0.0,
+        n_trials=int(n_trials))
+
+
+def switch_margin(n_trials, noise_std, level=SWITCH_LEVEL):
+    r""":math:`z\sqrt2\,\sigma`, :math:`z = \Phi^{-1}(1 - a/(K-1))` (0 for K = 1).
+
+    Parameters
+    ----------
+    n_trials : int
+        K.
+    noise_std : float
+        :math:`\sigma`, the noise of one score.
+    level : float, default=0.05
+        a.
+
+    Returns
+    -------
+    float
+        How much a candidate's noisy score must exceed the reference's to replace it.
+    """
+    if n_trials < 2:
+        return 0.0
+    return float(norm.isf(level / (n_trials - 1))) * math.sqrt(2.0) * noise_std
+
+
+def chosen_index(noisy_scores, margin):
+    """The index kept: the best noisy score's if it beats the reference's (index 0) by
+    more than ``margin``, else 0 (ties: the first; NaN never wins).
+
+    Parameters
+    ----------
+    noisy_scores : sequence of float
+        One per candidate, the reference first.
+    margin : float
+        From :func:`switch_margin`.
+
+    Returns
+    -------
+    int
+        The chosen candidate.
+    """
+    finite = [(s, j) for j, s in enumerate(noisy_scores) if not math.isnan(s)]
+    if not finite:
+        return 0
+    best, j = max(finite, key=lambda pair: (pair[0], -pair[1]))
+    reference = noisy_scores[0]
+    if j == 0 or (not math.isnan(reference) and best - reference <= margin):
+        return 0
+    return j
