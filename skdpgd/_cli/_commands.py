@@ -244,15 +244,13 @@ def fit_command(args):
 
 def _coefficient_table(pipeline):
     """The private coefficient table of a fitted pipeline's model, named by the columns
-    its last transformer produced (when that transformer names them)."""
-    from ..inference import CoefficientTable
-
+    its last transformer produced (when that transformer names them), in the units of
+    the model's ``coef_`` and ``intercept_`` (y's for a ridge on a released range)."""
     table = pipeline[-1].inference_
     try:
         names = [str(name) for name in pipeline[:-1].get_feature_names_out()]
     except Exception:  # a step without feature names: keep x0, x1, ...
         names = None
     if names is not None and len(names) == pipeline[-1].n_features_in_:
-        table = CoefficientTable(names + table.names[len(names):], table.estimate,
-                                 table.covariance, table.notes)
-    return table.text(title="Private coefficient table (units: the model's input columns)")
+        table = table.replace(names=names + table.names[len(names):])
+    return table.text(title="Private coefficient table (rows: the model's input columns)")

@@ -49,7 +49,7 @@ import numpy as np
 from scipy.special import expit
 
 from .._data import gram_chunk_rows
-from ..losses import BinaryLogisticLoss, HuberLoss
+from ..losses import BinaryLogisticLoss, HuberLoss, WeightedLoss
 from ..optim import symmetric_gaussian
 
 __all__ = [
@@ -139,13 +139,27 @@ def row_weights_and_residuals(loss, t, y):
 
 
 def _chunk_matrices(loss):
-    """The worker-side method: one chunk's two weighted Gram sums, stacked (2, p, p)."""
+    r"""The worker-side method: one chunk's two weighted Gram sums, stacked (2, p, p).
+
+    With row weights :math:`v_i \in [0, 1]` (a :class:`~skdpgd.losses.WeightedLoss`,
+    targets packed with the weights) the rows enter as :math:`v_i w_i` and
+    :math:`v_i^2\psi_i^2`, the Hessian and score covariance of the weighted estimating
+    equation; both stay in :math:`[0, c_H]` and :math:`[0, \psi_{\max}^2]`, so the
+    sensitivity above holds unchanged.
+    """
+    weighted = isinstance(loss, WeightedLoss)
+    base = loss.loss if weighted else loss
 
     def method(coef, design, y):
         rows = design.toarray()
         t = rows @ np.asarray(coef, dtype=np.float64)
-        w, psi = row_weights_and_residuals(loss, t, np.asarray(y, dtype=np.float64))
-        return np.stack([rows.T @ (rows * w[:, None]), rows.T @ (rows * (psi * psi)[:, None])])
+        y = np.asarray(y, dtype=np.float64)
+        weight = np.ones(rows.shape[0])
+        if weighted:
+            y, weight = y[:, 0], np.clip(y[:, 1], 0.0, 1.0)
+        w, psi = row_weights_and_residuals(base, t, y)
+        return np.stack([rows.T @ (rows * (weight * w)[:, None]),
+                         rows.T @ (rows * (weight * weight * psi * psi)[:, None])])
 
     return method
 

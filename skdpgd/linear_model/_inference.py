@@ -5,12 +5,16 @@ the coefficients"). With ``inference=True``:
 
 * **before any value is read** (planning, hence the ledger's one charge): the binary
   logistic loss is the plain one (``residual_clip="auto"`` means 1; another clip is
-  refused); multinomial fits, weighted fits, ``solver="sgd"`` and shapes whose Hessian
-  could not stand out of its noise (:func:`skdpgd.inference.check_identifiable`) are
-  refused with the reason; the budget is split between the run and three releases
-  (:func:`skdpgd.inference.fit_budget`), the run is planned at its share and one report
-  composes it with the gradient, Hessian and score-covariance releases
-  (:func:`skdpgd.inference.compose_report`);
+  refused); multinomial fits, class weights and sample weights above 1,
+  ``solver="sgd"`` and shapes whose Hessian could not stand out of its noise
+  (:func:`skdpgd.inference.check_identifiable`) are refused with the reason (a DP
+  pipeline checks the parameters before its charge and, where the width or the label set
+  comes from its preparation, fits the model and returns a table without intervals:
+  ``_fit_without_table``); row weights in [0, 1] (the 0/1 weights of a private label
+  set) keep the releases' sensitivities (docs/theory.md, "Weighted rows"); the budget
+  is split between the run and three releases (:func:`skdpgd.inference.fit_budget`),
+  the run is planned at its share and one report composes it with the gradient, Hessian
+  and score-covariance releases (:func:`skdpgd.inference.compose_report`);
 * **after the run**: the gradient, M and Q are released at the last iterate, one Newton
   step on the unpenalised loss gives the estimate and the sandwich its private covariance
   (:func:`skdpgd.inference.infer`). ``coef_`` and ``intercept_`` are that estimate, the
@@ -18,16 +22,19 @@ the coefficients"). With ``inference=True``:
 """
 
 import numpy as np
+from sklearn.base import is_classifier
 from sklearn.utils.validation import check_is_fitted
 
 from ..inference import (
+    CoefficientTable,
     check_identifiable,
     check_solver,
     compose_report,
+    curvature_and_residual_bounds,
     fit_budget,
     infer,
 )
-from ..losses import BinaryLogisticLoss, HuberLoss
+from ..losses import BinaryLogisticLoss
 from ..solvers import FitData
 from ..solvers import get as get_solver
 from ..utils import check_epsilon, make_generator, resolve_delta
@@ -42,12 +49,24 @@ COVERS_LOGISTIC = (
     "P(y=1|x) is logistic in x and no row is longer than data_norm."
 )
 COVERS_HUBER = (
-    "intervals cover the Huber-regression coefficients (threshold residual_clip_) of y "
-    "clipped to [-y_bound, y_bound] on rows clipped to data_norm (one private Newton step "
+    "intervals cover the Huber-regression coefficients (threshold {threshold}) of y "
+    "clipped to [{low}, {high}] on rows clipped to data_norm (one private Newton step "
     "removes the shrinkage of lam and of the unfinished run); these are the true coefficients of "
-    "y = x.beta + b0 + e when e is symmetric about 0 given x, |y| <= y_bound and no row "
+    "y = x.beta + b0 + e when e is symmetric about 0 given x, y stays in that range and no row "
     "is longer than data_norm."
 )
+COVERS_WEIGHTED = (
+    " Rows are weighted (weights in [0, 1], a function of the record): the target is that of "
+    "the weighted estimating equation; a row of weight 0 (e.g. a label the private label set "
+    "did not release) does not count."
+)
+NO_TABLE = (
+    "no interval and no p-value: the model was fitted with the whole budget (no inference "
+    "release), because a rule on public numbers known only after the pipeline's "
+    "preparation refused the table: "
+)
+#: The largest row weight inference supports (docs/theory.md, "Weighted rows").
+MAX_INFERENCE_WEIGHT = 1.0
 
 
 class InferenceMixin:
@@ -70,33 +89,90 @@ class InferenceMixin:
             loss = BinaryLogisticLoss(1.0)  # the plain loss: its target is the model's
         return loss, shape
 
+    def _check_inference_parameters(self, n_classes=None):
+        """Refuse what inference does not support, from the parameters alone (public).
+
+        A DP pipeline calls it before its ledger charge (``n_classes`` None when the label
+        set is released by the pipeline): every refusal here is decided without data.
+        """
+        if self.solver != "auto":
+            check_solver(self.solver)
+        sample_bound = getattr(self, "max_sample_weight", None)
+        if self._class_weight_bound() is not None or (
+                sample_bound is not None and sample_bound > MAX_INFERENCE_WEIGHT):
+            raise ValueError(
+                "inference=True does not support sample_weight above 1 or class_weight: "
+                "the sandwich of a weighted fit targets a reweighted population and its "
+                "releases are bounded for row weights in [0, 1] only (max_sample_weight "
+                f"<= 1, got {sample_bound!r}; class_weight "
+                f"{getattr(self, 'class_weight', None)!r}). Fit unweighted, or with "
+                "weights in [0, 1]."
+            )
+        if n_classes is not None and int(n_classes) > 2:
+            self._inference_loss_and_shape(1, int(n_classes))  # the multinomial refusal
+        if (is_classifier(self) and getattr(self, "residual_clip", "auto") != "auto"
+                and float(self.residual_clip) != 1.0):
+            curvature_and_residual_bounds(BinaryLogisticLoss(float(self.residual_clip)))
+
+    def _table_refusal(self, n_samples, n_features, n_classes):
+        """Why no table can be released for this shape (public numbers), or None.
+
+        The rules that need the width p or the size of the label set: in a DP pipeline
+        they are known only after the preparation's releases, so the pipeline fits the
+        model and returns a table without intervals, with this reason
+        (:meth:`_fit_without_table`), instead of refusing after its charge.
+        """
+        try:
+            loss, coef_shape = self._inference_loss_and_shape(n_features, n_classes)
+        except ValueError as refusal:  # the multinomial rule
+            return str(refusal)
+        delta = resolve_delta(self.delta, n_samples)
+        budget = fit_budget(check_epsilon(self.epsilon), delta, n_samples, coef_shape[0])
+        try:
+            check_identifiable(n_samples, coef_shape[0], budget)
+        except ValueError as refusal:
+            return str(refusal)
+        return None
+
+    def _covers(self, *, threshold=None, y_range=None):
+        """What the intervals cover, in words: the Huber threshold and the range of y in
+        the units of the table (a DP pipeline passes those of y; default: the fit's)."""
+        if is_classifier(self):
+            text = COVERS_LOGISTIC
+        else:
+            threshold = self._residual_clip() if threshold is None else threshold
+            bound = float(self.y_bound)
+            low, high = (-bound, bound) if y_range is None else y_range
+            text = COVERS_HUBER.format(threshold=f"{threshold:.6g}", low=f"{low:.6g}",
+                                       high=f"{high:.6g}")
+        return text + (COVERS_WEIGHTED if self._weight_bound() is not None else "")
+
     def _plan_and_report(self, n_samples, n_features, n_classes, notes=()):
         if not self._inference_on():
             return super()._plan_and_report(n_samples, n_features, n_classes, notes)
-        if self.solver != "auto":
-            check_solver(self.solver)
-        if self._weight_bound() is not None:
-            raise ValueError(
-                "inference=True does not support sample_weight or class_weight: the "
-                "sandwich of a weighted fit targets a reweighted population and its "
-                "releases would need the weight bound in every sensitivity. Fit unweighted."
-            )
+        self._check_inference_parameters(n_classes)
+        refusal = self._table_refusal(n_samples, n_features, n_classes)
+        if refusal is not None:
+            raise ValueError(refusal)
         loss, coef_shape = self._inference_loss_and_shape(n_features, n_classes)
+        run_loss, weight_notes = self._weighted_loss(loss)  # weights in [0, 1]: bound 1
         delta = resolve_delta(self.delta, n_samples)
         budget = fit_budget(check_epsilon(self.epsilon), delta, n_samples, coef_shape[0])
-        check_identifiable(n_samples, coef_shape[0], budget)
         problem = self._problem(
-            loss, n_samples, n_features, int(np.prod(coef_shape)), budget.fit_epsilon, delta
+            run_loss, n_samples, n_features, int(np.prod(coef_shape)), budget.fit_epsilon,
+            delta
         )
         solver = get_solver(self.solver)
         plan = solver.plan(problem)  # "auto": the chosen candidate's plan, naming it
         plan = getattr(plan, "plan_without_choice", plan)  # no second choice on a Gram
         check_solver(plan.solver.name)
-        covers = COVERS_HUBER if type(loss) is HuberLoss else COVERS_LOGISTIC
-        run_report = solver.report(plan, problem, tuple(notes))
+        run_report = solver.report(plan, problem, tuple(notes) + weight_notes)
+        # the releases' sensitivities are those of the unweighted loss: every row's
+        # coefficient w l'' and w^2 psi^2 stays in [0, c_H] and [0, psi_max^2] for w in
+        # [0, 1] (docs/theory.md, "Weighted rows")
         report = compose_report(loss, run_report, budget, row_norm=problem.row_norm,
-                                delta=delta, notes=(covers,))
-        return loss, coef_shape, problem, plan, report
+                                delta=delta, notes=(self._covers(),))
+        return run_loss, coef_shape, problem, plan, report
 
     def _run(self, X, y, charged):
         if not self._inference_on():
@@ -114,19 +190,41 @@ class InferenceMixin:
                 progress(step)
 
         coef, preconditioner = plan.solver.run_released(data, loss, plan, rng, callback=count)
-        names = getattr(self, "feature_names_in_", None)
-        names = [f"x{j}" for j in range(X.shape[1])] if names is None else list(names)
+        covers = charged.report.notes[0]
         with data.row_sums(loss.gradient_sum) as row_sums:
             table = infer(
                 row_sums, loss, coef, plan=plan, report=charged.report, n_steps=done[0],
-                rng=rng, preconditioner=preconditioner, names=names,
-                intercept_scaling=problem.intercept_scaling, covers=charged.report.notes[0],
+                rng=rng, preconditioner=preconditioner, names=self._coefficient_names(
+                    X.shape[1]), intercept_scaling=problem.intercept_scaling, covers=covers,
             )
-        self._inference_table = table
+        self._inference_table = table.replace(covers=covers)
         estimate = table.estimate.copy()
         if problem.intercept_scaling is not None:  # back to the augmented coordinate
             estimate[-1] /= problem.intercept_scaling
         return estimate.reshape(coef.shape), done[0], charged
+
+    def _coefficient_names(self, n_features, classes=None, feature_names=None):
+        """Row names of the table: ``feature_names`` (else ``feature_names_in_``, else
+        x0, x1, ...), one block per class for a multinomial model ("label: name"); the
+        intercepts are added later."""
+        names = getattr(self, "feature_names_in_", None) if feature_names is None else (
+            feature_names)
+        names = ([f"x{j}" for j in range(n_features)] if names is None
+                 else [str(name) for name in names])
+        if classes is None or len(classes) <= 2:
+            return names
+        return [f"{label}: {name}" for label in classes for name in names]
+
+    def _name_table(self, feature_names):
+        """Name the table's rows by the columns the model saw (e.g. a pipeline's
+        ``get_feature_names_out()``); the intercept rows keep their names."""
+        table = self._fitted_table()
+        names = self._coefficient_names(self.n_features_in_, getattr(self, "classes_", None),
+                                        feature_names)
+        if len(feature_names) != self.n_features_in_:
+            raise ValueError(f"{len(feature_names)} names for {self.n_features_in_} "
+                             "features.")
+        self.inference_ = table.replace(names=names + table.names[len(names):])
 
     def _store_run(self, report, plan, n_steps, run_report=None):
         super()._store_run(report, plan, n_steps, run_report)
@@ -134,15 +232,51 @@ class InferenceMixin:
             return
         table = self._inference_table
         del self._inference_table
-        d = self.n_features_in_
+        self._set_inference_table(table)
+
+    def _set_inference_table(self, table):
+        """``inference_`` and what is read from it: ``coef_cov_``, ``coef_se_``,
+        ``intercept_se_``, ``pvalues_`` (one place, so that a map of the table to other
+        units changes all of them; the table's rows are ``coef_.ravel()``, then the
+        intercepts)."""
+        d = int(np.size(self.coef_))
         se = table.std_err
         self.coef_cov_ = table.covariance
         self.coef_se_ = se[:d].reshape(np.shape(self.coef_))
-        intercept_se = se[d] if self.fit_intercept else 0.0
-        self.intercept_se_ = (np.array([intercept_se]) if np.ndim(self.intercept_)
-                              else float(intercept_se))
+        intercept_se = se[d:] if self.fit_intercept else np.zeros(np.size(self.intercept_))
+        self.intercept_se_ = (intercept_se.reshape(np.shape(self.intercept_))
+                              if np.ndim(self.intercept_) else float(intercept_se[0]))
         self.pvalues_ = table.pvalues
         self.inference_ = table
+
+    def _fit_without_table(self, X, y, reason, *, sample_weight=None):
+        """Fit at the whole budget without the inference releases; a table of NaN.
+
+        For a DP pipeline whose preparation made the table impossible (its width, its
+        label set: :meth:`_table_refusal`) after the ledger was charged: the model is
+        still released (the run gets the releases' share too: it spends at most the
+        charge), and its table has every estimate, no interval and no p-value, with
+        ``reason`` in its notes.
+        """
+        self.set_params(inference=False)
+        try:
+            if sample_weight is None:
+                self.fit(X, y)
+            else:
+                self.fit(X, y, sample_weight=sample_weight)
+        finally:
+            self.set_params(inference=True)
+        estimate = np.r_[np.ravel(self.coef_), np.ravel(self.intercept_)
+                         if self.fit_intercept else []]
+        names = self._coefficient_names(self.n_features_in_, getattr(self, "classes_", None))
+        k = int(np.size(self.intercept_))
+        if self.fit_intercept:
+            names += ["intercept"] if k == 1 else [f"{c}: intercept" for c in self.classes_]
+        m = len(names)
+        self._set_inference_table(CoefficientTable(
+            names, estimate, np.full((m, m), np.nan), (NO_TABLE + reason,),
+            row_notes=("no interval: the table was refused (see its note)",) * m))
+        return self
 
     def conf_int(self, alpha=0.05):
         """Private Wald confidence intervals of level 1 - alpha (``inference=True``).
@@ -165,8 +299,9 @@ class InferenceMixin:
 
         Indexed by feature name (``feature_names``, else ``feature_names_in_``, else x0,
         x1, ...) then ``"intercept"``; columns ``coef``, ``std_err``, ``ci_low``,
-        ``ci_high``, ``p_value``. ``inference_.text(alpha)`` is the same table as text,
-        with what the intervals cover and any warning (its ``attrs["notes"]`` here).
+        ``ci_high``, ``p_value`` and ``note`` (why a row has no interval, its units).
+        ``inference_.text(alpha)`` is the same table as text, with what the intervals
+        cover (``attrs["covers"]`` here) and any warning (``attrs["notes"]``).
 
         Parameters
         ----------
@@ -192,6 +327,7 @@ class InferenceMixin:
                                  f"{self.n_features_in_} features.")
             frame = frame.set_axis(names + list(frame.index[len(names):]), axis=0)
             frame.index.name = "coefficient"
+        frame.attrs["covers"] = table.covers
         frame.attrs["notes"] = list(table.notes)
         return frame
 

@@ -166,13 +166,37 @@ class FittedPipelineMethods:
         X = self._check_input(X)
         return self.pipeline_.transform(X)
 
+    @available_if(_final_has("conf_int"))
+    def conf_int(self, alpha=0.05):
+        """The final estimator's private Wald intervals (``inference=True``).
+
+        In the units of the final estimator's ``coef_`` and ``intercept_`` (for
+        ``DPRidge(y_bound="auto")``, those of y): each contains its coefficient.
+
+        Parameters
+        ----------
+        alpha : float, default=0.05
+            1 - the coverage level, in (0, 1).
+
+        Returns
+        -------
+        intervals : ndarray of shape (n_coefficients, 2)
+            In ``coef_.ravel()`` order, then the intercept (NaN where the table gives no
+            interval, with the reason in ``summary()["note"]``).
+        """
+        check_is_fitted(self)
+        return self.pipeline_.steps[-1][1].conf_int(alpha)
+
     def summary(self, alpha=0.05, units="model"):
         """The private coefficient table of the final estimator (``inference=True``).
 
-        Indexed by the names of the columns the model saw (the first step's
+        Indexed by the names of the columns the model saw (the fitted transformers'
         ``get_feature_names_out()``), then ``"intercept"``; columns ``coef``,
-        ``std_err``, ``ci_low``, ``ci_high``, ``p_value``. Post-processing of the fit's
-        releases: no privacy cost.
+        ``std_err``, ``ci_low``, ``ci_high``, ``p_value``, ``note``;
+        ``attrs["covers"]`` says what the intervals cover and ``attrs["notes"]`` the
+        rest. Every number is in the units of ``coef_`` and ``intercept_`` (y's for
+        ``DPRidge(y_bound="auto")``). Post-processing of the fit's releases: no privacy
+        cost.
 
         Parameters
         ----------
@@ -180,16 +204,16 @@ class FittedPipelineMethods:
             Level of the intervals.
         units : {"model", "original"}, default="model"
             ``"model"``: the coefficients of the encoded columns. ``"original"``: the
-            coefficients of numeric columns that the first step (a
+            coefficients of numeric columns that the last transformer (a
             :class:`~skdpgd.preprocessing.DPTableVectorizer`) maps linearly are given per
-            unit of the raw column, the intercept at 0 of those columns, with their
-            covariance (valid inside the range the vectorizer used; the notes name the
-            ranges). See :doc:`/theory`, "Private inference for the coefficients".
+            unit of its input column, the intercept at 0 of those columns, with their
+            covariance (valid inside the range the vectorizer used; the rows' notes name
+            the ranges). See :doc:`/theory`, "Private inference for the coefficients".
 
         Returns
         -------
         pandas.DataFrame
-            One row per coefficient; ``attrs["notes"]`` says what the intervals cover.
+            One row per coefficient.
         """
         check_is_fitted(self)
         if units not in ("model", "original"):
@@ -200,16 +224,10 @@ class FittedPipelineMethods:
         if table is None:
             raise AttributeError("the final step has no coefficient table: use an skdpgd "
                                  "estimator fitted with inference=True.")
-        first = steps[0]
-        names = (list(first.get_feature_names_out()) if len(steps) > 1
-                 and hasattr(first, "get_feature_names_out") else None)
         if units == "model":
-            return final.summary(alpha, feature_names=names)
-        if len(steps) != 2 or not hasattr(first, "row_divisor_"):
-            raise ValueError("units='original' needs a pipeline of a DPTableVectorizer "
-                             "followed by the estimator.")
-        table = coefficient_table_in_column_units(first, table)
-        frame = table.frame(alpha)
-        frame.index.name = "coefficient"
-        frame.attrs["notes"] = list(table.notes)
-        return frame
+            return table.frame(alpha)
+        vectorizer = steps[-2] if len(steps) > 1 else None
+        if not hasattr(vectorizer, "row_divisor_"):
+            raise ValueError("units='original' needs a DPTableVectorizer as the step before "
+                             "the estimator.")
+        return coefficient_table_in_column_units(vectorizer, table).frame(alpha)

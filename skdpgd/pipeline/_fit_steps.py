@@ -16,6 +16,7 @@ from ._labels import PrivateClassCounts, release_label_set
 from ._plan import CLASS_COUNTS, LABEL_SET, TARGET_RANGE
 from ._report import PipelinePrivacyReport
 from ._target import PrivateTargetRange, scale_target
+from ._units import TargetUnits
 
 
 def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
@@ -81,7 +82,10 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
         spent.append((CLASS_COUNTS, report))
         estimator.set_params(class_weight=weights)
         pipeline.class_weight_ = weights
-    if sample_weight is None:
+    no_table = _table_refusal(estimator, n, Xt, classes)
+    if no_table is not None:  # public numbers the preparation released: a model, no interval
+        estimator._fit_without_table(Xt, y_fit, no_table, sample_weight=sample_weight)
+    elif sample_weight is None:
         estimator.fit(Xt, y_fit)
     else:
         estimator.fit(Xt, y_fit, sample_weight=sample_weight)
@@ -91,8 +95,12 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
     # random_state is the only seed the user chose.
     estimator.set_params(random_state=None)
     check_allowance(last_name, estimator.privacy_, budget.estimator_mu, 0.0)
+    if getattr(estimator, "inference_", None) is not None:
+        names = _feature_names(fitted, estimator.n_features_in_)
+        if names is not None:
+            estimator._name_table(names)
     if TARGET_RANGE in allowance:
-        _unscale_model(estimator, *pipeline.target_range_)
+        TargetUnits(*pipeline.target_range_).apply(estimator)
     spent.append((last_name, estimator.privacy_))
     fitted.append((last_name, estimator))
     pipeline.pipeline_ = Pipeline(fitted)
@@ -106,7 +114,12 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
                      "rows whose label was not released had weight 0 in the fit")
     if TARGET_RANGE in allowance:
         notes.append("DPRidge was fitted on y mapped by the released range to [-1, 1] "
-                     "(y_bound=1); its coef_ and intercept_ are on the scale of y")
+                     "(y_bound=1); its coef_, intercept_ and every inference output "
+                     "(inference_, coef_cov_, coef_se_, intercept_se_, pvalues_, conf_int, "
+                     "summary) are on the scale of y")
+    if no_table is not None:
+        notes.append("inference=True: the model was fitted, its coefficient table has no "
+                     f"interval ({no_table})")
     report = PipelinePrivacyReport.compose(
         spent, delta=budget.delta, n_samples=n,
         preparation_share=budget.preparation_share, planned=False, notes=notes,
@@ -136,13 +149,24 @@ def _row_norm_bound(fitted):
     return None
 
 
-def _unscale_model(estimator, low, high):
-    """Map a DPRidge fitted on the scaled target back to the scale of y (post-processing).
+def _table_refusal(estimator, n, Xt, classes):
+    """Why the estimator's table cannot be released at the width and label set the
+    preparation gave (public numbers), or None (also without ``inference=True``)."""
+    if not getattr(estimator, "inference", False) or (
+            is_classifier(estimator) and classes is None):
+        return None  # labels read from y (no ledger): the estimator's own plan decides
+    n_classes = len(classes) if is_classifier(estimator) else None
+    return estimator._table_refusal(n, int(Xt.shape[1]), n_classes)
 
-    With :math:`s = (\\mathrm{high} - \\mathrm{low})/2` and :math:`c = (\\mathrm{high} +
-    \\mathrm{low})/2`, the scaled target is :math:`(y - c)/s`, so a prediction
-    :math:`w\\cdot x + b` of it is :math:`s(w \\cdot x + b) + c` on the scale of y.
-    """
-    scale, centre = (high - low) / 2.0, (high + low) / 2.0
-    estimator.coef_ = estimator.coef_ * scale
-    estimator.intercept_ = float(estimator.intercept_) * scale + centre
+
+def _feature_names(fitted, n_features):
+    """The names of the columns the estimator saw: ``get_feature_names_out()`` of the
+    fitted transformers (public structure), or None when a step cannot say."""
+    steps = [(name, step) for name, step in fitted if not is_skip(step)]
+    if not steps:
+        return None
+    try:
+        names = [str(name) for name in Pipeline(steps).get_feature_names_out()]
+    except (AttributeError, TypeError, ValueError, NotImplementedError):
+        return None  # a step without feature names: the table keeps x0, x1, ...
+    return names if len(names) == n_features else None

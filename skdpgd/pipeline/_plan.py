@@ -5,6 +5,8 @@ and dtypes) only, so the planned report is what the ledger is charged before any
 is read, and what :meth:`skdpgd.DPPipeline.plan_privacy` returns.
 """
 
+from sklearn.base import clone, is_classifier
+
 from ..accounting import ReleasePrivacyReport
 from ..linear_model import DPRidge
 from ..utils._validation import check_epsilon, resolve_delta
@@ -87,9 +89,39 @@ def plan_budget(pipeline, releases, n_samples, pre=None, final=None):
     epsilon = check_epsilon(pipeline.epsilon)
     delta = resolve_delta(pipeline.delta, n_samples)
     reserve = None if pre is None else may_threshold(pre, final)
-    return split_budget(epsilon, delta, [needs for _, _, needs in releases],
-                        preparation_share=float(pipeline.preparation_share),
-                        extra_delta_share=EXTRA_DELTA_SHARE, reserve=reserve)
+    budget = split_budget(epsilon, delta, [needs for _, _, needs in releases],
+                          preparation_share=float(pipeline.preparation_share),
+                          extra_delta_share=EXTRA_DELTA_SHARE, reserve=reserve)
+    if final is not None:
+        check_table_plan(final, budget, n_samples)
+    return budget
+
+
+def check_table_plan(final, budget, n_samples):
+    """Refuse ``inference=True`` before the charge wherever public numbers decide it.
+
+    The parameters (solver, weights, residual clip, a public label set of more than two
+    classes) are checked as the estimator checks them; the width is known only after the
+    preparation's release, so the identifiability rule is read here at the smallest
+    width any preparation can give (one column, plus the intercept): refused there, it
+    refuses every width. A larger width, or a private label set of more than two labels,
+    that the rules refuse after the release gives the model with a table of NaN and the
+    reason (``_fit_without_table``; docs/theory.md, "Inference through a pipeline").
+    """
+    if not getattr(final, "inference", False):
+        return
+    classes = getattr(final, "classes", None)
+    public = classes is not None and not is_private_classes(final)
+    n_classes = len(classes) if public else None
+    final._check_inference_parameters(n_classes)
+    estimator = clone(final).set_params(epsilon=budget.estimator_epsilon,
+                                        delta=budget.estimator_delta)
+    if isinstance(final, DPRidge) and is_auto(final.y_bound):
+        estimator.set_params(y_bound=1.0)  # as the fit sets it: y mapped to [-1, 1]
+    smallest = n_classes if public or not is_classifier(final) else 2  # two labels at least
+    refusal = estimator._table_refusal(n_samples, 1, smallest)
+    if refusal is not None:
+        raise ValueError(refusal)
 
 
 def may_threshold(pre, final):

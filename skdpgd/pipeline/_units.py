@@ -1,5 +1,20 @@
-r"""The private coefficient table of a DP pipeline in the units of the raw columns.
+r"""The units of a DP pipeline's coefficient table: the target's, then the raw columns'.
 
+**The target** (``DPRidge(y_bound="auto")``). The estimator is fitted on
+:math:`\tilde y = (y - c)/s`, with :math:`s = (h - \ell)/2` and :math:`c = (h + \ell)/2`
+from the released range :math:`[\ell, h]` of y (:mod:`skdpgd.pipeline._target`). A
+prediction :math:`w\cdot x + b` of :math:`\tilde y` is :math:`s\,w\cdot x + (s b + c)` of
+y, so every coefficient :math:`\theta' = s\theta + c\,e_{\mathrm{int}}` (the intercept
+alone is shifted) and the covariance is :math:`s^2\Sigma`: standard errors and interval
+half-widths are multiplied by s, the slopes' p-values are unchanged and the intercept's
+is that of :math:`b' = 0`. :class:`TargetUnits` holds that map and applies it, in one
+place, to everything the fitted estimator exposes (``coef_``, ``intercept_``,
+``inference_``, ``coef_cov_``, ``coef_se_``, ``intercept_se_``, ``pvalues_``, hence
+``conf_int`` and ``summary``), and writes the Huber threshold and the clipping range of
+what the intervals cover in y's units (threshold :math:`s\,c_{\mathrm{Huber}}`, range
+:math:`[\ell, h]`). Post-processing of the releases: no privacy cost.
+
+**The raw columns** (``summary(units="original")``).
 A numeric column that :class:`~skdpgd.preprocessing.DPTableVectorizer` maps linearly
 enters the model as :math:`z_j = \frac{x_j - \ell_j}{(h_j - \ell_j)\,D}` for
 :math:`x_j \in [\ell_j, h_j]`, where :math:`[\ell_j, h_j]` is the column's released (or
@@ -21,15 +36,91 @@ statement holds for values inside the range: outside it the vectorizer clips.
 
 import numpy as np
 
-from ..inference import CoefficientTable
-
-__all__ = ["coefficient_table_in_column_units"]
+__all__ = ["TargetUnits", "coefficient_table_in_column_units"]
 
 UNITS_NOTE = (
     "coefficients of linearly scaled numeric columns are per unit of the raw column, valid "
     "for values inside the range the vectorizer used ({ranges}); the intercept is then the "
     "prediction with those columns at 0; every other coefficient is in the model's units"
 )
+
+
+TARGET_UNITS_NOTE = (
+    "units: those of y; the model was fitted on (y - {centre}) / {scale}, y clipped to the "
+    "released range [{low}, {high}]: estimates, standard errors and interval half-widths "
+    "were multiplied by {scale}, the intercept then shifted by {centre}, the covariance "
+    "multiplied by {scale}^2"
+)
+
+
+class TargetUnits:
+    r"""The affine map of y a pipeline's ridge was fitted on, undone on everything it exposes.
+
+    Parameters
+    ----------
+    low, high : float
+        The released range of y, low < high.
+
+    Attributes
+    ----------
+    scale, centre : float
+        :math:`s = (h - \ell)/2` and :math:`c = (h + \ell)/2`: the model saw
+        :math:`(y - c)/s`.
+    """
+
+    def __init__(self, low, high):
+        self.low, self.high = float(low), float(high)
+        self.scale = (self.high - self.low) / 2.0
+        self.centre = (self.high + self.low) / 2.0
+
+    def table(self, table, *, has_intercept, covers=None):
+        r"""The coefficient table in y's units: :math:`s\theta + c\,e_{\mathrm{int}}`,
+        covariance :math:`s^2\Sigma` (the intercept is the last row when fitted).
+
+        Parameters
+        ----------
+        table : CoefficientTable
+            On the scale the model was fitted on.
+        has_intercept : bool
+            Whether its last row is the intercept.
+        covers : str, optional
+            What the intervals cover, written in y's units.
+
+        Returns
+        -------
+        CoefficientTable
+            With a note that states the map.
+        """
+        m = len(table.names)
+        shift = np.zeros(m)
+        if has_intercept:
+            shift[-1] = self.centre
+        note = TARGET_UNITS_NOTE.format(centre=f"{self.centre:.6g}", scale=f"{self.scale:.6g}",
+                                        low=f"{self.low:.6g}", high=f"{self.high:.6g}")
+        old_covers = table.covers
+        notes = [covers if covers is not None and n == old_covers else n
+                 for n in table.notes] + [note]
+        return table.mapped(self.scale * np.eye(m), shift, notes=tuple(notes),
+                            covers=old_covers if covers is None else covers)
+
+    def apply(self, estimator):
+        """Map a fitted DPRidge's ``coef_``, ``intercept_`` and, with ``inference=True``,
+        its whole table and what is read from it, to y's units (in place).
+
+        Parameters
+        ----------
+        estimator : DPRidge
+            Fitted on :math:`(y - c)/s`.
+        """
+        estimator.coef_ = estimator.coef_ * self.scale
+        estimator.intercept_ = float(estimator.intercept_) * self.scale + self.centre
+        table = getattr(estimator, "inference_", None)
+        if table is None:
+            return
+        covers = table.covers and estimator._covers(
+            threshold=self.scale * float(estimator.residual_clip_), y_range=(self.low, self.high))
+        estimator._set_inference_table(self.table(
+            table, has_intercept=bool(estimator.fit_intercept), covers=covers))
 
 
 def coefficient_table_in_column_units(vectorizer, table):
@@ -59,7 +150,7 @@ def coefficient_table_in_column_units(vectorizer, table):
     J = np.eye(m)
     divisor = float(vectorizer.row_divisor_)
     position = {name: k for k, name in enumerate(names)}
-    ranges = []
+    ranges, row_notes = [], list(table.row_notes)
     for encoding in vectorizer.encodings_:
         if getattr(encoding, "scale", None) != "linear" or encoding.high <= encoding.low:
             continue
@@ -68,9 +159,12 @@ def coefficient_table_in_column_units(vectorizer, table):
         J[k, k] = factor
         if has_intercept:
             J[m - 1, k] = -encoding.low * factor
-        ranges.append(f"{encoding.name} in [{encoding.low:.6g}, {encoding.high:.6g}]")
+        span = f"[{encoding.low:.6g}, {encoding.high:.6g}]"
+        ranges.append(f"{encoding.name} in {span}")
+        row_notes[k] = "; ".join(filter(None, (row_notes[k], f"per unit of the raw column, "
+                                                             f"valid on {span}")))
     notes = list(table.notes)
     if ranges:
         notes.append(UNITS_NOTE.format(ranges="; ".join(ranges)))
-    return CoefficientTable(names + (["intercept"] if has_intercept else []),
-                            J @ table.estimate, J @ table.covariance @ J.T, notes)
+    return table.mapped(J, names=names + table.names[len(names):], notes=tuple(notes),
+                        row_notes=row_notes)

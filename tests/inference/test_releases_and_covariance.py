@@ -293,7 +293,7 @@ def test_table_wald_quantities():
                                rtol=1e-6)
     np.testing.assert_allclose(table.pvalues, [0.0455003, 0.3173105], rtol=1e-5)
     frame = table.frame()
-    assert list(frame.columns) == ["coef", "std_err", "ci_low", "ci_high", "p_value"]
+    assert list(frame.columns) == ["coef", "std_err", "ci_low", "ci_high", "p_value", "note"]
     assert list(frame.index) == ["a", "intercept"]
     assert "intercept" in table.text()
 

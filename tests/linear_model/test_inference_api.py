@@ -57,7 +57,7 @@ def test_logistic_attributes_shapes_and_table():
     assert clf.pvalues_.shape == (4,) and np.all((clf.pvalues_ >= 0) & (clf.pvalues_ <= 1))
     table = clf.summary()
     assert list(table.index) == ["age", "hours", "score", "intercept"]
-    assert list(table.columns) == ["coef", "std_err", "ci_low", "ci_high", "p_value"]
+    assert list(table.columns) == ["coef", "std_err", "ci_low", "ci_high", "p_value", "note"]
     assert any("logistic model" in note for note in table.attrs["notes"])
     assert "intercept" in clf.inference_.text()
     # one report, charged once, composing the run and the three releases
