@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from ._budget import INFERENCE_SHARES, inference_shares, split_inference_budget
+from ._identification import NOT_IDENTIFIED
 from ._releases import curvature_and_residual_bounds, matrix_sensitivity, release_at
 from ._report import inference_report
 from ._sandwich import FIRST_ORDER_LIMIT, coefficient_covariance
@@ -160,7 +161,10 @@ def infer(row_sums, loss, coef, *, plan, report, n_steps, rng, preconditioner=No
     warning = reliability_note(diag)
     if warning:
         notes.append(warning)
-    table = CoefficientTable(names, scale * estimate, cov * np.outer(scale, scale), notes)
+    row_notes = [NOT_IDENTIFIED.format(ratio=ratio) if out else ""
+                 for out, ratio in zip(diag["not_identified"], diag["identified_ratio"])]
+    table = CoefficientTable(names, scale * estimate, cov * np.outer(scale, scale), notes,
+                             row_notes=row_notes)
     table.diagnostics = diag
     return table
 
@@ -243,9 +247,10 @@ def reliability_note(diagnostics):
         "the private Hessian's noise is comparable to its smallest curvature in some "
         f"direction (ratio {_shown_above(diagnostics['hessian_noise_ratio'], FIRST_ORDER_LIMIT)}"
         f" > {FIRST_ORDER_LIMIT}): "
-        "the run's leftover error is bounded with the repaired Hessian, which overstates the "
-        "curvature there; the intervals are wide but their coverage is not guaranteed "
-        "(more rows or a larger epsilon help)."
+        "the run's leftover error takes its bound, with the run's error computed at the "
+        "smallest curvature the release allows (wide intervals; coefficients whose "
+        "direction the release does not identify have none: more rows or a larger "
+        "epsilon help)."
     )
 
 

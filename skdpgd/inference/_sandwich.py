@@ -46,13 +46,34 @@ docs/theory.md, "Private inference for the coefficients"):
    :math:`\lVert E_M\rVert_2 \le f_M` the step's factor :math:`M^{-1}E_M` has norm at most
    :math:`\rho`. Where :math:`\rho` > :data:`FIRST_ORDER_LIMIT` = 1/2 the first order does
    not hold (the noise is comparable to the curvature, or the repair raised an
-   eigenvalue): then :math:`\Lambda = \rho^2\lVert W\rVert_2 I`, the bound in every
-   direction, and the table says so (W itself is computed with the repaired Hessian, which
-   overstates a raised direction's curvature: not a guarantee there).
+   eigenvalue), and the leftover takes a bound that holds on that event:
+
+   * **the factor.** The leftover is :math:`D = (I - M_+^{-1}H)e`, e the run's error
+     :math:`\theta_K - \theta^*`. On the event, :math:`0 \preceq H \preceq M + f_M I
+     \preceq 2M_+` and :math:`H \succeq M - f_M I`, so
+     :math:`A = M_+^{-1/2}HM_+^{-1/2}` has its eigenvalues in
+     :math:`[\max(0, 1 - \rho), 1 + \rho]` and :math:`\lVert I - A\rVert_2 \le \rho`;
+     since :math:`I - M_+^{-1}H = M_+^{-1/2}(I - A)M_+^{1/2}`, every linear functional
+     has :math:`(u^\top D)^2 \le \rho^2\,(u^\top M_+^{-1}u)\,\lVert M_+^{1/2}e\rVert^2`,
+     hence :math:`\Lambda = \rho^2\,\mathrm{tr}(M_+W)\,M_+^{-1}` bounds the second moment
+     of every :math:`u^\top D` given :math:`E_M`;
+   * **the run's error** W is computed at the smallest curvature the release allows,
+     :math:`H_{\mathrm{low}} = V\max(\Lambda_M - f_M, 0)V^\top`
+     (:func:`lowest_curvature`; on the event :math:`H \succeq M - f_M I`): a run moves
+     less, and its noise accumulates more, along a flatter direction, so the repaired
+     :math:`M_+` (whose raised eigenvalues overstate the curvature) would understate W
+     there (coverage .42 on an equicorrelated design, docs/theory.md). W
+     (:func:`run_error_moment`) is the run's noise covariance, its mean
+     :math:`-(\theta^* - (I - C)\theta_\lambda)` with :math:`\hat\theta` for
+     :math:`\theta^*`, and the sampling covariance of :math:`\theta_\lambda`.
+
+   Coefficients the release does not identify
+   (:mod:`skdpgd.inference._identification`) get NaN in their row and column.
 """
 
 import numpy as np
 
+from ._identification import unidentified
 from ._optimizer_noise import optimizer_noise
 
 __all__ = ["FIRST_ORDER_LIMIT", "coefficient_covariance"]
@@ -108,26 +129,99 @@ def coefficient_covariance(coef, gradient, hessian, score_cov, *, n_samples,
     score, score_floored = _floor(score_cov, 2.0 * score_noise_std * np.sqrt(p))
     hess_inv = np.linalg.inv(hess)
     estimate = coef - hess_inv @ np.asarray(gradient, dtype=np.float64)
-    v_opt, unfinished = optimizer_noise(
-        hess, strong_convexity=strong_convexity, learning_rate=learning_rate,
-        noise_std=noise_std, n_steps=n_steps, momentum=momentum, preconditioner=preconditioner,
-    )
+    plan = {"strong_convexity": strong_convexity, "learning_rate": learning_rate,
+            "noise_std": noise_std, "n_steps": n_steps, "momentum": momentum,
+            "preconditioner": preconditioner}
     smallest = float(np.linalg.eigvalsh(hess)[0])
     rho = min(1.0, f_m / smallest)
-    shift = unfinished @ estimate
-    second = v_opt + np.outer(shift, shift)
-    leftover = hessian_noise_std**2 * (hess_inv @ (second + np.trace(second) * eye) @ hess_inv)
-    if rho > FIRST_ORDER_LIMIT:  # no first order: the bound, in every direction
-        leftover = rho**2 * float(np.linalg.eigvalsh(second)[-1]) * eye
+    if rho <= FIRST_ORDER_LIMIT:  # first order in E_M, W with the released Hessian
+        v_opt, unfinished = optimizer_noise(hess, **plan)
+        shift = unfinished @ estimate
+        second = v_opt + np.outer(shift, shift)
+        leftover = hessian_noise_std**2 * (hess_inv @ (second + np.trace(second) * eye)
+                                           @ hess_inv)
+    else:  # the leftover's two parts, with W at the smallest curvature the release allows
+        low = lowest_curvature(hessian, f_m)
+        second, unfinished = run_error_moment(low, estimate, score / n_samples, **plan)
+        repair = hess - 0.5 * (hessian + hessian.T)  # R = M_+ - M, so M_+ - H = R + E_M
+        noise_part = hessian_noise_std**2 * (second + np.trace(second) * eye)
+        leftover = 2.0 * hess_inv @ (repair @ second @ repair + noise_part) @ hess_inv
     sandwich = hess_inv @ score @ hess_inv / n_samples
     covariance = sandwich + gradient_noise_std**2 * (hess_inv @ hess_inv) + leftover
     covariance = 0.5 * (covariance + covariance.T)
+    not_identified, identified_ratio = unidentified(hessian, f_m)
     diagnostics = {
         "hessian_floored": hess_floored, "score_floored": score_floored,
         "unfinished": float(np.linalg.norm(unfinished, 2)), "hessian_noise_ratio": rho,
         "leftover_share": float(np.trace(leftover) / np.trace(covariance)),
+        "not_identified": not_identified, "identified_ratio": identified_ratio,
     }
+    covariance[not_identified, :] = np.nan  # no interval where the release sees nothing
+    covariance[:, not_identified] = np.nan
     return estimate, covariance, diagnostics
+
+
+def lowest_curvature(hessian, floor):
+    r"""The smallest curvature the release allows: :math:`V\max(\Lambda - f_M, 0)V^\top`.
+
+    On the event :math:`\lVert E_M\rVert_2 \le f_M`, :math:`H \succeq M - f_M I` and
+    :math:`H \succeq 0` (module docstring).
+
+    Parameters
+    ----------
+    hessian : ndarray of shape (p, p)
+        The released M.
+    floor : float
+        :math:`f_M`.
+
+    Returns
+    -------
+    ndarray of shape (p, p)
+        The lower curvature.
+    """
+    matrix = np.asarray(hessian, dtype=np.float64)
+    w, v = np.linalg.eigh(0.5 * (matrix + matrix.T))
+    return (v * np.maximum(w - float(floor), 0.0)) @ v.T
+
+
+def run_error_moment(hessian, estimate, score_over_n, *, strong_convexity, **plan):
+    r"""Second moment of the run's error :math:`\theta_K - \theta^*` at curvature ``hessian``.
+
+    :math:`W = V_{\mathrm{opt}} + bb^\top + (I - C)H_\lambda^{-1}(Q/n)H_\lambda^{-1}(I - C)^\top`
+    with :math:`b = E\theta_K - \theta^* = (I - C)H_\lambda^{+}H\theta^* - \theta^*` its
+    mean (:math:`E\theta_K = (I - C)\theta_\lambda`, :math:`\theta_\lambda =
+    H_\lambda^{+}(H\theta^* - S_n)` for the quadratic model of the loss, :math:`S_n` the
+    score at the target, :math:`H_\lambda^{+}` the pseudo-inverse: a direction without
+    curvature or penalty is one the run never moves, C = 1 there) and the last term the
+    sampling covariance of :math:`\theta_\lambda` carried by the run (module docstring).
+
+    Parameters
+    ----------
+    hessian : ndarray of shape (p, p)
+        H, positive semi-definite.
+    estimate : ndarray of shape (p,)
+        :math:`\hat\theta`, in place of :math:`\theta^*`.
+    score_over_n : ndarray of shape (p, p)
+        Q/n.
+    strong_convexity : float
+        lam.
+    **plan : dict
+        The other arguments of :func:`~skdpgd.inference._optimizer_noise.optimizer_noise`.
+
+    Returns
+    -------
+    second : ndarray of shape (p, p)
+        W.
+    unfinished : ndarray of shape (p, p)
+        C.
+    """
+    p = estimate.shape[0]
+    v_opt, unfinished = optimizer_noise(hessian, strong_convexity=strong_convexity, **plan)
+    h_lam_inv = np.linalg.pinv(hessian + strong_convexity * np.eye(p), hermitian=True)
+    carried = (np.eye(p) - unfinished) @ h_lam_inv
+    shift = estimate - carried @ (hessian @ estimate)
+    second = v_opt + np.outer(shift, shift) + carried @ score_over_n @ carried.T
+    return 0.5 * (second + second.T), unfinished
 
 
 def _floor(matrix, floor):
