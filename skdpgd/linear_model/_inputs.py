@@ -15,6 +15,7 @@ import scipy.sparse as sp
 
 from .._data import refuse_dask_table
 from .._data._dask import is_dask_array, validate_dask_X_y
+from ..utils import missing_labels_as_nan
 from ..utils._sklearn_compat import (
     _check_y,
     _num_features,
@@ -78,6 +79,8 @@ class InputChecks:
             ensure_all_finite=False,
         )
         target = y
+        if not kwargs.get("y_numeric", False):  # pd.NA, None, NaT: refused as NaN is
+            y = missing_labels_as_nan(y)
         y = validate_private(
             _check_y, y, role="y", data=target, estimator=name,
             y_numeric=kwargs.get("y_numeric", False),

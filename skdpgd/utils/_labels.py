@@ -47,7 +47,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["canonical_labels", "is_missing_label", "label_array"]
+__all__ = ["canonical_labels", "is_missing_label", "label_array", "missing_labels_as_nan"]
 
 #: Largest integer magnitude up to which every integer is a float64 exactly.
 EXACT_FLOAT_INTEGER = 2**53
@@ -88,6 +88,37 @@ def is_missing_label(value):
         except Exception:  # e.g. Decimal('sNaN') raises InvalidOperation: not a value
             return True
     return type(value).__name__ in ("NAType", "NaTType")  # pd.NA, pd.NaT (no pandas import)
+
+
+def missing_labels_as_nan(y):
+    """``y`` with every missing label (:func:`is_missing_label`) written as the float NaN.
+
+    A per-record map, so that a public label set's checks refuse ``pd.NA``, None or NaT
+    exactly as they refuse NaN ("y contains NaN"), never with pandas' "boolean value of
+    NA is ambiguous". A NumPy dtype other than object (where NaN is the only missing
+    value) and a ``y`` without a missing label are returned as they are.
+
+    Parameters
+    ----------
+    y : array-like
+        Labels.
+
+    Returns
+    -------
+    y : array-like
+        ``y`` itself, or an object array of its shape.
+    """
+    dtype = getattr(y, "dtype", None)
+    if isinstance(dtype, np.dtype) and dtype.kind != "O":
+        return y
+    cells = np.asarray(y, dtype=object)
+    missing = np.fromiter((is_missing_label(v) for v in cells.ravel().tolist()),
+                          dtype=bool, count=cells.size).reshape(cells.shape)
+    if not missing.any():
+        return y
+    cells = cells.copy()
+    cells[missing] = np.nan
+    return cells
 
 
 def _schema(y):

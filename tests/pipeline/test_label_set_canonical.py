@@ -185,3 +185,17 @@ def test_one_missing_label_rule():
         assert is_missing_label(value), value
     for value in ("NA", "", "nan", 0, 0.0, -0.0, False, np.inf, b"", "None"):
         assert not is_missing_label(value), value
+
+
+@pytest.mark.parametrize("missing, container", [
+    (np.nan, "object"), (None, "object"), (pd.NA, "object"), (pd.NaT, "object"),
+    (pd.NA, "string")], ids=repr)
+def test_a_public_label_set_refuses_every_missing_spelling_as_nan(missing, container):
+    # one record outside the public domain: the refusal after the charge is NaN's, for
+    # every spelling (pd.NA gave a withheld TypeError, None a different message)
+    X, positive = _features(n=300)
+    y = _object(np.where(positive, "yes", "no").tolist())
+    y[5] = missing
+    target = pd.Series(y, dtype="string") if container == "string" else y
+    with pytest.raises(ValueError, match="y contains NaN"):
+        DPLogisticRegression(classes=["no", "yes"], ledger=PrivacyLedger()).fit(X, target)
