@@ -161,6 +161,9 @@ def _canonical_number(value):
 
 def _canonical_label(value, kind):
     """The canonical form of one label under the schema ``kind``, None when missing."""
+    exact = type(value)
+    if kind == "O" and (exact is str or exact is int):  # fast path: most cells
+        return value
     if kind in "Mm" or is_missing_label(value):
         return None
     if kind == "b":
