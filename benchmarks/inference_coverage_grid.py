@@ -41,12 +41,8 @@ Usage (the whole grid, 300 repetitions per cell, on a machine with many cores)::
 
     python benchmarks/inference_coverage_grid.py --reps 300 --n-jobs 16
 
-The reduced run of docs/theory.md ("Coverage on hard designs")::
-
-    python benchmarks/inference_coverage_grid.py --reps 150 --n-jobs 2 \\
-        --cells equi,p8-n2000-eps1 skew,p8-n2000-eps1 indep,p3-n20000-eps1 \\
-        indep,p8-n20000-eps1 pair,p3-n20000-eps1 \\
-        --out benchmarks/results/inference_coverage_grid.json
+The reduced run of docs/theory.md ("Coverage on hard designs") names its cells there;
+``--cells equi,n2000`` keeps every equicorrelated cell at n = 2000.
 
 Results are written after every cell (a rerun with ``--cells`` adds to the same
 ``--out``); ``--table`` prints the markdown table of ``--out``.
