@@ -199,3 +199,38 @@ def test_a_public_label_set_refuses_every_missing_spelling_as_nan(missing, conta
     target = pd.Series(y, dtype="string") if container == "string" else y
     with pytest.raises(ValueError, match="y contains NaN"):
         DPLogisticRegression(classes=["no", "yes"], ledger=PrivacyLedger()).fit(X, target)
+
+
+@pytest.mark.parametrize("column, spelling", [("num", -0.0), ("city", "np.str_"),
+                                              ("code", "float")])
+def test_the_table_releases_are_canonical_too(column, spelling):
+    # a private range (num), category discovery (city) and the type vote (code, an
+    # object column of ints): record 0's spelling changes no fitted attribute
+    import pickle
+
+    from skdpgd.preprocessing import DPTableVectorizer
+
+    X, positive = _features(n=1500)
+    rng = np.random.default_rng(3)
+    base = pd.DataFrame({"num": X[:, 0], "city": rng.choice(["Lyon", "Oslo"], 1500),
+                         "code": _object(rng.choice([1, 2, 3], 1500).tolist())})
+    base = base.astype({"city": object})
+    base.loc[0, "num"] = 0.0
+    other = base.copy()
+    value = other.at[0, column]
+    if spelling == "np.str_":
+        spelling = np.str_(value)
+    elif spelling == "float":
+        spelling = float(value)
+    other.at[0, column] = spelling
+
+    def fitted(frame):
+        pipeline = DPPipeline([("vectorizer", DPTableVectorizer()),
+                               ("model", DPLogisticRegression(classes=[0, 1]))],
+                              epsilon=1.0, random_state=0).fit(frame, positive.astype(int))
+        vectorizer = pipeline.pipeline_[0]
+        learned = {k: v for k, v in vars(vectorizer).items() if k.endswith("_")}
+        return (pickle.dumps(learned), repr(pipeline.privacy_),
+                pipeline.pipeline_[-1].coef_.tobytes())
+
+    assert fitted(base) == fitted(other)
