@@ -1,0 +1,145 @@
+"""DPSearchCV's defaults against no search, at the same total epsilon, before and after.
+
+Issue 47, target 4: "DPSearchCV with its defaults scores no worse than the default
+pipeline at the same total epsilon, in median and worst seed over 10 seeds". Two raw
+tables of a few thousand rows, nothing hand-written, each through the default
+``make_dp_pipeline(DPTableVectorizer(), estimator)``:
+
+* **adult**: ``skdpgd.datasets.load_adult("train", as_frame=True)`` subsampled to
+  ``--rows`` (4,000) raw rows (14 columns, 8 of them strings), binary, scored by accuracy
+  on the original Adult test file (16,281 rows);
+* **diamonds**: a ``--rows`` (3,000) subsample of ggplot2's diamonds (9 raw columns, 3 of
+  them strings), regression on log price mapped by the public price range to [-1, 1]
+  (``DPRidge(y_bound=1.0)``: the search needs a public bound on y), scored by R^2 on
+  10,000 held-out rows (needs ``SKDPGD_DATA``, as ``benchmarks/datasets.py``).
+
+Per table and seed, in one run, at the same total epsilon (``--epsilon``, 1) and delta
+(1e-5):
+
+* **default**: the pipeline fitted once on all rows (no search);
+* **before**: ``DPSearchCV(pipe, grid, epsilon)`` as its defaults were,
+  ``expected_trials=10, eta=0, refit=False`` (Papernot and Steinke's random number of
+  trials, uniform draws from the grid);
+* **after**: ``DPSearchCV(pipe, grid, epsilon)`` with today's defaults (every candidate
+  once, the reference first, kept unless beaten by the margin; refit on all rows).
+
+The grid is the user guide's, five values of C (``alpha`` for ridge) over four decades,
+which does not hold the estimator's own ``"auto"``. Reported: the median and the worst
+seed of each, the differences after - default, and how often "after" kept the reference.
+
+    python benchmarks/search_defaults.py [--seeds 10] [--rows 4000] [--tables adult diamonds]
+
+Results: ``benchmarks/results/search_defaults.json``.
+"""
+
+import argparse
+import json
+import platform
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from skdpgd import DPLogisticRegression, DPRidge, make_dp_pipeline
+from skdpgd.datasets import load_adult
+from skdpgd.model_selection import DPSearchCV
+from skdpgd.preprocessing import DPTableVectorizer
+
+DELTA = 1e-5
+GRIDS = {"adult": {"dplogisticregression__C": [0.01, 0.1, 1.0, 10.0, 100.0]},
+         "diamonds": {"dpridge__alpha": [0.01, 0.1, 1.0, 10.0, 100.0]}}
+BEFORE = dict(expected_trials=10.0, eta=0.0, refit=False)  # the defaults before
+
+
+def _adult(rows):
+    X, y = load_adult("train", as_frame=True, return_X_y=True)
+    pick = np.random.default_rng(0).choice(len(X), rows, replace=False)
+    X_test, y_test = load_adult("test", as_frame=True, return_X_y=True)
+    return (X.iloc[pick].reset_index(drop=True), np.asarray(y)[pick], X_test,
+            np.asarray(y_test))
+
+
+def _diamonds(rows):
+    from datasets import data_dir, diamonds_target
+
+    df = pd.read_csv(data_dir() / "diamonds" / "diamonds.csv", index_col=0)
+    order = np.random.default_rng(0).permutation(len(df))
+    train, test = df.iloc[order[:rows]], df.iloc[order[rows:rows + 10000]]
+    return (train.drop(columns="price").reset_index(drop=True),
+            diamonds_target(train["price"].to_numpy()), test.drop(columns="price"),
+            diamonds_target(test["price"].to_numpy()))
+
+
+def _pipe(table, **kw):
+    final = (DPLogisticRegression(classes=[0, 1]) if table == "adult"
+             else DPRidge(y_bound=1.0))
+    return make_dp_pipeline(DPTableVectorizer(), final, delta=DELTA, **kw)
+
+
+def one_seed(table, data, epsilon, seed):
+    X, y, X_test, y_test = data
+    default = _pipe(table, epsilon=epsilon, random_state=seed).fit(X, y)
+    before = DPSearchCV(_pipe(table), GRIDS[table], epsilon=epsilon, delta=DELTA,
+                        random_state=seed, **BEFORE).fit(X, y)
+    after = DPSearchCV(_pipe(table), GRIDS[table], epsilon=epsilon, delta=DELTA,
+                       random_state=seed).fit(X, y)
+    key = next(iter(GRIDS[table]))
+    return {"seed": seed, "default": float(default.score(X_test, y_test)),
+            "before": float(before.score(X_test, y_test)),
+            "after": float(after.score(X_test, y_test)),
+            "before_params": before.best_params_, "after_params": after.best_params_,
+            "after_kept_reference": after.best_params_[key] == "auto",
+            "before_epsilon": before.privacy_.epsilon, "after_epsilon": after.privacy_.epsilon,
+            "after_trial_mu": after.privacy_.trial_mu, "after_refit_mu": after.privacy_.refit_mu,
+            "after_margin": after.privacy_.switch_margin,
+            "default_estimator_mu": float(default.privacy_.steps[-1][1].mu)}
+
+
+def summary(runs):
+    out = {}
+    for name in ("default", "before", "after"):
+        scores = np.array([r[name] for r in runs])
+        out[name] = {"median": float(np.median(scores)), "worst": float(scores.min())}
+    for name in ("before", "after"):
+        out[f"{name}_minus_default"] = {
+            "median": out[name]["median"] - out["default"]["median"],
+            "worst": out[name]["worst"] - out["default"]["worst"]}
+    out["after_kept_reference"] = int(sum(r["after_kept_reference"] for r in runs))
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--rows", type=int, default=0, help="0: 4,000 (adult), 3,000 (diamonds)")
+    parser.add_argument("--epsilon", type=float, default=1.0)
+    parser.add_argument("--tables", nargs="+", default=["adult", "diamonds"])
+    parser.add_argument("--out", default=str(Path(__file__).parent / "results"
+                                             / "search_defaults.json"))
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")  # the vectorizer's per-fit notes, not measured here
+    result = {"machine": platform.platform(), "epsilon": args.epsilon, "delta": DELTA,
+              "seeds": args.seeds, "grids": GRIDS, "before": BEFORE, "tables": {}}
+    for table in args.tables:
+        rows = args.rows or (4000 if table == "adult" else 3000)
+        data = _adult(rows) if table == "adult" else _diamonds(rows)
+        tic = time.perf_counter()
+        runs = [one_seed(table, data, args.epsilon, seed) for seed in range(args.seeds)]
+        result["tables"][table] = {"rows": rows, "runs": runs, "summary": summary(runs),
+                                   "seconds": time.perf_counter() - tic}
+        s = result["tables"][table]["summary"]
+        print(f"{table} ({rows} rows, epsilon {args.epsilon}, {args.seeds} seeds): "
+              + "; ".join(f"{k} median {s[k]['median']:.4f} worst {s[k]['worst']:.4f}"
+                          for k in ("default", "before", "after"))
+              + f"; after - default: median {s['after_minus_default']['median']:+.4f}, "
+              f"worst {s['after_minus_default']['worst']:+.4f}; before - default: median "
+              f"{s['before_minus_default']['median']:+.4f}, worst "
+              f"{s['before_minus_default']['worst']:+.4f}; reference kept "
+              f"{s['after_kept_reference']}/{args.seeds}", flush=True)
+    Path(args.out).write_text(json.dumps(result, indent=1, default=str) + "\n")
+
+
+if __name__ == "__main__":
+    main()
