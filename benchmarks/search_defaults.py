@@ -1,7 +1,7 @@
 """DPSearchCV's defaults against no search, at the same total epsilon, before and after.
 
-Issue 47, target 4: "DPSearchCV with its defaults scores no worse than the default
-pipeline at the same total epsilon, in median and worst seed over 10 seeds". Two raw
+The target: DPSearchCV with its defaults scores no worse than the default pipeline at
+the same total epsilon, in median and worst seed over 10 seeds. Two raw
 tables of a few thousand rows, nothing hand-written, each through the default
 ``make_dp_pipeline(DPTableVectorizer(), estimator)``:
 
