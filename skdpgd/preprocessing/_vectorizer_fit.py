@@ -4,11 +4,14 @@ Given the public plan (:mod:`._vectorizer_plan`), the step's :math:`\mu` is spli
 in :math:`\mu^2` over the planned releases (one type vote for the voted columns, one
 histogram per numeric column without public bounds, one discovery per categorical column
 whose categories are discovered, one for each voted column whichever type it gets), the
-additive delta equally over the planned discoveries. The vote is released first; a voted
-column then gets the encoding of its type. Since every release's :math:`\mu` is fixed in
-advance and a voted column makes at most the release it was planned for, the releases
-made compose (Dong, Roth and Su 2022, Corollary 3.3) to at most :math:`\mu`, and their
-additive deltas to at most the allowance (``docs/theory.md#vectorizer-budget``).
+additive delta equally over the planned discoveries. A numeric column's share is spent by
+two releases that compose to at most it (:mod:`._column_range`: a locating histogram, then
+a refined or repeated one); the report gives one entry per share, naming both and their mu.
+The vote is released first; a voted column then gets the encoding of its type. Since every
+release's :math:`\mu` is fixed in advance and a voted column makes at most the release it
+was planned for, the releases made compose (Dong, Roth and Su 2022, Corollary 3.3) to at
+most :math:`\mu`, and their additive deltas to at most the allowance
+(``docs/theory.md#vectorizer-budget``).
 """
 
 import math
@@ -17,11 +20,11 @@ import numpy as np
 
 from ..utils._validation import make_generator
 from ._column_maps import BooleanEncoding, CategoricalEncoding, NumericEncoding
+from ._column_range import column_range
 from ._column_reading import column_groups, key_column
 from ._missing import category_key
 from ._numeric_rules import check_public_bounds, is_integer_dtype, numeric_map
 from ._private_categories import discover_categories
-from ._private_range import private_range
 from ._schema import numeric_column, table_schema
 from ._type_vote import number_minus_text, type_vote
 from ._vectorizer_plan import VOTE, child_generators, count_releases
@@ -62,15 +65,20 @@ def fit_columns(vec, X, plan, mu, extra_delta, random_state):
     plan = _vote(vec, X, plan, mu_each, rngs, releases)
     dtypes = table_schema(X)[3]
     encodings, types, n_discovered = [], {}, 0
+    shares = len(releases)  # the vote's, if any
     for position, label, name, kind, nullable, mode in plan:
         indicator = nullable and vec.add_indicator == "auto"
         types[name] = kind
         if kind == "numeric":
-            encodings.append(_fit_numeric(
+            encoding, made = _fit_numeric(
                 vec, X, position, label, name, mode, indicator, mu_each, rngs, notes,
-                integer=is_integer_dtype(dtypes[position])))
-            if mode == "private":
-                releases.append((f"{name}: histogram over the public grid", mu_each))
+                integer=is_integer_dtype(dtypes[position]))
+            encodings.append(encoding)
+            if mode == "private":  # two releases composing to its share (_column_range)
+                shares += 1
+                parts = "; then ".join(f"{what} (mu {mu_made!r})" for what, mu_made in made
+                                       ) or "nothing released (mu 0)"
+                releases.append((f"{name}: {parts}", mu_each))
         elif kind == "boolean":
             encodings.append(BooleanEncoding(name, indicator))
         else:
@@ -81,10 +89,12 @@ def fit_columns(vec, X, plan, mu, extra_delta, random_state):
                              "value goes to __other.")
             if mode == "discover":
                 n_discovered += 1
+                shares += 1
                 releases.append((f"{name}: categories above a noisy-count threshold "
                                   f"(delta {delta_each:.3g})", mu_each))
-    made = len(releases)
-    spent_mu = 0.0 if not made else (mu if made == n_gdp else mu_each * math.sqrt(made))
+    # one entry per share (a numeric column's two releases compose to at most its share,
+    # split_share): the shares used compose to mu (all planned) or mu_each * sqrt(shares)
+    spent_mu = 0.0 if not shares else (mu if shares == n_gdp else mu_each * math.sqrt(shares))
     return encodings, types, releases, notes, (spent_mu, float(delta_each * n_discovered))
 
 
@@ -114,14 +124,15 @@ def _fit_numeric(vec, X, position, label, name, mode, indicator, mu_each, rngs, 
             notes.append(f"fallback: {name}: log1p needs a non-negative public low; "
                          "not applied.")
         return NumericEncoding(name, low, high, "log1p" if log else "linear", 0.5,
-                               indicator, "public")
+                               indicator, "public"), ()
     x = numeric_column(X, position, label, vec.missing_values)
-    private = private_range(x, mu_each, next(rngs))
-    low, high, scale, impute, source = numeric_map(private, log_choice(vec, label), integer)
+    released = column_range(x, mu_each, next(rngs), integer=integer)
+    low, high, scale, impute, source = numeric_map(released.range, log_choice(vec, label),
+                                                   integer)
     if source == "default":
         notes.append(f"fallback: {name}: no histogram cell passed the threshold; the public "
                      "symmetric log map over [-2^40, 2^40] is used.")
-    return NumericEncoding(name, low, high, scale, impute, indicator, source)
+    return NumericEncoding(name, low, high, scale, impute, indicator, source), released.releases
 
 
 def _fit_categorical(vec, X, position, label, name, mode, mu_each, delta_each, rngs):

@@ -1,0 +1,233 @@
+r"""A numeric column's private range from two Gaussian histograms in the column's one share.
+
+A column's share :math:`\mu_c` of the vectorizer's budget is split in :math:`\mu^2`
+(public constant :data:`LOCATING_SHARE`):
+
+.. math::
+
+    \mu_1 = \mu_c\sqrt{\rho}, \qquad \mu_2 = \mu_c\sqrt{1 - \rho}, \qquad
+    \mu_1^2 + \mu_2^2 = \mu_c^2 ,
+
+so the two releases compose to exactly :math:`\mu_c`-GDP (Dong, Roth and Su 2022,
+Corollary 3.3, adaptive: the second grid is chosen from the first release). Each is the
+Gaussian histogram of :mod:`._private_range` (L2 sensitivity :math:`\sqrt 2` on any grid).
+
+1. **Locating release** (:math:`\mu_1`) on the public log grid, read by
+   :func:`~._range_reading.read_column_range`: a first range :math:`[\ell_1, h_1]`.
+2. **Second release** (:math:`\mu_2`), its grid a function of :math:`[\ell_1, h_1]` only:
+
+   - where the first range lies on one side of 0 and spans at most a factor 2, two cells
+     of the public grid (:func:`refines`; a year, a sensor reading far from zero, which the
+     log grid gives one or two cells): the grid is :math:`B` equal cells on
+     :math:`[\ell_1, h_1]` and the
+     public grid's cells outside it (where tails beyond the first range are still seen);
+   - elsewhere the public grid again; the two histograms are averaged with weights
+     :math:`1/\sigma_i^2`, whose noise is :math:`\mathcal N(0, \sigma_c^2)` with
+     :math:`\sigma_c^{-2} = \sigma_1^{-2} + \sigma_2^{-2}`, i.e. :math:`\sigma_c = \sqrt2/\mu_c`:
+     the same law as one histogram at the column's whole share.
+
+   The range, tails and median are read from that histogram (or the average) alone; on
+   the refined grid the cells it shares with the public grid (outside the first range,
+   and the missing cell) are the weighted average of both releases, read with
+   :math:`\sigma_2`'s thresholds (conservative there). Where the refined histogram has no
+   survivor the first range stands.
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._private_range import PrivateRange, noisy_histogram, public_grid, sigma_for_mu
+from ._range_reading import read_column_range
+
+#: Share of a column's :math:`\mu^2` given to the locating release: it only has to find
+#: the cells that hold the data, which a column's bulk passes at twice the noise; the
+#: rest refines (or, averaged with it, re-reads) the range.
+LOCATING_SHARE = 0.25
+
+#: Equal cells of the refined grid inside the first range: each end of the range is then
+#: resolved to 1/32 of the first range (a column filling a fraction f of it keeps at least
+#: f/(f + 1/16) of the scaled range).
+REFINED_CELLS = 32
+
+
+@dataclass(frozen=True)
+class ColumnRange:
+    """A column's released range and what was released for it.
+
+    Attributes
+    ----------
+    range : PrivateRange
+        The range read.
+    releases : tuple of (str, float)
+        The two releases (a description, their mu), in order.
+    """
+
+    range: PrivateRange
+    releases: tuple
+
+
+def split_share(mu):
+    r"""(:math:`\mu_1`, :math:`\mu_2`) with :math:`\mu_1^2 + \mu_2^2 \le \mu^2` (module notes).
+
+    Rounded down by one ulp each so that the composition never exceeds ``mu`` in floating
+    point; ``inf`` gives ``(inf, inf)`` (exact counts), 0 gives ``(0, 0)``.
+    """
+    mu = float(mu)
+    if math.isinf(mu):
+        return math.inf, math.inf
+    if mu <= 0.0:
+        return 0.0, 0.0
+    first = float(np.nextafter(mu * math.sqrt(LOCATING_SHARE), 0.0))
+    second = float(np.nextafter(math.sqrt(mu * mu - first * first), 0.0))
+    while first * first + second * second > mu * mu:
+        second = float(np.nextafter(second, 0.0))
+    return first, second
+
+
+def refines(low, high):
+    r"""Whether the first range lies on one side of 0 within two cells of the public grid.
+
+    :math:`|h| / |\ell| \le 2` (the grid's cells span a factor :math:`\sqrt 2`): the
+    public grid cannot say where inside such a range the data sit (a year column gets
+    [1449, 2047]), and :data:`REFINED_CELLS` equal cells on it, each at most
+    :math:`|\ell|/32` wide, are 13 times finer than its cells. A range of three cells
+    or more already places each end of the data to one cell, and the public grid's
+    growing cells keep a long tail that equal cells, each holding a small count, would cut.
+    """
+    inner, outer = (low, high) if low > 0.0 else (-high, -low)
+    if not inner > 0.0 or not math.isfinite(outer):
+        return False
+    return outer / inner <= 2.0
+
+
+def inner_edges(low, high, n_cells=REFINED_CELLS, integer=False):
+    """The refined grid's edges on [low, high]: n_cells equal cells (integer edges, fewer
+    cells where fewer integers fit, for an integer column)."""
+    inside = np.linspace(low, high, int(n_cells) + 1)
+    return np.unique(np.ceil(inside)) if integer else inside
+
+
+def inner_cells(low, high, n_cells=REFINED_CELLS, integer=False):
+    """How many cells the refined grid has on [low, high] (for the report)."""
+    return inner_edges(low, high, n_cells, integer).size - 1
+
+
+def refined_grid(low, high, edges, n_cells=REFINED_CELLS, integer=False):
+    """The public edges outside (low, high) and n_cells equal cells on [low, high].
+
+    For an integer column (public dtype) the inner edges are rounded up to integers, so
+    that every inner cell holds at least one integer (fewer cells where the range holds
+    fewer than ``n_cells`` integers).
+    """
+    inside = inner_edges(low, high, n_cells, integer)
+    outside = edges[(edges < inside[0]) | (edges > inside[-1])]
+    return np.unique(np.concatenate([outside, inside]))
+
+
+def integer_grid(edges):
+    """The public grid without the edges strictly between -1 and 1 but 0 (no integer there)."""
+    return edges[(np.abs(edges) >= 1.0) | (edges == 0.0)]
+
+
+def shared_cells(fine, edges, low, high):
+    r"""The cells of the refined grid that are cells of the public grid too (outside the
+    first range, and the missing cell), and their index in the public grid's histogram.
+
+    ``low`` and ``high`` are edges of the public grid (the first range). For an integer
+    column the cell above the inner edges, :math:`[\lceil h\rceil, e)`, differs from the
+    public :math:`[h, e)` by a part that holds no integer: they count alike.
+    """
+    lower = np.concatenate([[-np.inf], fine])
+    upper = np.concatenate([fine, [np.inf]])
+    outside = np.flatnonzero((upper <= low) | (lower >= high))
+    public = np.searchsorted(edges, lower[outside], side="right")
+    return (np.concatenate([outside, [fine.size + 1]]),
+            np.concatenate([public, [edges.size + 1]]))
+
+
+def average_histograms(noisy_1, sigma_1, noisy_2, sigma_2):
+    r"""The inverse-variance average of two noisy histograms of the same counts, and its noise.
+
+    .. math::
+
+        \bar c = \frac{\sigma_1^{-2}\tilde c_1 + \sigma_2^{-2}\tilde c_2}
+                       {\sigma_1^{-2} + \sigma_2^{-2}}
+        = c + \mathcal N(0, \bar\sigma^2), \qquad
+        \bar\sigma^{-2} = \sigma_1^{-2} + \sigma_2^{-2} ,
+
+    so with :math:`\sigma_i = \sqrt2/\mu_i`, :math:`\bar\sigma = \sqrt2/\sqrt{\mu_1^2 + \mu_2^2}`:
+    the law of one release at the composed :math:`\mu` (post-processing of the two).
+    Exact counts (a zero sigma) are returned as they are.
+    """
+    if sigma_1 == 0.0 or sigma_2 == 0.0:
+        return (noisy_1 if sigma_1 == 0.0 else noisy_2), 0.0
+    w_1, w_2 = sigma_1 ** -2, sigma_2 ** -2
+    return (w_1 * noisy_1 + w_2 * noisy_2) / (w_1 + w_2), 1.0 / math.sqrt(w_1 + w_2)
+
+
+def column_range(x, mu, random_state=None, *, edges=None, integer=False):
+    r"""The two releases of a column's range within its share ``mu`` (module notes).
+
+    Parameters
+    ----------
+    x : array-like of shape (n,)
+        One numeric column, NaN for a missing value.
+    mu : float
+        The column's share (GDP); ``np.inf`` for exact counts.
+    random_state : None, int or numpy.random.Generator, default=None
+        The noise source of both releases (an int or None seeds a new Generator).
+    edges : ndarray or None, default=None
+        The public grid (``public_grid()``).
+    integer : bool, default=False
+        Whether the column's dtype holds integers only (public): the grid then drops the
+        edges strictly between -1 and 1 but 0 (:func:`integer_grid`), the refined grid's
+        inner edges are integers, and the tails step over cells that hold no integer.
+
+    Returns
+    -------
+    result : ColumnRange
+        ``result.range.found`` is False when nothing survived (the caller falls back to
+        a public map).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> years = np.random.default_rng(0).integers(1871, 2008, 5000).astype(float)
+    >>> r = column_range(years, mu=0.1, random_state=0).range
+    >>> bool(1800 < r.low <= 1871 and 2007 <= r.high < 2100)
+    True
+    """
+    edges = public_grid() if edges is None else np.asarray(edges, dtype=np.float64)
+    if integer:
+        edges = integer_grid(edges)
+    x = np.asarray(x, dtype=np.float64).ravel()
+    rng = (random_state if isinstance(random_state, np.random.Generator)
+           else np.random.default_rng(random_state))
+    mu_1, mu_2 = split_share(mu)
+    sigma_1, sigma_2 = sigma_for_mu(mu_1), sigma_for_mu(mu_2)
+    if not np.isfinite(sigma_1):
+        return ColumnRange(PrivateRange(0.0, 1.0, 0.5, 1.0, False), ())
+    noisy_1 = noisy_histogram(x, sigma_1, rng, edges)
+    first = read_column_range(noisy_1, edges, sigma_1, x.size, integer=integer)
+    locating = ("histogram over the public grid (locating)", mu_1)
+    if first.found and refines(first.low, first.high):
+        fine = refined_grid(first.low, first.high, edges, integer=integer)
+        noisy_2 = noisy_histogram(x, sigma_2, rng, fine)
+        shared, public_cells = shared_cells(fine, edges, first.low, first.high)
+        merged = noisy_2.copy()  # the cells both grids have: both releases, weighted
+        merged[shared] = average_histograms(noisy_1[public_cells], sigma_1,
+                                            noisy_2[shared], sigma_2)[0]
+        # thresholds at sigma_2, above the merged cells' noise: conservative there
+        second = read_column_range(merged, fine, sigma_2, x.size, integer=integer)
+        n_inner = inner_cells(first.low, first.high, integer=integer)
+        described = (f"histogram of {n_inner} equal cells on [{first.low:.6g}, "
+                     f"{first.high:.6g}] and the public grid outside", mu_2)
+        return ColumnRange(second if second.found else first, (locating, described))
+    noisy_2 = noisy_histogram(x, sigma_2, rng, edges)
+    averaged, sigma = average_histograms(noisy_1, sigma_1, noisy_2, sigma_2)
+    described = ("second histogram over the public grid, weighted with the first by "
+                 "1/sigma^2", mu_2)
+    return ColumnRange(read_column_range(averaged, edges, sigma, x.size, integer=integer),
+                       (locating, described))
