@@ -122,10 +122,12 @@ class InferenceMixin:
         model and returns a table without intervals, with this reason
         (:meth:`_fit_without_table`), instead of refusing after its charge.
         """
-        try:
-            loss, coef_shape = self._inference_loss_and_shape(n_features, n_classes)
-        except ValueError as refusal:  # the multinomial rule
-            return str(refusal)
+        if is_classifier(self) and n_classes is not None and int(n_classes) > 2:
+            try:
+                self._inference_loss_and_shape(n_features, n_classes)
+            except ValueError as refusal:  # the multinomial rule
+                return str(refusal)
+        _, coef_shape = self._inference_loss_and_shape(n_features, n_classes)
         delta = resolve_delta(self.delta, n_samples)
         budget = fit_budget(check_epsilon(self.epsilon), delta, n_samples, coef_shape[0])
         try:
@@ -219,11 +221,11 @@ class InferenceMixin:
         """Name the table's rows by the columns the model saw (e.g. a pipeline's
         ``get_feature_names_out()``); the intercept rows keep their names."""
         table = self._fitted_table()
-        names = self._coefficient_names(self.n_features_in_, getattr(self, "classes_", None),
-                                        feature_names)
         if len(feature_names) != self.n_features_in_:
             raise ValueError(f"{len(feature_names)} names for {self.n_features_in_} "
                              "features.")
+        names = self._coefficient_names(self.n_features_in_, getattr(self, "classes_", None),
+                                        feature_names)
         self.inference_ = table.replace(names=names + table.names[len(names):])
 
     def _store_run(self, report, plan, n_steps, run_report=None):
