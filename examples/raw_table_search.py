@@ -85,7 +85,8 @@ print(search.best_estimator_.privacy_)
 # A private selection on the default pipeline
 # -------------------------------------------
 # One total (epsilon=1, delta=1e-5) for everything: the preparation, every trial, the
-# noisy validation scores and the selection. A second, smaller ledger holds it.
+# noisy validation scores, the selection and the refit of the chosen candidate on all
+# rows. A second, smaller ledger holds it.
 private = DPSearchCV(make_dp_pipeline(DPTableVectorizer(), DPLogisticRegression(classes=[0, 1])),
                      {"dplogisticregression__C": [0.1, 1.0, 10.0]}, epsilon=1.0, delta=1e-5,
                      ledger=PrivacyLedger(epsilon=1.0, delta=1e-5), random_state=0)

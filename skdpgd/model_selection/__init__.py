@@ -6,8 +6,10 @@
   :meth:`skdpgd.DPPipeline.prepare` counted once; selection not covered), and of a
   ``DPSearchCV``; :func:`check_search_budget`: a search admitted or refused as a whole
   under its ledger's cap, before its first fit.
-- :class:`DPSearchCV`: private selection with an end-to-end guarantee (Papernot and
-  Steinke, ICLR 2022, Theorem 2).
+- :class:`DPSearchCV`: private selection with an end-to-end guarantee: by default every
+  candidate once, composed as Gaussian DP, the estimator's own values kept unless beaten
+  (:class:`GridSelectionPrivacyReport`); or a random number of trials (Papernot and
+  Steinke, ICLR 2022, Theorem 2: :class:`SelectionPrivacyReport`).
 - :func:`privacy_utility_curve`, :func:`plot_privacy_utility_curve`: cross-validated
   scores across budgets, with a non-private baseline (analysis on data you may look at).
 """
@@ -16,6 +18,7 @@ from ._admission import check_search_budget
 from ._cost import NOT_COVERED, SearchPrivacyCost, planned_report, search_privacy_cost
 from ._curves import plot_privacy_utility_curve, privacy_utility_curve
 from ._dpsearch import DPSearchCV
+from ._grid_report import GridSelectionPrivacyReport
 from ._selection_budget import calibrate_trial_mu, selection_rdp
 from ._selection_report import SelectionPrivacyReport
 from ._tuning_privacy import (
@@ -27,6 +30,7 @@ from ._tuning_privacy import (
 
 __all__ = [
     "DPSearchCV",
+    "GridSelectionPrivacyReport",
     "NOT_COVERED",
     "SearchPrivacyCost",
     "SelectionPrivacyReport",

@@ -294,6 +294,11 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         m = math.ceil(float(self.validation_size) * n)
         if m < 1 or n - m < 2:
             raise ValueError(f"validation_size={self.validation_size!r} leaves no room on n={n}.")
+        if self.expected_trials is None and float(self.eta) != 0.0:
+            raise ValueError(
+                f"eta={self.eta!r} shapes a random number of trials, which runs only with "
+                "expected_trials=E[K]; the default runs every candidate once. Pass "
+                "expected_trials too, or leave eta at 0.")
         refit = (self.expected_trials is None if isinstance(self.refit, str)
                  else bool(self.refit))  # "auto": refit when every candidate runs once
         # a DP pipeline's private preparation: released once, before the trials (public plan)

@@ -90,7 +90,13 @@ class GridSelectionPrivacyReport(PrivacyReport):
     released = "the chosen candidate only is released"
 
     def selection_mu(self):
-        """:math:`\\sqrt{K\\mu_s^2 + \\mu_r^2}`: the trials and the refit (no preparation)."""
+        """The trials and the refit composed, without the preparation.
+
+        Returns
+        -------
+        float
+            :math:`\\sqrt{K\\mu_s^2 + \\mu_r^2}`.
+        """
         return math.sqrt(self.n_trials * self.trial_mu ** 2 + self.refit_mu ** 2)
 
     def epsilon_at(self, delta):

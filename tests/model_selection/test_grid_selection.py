@@ -121,3 +121,24 @@ def test_ledger_total_equals_the_report(data):
     assert search.privacy_.epsilon <= 1.0
     assert _gaussian_delta(search.privacy_.mu, search.privacy_.epsilon) == pytest.approx(
         1e-5, rel=1e-6)
+
+
+def test_eta_without_expected_trials_is_refused_before_the_charge(data):
+    X, y = data
+    ledger = PrivacyLedger()
+    search = DPSearchCV(DPLogisticRegression(classes=[0, 1]), {"C": [1.0]}, eta=1.0,
+                        ledger=ledger)
+    with pytest.raises(ValueError, match="eta=1.0 shapes a random number of trials"):
+        search.fit(X, y)
+    assert ledger.entries == ()
+
+
+def test_without_refit_the_trials_take_the_whole_estimator_budget(data):
+    X, y = data
+    search = DPSearchCV(DPLogisticRegression(classes=[0, 1]), {"C": [0.1, 1.0]}, epsilon=2.0,
+                        refit=False, random_state=0).fit(X, y)
+    report = search.privacy_
+    assert report.refit_mu == 0.0 and report.n_trials == 3
+    assert report.mu == pytest.approx(math.sqrt(3) * report.trial_mu, rel=1e-9)
+    assert search.best_estimator_.privacy_.n_samples == len(X) - report.n_validation
+    assert report.epsilon <= 2.0
