@@ -76,7 +76,10 @@ class DPLogisticRegression(
         the privacy report's headline says that the label set was read from the data.
         ``"private"``, inside a :class:`~skdpgd.DPPipeline` only: the pipeline releases
         the label set by thresholded noisy counts, accounted in its budget
-        (:ref:`label-set`).
+        (:ref:`label-set`), in canonical forms (``-0.0`` is ``0.0``; ``1``, ``1.0`` and
+        ``True`` in an object y are the int ``1``): ``classes_`` and ``predict``'s
+        dtype depend on the released labels and the dtype of y only; a missing label
+        (None, NaN, ``pd.NA``, NaT) is a row of weight 0.
     {solver}
     {batch_size}
     {max_iter}
