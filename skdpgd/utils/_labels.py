@@ -204,9 +204,11 @@ def canonical_labels(y):
     """
     schema = _schema(y)
     kind, dtype = schema
-    plain = kind in "biufUS" and isinstance(y, np.ndarray) and y.dtype == dtype
-    if plain:  # a NumPy array of a typed kind: vectorised, same forms
-        values = y.ravel()
+    plain = kind in "biufUS" and isinstance(getattr(y, "dtype", None), np.dtype)
+    if plain:  # a NumPy dtype (an array, a pandas Series of it): vectorised, same forms
+        values = np.asarray(y).ravel()
+        plain = values.dtype == dtype
+    if plain:
         present = ~np.isnan(values) if kind == "f" else np.ones(values.shape, dtype=bool)
         values = values + dtype.type(0) if kind == "f" else values  # -0.0 + 0.0 is 0.0
         distinct, inverse = np.unique(values[present], return_inverse=True)
