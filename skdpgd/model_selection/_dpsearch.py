@@ -342,7 +342,7 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
     @_fit_context(prefer_skip_nested_validation=False)
     @fit_or_forget
     def fit(self, X, y, sample_ids=None):
-        """Run the private selection; only the best trial is kept.
+        """Run the private selection; only the chosen trial (or its refit) is kept.
 
         Parameters
         ----------
