@@ -7,7 +7,7 @@ Every refusal here is a public fact (the steps and their parameters, the contain
 import inspect
 import numbers
 
-from sklearn.base import is_classifier
+from sklearn.base import clone, is_classifier
 
 from .._data import refuse_dask_table
 from ..accounting._release import PRIVATE_FIT_ATTRIBUTE
@@ -21,6 +21,11 @@ from ..utils._sklearn_compat import _num_features, _num_samples
 #: The parameters of a step that the pipeline's budget sets (the budget, its seed, its
 #: ledger): the one rule of :func:`check_owned_params` applies to all four.
 OWNED_PARAMS = ("epsilon", "delta", "random_state", "ledger")
+
+#: What ``"auto"`` means for the preparation the estimator sees when it has
+#: ``inference=True``: a reference level per one-hot block and numeric values centred
+#: by public constants (DPTableVectorizer's and BoundedScaler's parameters).
+INFERENCE_PREPARATION = {"one_hot_reference": "first", "centre": True}
 
 
 def is_private(step):
@@ -120,7 +125,32 @@ def check_steps(pipeline):
                 f"Step {name!r} is neither a private step (the protocol of "
                 f"skdpgd.preprocessing._private_step) nor public-bound: {reason}."
             )
-    return pre, last_name, final
+    return prepared_for(pre, final), last_name, final
+
+
+def prepared_for(pre, final):
+    """``pre`` with the last transformer's ``"auto"`` inference options decided.
+
+    When ``final`` has ``inference=True``, the step whose output the estimator sees gets
+    :data:`INFERENCE_PREPARATION` for each of those parameters left at ``"auto"`` (a
+    clone; the user's step is not changed). Public: parameters only. A prepared
+    (frozen) step keeps what it was released with.
+    """
+    if getattr(final, "inference", False) is not True:
+        return pre
+    for k in range(len(pre) - 1, -1, -1):
+        name, step = pre[k]
+        if is_skip(step):
+            continue
+        if is_prepared(step) or not hasattr(step, "get_params"):
+            return pre
+        params = step.get_params(deep=False)
+        auto = {key: value for key, value in INFERENCE_PREPARATION.items()
+                if is_auto(params.get(key))}
+        if not auto:
+            return pre
+        return [*pre[:k], (name, clone(step).set_params(**auto)), *pre[k + 1:]]
+    return pre
 
 
 def check_reports_mu(estimator, where):
@@ -248,6 +278,10 @@ def public_shape(X, y):
     if n_y != n:
         raise ValueError(f"X and y have different numbers of rows: {n} and {n_y} (n is "
                          "public: the shapes must agree).")
+    kind = getattr(getattr(y, "dtype", None), "kind", None)
+    if kind in ("M", "m"):  # the dtype alone (schema): no date or duration is a label/target
+        raise TypeError(f"y has dtype {y.dtype}: a date or duration is neither a label nor a "
+                        "target; convert it (e.g. a year, or a duration in days) first.")
     if d < 1:
         raise ValueError(f"Found array with 0 feature(s) (shape=({n}, 0)) while a minimum "
                          "of 1 is required.")

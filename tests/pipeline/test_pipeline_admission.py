@@ -228,3 +228,18 @@ def test_a_grid_over_a_steps_budget_is_refused_not_ignored(table):
     with pytest.raises(ValueError, match="sets epsilon=0.1"):
         search.fit(X, y)
     assert ledger.entries == ()
+
+
+@pytest.mark.parametrize("y", [np.arange(40).astype("datetime64[D]"),
+                               np.arange(40).astype("timedelta64[s]")])
+def test_a_date_or_duration_target_is_refused_before_the_charge(y):
+    from skdpgd import DPLogisticRegression, PrivacyLedger, make_dp_pipeline
+    from skdpgd.preprocessing import BoundedScaler
+
+    ledger = PrivacyLedger()
+    X = np.random.default_rng(0).uniform(size=(40, 2))
+    pipe = make_dp_pipeline(BoundedScaler((0, 1)), DPLogisticRegression(classes="private"),
+                            epsilon=1.0, ledger=ledger, random_state=0)
+    with pytest.raises(TypeError, match="date or duration"):
+        pipe.fit(X, y)
+    assert len(ledger.entries) == 0
