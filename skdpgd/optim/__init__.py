@@ -7,6 +7,7 @@ solver's (:mod:`skdpgd.solvers`). Layer 3 of docs/architecture.md: imports only 
 layers below (utilities, data, losses).
 
 * ``_gd``: full-batch and cyclic noisy gradient descent, the cyclic partition;
+* ``_projection``: the projection of every loop onto a public ball;
 * ``_sampled``: noisy SGD with Poisson batches;
 * ``_preconditioned``: the Gram-preconditioned loop (Böhning-Lindsay majoriser);
 * ``_gram_release``: the Gaussian release of the Gram matrix its preconditioner uses.
@@ -19,17 +20,20 @@ from ._preconditioned import (
     GramPreconditioner,
     preconditioned_noisy_gradient_descent,
 )
+from ._projection import check_max_norm, project_onto_ball
 from ._sampled import noisy_sampled_gradient_descent
 
 __all__ = [
     "GramPreconditioner",
     "MAX_DENSE_DIM",
+    "check_max_norm",
     "cyclic_partition",
     "gram_sensitivity",
     "noisy_cyclic_gradient_descent",
     "noisy_gradient_descent",
     "noisy_sampled_gradient_descent",
     "preconditioned_noisy_gradient_descent",
+    "project_onto_ball",
     "release_gram",
     "symmetric_gaussian",
 ]

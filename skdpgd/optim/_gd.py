@@ -2,7 +2,7 @@ r"""The noisy gradient descent loops: full batch and cyclic batches (docs/theory
 
 .. math::
 
-    \theta_{k+1} = \theta_k - \eta\,\big(\nabla F_{B_k}(\theta_k) + \sigma Z_k\big),
+    \theta_{k+1} = \Pi_r\Big(\theta_k - \eta\,\big(\nabla F_{B_k}(\theta_k) + \sigma Z_k\big)\Big),
     \qquad Z_k \sim \mathcal N(0, I), \qquad \text{output } \theta_K,
 
 with :math:`\sigma` the noise standard deviation *on the gradient* (the convention of
@@ -10,20 +10,21 @@ Bok, Su, Altschuler 2024 and Altschuler, Talwar 2022; Chourasia et al. 2021 writ
 noise as :math:`\sqrt{2\eta}\,s\,\mathcal N(0, I)`, i.e. :math:`s = \sigma\sqrt{\eta/2}`).
 :math:`F_{B_k}` is the full objective (:func:`noisy_gradient_descent`) or the objective
 on the k-th batch of a fixed partition visited cyclically
-(:func:`noisy_cyclic_gradient_descent`).
+(:func:`noisy_cyclic_gradient_descent`), and :math:`\Pi_r` the projection onto the public
+ball of radius r = ``max_norm`` (:mod:`skdpgd.optim._projection`; None: no projection).
 
-These loops take a gradient callable, ``noise_std``, a number of steps and a random
-generator (the unconstrained domain: no projection), and know nothing of epsilon, losses or
-estimators (they are pure numerical loops). They release only the last iterate: no intermediate
-iterate, loss or gradient norm is stored, returned, passed to the callback or used to stop early
-(docs/theory.md#hidden-state, "hidden state"). Calibrating ``noise_std`` and the number of steps is
-the caller's job (:mod:`skdpgd.accounting`). The sampled loop is :mod:`skdpgd.optim._sampled`, the
-preconditioned one :mod:`skdpgd.optim._preconditioned`.
+These loops take a gradient callable, ``noise_std``, a number of steps, a projection radius and
+a random generator, and know nothing of epsilon, losses or estimators (they are pure numerical
+loops). They release only the last iterate: no intermediate iterate, loss or gradient norm is
+stored, returned, passed to the callback or used to stop early (docs/theory.md#hidden-state,
+"hidden state"). Calibrating ``noise_std`` and the number of steps is the caller's job
+(:mod:`skdpgd.accounting`). The sampled loop is :mod:`skdpgd.optim._sampled`, the preconditioned
+one :mod:`skdpgd.optim._preconditioned`.
 
 References
 ----------
 .. [1] J. Bok, W. Su, J. Altschuler. Shifted interpolation for differential privacy.
-   ICML 2024: Theorems 4.2 (full batch) and 4.5 (cyclic batches).
+   ICML 2024: Theorems 4.2, 4.3 (full batch) and 4.5, 4.6 (cyclic batches).
 .. [2] J. Altschuler, K. Talwar. Privacy of noisy stochastic gradient descent: more
    iterations without more privacy loss. NeurIPS 2022.
 """
@@ -32,6 +33,8 @@ import math
 import numbers
 
 import numpy as np
+
+from ._projection import check_max_norm, project_onto_ball
 
 __all__ = ["cyclic_partition", "noisy_cyclic_gradient_descent", "noisy_gradient_descent"]
 
@@ -51,8 +54,8 @@ def _check_step_params(learning_rate, noise_std):
     return learning_rate, noise_std
 
 
-def _noisy_step(coef, direction, learning_rate, noise_std, rng):
-    r"""One step :math:`\theta - \eta(g + \sigma Z)`; draws Z only when sigma > 0."""
+def _noisy_step(coef, direction, learning_rate, noise_std, rng, max_norm=math.inf):
+    r"""One step :math:`\Pi_r(\theta - \eta(g + \sigma Z))`; draws Z only when sigma > 0."""
     direction = np.asarray(direction, dtype=np.float64)
     if direction.shape != coef.shape:
         raise ValueError(
@@ -61,21 +64,22 @@ def _noisy_step(coef, direction, learning_rate, noise_std, rng):
         )
     if noise_std > 0.0:
         direction = direction + noise_std * rng.standard_normal(coef.shape)
-    return coef - learning_rate * direction
+    return project_onto_ball(coef - learning_rate * direction, max_norm)
 
 
 def noisy_gradient_descent(
-    gradient, coef0, *, learning_rate, noise_std, n_steps, rng, callback=None
+    gradient, coef0, *, learning_rate, noise_std, n_steps, rng, max_norm=None, callback=None
 ):
     r"""Full-batch noisy gradient descent; returns the last iterate only.
 
     .. math::
 
-        \theta_{k+1} = \theta_k - \eta\,\big(\nabla F(\theta_k) + \sigma Z_k\big),
+        \theta_{k+1} = \Pi_r\Big(\theta_k - \eta\,\big(\nabla F(\theta_k) + \sigma Z_k\big)\Big),
         \quad k = 0, \dots, K-1, \qquad Z_k \sim \mathcal N(0, I)
 
-    (docs/theory.md#conventions; Bok, Su, Altschuler 2024, Algorithm "noisy GD"). The privacy
-    of :math:`\theta_K` is accounted elsewhere (docs/theory.md#bound-a or #bound-b).
+    (docs/theory.md#conventions; Bok, Su, Altschuler 2024, Algorithm "noisy GD", projected onto
+    the ball of radius r = ``max_norm``). The privacy of :math:`\theta_K` is accounted elsewhere
+    (docs/theory.md#bound-a; #bound-b needs the projection, with diameter 2r).
 
     Parameters
     ----------
@@ -95,6 +99,10 @@ def noisy_gradient_descent(
         The only source of randomness: exactly K draws
         ``rng.standard_normal(theta.shape)``, one per step, in step order (when
         ``noise_std > 0``).
+    max_norm : float, optional
+        r > 0: every iterate is projected onto the ball of radius r (Euclidean norm of
+        theta, Frobenius for a matrix), a public number. None (or ``inf``): no projection.
+        theta_0 must lie in the ball.
     callback : callable, optional
         ``callback(step)`` after each step, with the 0-based index of the step just done
         (an int) and nothing else: for progress display, it never sees an iterate.
@@ -106,9 +114,10 @@ def noisy_gradient_descent(
     """
     learning_rate, noise_std = _check_step_params(learning_rate, noise_std)
     n_steps = _check_nonneg_int("n_steps", n_steps)
-    coef = np.array(coef0, dtype=np.float64, copy=True)
+    coef = _start(coef0, max_norm)
+    max_norm = check_max_norm(max_norm)
     for step in range(n_steps):
-        coef = _noisy_step(coef, gradient(coef), learning_rate, noise_std, rng)
+        coef = _noisy_step(coef, gradient(coef), learning_rate, noise_std, rng, max_norm)
         if callback is not None:
             callback(step)
     return coef
@@ -123,6 +132,7 @@ def noisy_cyclic_gradient_descent(
     noise_std,
     n_epochs,
     rng,
+    max_norm=None,
     callback=None,
 ):
     r"""Cyclic mini-batch projected noisy gradient descent; returns the last iterate only.
@@ -131,11 +141,11 @@ def noisy_cyclic_gradient_descent(
 
     .. math::
 
-        \theta_{k+1} = \theta_k - \eta\,\big(\nabla F_{B_{k \bmod l}}(\theta_k)
-        + \sigma Z_k\big), \quad k = 0, \dots, lE - 1
+        \theta_{k+1} = \Pi_r\Big(\theta_k - \eta\,\big(\nabla F_{B_{k \bmod l}}(\theta_k)
+        + \sigma Z_k\big)\Big), \quad k = 0, \dots, lE - 1
 
-    (docs/theory.md#conventions, solver "cyclic"; Bok, Su, Altschuler 2024, Theorem 4.5 accounts
-    it as docs/theory.md#bound-c).
+    (docs/theory.md#conventions, solver "cyclic"; Bok, Su, Altschuler 2024, Theorems 4.5 and,
+    with the projection, 4.6 account it: docs/theory.md#bound-c, #bound-f).
 
     Parameters
     ----------
@@ -152,6 +162,9 @@ def noisy_cyclic_gradient_descent(
         E >= 0; K = l E steps.
     rng : numpy.random.Generator
         Exactly K draws ``rng.standard_normal(theta.shape)`` when ``noise_std > 0``.
+    max_norm : float, optional
+        r > 0, the radius of the public ball every iterate is projected onto (None or
+        ``inf``: no projection), as in :func:`noisy_gradient_descent`.
     callback : callable, optional
         ``callback(step)`` after each step with the 0-based global step index only.
 
@@ -165,15 +178,28 @@ def noisy_cyclic_gradient_descent(
     n_batches = _check_nonneg_int("n_batches", n_batches)
     if n_batches < 1:
         raise ValueError("n_batches must be at least 1, got 0.")
-    coef = np.array(coef0, dtype=np.float64, copy=True)
+    coef = _start(coef0, max_norm)
+    max_norm = check_max_norm(max_norm)
     step = 0
     for _ in range(n_epochs):
         for batch in range(n_batches):
             direction = batch_gradient(coef, batch)
-            coef = _noisy_step(coef, direction, learning_rate, noise_std, rng)
+            coef = _noisy_step(coef, direction, learning_rate, noise_std, rng, max_norm)
             if callback is not None:
                 callback(step)
             step += 1
+    return coef
+
+
+def _start(coef0, max_norm):
+    """theta_0 as a new float64 array, refused outside the ball (the bounds start inside)."""
+    coef = np.array(coef0, dtype=np.float64, copy=True)
+    radius = check_max_norm(max_norm)
+    if radius < math.inf and not float(np.linalg.norm(coef)) <= radius:
+        raise ValueError(
+            f"coef0 has norm {float(np.linalg.norm(coef)):.6g} > max_norm={radius!r}: the start "
+            "must lie in the ball every iterate is projected onto (start at 0)."
+        )
     return coef
 
 

@@ -48,7 +48,8 @@ import math
 
 import numpy as np
 
-from ._gd import _check_nonneg_int
+from ._gd import _check_nonneg_int, _start
+from ._projection import check_max_norm, project_onto_ball
 
 __all__ = ["GramPreconditioner", "preconditioned_noisy_gradient_descent"]
 
@@ -131,7 +132,7 @@ class GramPreconditioner:
 
 def preconditioned_noisy_gradient_descent(
     gradient, coef0, *, preconditioner, learning_rate, noise_std, n_steps, rng, momentum=0.0,
-    tolerance=None, callback=None,
+    tolerance=None, max_norm=None, callback=None,
 ):
     r"""K preconditioned noisy gradient steps (optionally with Nesterov momentum); returns
     the last iterate only.
@@ -139,13 +140,16 @@ def preconditioned_noisy_gradient_descent(
     .. math::
 
         y_k = \theta_k + \beta(\theta_k - \theta_{k-1}), \qquad
-        \theta_{k+1} = y_k - \eta\,P^{-1}\big(\nabla F(y_k) + \sigma Z_k\big),
+        \theta_{k+1} = \Pi_r\Big(y_k - \eta\,P^{-1}\big(\nabla F(y_k) + \sigma Z_k\big)\Big),
         \quad k = 0, \dots, K-1,
 
-    with :math:`\theta_{-1} = \theta_0` (:math:`\beta = 0` is the plain preconditioned step;
-    Nesterov 1983's scheme with a constant momentum, in the metric of P). Every step
-    evaluates one gradient and adds one noise draw, so the privacy accounting (composition
-    of the K noisy gradients) is the same for every beta.
+    with :math:`\Pi_r` the Euclidean projection onto the public ball of radius r = ``max_norm``
+    (:mod:`skdpgd.optim._projection`; post-processing of the noisy gradients, so the
+    composition that accounts the run is unchanged), :math:`\theta_{-1} = \theta_0`
+    (:math:`\beta = 0` is the plain preconditioned step; Nesterov 1983's scheme with a
+    constant momentum, in the metric of P). Every step evaluates one gradient and adds one
+    noise draw, so the privacy accounting (composition of the K noisy gradients) is the same
+    for every beta.
 
     Parameters
     ----------
@@ -172,6 +176,9 @@ def preconditioned_noisy_gradient_descent(
         Only without noise (``noise_std=0``; refused otherwise, since stopping on the data
         would leak): stop after the first step that moves theta by at most
         ``tolerance * max(1, ||theta||)`` (Euclidean norms). K is then a cap.
+    max_norm : float, optional
+        r > 0, the radius of the ball every iterate is projected onto (None or ``inf``:
+        no projection).
     callback : callable, optional
         ``callback(step)`` with the 0-based step index only (never an iterate).
 
@@ -199,7 +206,8 @@ def preconditioned_noisy_gradient_descent(
             )
     n_steps = _check_nonneg_int("n_steps", n_steps)
     solve = preconditioner.solve if hasattr(preconditioner, "solve") else preconditioner
-    coef = np.array(coef0, dtype=np.float64, copy=True)
+    coef = _start(coef0, max_norm)
+    max_norm = check_max_norm(max_norm)
     previous = coef
     for step in range(n_steps):
         point = coef + beta * (coef - previous) if beta > 0.0 else coef
@@ -210,7 +218,8 @@ def preconditioned_noisy_gradient_descent(
             )
         if sigma > 0.0:
             direction = direction + sigma * rng.standard_normal(coef.shape)
-        previous, coef = coef, point - eta * np.asarray(solve(direction), dtype=np.float64)
+        step_to = point - eta * np.asarray(solve(direction), dtype=np.float64)
+        previous, coef = coef, project_onto_ball(step_to, max_norm)
         if callback is not None:
             callback(step)
         if tolerance is not None and np.linalg.norm(coef - previous) <= tolerance * max(

@@ -9,7 +9,8 @@ import math
 
 import numpy as np
 
-from ._gd import _check_nonneg_int, _check_step_params, _noisy_step
+from ._gd import _check_nonneg_int, _check_step_params, _noisy_step, _start
+from ._projection import check_max_norm
 
 __all__ = ["SAMPLINGS", "noisy_sampled_gradient_descent"]
 
@@ -37,14 +38,15 @@ def noisy_sampled_gradient_descent(
     rng,
     sampling="poisson",
     regularization=0.0,
+    max_norm=None,
     callback=None,
 ):
     r"""Noisy SGD with a fresh Poisson batch each step; returns the last iterate only.
 
     .. math::
 
-        \theta_{k+1} = \theta_k - \eta\,\big(\tfrac{1}{b}\textstyle\sum_{i\in B_k}
-        \nabla\ell_i(\theta_k) + \lambda\theta_k + \sigma Z_k\big),
+        \theta_{k+1} = \Pi_r\Big(\theta_k - \eta\,\big(\tfrac{1}{b}\textstyle\sum_{i\in B_k}
+        \nabla\ell_i(\theta_k) + \lambda\theta_k + \sigma Z_k\big)\Big),
         \quad k = 0, \dots, K-1, \qquad Z_k \sim \mathcal N(0, I),
 
     where the batch :math:`B_k` is drawn afresh each step, independently of the data values
@@ -90,6 +92,9 @@ def noisy_sampled_gradient_descent(
         matched by name; Poisson is the only one skdpgd accounts.
     regularization : float, default=0.0
         lam >= 0, the L2 term :math:`\lambda\theta` added to every step (not sampled).
+    max_norm : float, optional
+        r > 0: :math:`\Pi_r` projects every iterate onto the public ball of radius r
+        (:mod:`skdpgd.optim._projection`); None (or ``inf``): no projection.
     callback : callable, optional
         ``callback(step)`` after each step with the 0-based step index only (it never
         sees an iterate, a batch or a gradient).
@@ -130,13 +135,14 @@ def noisy_sampled_gradient_descent(
     if not (math.isfinite(regularization) and regularization >= 0.0):
         raise ValueError(f"regularization must be a finite number >= 0, got {regularization!r}.")
     rate = batch_size / n_samples
-    coef = np.array(coef0, dtype=np.float64, copy=True)
+    coef = _start(coef0, max_norm)
+    max_norm = check_max_norm(max_norm)
     for step in range(n_steps):
         rows = _sample_rows(rng, n_samples, rate)
         direction = np.asarray(gradient_on_rows(coef, rows), dtype=np.float64) / batch_size
         if regularization:
             direction = direction + regularization * coef
-        coef = _noisy_step(coef, direction, learning_rate, noise_std, rng)
+        coef = _noisy_step(coef, direction, learning_rate, noise_std, rng, max_norm)
         if callback is not None:
             callback(step)
     return coef
