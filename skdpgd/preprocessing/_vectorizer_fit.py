@@ -26,6 +26,7 @@ from ._missing import category_key
 from ._numeric_rules import check_public_bounds, is_integer_dtype, numeric_map
 from ._private_categories import discover_categories
 from ._schema import numeric_column, table_schema
+from ._two_scales import TwoScaleEncoding, two_scales
 from ._type_vote import number_minus_text, type_vote
 from ._vectorizer_plan import VOTE, child_generators, count_releases
 
@@ -127,11 +128,14 @@ def _fit_numeric(vec, X, position, label, name, mode, indicator, mu_each, rngs, 
                                indicator, "public"), ()
     x = numeric_column(X, position, label, vec.missing_values)
     released = column_range(x, mu_each, next(rngs), integer=integer)
-    low, high, scale, impute, source = numeric_map(released.range, log_choice(vec, label),
-                                                   integer)
+    choice = log_choice(vec, label)
+    low, high, scale, impute, source = numeric_map(released.range, choice, integer)
     if source == "default":
         notes.append(f"fallback: {name}: no histogram cell passed the threshold; the public "
                      "symmetric log map over [-2^40, 2^40] is used.")
+    if choice is None and scale in ("log1p", "logratio"):  # the rule's log: both scales
+        return two_scales(name, low, high, scale, released.range.median, indicator,
+                          source), released.releases
     return NumericEncoding(name, low, high, scale, impute, indicator, source), released.releases
 
 
@@ -166,7 +170,8 @@ def set_fitted_attributes(vec, labels):
     vec._labels = list(labels)
     vec.bounds_ = {e.name: (e.low, e.high) for e in vec.encodings_
                    if isinstance(e, NumericEncoding)}
-    vec.log1p_ = {e.name: e.scale in ("log1p", "logratio") for e in vec.encodings_
+    vec.log1p_ = {e.name: e.scale in ("log1p", "logratio") or isinstance(e, TwoScaleEncoding)
+                  for e in vec.encodings_
                   if isinstance(e, NumericEncoding)}
     vec.categories_ = {e.name: list(e.categories) for e in vec.encodings_
                        if isinstance(e, CategoricalEncoding)}

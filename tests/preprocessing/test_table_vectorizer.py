@@ -37,11 +37,12 @@ def _fit(df, **params):
 
 def test_outputs_by_dtype_and_names():
     vec = _fit(_table())
+    # income: the rule's log (heavy tail) gives its linear and its log feature (_two_scales)
     assert list(vec.get_feature_names_out()) == [
-        "age", "income", "income__missing", "city_Lyon", "city_Oslo", "city_Rome",
-        "city__other", "city__missing", "member"]
+        "age", "income", "income__log", "income__missing", "city_Lyon", "city_Oslo",
+        "city_Rome", "city__other", "city__missing", "member"]
     out = vec.transform(_table(1))
-    assert out.shape == (N, 9) and np.isfinite(out).all()
+    assert out.shape == (N, 10) and np.isfinite(out).all()
     assert vec.row_norm_bound_ == 1.0
     assert np.linalg.norm(out, axis=1).max() <= 1.0 + 1e-12
     # Counts of thousands against a threshold of about 4.5 sigma (sigma = sqrt(2)/(mu/sqrt 3)
@@ -63,9 +64,11 @@ def test_numeric_map_by_hand():
     assert income_lo == 0.0
     enc = {e.name: e for e in vec.encodings_}["income"]
     assert_allclose(out[:, 1], [0.0, enc.impute, 1.0])  # 0 -> 0, missing -> imputed, huge -> 1
-    assert_array_equal(out[:, 2], [0, 1, 0])
-    assert_array_equal(out[:, 3:8], [[0, 1, 0, 0, 0], [0, 0, 0, 1, 0], [0, 0, 0, 0, 1]])
-    assert_array_equal(out[:, 8], [1, 0, 1])
+    assert_allclose(out[:, 2], [0.0, enc.log_impute, 1.0])  # its log feature alike
+    assert enc.log_scale == "log1p" and 0.0 <= enc.impute < enc.log_impute <= 1.0
+    assert_array_equal(out[:, 3], [0, 1, 0])
+    assert_array_equal(out[:, 4:9], [[0, 1, 0, 0, 0], [0, 0, 0, 1, 0], [0, 0, 0, 0, 1]])
+    assert_array_equal(out[:, 9], [1, 0, 1])
 
 
 # -- the budget ----------------------------------------------------------------------------
@@ -120,9 +123,12 @@ def test_wide_positive_range_gets_the_log_ratio():
     vec = _fit(df, scale_rows=False, add_indicator=False)
     assert vec.bounds_["w"] == (0.5, 64.0) and vec.bounds_["n"] == (16.0, 64.0)
     assert vec.log1p_ == {"w": True, "n": False}
+    # the rule's log: w keeps its linear feature and gets its log ratio beside it
+    assert list(vec.get_feature_names_out()) == ["w", "w__log", "n"]
     out = vec.transform(pd.DataFrame({"w": [0.5, 8.0, 1e9], "n": [16.0, 40.0, 0.0]}))
-    assert_allclose(out[:, 0], [0.0, math.log(16) / math.log(128), 1.0], rtol=1e-15)
-    assert_allclose(out[:, 1], [0.0, 0.5, 0.0], rtol=1e-15)
+    assert_allclose(out[:, 0], [0.0, 7.5 / 63.5, 1.0], rtol=1e-15)
+    assert_allclose(out[:, 1], [0.0, math.log(16) / math.log(128), 1.0], rtol=1e-15)
+    assert_allclose(out[:, 2], [0.0, 0.5, 0.0], rtol=1e-15)
 
 
 def test_integer_dtypes_tighten_the_range_to_integers():
@@ -265,10 +271,14 @@ def test_row_norm_bound_is_attained_by_the_worst_row():
     value missing (imputed value and indicator 1), a category and a true boolean reaches it."""
     df = _table()
     vec = _fit(df, scale_rows=False)
-    impute = {e.name: e.impute for e in vec.encodings_ if hasattr(e, "impute")}
-    expected = math.sqrt(1 + (1 + impute["income"] ** 2) + 1 + 1)
+    income = {e.name: e for e in vec.encodings_}["income"]  # two features, an indicator
+    block = max(2.0, 1 + income.impute ** 2 + income.log_impute ** 2)
+    expected = math.sqrt(1 + block + 1 + 1)
     assert vec.row_norm_bound_ == pytest.approx(expected, rel=1e-15)
-    worst = pd.DataFrame({"age": [1000], "income": [np.nan], "city": ["Lyon"], "member": [True]})
+    # income's block: a missing cell (its imputed values and the indicator), or a value at
+    # the top (both features 1), whichever is larger
+    top = np.nan if block > 2.0 else 1e300
+    worst = pd.DataFrame({"age": [1000], "income": [top], "city": ["Lyon"], "member": [True]})
     assert np.linalg.norm(vec.transform(worst)) == pytest.approx(expected, rel=1e-12)
 
 
@@ -287,7 +297,9 @@ def test_unsupported_dtypes_are_refused_by_name_and_dtype():
 def test_numpy_arrays_take_the_array_dtype():
     X = np.random.default_rng(0).uniform(0, 10, (3000, 2))
     vec = DPTableVectorizer(random_state=0).fit(X)
-    assert list(vec.get_feature_names_out()) == ["0", "0__missing", "1", "1__missing"]
+    # uniform on [0, 10): a positive range over a factor 64, the rule's log: both scales
+    assert list(vec.get_feature_names_out()) == ["0", "0__log", "0__missing", "1", "1__log",
+                                                 "1__missing"]
     obj = np.array([["a", 1.0], ["b", 2.0]] * 1000, dtype=object)
     typed = DPTableVectorizer(random_state=0, column_types={1: "numeric"}).fit(obj)
     assert [type(e).__name__ for e in typed.encodings_] == ["CategoricalEncoding",
