@@ -172,7 +172,6 @@ OUTSIDE = {  # (dtype of y, the value at row 7): every one is a label outside [0
     "object int": (object, 4711),
     "object text": (object, "HIV+: patient 4711"),
     "object text of a class": (object, "1"),
-    "object None": (object, None),
     "object list": (object, [4711]),
     "numpy text": ("<U20", "4711"),
     "bool": (bool, True),  # True == 1 is in classes=[0, 1]: the control case
@@ -197,6 +196,18 @@ def test_a_label_outside_classes_gets_the_same_message_for_every_dtype(case, led
     assert "4711" not in str(info.value) and "7" not in str(info.value)
     if ledger:
         assert len(est.ledger.entries) == 1  # refused after the charge
+
+
+@pytest.mark.parametrize("missing", [None, np.nan], ids=["None", "NaN"])
+def test_a_missing_label_with_public_classes_is_refused_as_nan(missing):
+    # one rule for missing labels (None as NaN): a record outside the domain, after the
+    # charge with a ledger, and the message names no value and no row
+    X, labels = _labels(object, missing)
+    est = DPLogisticRegression(classes=[0, 1], max_iter=3, random_state=0,
+                               ledger=PrivacyLedger())
+    with pytest.raises(ValueError, match="y contains NaN") as info:
+        est.fit(X, labels)
+    assert "7" not in str(info.value)
 
 
 def test_object_labels_inside_classes_are_fitted_like_int_labels():
