@@ -1,5 +1,7 @@
 r"""A numeric column's private range from two Gaussian histograms in the column's one share.
 
+docs/theory.md, "Two releases in a column's share".
+
 A column's share :math:`\mu_c` of the vectorizer's budget is split in :math:`\mu^2`
 (public constant :data:`LOCATING_SHARE`):
 

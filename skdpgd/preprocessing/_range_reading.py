@@ -5,11 +5,12 @@ cells, then coarser scales until the survivors hold a majority; docs/theory.md, 
 scales") with three changes, each a function of the noisy counts, the public grid, n and
 the noise level alone (docs/theory.md, "Reading a column's range"):
 
-- **a point mass does not set the scale**: the scales are read until their survivors hold
-  half of the records present *outside the largest cell* on top of it,
-  :math:`\frac12(N + a)` with :math:`N` the records present and :math:`a` the largest noisy
-  single count (clipped to [0, N]); a mostly-zero count column then keeps its nonzero
-  values' scale instead of its zero cell's;
+- **a point mass does not set the scale**: where one cell holds more than half of the
+  records present by itself, the records outside it, :math:`r = N - \tilde c_{\max}`
+  (:math:`N` the records present), are read alone when :math:`r > \sqrt2 z\sigma`: the
+  same scales on the counts with that cell zeroed, until their survivors hold
+  :math:`r/2`; the range is the hull of both readings (a mostly-zero count column then
+  keeps its nonzero values' scale instead of its zero cell's);
 - **tails**: each end of the range is then extended cell by cell while the adjacent single
   cell's noisy count exceeds :math:`z_t\sigma`, :math:`z_t = \Phi^{-1}(1 - \alpha/2)`.
   Each side stops at the first cell that fails, so an empty cell is passed only if the

@@ -63,8 +63,10 @@ def test_numeric_map_by_hand():
     income_lo, income_hi = vec.bounds_["income"]
     assert income_lo == 0.0
     enc = {e.name: e for e in vec.encodings_}["income"]
-    assert_allclose(out[:, 1], [0.0, enc.impute, 1.0])  # 0 -> 0, missing -> imputed, huge -> 1
-    assert_allclose(out[:, 2], [0.0, enc.log_impute, 1.0])  # its log feature alike
+    half = math.sqrt(0.5)  # income's two features are each written times 1/sqrt(2)
+    # 0 -> 0, missing -> imputed, huge -> 1 (times 1/sqrt 2), and its log feature alike
+    assert_allclose(out[:, 1], np.array([0.0, enc.impute, 1.0]) * half, rtol=1e-15)
+    assert_allclose(out[:, 2], np.array([0.0, enc.log_impute, 1.0]) * half, rtol=1e-15)
     assert enc.log_scale == "log1p" and 0.0 <= enc.impute < enc.log_impute <= 1.0
     assert_array_equal(out[:, 3], [0, 1, 0])
     assert_array_equal(out[:, 4:9], [[0, 1, 0, 0, 0], [0, 0, 0, 1, 0], [0, 0, 0, 0, 1]])
@@ -126,8 +128,10 @@ def test_wide_positive_range_gets_the_log_ratio():
     # the rule's log: w keeps its linear feature and gets its log ratio beside it
     assert list(vec.get_feature_names_out()) == ["w", "w__log", "n"]
     out = vec.transform(pd.DataFrame({"w": [0.5, 8.0, 1e9], "n": [16.0, 40.0, 0.0]}))
-    assert_allclose(out[:, 0], [0.0, 7.5 / 63.5, 1.0], rtol=1e-15)
-    assert_allclose(out[:, 1], [0.0, math.log(16) / math.log(128), 1.0], rtol=1e-15)
+    half = math.sqrt(0.5)  # each of the two written times 1/sqrt(2)
+    assert_allclose(out[:, 0], np.array([0.0, 7.5 / 63.5, 1.0]) * half, rtol=1e-15)
+    assert_allclose(out[:, 1], np.array([0.0, math.log(16) / math.log(128), 1.0]) * half,
+                    rtol=1e-15)
     assert_allclose(out[:, 2], [0.0, 0.5, 0.0], rtol=1e-15)
 
 
@@ -272,13 +276,10 @@ def test_row_norm_bound_is_attained_by_the_worst_row():
     df = _table()
     vec = _fit(df, scale_rows=False)
     income = {e.name: e for e in vec.encodings_}["income"]  # two features, an indicator
-    block = max(2.0, 1 + income.impute ** 2 + income.log_impute ** 2)
+    block = 1 + 0.5 * (income.impute ** 2 + income.log_impute ** 2)  # each times 1/sqrt 2
     expected = math.sqrt(1 + block + 1 + 1)
     assert vec.row_norm_bound_ == pytest.approx(expected, rel=1e-15)
-    # income's block: a missing cell (its imputed values and the indicator), or a value at
-    # the top (both features 1), whichever is larger
-    top = np.nan if block > 2.0 else 1e300
-    worst = pd.DataFrame({"age": [1000], "income": [top], "city": ["Lyon"], "member": [True]})
+    worst = pd.DataFrame({"age": [1000], "income": [np.nan], "city": ["Lyon"], "member": [True]})
     assert np.linalg.norm(vec.transform(worst)) == pytest.approx(expected, rel=1e-12)
 
 

@@ -23,15 +23,16 @@ def test_the_block_norm_bound_holds_for_every_value(log_scale, low, median, indi
     assert np.isfinite(block).all() and block.shape == (ADVERSARIAL.size, 2 + indicator)
     norms = np.sum(block ** 2, axis=1)
     assert norms.max() <= encoding.sq_norm_bound * (1 + 1e-15)
-    # attained: a value at the top (both maps 1), or a missing cell with its indicator
+    # attained: a value at the top (both maps 1/sqrt 2), or a missing cell with its indicator
     assert norms.max() == pytest.approx(encoding.sq_norm_bound, rel=1e-15)
+    assert encoding.sq_norm_bound <= (2.0 if indicator else 1.0)  # at most one map's
     assert encoding.feature_names() == ["x", "x__log"] + (["x__missing"] if indicator else [])
 
 
 def test_the_two_features_are_the_linear_and_the_log_map():
     encoding = two_scales("x", 4.0, 128.0, "logratio", 32.0, False, "private")
     assert isinstance(encoding, TwoScaleEncoding) and encoding.scale == "linear"
-    block = encoding.transform(np.array([4.0, 32.0, 128.0, 1e9, np.nan]))
+    block = encoding.transform(np.array([4.0, 32.0, 128.0, 1e9, np.nan])) / np.sqrt(0.5)
     np.testing.assert_allclose(block[:, 0], [0.0, 28 / 124, 1.0, 1.0, 28 / 124], rtol=1e-15)
     np.testing.assert_allclose(block[:, 1], [0.0, 0.6, 1.0, 1.0, 0.6], rtol=1e-15)
 
