@@ -42,7 +42,8 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 
 from ..accounting import ReleasePrivacyReport
-from ..accounting._margin import calibrated_mu, within_allowance
+from ..accounting._margin import calibrated_mu
+from ..accounting.allowance import Allowance, admit
 from ..utils._validation import check_epsilon, resolve_delta
 from ._schema import n_rows
 
@@ -111,20 +112,7 @@ def check_allowance(name, report, mu, extra_delta):
         not Gaussian DP; a pipeline refuses such a solver before its charge, from its
         declared ``reports_mu``, so this is a broken contract).
     """
-    if getattr(report, "mu", None) is None:
-        raise RuntimeError(
-            f"Step {name!r} reports {type(report).__name__}, which has no Gaussian-DP mu to "
-            f"check against its allowance mu={mu!r}: a release here must be mu-GDP (a "
-            "solver declares it with reports_mu; skdpgd.preprocessing._private_step)."
-        )
-    spent_mu = float(report.mu)
-    spent_extra = float(getattr(report, "extra_delta", 0.0))
-    if not (within_allowance(spent_mu, mu) and within_allowance(spent_extra, extra_delta)):
-        raise RuntimeError(
-            f"Step {name!r} reports mu={spent_mu!r}, additive delta={spent_extra!r}, above its "
-            f"allowance mu={mu!r}, delta={extra_delta!r}: it does not follow the private-step "
-            "protocol (skdpgd.preprocessing._private_step)."
-        )
+    Allowance(mu, extra_delta).check(name, report)
 
 
 class PrivateStepMixin:
@@ -219,10 +207,9 @@ class PrivateStepMixin:
         ledger = getattr(self, "ledger", None)
         if ledger is None or not (budget.mu > 0 or budget.extra_delta > 0):
             return
-        planned = budget.report(self._standalone_mechanism)
-        ledger.charge_event(self, planned.event, n_samples=budget.n_samples,
-                            epsilon=planned.epsilon_at(budget.delta), delta=budget.delta,
-                            sample_ids=sample_ids, description=self._standalone_mechanism)
+        planned = Allowance(budget.mu, budget.extra_delta).charge_at(
+            budget.delta, self._standalone_mechanism)
+        admit(ledger, [(self, planned)], n_samples=budget.n_samples, sample_ids=sample_ids)
 
     def fit(self, X, y=None, sample_ids=None):
         """Fit standalone, spending this step's own ``epsilon`` and ``delta``.
