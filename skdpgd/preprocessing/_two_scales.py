@@ -12,8 +12,7 @@ its logarithm. Post-processing of the same release (both maps read only the rele
 range and median). Each feature is written times :math:`1/\sqrt 2`, so the block's squared
 norm is at most 1, or :math:`1 + (m_1^2 + m_2^2)/2` with its missing indicator
 (:math:`m_1, m_2` the imputed values of the two maps): the row norm bound, and so every
-other column's scale, is what one map would give (the two features at full scale cost a
-private logistic model 0.05 of accuracy on benchmarks/spread_columns.py's table).
+other column's scale, is what one map would give, whatever the other columns.
 """
 
 from dataclasses import dataclass
