@@ -217,16 +217,25 @@ class InferenceMixin:
             return names
         return [f"{label}: {name}" for label in classes for name in names]
 
-    def _name_table(self, feature_names):
+    def _name_table(self, feature_names, notes=(), column_notes=None):
         """Name the table's rows by the columns the model saw (e.g. a pipeline's
-        ``get_feature_names_out()``); the intercept rows keep their names."""
+        ``get_feature_names_out()``); the intercept rows keep their names. ``notes`` are
+        added to the table's, ``column_notes`` (one per column) to its rows' (public
+        facts about the preparation: a reference level, centring)."""
         table = self._fitted_table()
         if len(feature_names) != self.n_features_in_:
             raise ValueError(f"{len(feature_names)} names for {self.n_features_in_} "
                              "features.")
         names = self._coefficient_names(self.n_features_in_, getattr(self, "classes_", None),
                                         feature_names)
-        self.inference_ = table.replace(names=names + table.names[len(names):])
+        row_notes = list(table.row_notes)
+        if column_notes is not None:  # coef_.ravel() order: class-major for multinomial
+            per_row = list(column_notes) * (len(names) // self.n_features_in_)
+            row_notes[:len(per_row)] = ["; ".join(filter(None, (old, new)))
+                                        for old, new in zip(row_notes, per_row)]
+        self._set_inference_table(table.replace(
+            names=names + table.names[len(names):], notes=tuple(table.notes) + tuple(notes),
+            row_notes=row_notes))
 
     def _store_run(self, report, plan, n_steps, run_report=None):
         super()._store_run(report, plan, n_steps, run_report)

@@ -15,6 +15,7 @@ from ._checks import fit_transform_private, is_prepared, is_private, is_skip
 from ._labels import PrivateClassCounts, release_label_set
 from ._plan import CLASS_COUNTS, LABEL_SET, TARGET_RANGE
 from ._report import PipelinePrivacyReport
+from ._table_notes import preparation_notes
 from ._target import PrivateTargetRange, scale_target
 from ._units import TargetUnits
 
@@ -98,7 +99,7 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
     if getattr(estimator, "inference_", None) is not None:
         names = _feature_names(fitted, estimator.n_features_in_)
         if names is not None:
-            estimator._name_table(names)
+            estimator._name_table(names, *preparation_notes(fitted, estimator.n_features_in_))
     if TARGET_RANGE in allowance:
         TargetUnits(*pipeline.target_range_).apply(estimator)
     spent.append((last_name, estimator.privacy_))

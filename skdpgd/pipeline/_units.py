@@ -17,8 +17,11 @@ what the intervals cover in y's units (threshold :math:`s\,c_{\mathrm{Huber}}`, 
 **The raw columns** (``summary(units="original")``).
 A numeric column that :class:`~skdpgd.preprocessing.DPTableVectorizer` maps linearly
 enters the model as :math:`z_j = \frac{x_j - \ell_j}{(h_j - \ell_j)\,D}` for
-:math:`x_j \in [\ell_j, h_j]`, where :math:`[\ell_j, h_j]` is the column's released (or
-public) range and :math:`D` the public divisor that bounds the row norm
+:math:`x_j \in [\ell_j, h_j]` (centred, ``centre=True``:
+:math:`z_j = \frac{2(x_j - o_j)}{(h_j - \ell_j)\,D}` with :math:`o_j = (\ell_j + h_j)/2`,
+and the formulas below hold with the slope :math:`2/(h_j - \ell_j)` and :math:`o_j` in place
+of :math:`1/(h_j - \ell_j)` and :math:`\ell_j`), where :math:`[\ell_j, h_j]` is the
+column's released (or public) range and :math:`D` the public divisor that bounds the row norm
 (``DPTableVectorizer.row_divisor_``). On that range the linear predictor
 :math:`b + \sum_j \beta_j z_j + \dots` equals :math:`b' + \sum_j \beta'_j x_j + \dots` with
 
@@ -29,8 +32,11 @@ public) range and :math:`D` the public divisor that bounds the row norm
 
 a linear map :math:`\theta' = J\theta` of the coefficient vector (intercept last), so its
 private covariance is :math:`J\Sigma J^\top` (the same estimate and covariance, written in
-other units: post-processing of the accounted releases, no privacy cost). Columns mapped
-otherwise (log rules, categories, missing indicators) keep the model's units. The
+other units: post-processing of the accounted releases, no privacy cost). A 0/1 column
+(a category level, a missing indicator, a boolean) enters as :math:`z = 1/D` or 0: its
+coefficient is written per unit of the indicator, :math:`\beta' = \beta/D` (a category
+level's is then its contrast against the group's reference level, when one is dropped).
+Columns mapped otherwise (log rules) keep the model's units. The
 statement holds for values inside the range: outside it the vectorizer clips.
 """
 
@@ -41,7 +47,10 @@ __all__ = ["TargetUnits", "coefficient_table_in_column_units"]
 UNITS_NOTE = (
     "coefficients of linearly scaled numeric columns are per unit of the raw column, valid "
     "for values inside the range the vectorizer used ({ranges}); the intercept is then the "
-    "prediction with those columns at 0; every other coefficient is in the model's units"
+    "prediction with those columns at 0; the coefficient of a 0/1 column (a category "
+    "level, a missing indicator, a boolean) is per unit of that indicator (the model's "
+    "column times the row divisor {divisor}); other columns (log rules) keep the model's "
+    "units"
 )
 
 
@@ -149,22 +158,28 @@ def coefficient_table_in_column_units(vectorizer, table):
                          "output columns.")
     J = np.eye(m)
     divisor = float(vectorizer.row_divisor_)
-    position = {name: k for k, name in enumerate(names)}
-    ranges, row_notes = [], list(table.row_notes)
+    ranges, row_notes, start = [], list(table.row_notes), 0
     for encoding in vectorizer.encodings_:
-        if getattr(encoding, "scale", None) != "linear" or encoding.high <= encoding.low:
+        k, start = start, start + len(encoding.feature_names())
+        numeric = hasattr(encoding, "linear_map")
+        indicators = (range(start - 1, start) if getattr(encoding, "indicator", False)
+                      else range(0)) if numeric else range(k, start)
+        for j in indicators:  # 0/1 columns: levels, booleans, missing indicators
+            J[j, j] = 1.0 / divisor
+        linear = encoding.linear_map() if numeric else None
+        if linear is None:
             continue
-        k = position[encoding.name]
-        factor = 1.0 / ((encoding.high - encoding.low) * divisor)
+        slope, origin = linear  # z = slope (x - origin) / D on the range
+        factor = slope / divisor
         J[k, k] = factor
         if has_intercept:
-            J[m - 1, k] = -encoding.low * factor
+            J[m - 1, k] = -origin * factor
         span = f"[{encoding.low:.6g}, {encoding.high:.6g}]"
         ranges.append(f"{encoding.name} in {span}")
         row_notes[k] = "; ".join(filter(None, (row_notes[k], f"per unit of the raw column, "
                                                              f"valid on {span}")))
     notes = list(table.notes)
     if ranges:
-        notes.append(UNITS_NOTE.format(ranges="; ".join(ranges)))
+        notes.append(UNITS_NOTE.format(ranges="; ".join(ranges), divisor=f"{divisor:.6g}"))
     return table.mapped(J, names=names + table.names[len(names):], notes=tuple(notes),
                         row_notes=row_notes)

@@ -108,6 +108,13 @@ class BoundedScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         bulk sits near the low end): the bounds stay in the feature's own units and
         :math:`\ell_j` maps to 0, :math:`h_j` to 1. A per-record map of public
         constants, so it costs nothing and keeps the scaler public-bound.
+    centre : {"auto", False, True}, default="auto"
+        True: write each value as :math:`2v - 1 \in [-1, 1]` (the public midpoint of the
+        bounds, or of the log scale, to 0), so that no feature lines up with a model's
+        intercept column (docs/theory.md, "Centred features"). ``"auto"``: False
+        standalone, True in a DPPipeline whose estimator has ``inference=True`` (its
+        last transformer). The row-norm bound :math:`\sqrt d` is unchanged. Sparse
+        input then gives a dense array (0 no longer maps to 0).
 
     Attributes
     ----------
@@ -144,11 +151,13 @@ class BoundedScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
            [1.        , 0.        ]])
     """
 
-    _parameter_constraints = {"bounds": [tuple, list, dict, np.ndarray], "log1p": ["boolean"]}
+    _parameter_constraints = {"bounds": [tuple, list, dict, np.ndarray], "log1p": ["boolean"],
+                              "centre": "no_validation"}
 
-    def __init__(self, bounds=(0.0, 1.0), *, log1p=False):
+    def __init__(self, bounds=(0.0, 1.0), *, log1p=False, centre="auto"):
         self.bounds = bounds
         self.log1p = log1p
+        self.centre = centre
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -164,6 +173,8 @@ class BoundedScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             reset=reset, accept_sparse=("csr", "csc"),
             dtype=[np.float64, np.float32], ensure_all_finite=False,
         )
+        if sp.issparse(X) and self.centre is True:
+            X = X.toarray()  # 0 maps to -1: the output is dense
         if sp.issparse(X) and not _lows_are_zero(self.bounds):
             raise TypeError(
                 "BoundedScaler accepts sparse X only when every lower bound is 0 (then 0 "
@@ -187,13 +198,16 @@ class BoundedScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         self : BoundedScaler
             The fitted scaler (``low_``, ``high_`` copied from ``bounds``).
         """
+        if not (isinstance(self.centre, bool) or (isinstance(self.centre, str)
+                                                  and self.centre == "auto")):
+            raise ValueError(f"centre must be 'auto', True or False, got {self.centre!r}.")
         X = self._validate(X, reset=True)
         names = getattr(self, "feature_names_in_", None)
         self.low_, self.high_ = _resolve_bounds(self.bounds, X.shape[1], names)
         return self
 
     def transform(self, X):
-        """Scale by the public bounds and clip to [0, 1].
+        """Scale by the public bounds and clip to [0, 1] (then 2v - 1 with ``centre=True``).
 
         Parameters
         ----------
@@ -202,10 +216,18 @@ class BoundedScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         Returns
         -------
         X_scaled : ndarray or sparse matrix of shape (n_samples, n_features)
-            Values in [0, 1]; the same format and float dtype as X.
+            Values in [0, 1] ([-1, 1] centred); the same format (dense when centred)
+            and float dtype as X.
         """
         check_is_fitted(self)
         X = self._validate(X, reset=False)
+        scaled = self._unit(X)
+        if self.centre is True:
+            return 2 * scaled - 1
+        return scaled
+
+    def _unit(self, X):
+        """X mapped to [0, 1] (checked X)."""
         width = (self.high_ - self.low_).astype(X.dtype)
         if sp.issparse(X):  # every low is 0: scale the stored entries only
             X = X.copy()

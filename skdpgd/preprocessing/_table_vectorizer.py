@@ -7,6 +7,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..accounting import ReleasePrivacyReport
 from ..utils._sklearn_compat import HasMethods
+from ._column_maps import check_inference_options, with_inference_options
 from ._column_reading import reading_once
 from ._feature_names import distinct_feature_names
 from ._missing import DEFAULT_MISSING_STRINGS
@@ -113,6 +114,17 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
     scale_rows : bool, default=True
         Divide every output row by the construction's norm bound so that
         ``row_norm_bound_`` is 1.
+    one_hot_reference : {"auto", None, "first"}, default="auto"
+        ``"first"``: each one-hot block drops its first column, the reference level (the
+        first kept category in the released order; ``__other`` when none is kept;
+        ``__hash0``), and its ``__missing`` column when the dtype cannot hold a missing
+        value, so that a model with an intercept can identify the rest (contrasts against
+        the reference; ``reference_levels_``). ``"auto"``: None standalone, ``"first"``
+        in a DPPipeline whose estimator has ``inference=True``. Releases unchanged.
+    centre : {"auto", False, True}, default="auto"
+        True: numeric values are mapped to [-1, 1] (the public midpoint of the range to
+        0) instead of [0, 1]. ``"auto"``: False standalone, True in a DPPipeline whose
+        estimator has ``inference=True``. Releases and ``row_norm_bound_`` unchanged.
     ledger : skdpgd.PrivacyLedger or None, default=None
         Charged by a standalone ``fit`` with the planned cost before any value is read
         (a pipeline refuses a step with its own ledger: give it to the pipeline).
@@ -131,6 +143,9 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
         positive private range, the log ratio).
     categories_ : dict
         ``{column: list}`` of the categorical columns' categories (hashed: empty).
+    reference_levels_ : dict
+        ``{column: output name}`` of each one-hot block's dropped reference level
+        (empty unless ``one_hot_reference="first"``).
     row_norm_bound_ : float
         Every output row has Euclidean norm at most this (1.0 with ``scale_rows``).
     row_divisor_ : float
@@ -197,6 +212,8 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
         "missing_values": "no_validation",
         "add_indicator": "no_validation",
         "scale_rows": ["boolean"],
+        "one_hot_reference": "no_validation",
+        "centre": "no_validation",
         "ledger": [HasMethods(["charge_event"]), None],
         "random_state": ["random_state"],
     }
@@ -204,7 +221,8 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
     def __init__(self, *, epsilon=1.0, delta="auto", bounds=None, categories=None,
                  log1p="auto", categorical="discover", n_buckets=16, column_types=None,
                  types="auto", missing_values=DEFAULT_MISSING_STRINGS, add_indicator="auto",
-                 scale_rows=True, ledger=None, random_state=None):
+                 scale_rows=True, one_hot_reference="auto", centre="auto", ledger=None,
+                 random_state=None):
         self.epsilon = epsilon
         self.delta = delta
         self.bounds = bounds
@@ -217,6 +235,8 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
         self.missing_values = missing_values
         self.add_indicator = add_indicator
         self.scale_rows = scale_rows
+        self.one_hot_reference = one_hot_reference
+        self.centre = centre
         self.ledger = ledger
         self.random_state = random_state
 
@@ -300,13 +320,18 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
         mu, extra_delta = float(mu), float(extra_delta)
         if not (mu >= 0.0) or not (0.0 <= extra_delta < 1.0):
             raise ValueError(f"need mu >= 0 and 0 <= extra_delta < 1, got {mu!r}, {extra_delta!r}.")
+        check_inference_options(self.one_hot_reference, self.centre)
         plan, labels = self._plan(X)
         with self._reading(X):  # the vote and the categories share each column's groups
             encodings, types, releases, notes, (spent_mu, spent_delta) = fit_columns(
                 self, X, plan, mu, extra_delta, random_state)
-        self._dtypes = table_schema(X)[3]
+        _, _, can_miss, self._dtypes = table_schema(X)
         self._from_array = not hasattr(X, "columns")
-        self.encodings_ = encodings
+        self.encodings_ = with_inference_options(  # can_miss: from each dtype (public)
+            encodings, {p[2]: bool(can_miss[p[0]]) for p in plan},
+            one_hot_reference=self.one_hot_reference, centre=self.centre)
+        self.reference_levels_ = {e.name: e.reference_name for e in self.encodings_
+                                  if getattr(e, "reference_name", None)}
         sources = type_sources(self, plan)
         self.types_ = {name: (kind, sources[name]) for name, kind in types.items()}
         set_fitted_attributes(self, labels)
@@ -403,12 +428,9 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
             One name per output column, in output order.
         """
         check_is_fitted(self, "encodings_")
-        blocks = []
-        for encoding in self.encodings_:
-            levels = (0 if getattr(encoding, "n_buckets", 1)
-                      else len(getattr(encoding, "categories", ())))
-            blocks.append([(name, k < levels)
-                           for k, name in enumerate(encoding.feature_names())])
+        blocks = [encoding.named_levels() if hasattr(encoding, "named_levels")
+                  else [(name, False) for name in encoding.feature_names()]
+                  for encoding in self.encodings_]
         return np.asarray(distinct_feature_names(blocks), dtype=object)
 
     def __sklearn_tags__(self):

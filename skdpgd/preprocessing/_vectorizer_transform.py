@@ -49,7 +49,9 @@ def encode_table(vec, X):
         j = position[label]
         if isinstance(encoding, CategoricalEncoding):
             hot = encoding.hot_columns(key_column(X, j, label, vec.missing_values))
-            out[rows, start + hot] = 1.0 / vec._raw_norm_bound if divide else 1.0
+            written = hot >= 0  # -1: the reference level (no column written)
+            out[rows[written], start + hot[written]] = (1.0 / vec._raw_norm_bound if divide
+                                                       else 1.0)
         else:
             block = encoding.transform(numeric_column(X, j, label, vec.missing_values))
             out[:, start:start + width] = block / vec._raw_norm_bound if divide else block

@@ -149,10 +149,11 @@ def test_a_private_label_set_gives_a_table_under_a_ledger():
                             epsilon=2.0, ledger=ledger, random_state=0).fit(frame, labels)
     assert len(ledger.entries) == 1  # charged once; it was charged, then refused
     assert list(pipe.classes_) == ["no", "yes"]
-    table = pipe.summary()
+    table = pipe.summary(units="original")
     assert list(table.index) == ["x", "intercept"]
     assert table["std_err"].notna().all()
-    # logit P(yes) = 2 x - 1 with x = the vectorizer's column (public range [0, 1])
+    # logit P(yes) = 2 x - 1 per unit of the raw column x (public range [0, 1]; the
+    # model saw it centred, 2 x - 1, so its own coefficients are 1 and 0)
     for name, truth in (("x", 2.0), ("intercept", -1.0)):
         assert table.loc[name, "ci_low"] < truth < table.loc[name, "ci_high"]
     assert "weight 0" in table.attrs["covers"]
@@ -183,5 +184,6 @@ def test_the_table_names_the_pipeline_s_columns():
     assert list(pipe.summary().index) == names
     assert pipe.pipeline_[-1].inference_.names == names  # was x0, x1, ...
     text = pipe.pipeline_[-1].inference_.text()
-    assert "\ng_c0 " in text and "\nx0 " not in text
+    assert "\ng_c1 " in text and "\nx0 " not in text
+    assert "\ng_c0 " not in text and "g: g_c0" in text  # the reference level, named
     assert "covers: intervals cover the coefficients of the logistic model" in text

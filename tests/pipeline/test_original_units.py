@@ -33,7 +33,8 @@ def test_original_units_reproduce_the_model_on_the_range():
     original = pipe.summary(units="original")
     assert list(model.index) == list(original.index)
     X_out = pipe.pipeline_[0].transform(frame)
-    raw = X_out.copy()
+    divisor = pipe.pipeline_[0].row_divisor_
+    raw = X_out * divisor  # a 0/1 column (a level, an indicator) per unit of itself
     for j, name in enumerate(model.index[:-1]):
         if name in BOUNDS:
             raw[:, j] = frame[name].to_numpy()
@@ -41,8 +42,10 @@ def test_original_units_reproduce_the_model_on_the_range():
     via_raw = raw @ original["coef"].to_numpy()[:-1] + original["coef"].iloc[-1]
     np.testing.assert_allclose(via_raw, via_model, rtol=0, atol=1e-9)
     np.testing.assert_allclose(via_model, pipe.predict(frame), rtol=0, atol=1e-9)
-    # the non-linear columns (categories) keep their units, the linear ones change
-    assert original.loc["city_a", "coef"] == model.loc["city_a", "coef"]
+    # a level's coefficient is per unit of its indicator, the linear ones per raw unit
+    assert "city_a" not in model.index  # the reference level (first of the public list)
+    assert original.loc["city_b", "coef"] == pytest.approx(
+        model.loc["city_b", "coef"] / divisor, rel=1e-12)
     assert original.loc["age", "std_err"] != model.loc["age", "std_err"]
     assert any("per unit of the raw column" in note for note in original.attrs["notes"])
 
@@ -57,6 +60,11 @@ def test_original_units_estimate_the_raw_slopes():
         low, high = table.loc[name, ["ci_low", "ci_high"]]
         assert low <= slope <= high
         assert high - low < 0.02  # informative: narrower than the slope's size
+    # the levels b and c against the reference level a: -0.3 each, per unit of y
+    for name in ("city_b", "city_c"):
+        low, high = table.loc[name, ["ci_low", "ci_high"]]
+        assert low <= -0.3 <= high
+        assert "contrast against city_a" in table.loc[name, "note"]
 
 
 def test_summary_units_are_checked_and_need_inference():
