@@ -392,6 +392,8 @@ def _dp_pipeline(model):
     from skdpgd.pipeline import make_dp_pipeline
     from skdpgd.preprocessing import DPTableVectorizer
 
+    # the pipeline's random_state is the only seed (a step's own is refused)
+    model.set_params(random_state=None)
     return make_dp_pipeline(DPTableVectorizer(), model, epsilon=1.0, ledger=PrivacyLedger(),
                             random_state=0)
 
