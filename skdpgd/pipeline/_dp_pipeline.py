@@ -36,6 +36,7 @@ import numbers
 
 import numpy as np
 
+from ..accounting.allowance import release
 from ..linear_model._base import BaseDPLinearModel, fit_or_forget
 from ..linear_model._refusals import refuse_fit_params
 from ..utils._sklearn_compat import (
@@ -372,14 +373,18 @@ class DPPipeline(StepSequence, FittedPipelineMethods, _BaseComposition):
         check_classes(final, self.ledger)
         n, d = public_shape(X, y)
         sample_ids = BaseDPLinearModel._check_sample_ids(sample_ids, n)
-        releases = planned_releases(pre, final, X)
-        budget = plan_budget(self, releases, n, pre, final)
-        planned = planned_report(releases, budget, last_name, n, shared_releases(pre))
-        # n_features_in_ and feature_names_in_ from the structure only (no value read)
-        validate_data(self, X, y, skip_check_array=True)
-        if self.ledger is not None:  # before any value is read; may refuse
-            self.ledger.charge(self, planned, n_samples=n, sample_ids=sample_ids)
-        return fit_charged(self, X, y, pre, last_name, final, releases, budget, n)
+
+        def plan():  # public numbers only: every refusal they decide is raised here
+            releases = planned_releases(pre, final, X)
+            budget = plan_budget(self, releases, n, pre, final)
+            planned = planned_report(releases, budget, last_name, n, shared_releases(pre))
+            # n_features_in_ and feature_names_in_ from the structure only (no value read)
+            validate_data(self, X, y, skip_check_array=True)
+            return [(self, planned)], (releases, budget)
+
+        # the one protocol: plan, the ledger's charge (may refuse), then the run
+        return release(self.ledger, plan, lambda planned: fit_charged(
+            self, X, y, pre, last_name, final, *planned, n), n_samples=n, sample_ids=sample_ids)
 
     def __sklearn_is_fitted__(self):
         return hasattr(self, "privacy_")
