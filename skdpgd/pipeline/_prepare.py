@@ -27,6 +27,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._data import refuse_dask_table
 from ..accounting import ReleasePrivacyReport
+from ..accounting.allowance import release
 from ..linear_model._base import BaseDPLinearModel
 from ..preprocessing import check_allowance
 from ..utils._sklearn_compat import HasMethods, _num_samples
@@ -271,10 +272,12 @@ def prepare_pipeline(pipeline, X, y=None, *, ledger=None, sample_ids=None):
          for name, (mu, extra) in allowance.items()],
         delta=budget.delta, n_samples=n, preparation_share=budget.preparation_share,
         planned=True, notes=("prepare(): the preparation's allowances, released once",))
-    if ledger is not None:  # before any value is read; may refuse
-        ledger.charge(preparation_source(pipeline, allowance), planned, n_samples=n,
-                      sample_ids=sample_ids)
-    prepared = freeze(pipeline, X, y, allowance, prepare_generator(pipeline.random_state))
+    # the one protocol: the plan above, the ledger's charge (may refuse), then the run
+    prepared = release(
+        ledger, lambda: ([(preparation_source(pipeline, allowance), planned)], allowance),
+        lambda planned_allowance: freeze(pipeline, X, y, planned_allowance,
+                                         prepare_generator(pipeline.random_state)),
+        n_samples=n, sample_ids=sample_ids)
     return prepared.set_params(ledger=ledger)
 
 
