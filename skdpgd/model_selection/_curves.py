@@ -30,6 +30,7 @@ from sklearn.metrics import check_scoring
 from sklearn.model_selection import KFold, cross_validate
 
 from .._ledger import PrivacyLedger
+from ..accounting.allowance import admit
 from ..linear_model._base import BaseDPLinearModel
 from ._pipeline import is_dp_pipeline
 from ._scoring import estimator_rows
@@ -64,8 +65,8 @@ class _Tee:
         return self
 
     def charge(self, estimator, report, *, n_samples, sample_ids=None):
-        for ledger in self.ledgers:
-            ledger.charge(estimator, report, n_samples=n_samples, sample_ids=sample_ids)
+        for ledger in self.ledgers:  # the protocol's admission, once per ledger, in order
+            admit(ledger, [(estimator, report)], n_samples=n_samples, sample_ids=sample_ids)
 
 
 def privacy_utility_curve(estimator, X, y, epsilons, *, cv=None, scoring=None, baseline=True,
