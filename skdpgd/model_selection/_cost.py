@@ -35,6 +35,7 @@ from sklearn.model_selection import ParameterGrid
 
 from .._ledger import LedgerSpend, PrivacyLedger
 from ..accounting import check_supported, gdp_to_epsilon
+from ..accounting.allowance import admit
 from ._dpsearch import DPSearchCV
 from ._pipeline import split_estimator
 from ._search_fits import PlannedFit, estimator_width, planned_report, search_fits
@@ -251,8 +252,8 @@ def search_privacy_cost(search, X=None, y=None, *, sample_ids=None, n_samples=No
 
 
 def _charged(ledger, fit, exact):
-    ledger.charge(fit.estimator, fit.report, n_samples=fit.rows.size,
-                  sample_ids=fit.rows if exact else None)
+    admit(ledger, [(fit.estimator, fit.report)], n_samples=fit.rows.size,
+          sample_ids=fit.rows if exact else None)
 
 
 def _worst_refit(ledger, refits, exact, delta):
@@ -336,8 +337,7 @@ def dpsearch_cost(search, X, y, sample_ids, delta):
     charges = search.planned_charges(X, y)
     n = int(X.shape[0])
     ledger = PrivacyLedger()
-    for source, report in charges:
-        ledger.charge(source, report, n_samples=n, sample_ids=None)
+    admit(ledger, charges, n_samples=n, sample_ids=None)
     delta = charges[-1][1].delta if delta is None else delta
     spend = ledger.spent(delta)
     everyone = np.arange(n)
