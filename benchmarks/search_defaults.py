@@ -11,7 +11,11 @@ tables of a few thousand rows, nothing hand-written, each through the default
 * **diamonds**: a ``--rows`` (3,000) subsample of ggplot2's diamonds (9 raw columns, 3 of
   them strings), regression on log price mapped by the public price range to [-1, 1]
   (``DPRidge(y_bound=1.0)``: the search needs a public bound on y), scored by R^2 on
-  10,000 held-out rows (needs ``SKDPGD_DATA``, as ``benchmarks/datasets.py``).
+  10,000 held-out rows (needs ``SKDPGD_DATA``, as ``benchmarks/datasets.py``);
+* **poll** (synthetic, generated here): ``--rows`` (2,500) rows of a raw 4-class table,
+  two text columns (region, 6 levels; education, 5 levels), three numeric ones (age,
+  a log-normal income, a 0-10 rating) with 5% missing cells, the class drawn from a
+  multinomial logit of them; accuracy on 10,000 rows of the same generator.
 
 Per table and seed, in one run, at the same total epsilon (``--epsilon``, 1) and delta
 (1e-5):
@@ -27,7 +31,7 @@ The grid is the user guide's, five values of C (``alpha`` for ridge) over four d
 which does not hold the estimator's own ``"auto"``. Reported: the median and the worst
 seed of each, the differences after - default, and how often "after" kept the reference.
 
-    python benchmarks/search_defaults.py [--seeds 10] [--rows 4000] [--tables adult diamonds]
+    python benchmarks/search_defaults.py [--seeds 10] [--epsilon 1] [--tables adult diamonds poll]
 
 Results: ``benchmarks/results/search_defaults.json``.
 """
@@ -49,7 +53,9 @@ from skdpgd.preprocessing import DPTableVectorizer
 
 DELTA = 1e-5
 GRIDS = {"adult": {"dplogisticregression__C": [0.01, 0.1, 1.0, 10.0, 100.0]},
-         "diamonds": {"dpridge__alpha": [0.01, 0.1, 1.0, 10.0, 100.0]}}
+         "diamonds": {"dpridge__alpha": [0.01, 0.1, 1.0, 10.0, 100.0]},
+         "poll": {"dplogisticregression__C": [0.01, 0.1, 1.0, 10.0, 100.0]}}
+ROWS = {"adult": 4000, "diamonds": 3000, "poll": 2500}
 BEFORE = dict(expected_trials=10.0, eta=0.0, refit=False)  # the defaults before
 
 
@@ -72,9 +78,39 @@ def _diamonds(rows):
             diamonds_target(test["price"].to_numpy()))
 
 
+def _poll_frame(rows, seed):
+    rng = np.random.default_rng(seed)
+    region = rng.choice(["north", "south", "east", "west", "centre", "islands"], rows)
+    education = rng.choice(["none", "primary", "secondary", "college", "graduate"], rows,
+                           p=[0.05, 0.2, 0.4, 0.25, 0.1])
+    age = rng.uniform(18, 90, rows)
+    income = rng.lognormal(10, 0.8, rows)
+    rating = rng.integers(0, 11, rows).astype(float)
+    level = {"none": 0, "primary": 1, "secondary": 2, "college": 3, "graduate": 4}
+    edu = np.vectorize(level.get)(education)
+    logits = np.column_stack([
+        0.04 * (age - 50), 0.5 * (np.log(income) - 10) + 0.3 * (edu - 2),
+        0.3 * (rating - 5) + 0.8 * (region == "south"),
+        np.zeros(rows) + 0.6 * (region == "islands")])
+    u = rng.gumbel(size=logits.shape)
+    y = np.argmax(logits + u, axis=1)
+    frame = pd.DataFrame({"region": region, "education": education, "age": age,
+                          "income": income, "rating": rating})
+    for column in ("age", "income", "rating"):
+        frame.loc[rng.random(rows) < 0.05, column] = np.nan
+    return frame, y
+
+
+def _poll(rows):
+    X, y = _poll_frame(rows, 0)
+    X_test, y_test = _poll_frame(10000, 1)
+    return X, y, X_test, y_test
+
+
 def _pipe(table, **kw):
-    final = (DPLogisticRegression(classes=[0, 1]) if table == "adult"
-             else DPRidge(y_bound=1.0))
+    final = {"adult": lambda: DPLogisticRegression(classes=[0, 1]),
+             "diamonds": lambda: DPRidge(y_bound=1.0),
+             "poll": lambda: DPLogisticRegression(classes=[0, 1, 2, 3])}[table]()
     return make_dp_pipeline(DPTableVectorizer(), final, delta=DELTA, **kw)
 
 
@@ -113,9 +149,10 @@ def summary(runs):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--seeds", type=int, default=10)
-    parser.add_argument("--rows", type=int, default=0, help="0: 4,000 (adult), 3,000 (diamonds)")
+    parser.add_argument("--rows", type=int, default=0,
+                        help="0: 4,000 (adult), 3,000 (diamonds), 2,500 (poll)")
     parser.add_argument("--epsilon", type=float, default=1.0)
-    parser.add_argument("--tables", nargs="+", default=["adult", "diamonds"])
+    parser.add_argument("--tables", nargs="+", default=["adult", "diamonds", "poll"])
     parser.add_argument("--out", default=str(Path(__file__).parent / "results"
                                              / "search_defaults.json"))
     args = parser.parse_args()
@@ -123,8 +160,8 @@ def main():
     result = {"machine": platform.platform(), "epsilon": args.epsilon, "delta": DELTA,
               "seeds": args.seeds, "grids": GRIDS, "before": BEFORE, "tables": {}}
     for table in args.tables:
-        rows = args.rows or (4000 if table == "adult" else 3000)
-        data = _adult(rows) if table == "adult" else _diamonds(rows)
+        rows = args.rows or ROWS[table]
+        data = {"adult": _adult, "diamonds": _diamonds, "poll": _poll}[table](rows)
         tic = time.perf_counter()
         runs = [one_seed(table, data, args.epsilon, seed) for seed in range(args.seeds)]
         result["tables"][table] = {"rows": rows, "runs": runs, "summary": summary(runs),

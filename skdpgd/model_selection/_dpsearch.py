@@ -380,19 +380,18 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         # rounds down); the guard re-checks each report before the fit touches the data.
         guard = MuGuard(search.trial_mu)
         refused = ESTIMATOR_REFUSED if bare else PIPELINE_REFUSED
-        results = []
-        for index in trials:
-            params = search.candidates[search.draw(rng, index)]
+
+        def run_trial(params):  # one trial: fit on the training part, noisy score
             model = self._candidate(params, search.trial_mu, train.size,
                                     int(rng.integers(2**32)), guard, template)
             withheld(refused, model.fit, X_train, y_train)  # a pipeline's steps read X
             # The score is in its stated range for every row (clipped as in the fit,
-            # NaN-proof, silent: ._scoring), so the choice below compares numbers.
+            # NaN-proof, silent: ._scoring), so the choice compares numbers.
             noisy = withheld(refused, score, model, X_val, y_val)
-            noisy += search.noise_std * float(rng.standard_normal())
-            results.append((noisy, params, model))
-        chosen = search.choose([noisy for noisy, _, _ in results])
-        self.best_score_, self.best_params_, self.best_estimator_ = results[chosen]
+            return noisy + search.noise_std * float(rng.standard_normal()), params, model
+
+        self.best_score_, self.best_params_, self.best_estimator_ = search.select(
+            run_trial, trials, rng)
         if refit:
             model = self._candidate(self.best_params_, search.refit_mu, n,
                                     int(rng.integers(2**32)), MuGuard(search.refit_mu),

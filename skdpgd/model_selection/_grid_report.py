@@ -32,9 +32,9 @@ class GridSelectionPrivacyReport(PrivacyReport):
         As the attribute.
     mu, trial_mu, refit_mu : float
         As the attributes.
-    n_trials, n_validation : int
+    n_candidates, n_trials, n_validation : int
         As the attributes.
-    score_sensitivity, score_noise_std, switch_margin : float
+    score_sensitivity, score_noise_std, switch_margin, confirm_margin : float
         As the attributes.
     refit : bool
         As the attribute.
@@ -51,16 +51,20 @@ class GridSelectionPrivacyReport(PrivacyReport):
         (epsilon, delta)-DP of everything released (chosen parameters, model, its noisy
         score), replace-one neighbours.
     mu : float
-        :math:`\sqrt{\mu_p^2 + K\mu_s^2 + \mu_r^2}`, the whole search's GDP parameter.
+        :math:`\sqrt{\mu_p^2 + T\mu_s^2 + \mu_r^2}`, the whole search's GDP parameter.
     trial_mu, refit_mu : float
         One trial's GDP parameter (fit and noisy score), and the refit's (0 without).
-    n_trials : int
+    n_candidates : int
         K, the number of candidates (the reference first), each run once.
+    n_trials : int
+        T, the trials budgeted: K, and two for the confirmation when K >= 2 (they run
+        only when a challenger passes the first round).
     n_validation : int
         m, rows in the validation part.
-    score_sensitivity, score_noise_std, switch_margin : float
-        Delta, the noise standard deviation of a score, and the lead over the
-        reference's noisy score a candidate needs to replace it.
+    score_sensitivity, score_noise_std, switch_margin, confirm_margin : float
+        Delta, the noise standard deviation of a score, the lead over the reference's
+        noisy score a candidate needs in the first round, and again in the
+        confirmation, to replace it.
     refit : bool
     theorem : str
     preparation_mu, preparation_extra_delta : float
@@ -75,11 +79,13 @@ class GridSelectionPrivacyReport(PrivacyReport):
     mu: float
     trial_mu: float
     refit_mu: float
+    n_candidates: int
     n_trials: int
     n_validation: int
     score_sensitivity: float
     score_noise_std: float
     switch_margin: float
+    confirm_margin: float
     refit: bool
     theorem: str
     preparation_mu: float = 0.0
@@ -95,7 +101,7 @@ class GridSelectionPrivacyReport(PrivacyReport):
         Returns
         -------
         float
-            :math:`\\sqrt{K\\mu_s^2 + \\mu_r^2}`.
+            :math:`\\sqrt{T\\mu_s^2 + \\mu_r^2}`.
         """
         return math.sqrt(self.n_trials * self.trial_mu ** 2 + self.refit_mu ** 2)
 
@@ -152,10 +158,12 @@ class GridSelectionPrivacyReport(PrivacyReport):
                     f"all rows and shared by every trial, mu={self.preparation_mu:.4g}-GDP{extra}"]
         refit = (f"yes, mu={self.refit_mu:.4g}-GDP" if self.refit else "no")
         return [*prep,
-                f"  trials: every candidate once ({self.n_trials}, the reference first), "
-                f"each mu={self.trial_mu:.4g}-GDP",
+                f"  trials: every candidate once ({self.n_candidates}, the reference first) "
+                f"and {self.n_trials - self.n_candidates} to confirm a switch, each "
+                f"mu={self.trial_mu:.4g}-GDP",
                 f"  noisy score: sensitivity {self.score_sensitivity:.4g} on "
                 f"{self.n_validation} validation rows, noise std {self.score_noise_std:.4g}; "
-                f"the reference is kept unless beaten by {self.switch_margin:.4g}",
+                f"the reference is kept unless beaten by {self.switch_margin:.4g}, then "
+                f"again by {self.confirm_margin:.4g}",
                 f"  refit on all rows: {refit}",
                 f"  bound: {self.theorem}"]

@@ -13,9 +13,9 @@ Public throughout: the candidates, their number K, every budget below, the margi
    one fit; the estimator's part
    :math:`\mu_{\mathrm{est}}^2 = (1-\rho)\mu^2` goes, with a refit, a share :math:`1-s`
    to the refit and :math:`s` to the K trials in equal parts,
-   :math:`\mu_s = \mu_{\mathrm{est}}\sqrt{s/K}`, :math:`\mu_r = \mu_{\mathrm{est}}\sqrt{1-s}`,
-   :math:`s = 0.1` (:data:`SELECTION_SHARE`); without a refit the trials get all of it,
-   :math:`\mu_s = \mu_{\mathrm{est}}/\sqrt K`.
+   :math:`\mu_s = \mu_{\mathrm{est}}\sqrt{s/T}`, :math:`\mu_r = \mu_{\mathrm{est}}\sqrt{1-s}`,
+   :math:`s = 0.1` (:data:`SELECTION_SHARE`), with T = K + 2 trials budgeted (K = 1:
+   T = 1); without a refit the trials get all of it, :math:`\mu_s = \mu_{\mathrm{est}}/\sqrt T`.
 3. **Trials.** Candidate j is fitted on the training part as a :math:`\mu_s`-GDP run and
    scored on the validation part plus :math:`N(0, \sigma^2)`, :math:`\sigma = \Delta/\mu_s`:
    a :math:`\mu_s`-GDP trial (parallel composition over the disjoint parts, as in
@@ -23,12 +23,16 @@ Public throughout: the candidates, their number K, every budget below, the margi
 4. **Choice** (:func:`chosen_index`). The best noisy score replaces the reference only
    if it beats the reference's noisy score by more than
    :math:`z\sqrt2\,\sigma`, :math:`z = \Phi^{-1}(1 - a/(K-1))`, :math:`a = 0.05`
-   (:data:`SWITCH_LEVEL`).
+   (:data:`SWITCH_LEVEL`), and then again in a *confirmation*: the reference and the
+   challenger fitted and scored once more (two fresh trials), the challenger's noisy
+   score beating the reference's by more than :math:`\Phi^{-1}(1 - a)\sqrt2\,\sigma`
+   (:func:`confirm_margin`).
 5. **Refit** of the chosen candidate on all rows as a :math:`\mu_r`-GDP run.
 
 **Privacy.** Steps 2-5 are an adaptive composition of Gaussian-DP mechanisms, the
-preparation, K trials and the refit (whose parameters depend on the trials' outputs):
-:math:`\sqrt{\mu_p^2 + K\mu_s^2 + \mu_r^2} \le \mu`-GDP (Dong, Roth and Su 2022,
+preparation, at most T trials (the confirmation's candidates depend on the first K
+trials' outputs) and the refit (whose parameters depend on all of them):
+:math:`\sqrt{\mu_p^2 + T\mu_s^2 + \mu_r^2} \le \mu`-GDP (Dong, Roth and Su 2022,
 Corollary 3.3), with the preparation's additive :math:`\delta_0` added by the hybrid
 argument of :mod:`skdpgd.accounting._composition`; so the search is
 (epsilon, delta)-DP by the conversion that calibrated :math:`\mu` (Corollary 2.13). The
@@ -42,11 +46,17 @@ noise standard deviation grows by :math:`1/\sqrt{1-s}` = 1.054, the 5% the pipel
 preparation share costs (:mod:`skdpgd.pipeline._budget`), whatever the data. It leaves
 the reference only on evidence: when no candidate's validation score exceeds the
 reference's, each difference of noisy scores is :math:`N(\le 0, 2\sigma^2)`, so by the
-union bound over the K - 1 others the reference is left with probability at most
-:math:`a`. A random number of trials (Papernot and Steinke's selection,
-``expected_trials=``) instead returns a single uniformly drawn candidate with
-probability :math:`\Pr[K=1]` (0.27 at E[K] = 10, eta = 0) and trains the released model
-at the trial's share of the budget.
+union bound over the K - 1 others the first round leaves the reference with probability
+at most :math:`a`, and the confirmation (fresh fits, fresh noise) passes with probability
+at most :math:`a` again. The confirmation is what protects against a trial model that is
+better by the luck of its own noise: the margin covers the score's noise, not the fit's,
+and at a small trial mu two fits of the same candidate can differ in validation score as
+much as two candidates do; a lucky fit rarely repeats.
+
+A random number of trials (Papernot and Steinke's selection, ``expected_trials=``)
+instead returns a single uniformly drawn candidate with probability :math:`\Pr[K=1]`
+(0.27 at E[K] = 10, eta = 0) and trains the released model at the trial's share of the
+budget.
 """
 
 import math
@@ -56,8 +66,8 @@ from scipy.stats import norm
 
 from ..pipeline import PREPARATION_SHARE, split_budget
 
-__all__ = ["SELECTION_SHARE", "SWITCH_LEVEL", "GridBudget", "chosen_index", "grid_budget",
-           "grid_candidates", "switch_margin"]
+__all__ = ["SELECTION_SHARE", "SWITCH_LEVEL", "GridBudget", "budgeted_trials", "chosen_index",
+           "confirm_margin", "grid_budget", "grid_candidates", "switch_margin"]
 
 #: s: the share of the estimator's mu^2 the trials take when the winner is refitted.
 SELECTION_SHARE = 0.1
@@ -117,7 +127,7 @@ class GridBudget:
     trial_mu, refit_mu : float
         One trial's, and the refit's (0 without a refit).
     n_trials : int
-        K.
+        T, the trials budgeted (:func:`budgeted_trials`).
     """
 
     mu: float
@@ -128,20 +138,20 @@ class GridBudget:
     n_trials: int
 
     def selection_mu(self):
-        """:math:`\\sqrt{K\\mu_s^2 + \\mu_r^2}`: the trials and the refit composed."""
+        """:math:`\\sqrt{T\\mu_s^2 + \\mu_r^2}`: the trials and the refit composed."""
         return math.sqrt(self.n_trials * self.trial_mu ** 2 + self.refit_mu ** 2)
 
 
 def grid_budget(epsilon, delta, n_trials, *, refit, needs_extra_delta=(),
                 preparation_share=PREPARATION_SHARE):
-    r"""Split (epsilon, delta) between the preparation, the K trials and the refit.
+    r"""Split (epsilon, delta) between the preparation, the T trials and the refit.
 
     Parameters
     ----------
     epsilon, delta : float
         The search's total budget (finite epsilon).
     n_trials : int
-        K >= 1.
+        T >= 1, the trials budgeted (:func:`budgeted_trials`).
     refit : bool
         Whether the chosen candidate is refitted on all rows.
     needs_extra_delta : sequence of bool, default=()
@@ -152,7 +162,7 @@ def grid_budget(epsilon, delta, n_trials, *, refit, needs_extra_delta=(),
     Returns
     -------
     GridBudget
-        Composed, :math:`\sqrt{\mu_p^2 + K\mu_s^2 + \mu_r^2} \le \mu` with
+        Composed, :math:`\sqrt{\mu_p^2 + T\mu_s^2 + \mu_r^2} \le \mu` with
         :math:`\mu_p = \sqrt\rho\,\mu` (module docstring, step 2): ``mu``,
         :math:`\mu_{\mathrm{est}}` and :math:`\delta_0` are one pipeline fit's
         (:func:`skdpgd.pipeline.split_budget`), and the two shares are multiplied by
@@ -171,12 +181,47 @@ def grid_budget(epsilon, delta, n_trials, *, refit, needs_extra_delta=(),
         n_trials=int(n_trials))
 
 
-def switch_margin(n_trials, noise_std, level=SWITCH_LEVEL):
+def budgeted_trials(n_candidates):
+    """T: the K first-round trials and, when there is a choice (K >= 2), two confirmation
+    trials.
+
+    Parameters
+    ----------
+    n_candidates : int
+        K >= 1.
+
+    Returns
+    -------
+    int
+        K + 2, or 1 for K = 1.
+    """
+    return n_candidates + 2 if n_candidates >= 2 else 1
+
+
+def confirm_margin(noise_std, level=SWITCH_LEVEL):
+    r""":math:`\Phi^{-1}(1 - a)\sqrt2\,\sigma`: the confirmation's lead (one comparison).
+
+    Parameters
+    ----------
+    noise_std : float
+        :math:`\sigma`, the noise of one score.
+    level : float, default=0.05
+        a.
+
+    Returns
+    -------
+    float
+        How much the challenger's fresh noisy score must exceed the reference's.
+    """
+    return float(norm.isf(level)) * math.sqrt(2.0) * noise_std
+
+
+def switch_margin(n_candidates, noise_std, level=SWITCH_LEVEL):
     r""":math:`z\sqrt2\,\sigma`, :math:`z = \Phi^{-1}(1 - a/(K-1))` (0 for K = 1).
 
     Parameters
     ----------
-    n_trials : int
+    n_candidates : int
         K.
     noise_std : float
         :math:`\sigma`, the noise of one score.
@@ -188,9 +233,9 @@ def switch_margin(n_trials, noise_std, level=SWITCH_LEVEL):
     float
         How much a candidate's noisy score must exceed the reference's to replace it.
     """
-    if n_trials < 2:
+    if n_candidates < 2:
         return 0.0
-    return float(norm.isf(level / (n_trials - 1))) * math.sqrt(2.0) * noise_std
+    return float(norm.isf(level / (n_candidates - 1))) * math.sqrt(2.0) * noise_std
 
 
 def chosen_index(noisy_scores, margin):

@@ -6,8 +6,9 @@ how the released one is chosen:
 
 * **every candidate once** (the default, ``expected_trials=None``:
   :mod:`._grid_selection`): K = the number of candidates, the reference first;
-  Gaussian-DP composition; the reference is kept unless beaten by a margin; the
-  winner is refitted on all rows with most of the budget;
+  Gaussian-DP composition; the reference is kept unless beaten by a margin, twice (the
+  second time in two fresh trials); the winner is refitted on all rows with most of the
+  budget;
 * **a random number of trials** (``expected_trials=E[K]``: Papernot and Steinke,
   :mod:`._tuning_privacy`): K ~ D_{eta, gamma} uniform draws from the grid; Renyi-DP
   bound; the best noisy score is kept (:func:`._selection_rule.better`); the optional
@@ -27,7 +28,9 @@ from ._grid_selection import (
     THEOREM as GRID_THEOREM,
 )
 from ._grid_selection import (
+    budgeted_trials,
     chosen_index,
+    confirm_margin,
     grid_budget,
     grid_candidates,
     switch_margin,
@@ -60,8 +63,9 @@ class SearchPlan:
         without a preparation).
     eta, gamma : float or None
         K's distribution (random trials only).
-    margin : float
-        The reference's protection (every candidate once; 0 otherwise).
+    margin, confirm_margin : float
+        The reference's protection in the first round and in the confirmation (every
+        candidate once; 0 and None otherwise).
     """
 
     candidates: list
@@ -74,6 +78,7 @@ class SearchPlan:
     eta: float = None
     gamma: float = None
     margin: float = 0.0
+    confirm_margin: float = None
 
     @property
     def random(self):
@@ -103,6 +108,24 @@ class SearchPlan:
             if better(noisy, best):
                 best = (noisy, position)
         return best[1]
+
+    def select(self, run_trial, trials, rng):
+        """Run the trials and return the released one, ``(noisy score, params, model)``.
+
+        ``run_trial(params)`` fits and scores one candidate; ``trials`` is
+        :meth:`trial_order`'s list. Every candidate once: a challenger that passes the
+        first round replaces the reference only if it beats it again in two fresh trials
+        (:mod:`._grid_selection`, step 4).
+        """
+        results = [run_trial(self.candidates[self.draw(rng, index)]) for index in trials]
+        chosen = self.choose([noisy for noisy, _, _ in results])
+        if self.random or chosen == 0:
+            return results[chosen]
+        reference, challenger = run_trial(results[0][1]), run_trial(results[chosen][1])
+        if math.isnan(challenger[0]) or not (
+                math.isnan(reference[0]) or challenger[0] - reference[0] > self.confirm_margin):
+            return results[0]
+        return results[chosen]
 
 
 def _preparation_fields(shared, scale):
@@ -141,14 +164,16 @@ def random_trials_plan(search, grid, epsilon, delta, m, refit, shared, sensitivi
 def every_candidate_plan(search, grid, epsilon, delta, m, refit, shared, sensitivity):
     """The plan of every candidate once, the reference first (:mod:`._grid_selection`)."""
     candidates = grid_candidates(search.estimator, grid)
+    n_trials = budgeted_trials(len(candidates))  # K, and two to confirm a switch
     if shared is None:
-        budget = grid_budget(epsilon, delta, len(candidates), refit=refit)
+        budget = grid_budget(epsilon, delta, n_trials, refit=refit)
     else:  # the pipeline's own split: its preparation share and thresholds
-        budget = grid_budget(epsilon, delta, len(candidates), refit=refit,
+        budget = grid_budget(epsilon, delta, n_trials, refit=refit,
                              needs_extra_delta=shared.needs_extra_delta,
                              preparation_share=float(search.estimator.preparation_share))
     noise_std = sensitivity / budget.trial_mu
-    margin = switch_margin(budget.n_trials, noise_std)
+    margin = switch_margin(len(candidates), noise_std)
+    confirm = confirm_margin(noise_std)
     # the preparation's allowance is c times its scale, c = sqrt(rho / (1 - rho)): scaled
     # from the estimator's mu it is sqrt(rho) mu, what one pipeline fit gives it
     fields = _preparation_fields(shared, budget.estimator_mu)
@@ -156,9 +181,10 @@ def every_candidate_plan(search, grid, epsilon, delta, m, refit, shared, sensiti
     total = math.sqrt(mu_p ** 2 + budget.selection_mu() ** 2)
     report = GridSelectionPrivacyReport(
         epsilon=0.0, delta=float(delta), mu=total, trial_mu=budget.trial_mu,
-        refit_mu=budget.refit_mu, n_trials=budget.n_trials, n_validation=int(m),
-        score_sensitivity=float(sensitivity), score_noise_std=float(noise_std),
-        switch_margin=margin, refit=refit, theorem=GRID_THEOREM, **fields)
+        refit_mu=budget.refit_mu, n_candidates=len(candidates), n_trials=budget.n_trials,
+        n_validation=int(m), score_sensitivity=float(sensitivity),
+        score_noise_std=float(noise_std), switch_margin=margin, confirm_margin=confirm,
+        refit=refit, theorem=GRID_THEOREM, **fields)
     report = dataclasses.replace(report, epsilon=float(report.epsilon_at(delta)))
     selection = dataclasses.replace(
         report, mu=budget.selection_mu(), preparation_mu=0.0, preparation_extra_delta=0.0,
@@ -167,4 +193,4 @@ def every_candidate_plan(search, grid, epsilon, delta, m, refit, shared, sensiti
     return SearchPlan(candidates=candidates, trial_mu=budget.trial_mu,
                       refit_mu=budget.refit_mu, preparation_scale=budget.estimator_mu,
                       noise_std=noise_std, report=report, selection_report=selection,
-                      margin=margin)
+                      margin=margin, confirm_margin=confirm)

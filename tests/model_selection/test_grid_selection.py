@@ -81,6 +81,35 @@ def test_the_reference_is_left_under_the_null_at_most_at_the_level():
     assert picked / 2000 >= 0.95
 
 
+class _Plan:
+    """A stand-in for the search's trials: each candidate's score drawn from a list."""
+
+    def __init__(self, draws):
+        self.draws = {key: list(values) for key, values in draws.items()}
+
+    def __call__(self, params):
+        return self.draws[params["C"]].pop(0), params, None
+
+
+def _selection(draws):
+    from skdpgd.model_selection._search_plan import SearchPlan
+
+    plan = SearchPlan(candidates=[{"C": "auto"}, {"C": 1.0}, {"C": 10.0}], trial_mu=1.0,
+                      refit_mu=0.0, preparation_scale=1.0, noise_std=0.01, report=None,
+                      selection_report=None, margin=0.1, confirm_margin=0.05)
+    return plan.select(_Plan(draws), [0, 1, 2], np.random.default_rng(0))[1]
+
+
+def test_a_switch_needs_a_confirmation_in_fresh_trials():
+    # first round: C=1 leads by 0.2 > 0.1; then the confirmation decides
+    lucky = {"auto": [0.5, 0.5], 1.0: [0.7, 0.52], 10.0: [0.4]}  # 0.02 < 0.05: kept
+    assert _selection(lucky) == {"C": "auto"}
+    better = {"auto": [0.5, 0.5], 1.0: [0.7, 0.6], 10.0: [0.4]}  # 0.1 > 0.05: switched
+    assert _selection(better) == {"C": 1.0}
+    no_lead = {"auto": [0.5], 1.0: [0.55], 10.0: [0.4]}  # no confirmation trials run
+    assert _selection(no_lead) == {"C": "auto"}
+
+
 def test_nan_never_wins_and_ties_keep_the_reference():
     assert chosen_index([0.5, math.nan, 0.4], 0.0) == 0
     assert chosen_index([0.5, 0.5], 0.0) == 0
@@ -138,7 +167,7 @@ def test_without_refit_the_trials_take_the_whole_estimator_budget(data):
     search = DPSearchCV(DPLogisticRegression(classes=[0, 1]), {"C": [0.1, 1.0]}, epsilon=2.0,
                         refit=False, random_state=0).fit(X, y)
     report = search.privacy_
-    assert report.refit_mu == 0.0 and report.n_trials == 3
-    assert report.mu == pytest.approx(math.sqrt(3) * report.trial_mu, rel=1e-9)
+    assert report.refit_mu == 0.0 and report.n_candidates == 3 and report.n_trials == 5
+    assert report.mu == pytest.approx(math.sqrt(5) * report.trial_mu, rel=1e-9)
     assert search.best_estimator_.privacy_.n_samples == len(X) - report.n_validation
     assert report.epsilon <= 2.0

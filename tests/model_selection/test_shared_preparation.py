@@ -209,7 +209,8 @@ def test_dpsearch_runs_on_the_default_pipeline_with_one_gaussian_total(table):
     one_fit = _pipe(epsilon=1.0).plan_privacy(len(X), X=X)  # the same budget, no search
     assert report.mu == pytest.approx(one_fit.mu, rel=1e-8) and report.mu <= one_fit.mu
     assert report.preparation_mu == pytest.approx(math.sqrt(0.1) * one_fit.mu, rel=1e-8)
-    assert report.n_trials == 3  # C="auto" (the reference), 0.1, 1.0
+    assert report.n_candidates == 3  # C="auto" (the reference), 0.1, 1.0
+    assert report.n_trials == 5  # and two to confirm a switch
     assert report.n_trials * report.trial_mu ** 2 == pytest.approx(
         0.1 * 0.9 * one_fit.mu ** 2, rel=1e-8)
     assert report.refit_mu ** 2 == pytest.approx(0.9 * 0.9 * one_fit.mu ** 2, rel=1e-8)
