@@ -54,6 +54,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from ..accounting.allowance import admit
 from ..linear_model._base import fit_or_forget
 from ..utils._sklearn_compat import (
     HasMethods,
@@ -361,9 +362,9 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         plan = self._plan(X, y)
         base, n, m, refit, shared, template, score, search, _ = plan
         validate_data(self, X, y, skip_check_array=True)  # n_features_in_, column names
-        if self.ledger is not None:  # before any value is read; may refuse
-            for source, charged in plan.charges:
-                self.ledger.charge(source, charged, n_samples=n, sample_ids=sample_ids)
+        # the release protocol's admission (accounting.allowance), in order, before any
+        # value is read; may refuse
+        admit(self.ledger, plan.charges, n_samples=n, sample_ids=sample_ids)
         # a bare estimator (no pipeline steps, not a DPPipeline): the search reads X itself
         bare = split_estimator(self.estimator)[2] is None and not is_dp_pipeline(self.estimator)
         X, y = read_values(X, y, base, bare=bare)  # refusals from here on have been paid for
