@@ -30,6 +30,17 @@ beta_j = 0 for every j = 1 mod 3 (the null coefficients); intercept 0.2. Designs
 * ``hetero`` (linear): ``indep``, e ~ 0.5 (0.5 + sqrt(p) |x_0|) z, z standard normal
   clipped at +-4 (symmetric given x: the Huber target is beta);
 * ``heavy`` (linear): ``indep``, e ~ 0.5 t3 clipped at +-8.
+* ``adult`` and ``adultc`` (logistic, p = 6, n in {10,000, 32,561, 100,000}, epsilon in
+  {1, 4}): an Adult-like design, the SAME data in both: age 17 + Gamma(2, 10) on the
+  public range [17, 90], education-num round(N(10, 2.5)) on [1, 16], hours N(40, 12) on
+  [1, 99], capital gain (8% positive, lognormal(8, 1)) as log1p(x)/log1p(99,999), sex
+  Bernoulli(.67), race Bernoulli(.85) (a null coefficient); logit = -6 + 2 age + 4 edu
+  + 3 hours + 4 gain + 1 sex + 0 race in the [0, 1] units v. ``adult`` gives the model
+  v / sqrt(p), the [0, 1] maps of BoundedScaler and DPTableVectorizer (not centred: every
+  column lines up with the intercept column); ``adultc`` gives (2v - 1) / sqrt(p), the
+  maps centred by the public midpoints (``centre=True``). The true coefficients are
+  those of each parametrisation (beta sqrt(p), and beta sqrt(p) / 2 with the intercept
+  -6 + sum(beta) / 2).
 
 Linear: y = x.beta + b0 + e, e = 0.5 z (z clipped at +-4) unless the design says
 otherwise; y_bound is the largest |y| the model allows (public). Logistic:
@@ -72,6 +83,8 @@ Z95 = 1.959963984540054
 NOISE_SD = 0.5
 DESIGNS = {"linear": ("indep", "equi", "pair", "skew", "hetero", "heavy"),
            "logistic": ("indep", "equi", "pair", "skew", "imbal")}
+#: The Adult-like design's logit in the [0, 1] units of its six columns, and intercept.
+ADULT_BETA, ADULT_B0 = np.array([2.0, 4.0, 3.0, 4.0, 1.0, 0.0]), -6.0
 
 
 def cells():
@@ -84,18 +97,43 @@ def cells():
                         out.append({"name": f"{model}-{design}-p{p}-n{n}-eps{eps:g}",
                                     "model": model, "design": design, "p": p, "n": n,
                                     "epsilon": eps})
+    for design in ("adult", "adultc"):
+        for n in (10000, 32561, 100000):
+            for eps in (1.0, 4.0):
+                out.append({"name": f"logistic-{design}-p6-n{n}-eps{eps:g}",
+                            "model": "logistic", "design": design, "p": 6, "n": n,
+                            "epsilon": eps})
     return out
 
 
 def truth(cell):
     p = cell["p"]
+    if cell["design"] == "adult":  # x = v / sqrt(p)
+        return ADULT_BETA * math.sqrt(p), ADULT_B0
+    if cell["design"] == "adultc":  # x = (2 v - 1) / sqrt(p): v = (sqrt(p) x + 1) / 2
+        return ADULT_BETA * math.sqrt(p) / 2.0, ADULT_B0 + ADULT_BETA.sum() / 2.0
     beta = np.linspace(-1.0, 1.0, p) * (1.0 if cell["model"] == "linear" else 2.0)
     beta[1::3] = 0.0
     b0 = math.log(0.1 / 0.9) if cell["design"] == "imbal" else 0.2
     return beta, b0
 
 
+def adult_columns(n, rng):
+    """The six Adult-like columns mapped to [0, 1] by their public ranges (docstring)."""
+    age = np.clip(17.0 + rng.gamma(2.0, 10.0, n), 17.0, 90.0)
+    edu = np.clip(np.round(rng.normal(10.0, 2.5, n)), 1.0, 16.0)
+    hours = np.clip(rng.normal(40.0, 12.0, n), 1.0, 99.0)
+    gain = np.where(rng.random(n) < 0.08, np.clip(rng.lognormal(8.0, 1.0, n), 0, 99999), 0)
+    return np.column_stack([
+        (age - 17.0) / 73.0, (edu - 1.0) / 15.0, (hours - 1.0) / 98.0,
+        np.log1p(gain) / np.log1p(99999.0), rng.random(n) < 0.67, rng.random(n) < 0.85,
+    ]).astype(np.float64)
+
+
 def features(design, n, p, rng):
+    if design in ("adult", "adultc"):
+        v = adult_columns(n, rng)
+        return (2.0 * v - 1.0 if design == "adultc" else v) / math.sqrt(p)
     if design == "equi":
         cov = 0.8 * np.ones((p, p)) + 0.2 * np.eye(p)
         x = rng.standard_normal((n, p)) @ np.linalg.cholesky(cov).T
@@ -171,7 +209,8 @@ def reference_width(model, x, y):
 
 
 def one_rep(cell, rep):
-    rng = np.random.default_rng([cell["n"], cell["p"], rep, 46, len(cell["design"])])
+    key = len(cell["design"].replace("adultc", "adult"))  # adult, adultc: the same data
+    rng = np.random.default_rng([cell["n"], cell["p"], rep, 46, key])
     x, y = simulate(cell, rng)
     beta, b0 = truth(cell)
     target = np.r_[beta, b0]
