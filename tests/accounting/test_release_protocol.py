@@ -5,6 +5,7 @@ ledger's charge, and no value is read before it; a ledger that refuses leaves th
 unread. Only the protocol module charges a ledger outside skdpgd._ledger.
 """
 
+import ast
 import math
 from pathlib import Path
 
@@ -100,3 +101,79 @@ def test_an_allowance_checks_a_report_with_the_one_margin():
         allowance.check("s", ReleasePrivacyReport(mu=0.5, extra_delta=2e-6, mechanism=""))
     with pytest.raises(RuntimeError, match="no Gaussian-DP mu"):
         allowance.check("s", object())
+
+
+def _modules_that_charge():
+    """Modules outside skdpgd/_ledger that call a ledger's charge (``.charge*(...)``)."""
+    found = set()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if "_ledger" in path.relative_to(PACKAGE).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in {"charge", "charge_event", "charge_rdp"}):
+                found.add(str(path.relative_to(PACKAGE)))
+    return found
+
+
+def test_at_most_two_modules_outside_the_ledger_charge_one():
+    # the protocol module and, while an estimator's fit admits its own charge, its base
+    found = _modules_that_charge()
+    assert "accounting/allowance.py" in found
+    assert len(found) <= 2, sorted(found)
+
+
+def _count_conversions(monkeypatch):
+    """Wrap gdp_to_epsilon and epsilon_delta_to_gdp wherever a module of skdpgd holds them."""
+    import sys
+
+    import skdpgd.accounting._gdp as gdp
+
+    counts = {"gdp_to_epsilon": 0, "epsilon_delta_to_gdp": 0}
+    for name in counts:
+        original = getattr(gdp, name)
+
+        def counted(*args, _name=name, _original=original, **kwargs):
+            counts[_name] += 1
+            return _original(*args, **kwargs)
+
+        for module in list(sys.modules.values()):
+            if (getattr(module, "__name__", "").startswith("skdpgd")
+                    and getattr(module, name, None) is original):
+                monkeypatch.setattr(module, name, counted)
+    return counts
+
+
+def _pipeline_fit_conversions(monkeypatch):
+    pd = pytest.importorskip("pandas")
+    import warnings
+
+    from skdpgd import DPLogisticRegression, make_dp_pipeline
+    from skdpgd.preprocessing import DPTableVectorizer
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=500), "b": rng.choice(list("xyz"), 500)})
+    y = (X["a"] > 0).astype(int).to_numpy()
+    pipe = make_dp_pipeline(DPTableVectorizer(),
+                            DPLogisticRegression(solver="gd", classes=[0, 1]),
+                            epsilon=1.0, random_state=0, ledger=PrivacyLedger())
+    counts = _count_conversions(monkeypatch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pipe.fit(X, y)
+    return counts
+
+
+def test_the_counter_sees_a_pipeline_fit_convert(monkeypatch):
+    # the budget's split converts at least once each way (the edge: epsilon in, epsilon
+    # printed), so the counter reaches the modules that hold the functions
+    counts = _pipeline_fit_conversions(monkeypatch)
+    assert counts["epsilon_delta_to_gdp"] >= 1 and counts["gdp_to_epsilon"] >= 1
+
+
+@pytest.mark.xfail(reason="the estimator in a pipeline is still calibrated from "
+                          "an epsilon (pipeline/_budget.py converts its mu back, the solver's "
+                          "planner converts it again): 3 and 6 conversions today")
+def test_a_pipeline_fit_converts_epsilon_to_mu_once(monkeypatch):
+    counts = _pipeline_fit_conversions(monkeypatch)
+    assert counts["epsilon_delta_to_gdp"] <= 1 and counts["gdp_to_epsilon"] <= 3, counts
