@@ -47,14 +47,20 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
     :ref:`type-vote`). Then, by type:
 
     - **numeric** (int, float, nullable): a range [low, high], either public (``bounds``,
-      free) or private: a Gaussian-noised histogram over a public log grid (cells
-      :math:`\pm 2^{k/2}`), cells below a family-wise threshold zeroed, the range from the
-      lowest and highest surviving cells. A log scale is used for heavy-tailed columns
-      (non-negative, range above 20 times the distance from low to the private median:
-      ``log1p``) and for positive columns whose range spans a factor of 10 or more
-      (:math:`\log(x/\ell)/\log(h/\ell)`). Then scaled to [0, 1] and clipped. A column where no cell
-      survives (all missing, too few rows for the noise) falls back to a public symmetric log map
-      over the whole grid, and the report's notes say so.
+      free) or private: two Gaussian-noised histograms in the column's one share (its
+      :math:`\mu^2` split 1/4 : 3/4, composing to the share), the first over a public log
+      grid (cells :math:`\pm 2^{k/2}`), the second on 32 equal cells inside the first
+      range where that range lies within two cells on one side of 0 (years, codes, sensor
+      readings), else over the public grid again, averaged with the first; cells below a
+      family-wise threshold zeroed, the range from the lowest and highest surviving cells,
+      each end extended over adjacent cells above a lower sequential threshold (tails)
+      (:ref:`column-range`). Where a public rule says log (a heavy tail: non-negative,
+      range above 20 times the distance from low to the private median; or a positive
+      range spanning a factor of 10 or more) and ``log1p`` does not decide, the column gives
+      both its linear map and its log map (``name``, ``name__log``). Then scaled to [0, 1]
+      and clipped. A column where no cell survives (all missing, too few rows for the
+      noise) falls back to a public symmetric log map over the whole grid, and the report's
+      notes say so.
     - **categorical** (object, string, category): a public category list
       (``categories``, free), private discovery (the values whose noisy count passes a
       threshold; additive delta accounted), or hashing into ``n_buckets`` public
