@@ -81,7 +81,9 @@ def summary_rows(vec, type_from=None):
         row.update(type=kind, type_from=type_from.get(name, source), missing_indicator=bool(
             getattr(encoding, "indicator", isinstance(encoding, CategoricalEncoding))))
         if isinstance(encoding, NumericEncoding):
-            row.update(low=encoding.low, high=encoding.high, rule=encoding.scale,
+            log_scale = getattr(encoding, "log_scale", None)  # two scales: both maps
+            rule = encoding.scale if log_scale is None else f"{encoding.scale} + {log_scale}"
+            row.update(low=encoding.low, high=encoding.high, rule=rule,
                        range_from=encoding.source,
                        imputed=from_unit(encoding.impute, encoding.low, encoding.high,
                                          encoding.scale),

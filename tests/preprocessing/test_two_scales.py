@@ -53,3 +53,15 @@ def test_a_target_linear_in_a_wide_column_keeps_its_line_in_the_features():
     theirs = make_pipeline(StandardScaler(), Ridge(alpha=1e-6)).fit(X.iloc[train], y[train])
     gap = theirs.score(X.iloc[test], y[test]) - ours.score(vec.transform(X.iloc[test]), y[test])
     assert gap < 0.005
+
+
+def test_the_summary_names_both_maps_of_a_two_scale_column():
+    import numpy as np
+    import pandas as pd
+
+    from skdpgd.preprocessing import DPTableVectorizer
+
+    frame = pd.DataFrame({"c": np.random.default_rng(0).lognormal(3, 1.5, 2000)})
+    vec = DPTableVectorizer(epsilon=np.inf).fit(frame)
+    assert list(vec.get_feature_names_out())[:2] == ["c", "c__log"]
+    assert vec.summary().loc["c", "rule"].startswith("linear + ")  # it said "linear"
