@@ -134,10 +134,15 @@ def account_lines(report, epsilon):
     lines.append(
         f"this run's sigma under composition would claim epsilon={report.composition_epsilon:.6g}"
     )
-    if report.binding_bound != "convergent":
+    if report.binding_bound.endswith("(composition)"):
         lines.append(f"composition binds: at c={report.contraction:.6g} (lam="
-                     f"{report.strong_convexity:.3g}) the convergent bound needs no less noise "
-                     f"for these K={report.n_steps} steps")
+                     f"{report.strong_convexity:.3g}) the strongly convex bound needs no less "
+                     f"noise for these K={report.n_steps} steps")
+    elif report.binding_bound.endswith("not converged"):
+        lines.append("not converged: at this noise the bound at twice the passes is more than "
+                     "1% above this one (more passes would cost privacy); "
+                     + ("the gain over composition is shifted interpolation across batches"
+                        if "across batches" in report.binding_bound else ""))
     return lines + [f"note: {note}" for note in report.notes]
 
 

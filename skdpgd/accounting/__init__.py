@@ -9,6 +9,8 @@ Bounds
 - (A) :func:`noisy_gd_gdp`: Bok-Su-Altschuler Thm 4.2, strongly convex, full batch (exact).
 - (B) :func:`noisy_gd_convex_gdp`: Bok-Su-Altschuler Thm 4.3, convex on a bounded set.
 - (C) :func:`noisy_cyclic_gd_gdp`: Bok-Su-Altschuler Thm 4.5, cyclic mini-batches.
+- (F) :func:`noisy_cyclic_gd_convex_gdp`: cyclic mini-batches, convex on a bounded set
+  (shifted interpolation, docs/theory.md#bound-f).
 - (D) :func:`chourasia_rdp`: Chourasia-Ye-Shokri Cor. 1 (Renyi DP), for comparison.
 - (E) :func:`composition_gdp`, :func:`composition_rdp`: composition baselines.
 - (SGD) :func:`sampled_sgd_bounds`: Poisson-sampled noisy SGD, composition with
@@ -29,6 +31,7 @@ from ._accountants import (
     register_accountant,
 )
 from ._composition import Cap, Composition, check_supported, compose
+from ._convex_gd import convex_cyclic_squares, convex_gd_squares, noisy_cyclic_gd_convex_gdp
 from ._events import (
     GaussianDpEvent,
     GaussianDpWithDeltaEvent,
@@ -124,12 +127,15 @@ __all__ = [
     "contraction_factor",
     "convergent_cyclic_factor",
     "convergent_gd_factor",
+    "convex_cyclic_squares",
     "convex_gd_burn_in",
+    "convex_gd_squares",
     "cyclic_batch_sizes",
     "epsilon_delta_to_gdp",
     "gdp_to_delta",
     "gdp_to_epsilon",
     "gdp_to_rdp",
+    "noisy_cyclic_gd_convex_gdp",
     "noisy_cyclic_gd_gdp",
     "noisy_cyclic_gd_report",
     "noisy_gd_convex_gdp",

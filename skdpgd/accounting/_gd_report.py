@@ -1,37 +1,127 @@
-"""The reports of noisy GD: full batch (bound (A)) and cyclic mini-batches (bound (C))."""
+"""The reports of noisy GD: full batch (bounds (A), (B)) and cyclic mini-batches ((C), (F)).
 
+Every valid bound of the run is computed and the least one reported (docs/theory.md#bounds):
+composition, the strongly convex bound (Bok, Su and Altschuler 2024, Theorems 4.2 and 4.5;
+projection keeps it, being 1-Lipschitz) and, for a run projected onto a ball of diameter D,
+the convex bounded-domain bound (their Theorem 4.3; bound (F) for cyclic batches).
+``binding_bound`` names the one that binds by its theorem, and says "convergent" only where
+the same bound at twice the steps with the same noise is within 1% of it (more passes then
+cost essentially nothing); else "not converged".
+"""
+
+import math
 from dataclasses import dataclass
 
 from ..exceptions import BoundNotApplicableError
+from ._convex_gd import convex_cyclic_squares, shift_ratio
 from ._format import format_contraction, format_near, format_up
 from ._noisy_cyclic_gd import (
+    convergent_cyclic_factor,
     cyclic_batch_sizes,
-    noisy_cyclic_gd_gdp,
 )
 from ._noisy_gd import (
-    composition_gdp,
+    _gdp,
+    _scale,
     contraction_factor,
-    noisy_gd_gdp,
+    convergent_gd_factor,
 )
 from ._rdp import DEFAULT_ORDERS, chourasia_rdp, rdp_to_epsilon
 from ._report import GaussianRunPrivacyReport, epsilon_of
 
 __all__ = [
     "NoisyCyclicGDPrivacyReport", "NoisyGDPrivacyReport", "noisy_cyclic_gd_report",
-    "noisy_gd_report",
+    "noisy_gd_report", "run_bounds",
 ]
 
+#: Within this relative margin of the bound at twice the steps, a run is "convergent".
+CONVERGED_WITHIN = 0.01
 
-def _binding(mu, composed):
-    """Which term of the min binds; "composition" unless the convergent one is smaller by > 1e-6."""
-    return "convergent" if mu < composed * (1.0 - 1e-6) else "composition"
-
+_NAMES = {
+    1: ("Theorem 4.1 (composition)", "Theorem 4.2 (strongly convex)",
+        "Theorem 4.3 (convex, bounded domain)"),
+    0: ("Theorem 4.4 (composition)", "Theorem 4.5 (strongly convex)",
+        "bound (F) (convex, bounded domain, cyclic)"),
+}
 
 _THEOREMS = {
-    "noisy_gd": "Bok, Su, Altschuler (ICML 2024), Theorem 4.2 (convergent) / 4.1 (composition)",
+    "noisy_gd": "Bok, Su, Altschuler (ICML 2024): the least of Theorems 4.1 (composition), "
+                "4.2 (strongly convex) and, on a bounded domain, 4.3 (convex)",
     "noisy_cyclic_gd":
-        "Bok, Su, Altschuler (ICML 2024), Theorem 4.5 (convergent) / 4.4 (composition)",
+        "Bok, Su, Altschuler (ICML 2024): the least of Theorems 4.4 (composition), 4.5 "
+        "(strongly convex) and, on a bounded domain, bound (F) (convex; docs/theory.md#bound-f)",
 }
+
+CHOURASIA_COMPARED = (
+    "compared only, not a guarantee: Corollary 1 assumes a Gaussian start theta_0 ~ "
+    "N(0, 2 s^2/lam I) where skdpgd starts at 0 (its eta < 1/beta holds)"
+)
+
+
+def run_bounds(noise_std, passes, *, n_batches, size, sensitivity, contraction,
+               learning_rate, diameter=None):
+    """Every bound of a full-batch (l = 1) or cyclic run, by name: {name: mu}.
+
+    Parameters
+    ----------
+    noise_std : float
+        sigma.
+    passes : int or float
+        K for full batch, E for cyclic.
+    n_batches : int
+        l (1: full batch, Theorems 4.1-4.3; else 4.4, 4.5 and (F)).
+    size : int
+        n, or the smallest batch b.
+    sensitivity : float
+        S.
+    contraction : float
+        c of one step.
+    learning_rate : float
+        eta.
+    diameter : float, optional
+        D of the projection's ball (None: no bounded-domain bound).
+
+    Returns
+    -------
+    dict
+        {name: mu}, composition first.
+    """
+    scale = _scale(float(sensitivity), size, float(noise_std))
+    if passes == 0:
+        return dict.fromkeys(_NAMES[int(n_batches == 1)], 0.0)
+    names = _NAMES[int(n_batches == 1)]
+    if n_batches == 1:
+        strongly = convergent_gd_factor(contraction, passes)
+    else:
+        strongly = convergent_cyclic_factor(contraction, n_batches, passes)
+    bounds = {names[0]: _gdp(math.sqrt(passes), scale), names[1]: _gdp(strongly, scale)}
+    if diameter is not None and sensitivity > 0.0:
+        ratio = shift_ratio(diameter=diameter, size=size, sensitivity=sensitivity,
+                            learning_rate=learning_rate)
+        convex = math.sqrt(float(convex_cyclic_squares(n_batches, passes, ratio)))
+        bounds[names[2]] = _gdp(convex, scale)
+    return bounds
+
+
+def _least(bounds):
+    """(mu, name): the least bound, named composition unless another is smaller by > 1e-6."""
+    composed_name = next(iter(bounds))
+    name = min(bounds, key=bounds.get)
+    mu = bounds[name]
+    return mu, (name if mu < bounds[composed_name] * (1.0 - 1e-6) else composed_name)
+
+
+def _binding(noise_std, passes, common):
+    """(mu, binding_bound): the least bound and its name, with "convergent" where it is."""
+    mu, name = _least(run_bounds(noise_std, passes, **common))
+    if name.endswith("(composition)"):
+        return mu, name
+    doubled, _ = _least(run_bounds(noise_std, 2 * passes, **common))
+    if doubled <= mu * (1.0 + CONVERGED_WITHIN):
+        return mu, f"{name}, convergent"
+    if common["n_batches"] > 1 and name.startswith("Theorem 4.5"):
+        # its gain over composition is shifted interpolation across batches, not convergence
+        return mu, "Theorem 4.5 (shifted interpolation across batches, not converged)"
+    return mu, f"{name}, not converged"
 
 
 def _gd_lines(report, run_extra=""):
@@ -44,12 +134,14 @@ def _gd_lines(report, run_extra=""):
         f"c={format_contraction(report.contraction)}",
         f"  composition would claim: mu={format_up(report.composition_mu)}, "
         f"epsilon={format_up(report.composition_epsilon)}",
-    ]
+    ] + ([] if report.diameter is None else [
+        f"  bounded domain (diameter D={format_near(report.diameter)}) would claim: "
+        f"mu={format_up(report.bounded_domain_mu)}"])
 
 
 @dataclass(frozen=True, repr=False, kw_only=True)
 class NoisyGDPrivacyReport(GaussianRunPrivacyReport):
-    """The report of full-batch noisy GD: bound (A), exact (Bok, Su, Altschuler 2024, Thm 4.2).
+    """The report of full-batch noisy GD: the least of Theorems 4.1, 4.2 and 4.3 (bounds (A), (B)).
 
     Attributes
     ----------
@@ -61,7 +153,11 @@ class NoisyGDPrivacyReport(GaussianRunPrivacyReport):
         What Chourasia, Ye and Shokri (2021), Corollary 1, would claim at ``delta``;
         ``None`` when the theorem does not apply (see ``chourasia_note``).
     chourasia_note : str
-        Whether Corollary 1 applies, and why not.
+        Whether Corollary 1 applies, and why it is a comparison only.
+    diameter : float or None
+        D of the ball the run projected onto (None: no bounded-domain bound).
+    bounded_domain_mu : float or None
+        What Theorem 4.3 would claim (None without a diameter; inf before its burn-in).
     """
 
     accountant: str = "noisy_gd"
@@ -71,6 +167,8 @@ class NoisyGDPrivacyReport(GaussianRunPrivacyReport):
     composition_epsilon: float
     chourasia_epsilon: float | None
     chourasia_note: str
+    diameter: float | None = None
+    bounded_domain_mu: float | None = None
 
     def _lines(self):
         chourasia = (f"epsilon={format_up(self.chourasia_epsilon)}"
@@ -81,7 +179,7 @@ class NoisyGDPrivacyReport(GaussianRunPrivacyReport):
 
 @dataclass(frozen=True, repr=False, kw_only=True)
 class NoisyCyclicGDPrivacyReport(GaussianRunPrivacyReport):
-    """The report of cyclic mini-batch noisy GD: bound (C) (Bok, Su, Altschuler 2024, Thm 4.5).
+    """The report of cyclic mini-batch noisy GD: the least of Theorems 4.4, 4.5 and bound (F).
 
     Attributes
     ----------
@@ -93,6 +191,10 @@ class NoisyCyclicGDPrivacyReport(GaussianRunPrivacyReport):
         c, the contraction factor of a step.
     composition_mu, composition_epsilon : float
         What composition (Theorem 4.4) would claim for the same run.
+    diameter : float or None
+        D of the ball the run projected onto (None: no bounded-domain bound).
+    bounded_domain_mu : float or None
+        What bound (F) would claim (None without a diameter).
     """
 
     accountant: str = "noisy_cyclic_gd"
@@ -102,6 +204,8 @@ class NoisyCyclicGDPrivacyReport(GaussianRunPrivacyReport):
     contraction: float
     composition_mu: float
     composition_epsilon: float
+    diameter: float | None = None
+    bounded_domain_mu: float | None = None
 
     def _lines(self):
         return super()._lines() + _gd_lines(
@@ -112,9 +216,9 @@ class NoisyCyclicGDPrivacyReport(GaussianRunPrivacyReport):
 
 def noisy_gd_report(
     noise_std, n_steps, *, delta, sensitivity, n_samples, learning_rate, strong_convexity,
-    smoothness, notes=(),
+    smoothness, notes=(), diameter=None,
 ):
-    """Build the :class:`NoisyGDPrivacyReport` of a full-batch noisy GD run (bound (A)).
+    """Build the :class:`NoisyGDPrivacyReport` of a full-batch noisy GD run (bounds (A), (B)).
 
     Parameters
     ----------
@@ -132,6 +236,8 @@ def noisy_gd_report(
         eta, lam and beta of the objective.
     notes : tuple of str, default=()
         Lines copied into the report's ``notes``.
+    diameter : float, optional
+        D, the diameter of the ball every iterate was projected onto (Theorem 4.3).
 
     Returns
     -------
@@ -142,31 +248,35 @@ def noisy_gd_report(
         sensitivity=sensitivity, n_samples=n_samples, learning_rate=learning_rate,
         strong_convexity=strong_convexity, smoothness=smoothness,
     )
-    mu = noisy_gd_gdp(noise_std, n_steps, **constants)
-    composed = composition_gdp(noise_std, n_steps, sensitivity=sensitivity, n_samples=n_samples)
+    contraction = contraction_factor(learning_rate, strong_convexity, smoothness)
+    common = dict(n_batches=1, size=int(n_samples), sensitivity=float(sensitivity),
+                  contraction=contraction, learning_rate=float(learning_rate),
+                  diameter=None if diameter is None else float(diameter))
+    bounds = run_bounds(noise_std, n_steps, **common)
+    mu, binding = _binding(noise_std, n_steps, common)
+    composed = bounds[_NAMES[1][0]]
     try:
         rdp = chourasia_rdp(DEFAULT_ORDERS, noise_std, n_steps, **constants)
-        chourasia, note = rdp_to_epsilon(DEFAULT_ORDERS, rdp, delta), "applies (eta < 1/beta)"
+        chourasia, note = rdp_to_epsilon(DEFAULT_ORDERS, rdp, delta), CHOURASIA_COMPARED
     except BoundNotApplicableError as exc:
         chourasia, note = None, f"does not apply: {exc}"
     return NoisyGDPrivacyReport(
-        epsilon=epsilon_of(mu, delta), delta=float(delta), mu=mu,
-        binding_bound=_binding(mu, composed),
+        epsilon=epsilon_of(mu, delta), delta=float(delta), mu=mu, binding_bound=binding,
         noise_std=float(noise_std), n_steps=int(n_steps), learning_rate=float(learning_rate),
         strong_convexity=float(strong_convexity), smoothness=float(smoothness),
-        sensitivity=float(sensitivity),
-        contraction=contraction_factor(learning_rate, strong_convexity, smoothness),
+        sensitivity=float(sensitivity), contraction=contraction,
         n_samples=int(n_samples), composition_mu=composed,
         composition_epsilon=epsilon_of(composed, delta), chourasia_epsilon=chourasia,
-        chourasia_note=note, notes=tuple(notes),
+        chourasia_note=note, notes=tuple(notes), diameter=common["diameter"],
+        bounded_domain_mu=bounds.get(_NAMES[1][2]),
     )
 
 
 def noisy_cyclic_gd_report(
     noise_std, n_epochs, *, delta, batch_size, sensitivity, n_samples, learning_rate,
-    strong_convexity, smoothness, notes=(),
+    strong_convexity, smoothness, notes=(), diameter=None,
 ):
-    """Build the :class:`NoisyCyclicGDPrivacyReport` of a cyclic noisy GD run (bound (C)).
+    """Build the :class:`NoisyCyclicGDPrivacyReport` of a cyclic noisy GD run ((C), (F)).
 
     Parameters
     ----------
@@ -186,6 +296,8 @@ def noisy_cyclic_gd_report(
         eta, lam and beta of the objective.
     notes : tuple of str, default=()
         Lines copied into the report's ``notes``.
+    diameter : float, optional
+        D, the diameter of the ball every iterate was projected onto (bound (F)).
 
     Returns
     -------
@@ -194,20 +306,20 @@ def noisy_cyclic_gd_report(
     """
     sizes = cyclic_batch_sizes(n_samples, batch_size)
     b_min = int(sizes.min())
-    mu = noisy_cyclic_gd_gdp(
-        noise_std, n_epochs, batch_size=batch_size, sensitivity=sensitivity,
-        n_samples=n_samples, learning_rate=learning_rate, strong_convexity=strong_convexity,
-        smoothness=smoothness,
-    )
-    composed = composition_gdp(noise_std, n_epochs, sensitivity=sensitivity, n_samples=b_min)
+    contraction = contraction_factor(learning_rate, strong_convexity, smoothness)
+    common = dict(n_batches=len(sizes), size=b_min, sensitivity=float(sensitivity),
+                  contraction=contraction, learning_rate=float(learning_rate),
+                  diameter=None if diameter is None else float(diameter))
+    bounds = run_bounds(noise_std, n_epochs, **common)
+    mu, binding = _binding(noise_std, n_epochs, common)
+    composed = bounds[_NAMES[0][0]]
     return NoisyCyclicGDPrivacyReport(
-        epsilon=epsilon_of(mu, delta), delta=float(delta), mu=mu,
-        binding_bound=_binding(mu, composed),
+        epsilon=epsilon_of(mu, delta), delta=float(delta), mu=mu, binding_bound=binding,
         noise_std=float(noise_std), n_steps=int(n_epochs) * len(sizes),
         learning_rate=float(learning_rate), strong_convexity=float(strong_convexity),
         smoothness=float(smoothness), sensitivity=float(sensitivity),
-        contraction=contraction_factor(learning_rate, strong_convexity, smoothness),
-        n_samples=int(n_samples), composition_mu=composed,
+        contraction=contraction, n_samples=int(n_samples), composition_mu=composed,
         composition_epsilon=epsilon_of(composed, delta),
         batch_size=b_min, n_epochs=int(n_epochs), notes=tuple(notes),
+        diameter=common["diameter"], bounded_domain_mu=bounds.get(_NAMES[0][2]),
     )

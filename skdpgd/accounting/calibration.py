@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from ._checks import check_count, check_positive, check_probability
+from ._convex_gd import convex_cyclic_squares, convex_gd_squares, shift_ratio
 from ._gdp import epsilon_delta_to_gdp, gdp_to_epsilon
 from ._inverter import nudge_up
 from ._noisy_cyclic_gd import (
@@ -49,8 +50,11 @@ __all__ = [
     "check_share",
     "check_target",
     "clt_noise_multiplier",
+    "convex_cyclic_squares",
+    "convex_gd_squares",
     "cyclic_factors",
     "gd_factors",
+    "shift_ratio",
 ]
 
 
@@ -85,6 +89,15 @@ def _noise_for(target_mu, sensitivity, size, factor, epsilon, delta, accountant)
                     sensitivity * factor / (size * target_mu))
 
 
+def _convex_factor(n_batches, passes, diameter, size, sensitivity, learning_rate):
+    """The bounded-domain factor (Theorem 4.3, or bound (F) for l > 1); inf without D."""
+    if diameter is None or sensitivity == 0.0:
+        return math.inf
+    ratio = shift_ratio(diameter=check_positive("diameter", diameter, allow_inf=True),
+                        size=size, sensitivity=sensitivity, learning_rate=learning_rate)
+    return math.sqrt(float(convex_cyclic_squares(n_batches, passes, ratio)))
+
+
 def calibrate_noisy_gd(
     epsilon,
     delta,
@@ -95,6 +108,7 @@ def calibrate_noisy_gd(
     strong_convexity,
     smoothness,
     n_steps,
+    diameter=None,
 ):
     r"""Smallest noise std that makes K steps of full-batch noisy GD (epsilon, delta)-DP.
 
@@ -125,6 +139,9 @@ def calibrate_noisy_gd(
         beta >= lam, the smoothness of the objective.
     n_steps : int or float
         K >= 1, the number of steps (``inf`` allowed).
+    diameter : float, optional
+        D, the diameter of the ball the iterates are projected onto: Theorem 4.3's factor
+        :math:`\sqrt{3x + \lceil x\rceil}` (:func:`convex_gd_squares`) joins the minimum.
 
     Returns
     -------
@@ -139,7 +156,8 @@ def calibrate_noisy_gd(
     k = check_count("n_steps", n_steps, allow_inf=True)
     c = contraction_factor(learning_rate, strong_convexity, smoothness)
     target_mu = epsilon_delta_to_gdp(epsilon, delta)
-    factor = min(math.sqrt(k), convergent_gd_factor(c, k))
+    factor = min(math.sqrt(k), convergent_gd_factor(c, k),
+                 _convex_factor(1, k, diameter, n, sensitivity, learning_rate))
 
     def accountant(sigma):  # noisy_gd_gdp(sigma, k, ...): its sigma-free factor once
         return _gdp(factor, _scale(sensitivity, n, sigma))
@@ -158,6 +176,7 @@ def calibrate_noisy_cyclic_gd(
     strong_convexity,
     smoothness,
     n_epochs,
+    diameter=None,
 ):
     r"""Smallest noise std that makes E epochs of cyclic noisy GD (epsilon, delta)-DP.
 
@@ -189,6 +208,9 @@ def calibrate_noisy_cyclic_gd(
         beta >= lam, the smoothness of the objective.
     n_epochs : int or float
         E >= 1, the number of passes (``inf`` allowed).
+    diameter : float, optional
+        D, the diameter of the ball the iterates are projected onto: bound (F)'s factor
+        (:func:`convex_cyclic_squares`; Theorem 4.3's with one batch) joins the minimum.
 
     Returns
     -------
@@ -205,7 +227,8 @@ def calibrate_noisy_cyclic_gd(
     sizes = cyclic_batch_sizes(n, batch_size)
     b_min = int(sizes.min())
     target_mu = epsilon_delta_to_gdp(epsilon, delta)
-    factor = min(math.sqrt(e), convergent_cyclic_factor(c, len(sizes), e))
+    factor = min(math.sqrt(e), convergent_cyclic_factor(c, len(sizes), e),
+                 _convex_factor(len(sizes), e, diameter, b_min, sensitivity, learning_rate))
 
     def accountant(sigma):  # noisy_cyclic_gd_gdp(sigma, e, ...): its sigma-free factor once
         return _gdp(factor, _scale(sensitivity, b_min, sigma))

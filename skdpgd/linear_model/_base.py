@@ -85,6 +85,7 @@ class BaseDPLinearModel(InputChecks, BaseEstimator):
         "n_jobs": [numbers.Integral, None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
+        "max_coef_norm": [Interval(numbers.Real, *PUBLIC_SCALE_RANGE, closed="both"), None],
     }
 
     # With scikit-learn's metadata routing on, a Pipeline or search passes sample_ids to
@@ -118,6 +119,10 @@ class BaseDPLinearModel(InputChecks, BaseEstimator):
         """Public guess r0 of the norm of the optimum (abstract hook; b None: no intercept)."""
         raise NotImplementedError(f"{type(self).__name__} must define _initial_distance")
 
+    def _zero_loss_bound(self, loss):
+        """f_0, the public bound on the loss at theta = 0 (DPRidge passes its y_bound)."""
+        return float(loss.value_at_zero_bound())
+
     # -- shared steps -------------------------------------------------------------
     def _intercept_scaling(self, n_features, n_outputs):
         """The public constant b of the intercept column, or None without an intercept.
@@ -139,6 +144,14 @@ class BaseDPLinearModel(InputChecks, BaseEstimator):
         """
         scaling = self._intercept_scaling(n_features, loss.n_outputs)
         row_norm = math.hypot(self.data_norm, scaling or 0.0)
+        lam = self._strong_convexity(n_samples)
+        if lam == 0.0 and self.max_coef_norm is None:
+            raise ValueError(
+                f"{type(self).__name__}: an unregularised fit (lam = 0: C=np.inf or alpha=0) "
+                "needs a bounded domain: pass max_coef_norm, the public radius of the ball "
+                "of the coefficients and intercept (docs/theory.md#projection), or a "
+                "finite regularisation (C, alpha or 'auto')."
+            )
         return PublicProblem(
             epsilon=float(epsilon), delta=float(delta), n_samples=int(n_samples),
             n_params=int(n_params), sensitivity=float(loss.sensitivity(row_norm)),
@@ -148,13 +161,15 @@ class BaseDPLinearModel(InputChecks, BaseEstimator):
             largest_distance=float(concentrated_initial_distance(
                 self._output_scale(), self.data_norm, n_features, loss.n_outputs, scaling
             )),
-            strong_convexity=self._strong_convexity(n_samples),
+            strong_convexity=lam,
             learning_rate=None if self.learning_rate == "auto" else float(self.learning_rate),
             max_iter=None if self.max_iter == "auto" else int(self.max_iter),
             batch_size=None if self.batch_size == "auto" else int(self.batch_size),
             row_norm=float(row_norm), n_outputs=int(loss.n_outputs),
             intercept_scaling=scaling,
             scale_free_score=is_classifier(self),  # accuracy sees only theta's direction
+            max_coef_norm=None if self.max_coef_norm is None else float(self.max_coef_norm),
+            zero_loss_bound=self._zero_loss_bound(loss),
         )
 
     def _plan_and_report(self, n_samples, n_features, n_classes, notes=()):

@@ -7,7 +7,13 @@ from scipy.special import log_softmax
 from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils._sklearn_compat import Interval, LinearClassifierMixin, StrOptions, _fit_context
+from ..utils._sklearn_compat import (
+    Interval,
+    LinearClassifierMixin,
+    Options,
+    StrOptions,
+    _fit_context,
+)
 from ._base import PUBLIC_SCALE_RANGE, BaseDPLinearModel, fit_or_forget
 from ._defaults import CONFIDENT_LOGIT, logistic_initial_distance
 from ._docs import fill_shared_parameters
@@ -42,8 +48,10 @@ class DPLogisticRegression(
     fit choose again on the released spectrum for the rest of the budget (the charge
     composes both, whichever runs; ``run_report_.run_solver``). The bound that binds follows the
     choice (``privacy_.binding_bound``): ``"composition"`` for ``"preconditioned"`` (Gram
-    release and K steps; Dong, Roth and Su 2022) and for ``"gd"`` (its plan keeps lam near
-    0), ``"convergent"`` for ``"cyclic"`` (Bok, Su and Altschuler 2024, Theorem 4.5); sigma
+    release and K steps; Dong, Roth and Su 2022), ``"Theorem 4.1 (composition)"`` for
+    ``"gd"`` (its plan keeps lam near 0), ``"Theorem 4.5 (shifted interpolation across
+    batches, not converged)"`` for ``"cyclic"`` (Bok, Su and Altschuler 2024: mu still grows
+    with the passes at a fixed noise, the gain over composition comes from the batches); sigma
     meets (epsilon, delta) exactly. Two classes use the binary loss; more use the softmax
     loss with one joint sensitivity (no one-vs-rest split of the budget).
 
@@ -55,7 +63,9 @@ class DPLogisticRegression(
         Inverse regularisation strength with scikit-learn's meaning (lam = 1/(C n)).
         ``"auto"`` picks lam from public quantities only (n, number of parameters,
         epsilon, delta, data_norm) by minimising the utility proxy of
-        :func:`skdpgd.solvers.utility_proxy`; the chosen value is ``C_``.
+        :func:`skdpgd.solvers.utility_proxy`; the chosen value is ``C_``. ``np.inf``
+        (no regularisation, lam = 0) needs ``max_coef_norm``: a convex objective on a
+        bounded domain.
     {data_norm}
     {fit_intercept}
     {intercept_scaling}
@@ -109,6 +119,7 @@ class DPLogisticRegression(
         W = W_s W_c (:ref:`weights`). When set, a fit without
         ``sample_weight`` weighs every row min(1, W_s) and is planned with the same W, so
         the report depends on the parameters only.
+    {max_coef_norm}
     inference : bool, default=False
         Also release a private covariance of the coefficients (binary only), for
         ``coef_se_``, ``conf_int``, ``pvalues_`` and ``summary``: the run gets 0.3 of
@@ -193,7 +204,8 @@ class DPLogisticRegression(
 
     _parameter_constraints = {
         **BaseDPLinearModel._parameter_constraints,
-        "C": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
+        "C": [Interval(numbers.Real, 0, None, closed="neither"), Options(numbers.Real, {np.inf}),
+              StrOptions({"auto"})],
         "classes": ["array-like", None, StrOptions({"private"})],
         "residual_clip": [Interval(numbers.Real, 1e-12, 1, closed="both"), StrOptions({"auto"})],
         "class_weight": "no_validation",  # checked with reasons in fit (_weights.py)
@@ -224,6 +236,7 @@ class DPLogisticRegression(
         class_weight=None,
         warm_start=False,
         max_sample_weight=None,
+        max_coef_norm=None,
         inference=False,
     ):
         self.epsilon = epsilon
@@ -246,9 +259,10 @@ class DPLogisticRegression(
         self.warm_start = warm_start
         self.max_sample_weight = max_sample_weight
         self.inference = inference
+        self.max_coef_norm = max_coef_norm
 
     def _strong_convexity(self, n_samples):
-        return None if self.C == "auto" else 1.0 / (self.C * n_samples)
+        return None if self.C == "auto" else 1.0 / (self.C * n_samples)  # C = inf: 0
 
     def _output_scale(self):
         return CONFIDENT_LOGIT
@@ -315,7 +329,8 @@ class DPLogisticRegression(
         self.residual_clip_ = getattr(charged.loss, "residual_clip", 1.0)
         self.classes_ = classes
         self._store_run(charged.report, charged.plan, n_steps, charged.run_report)
-        self.C_ = 1.0 / (charged.plan.strong_convexity * X.shape[0])
+        lam = charged.plan.strong_convexity
+        self.C_ = np.inf if lam == 0.0 else 1.0 / (lam * X.shape[0])
         return self
 
     def decision_function(self, X):

@@ -58,13 +58,14 @@ class DPRidge(InferenceMixin, BudgetReprMixin, RegressorMixin, BaseDPLinearModel
     composes both, whichever runs). The bound that binds follows the
     choice (the report's ``binding_bound``): ``"composition"`` for ``"preconditioned"``
     (the Gram release and the K steps composed exactly in Gaussian DP; Dong, Roth and Su
-    2022, Theorem 2.7 and Corollary 3.3) and for ``"gd"`` (its plan keeps lam near 0,
-    where the convergent bound saves nothing), ``"convergent"`` for ``"cyclic"`` (Bok, Su
-    and Altschuler 2024, Theorem 4.5). Where every residual is below c this is ridge
-    regression; otherwise it minimises the Huber objective, not the squared one
-    (``residual_clip=np.inf`` is refused for epsilon < inf: the sensitivity would be
-    unbounded). See :doc:`/ridge_objective` for the derivation and the comparison
-    with the projected squared loss.
+    2022, Theorem 2.7 and Corollary 3.3), ``"Theorem 4.1 (composition)"`` for ``"gd"`` (its
+    plan keeps lam near 0, where the strongly convex bound saves nothing), ``"Theorem 4.5
+    (shifted interpolation across batches, not converged)"`` for ``"cyclic"`` (Bok, Su and
+    Altschuler 2024: the gain over composition comes from the batches). Where every
+    residual is below c this is ridge regression; otherwise it minimises the Huber
+    objective, not the squared one (``residual_clip=np.inf`` is refused for epsilon < inf:
+    the sensitivity would be unbounded). See :doc:`/ridge_objective` for the derivation
+    and the comparison with the projected squared loss.
 
     Parameters
     ----------
@@ -74,7 +75,8 @@ class DPRidge(InferenceMixin, BudgetReprMixin, RegressorMixin, BaseDPLinearModel
         Regularisation strength with scikit-learn's meaning (lam = alpha / n).
         ``"auto"`` picks lam from public quantities only (n, number of parameters,
         epsilon, delta, data_norm, y_bound) by minimising the utility proxy of
-        :func:`skdpgd.solvers.utility_proxy`; the chosen value is ``alpha_``.
+        :func:`skdpgd.solvers.utility_proxy`; the chosen value is ``alpha_``. 0 (no
+        regularisation) needs ``max_coef_norm``: a convex objective on a bounded domain.
     {data_norm}
     y_bound : float, "auto" or None, default=None
         Public bound B on ``|y|``, required (``fit`` raises with None); targets are
@@ -106,6 +108,7 @@ class DPRidge(InferenceMixin, BudgetReprMixin, RegressorMixin, BaseDPLinearModel
         :class:`skdpgd.DPLogisticRegression`: needed to pass weights, which are clipped
         to [0, W] silently; the sensitivity, gradient bound and smoothness are W times
         the unweighted ones (:ref:`weights`).
+    {max_coef_norm}
     inference : bool, default=False
         Also release a private covariance of the coefficients, as in
         :class:`skdpgd.DPLogisticRegression`; the intervals cover the Huber-regression
@@ -173,7 +176,7 @@ class DPRidge(InferenceMixin, BudgetReprMixin, RegressorMixin, BaseDPLinearModel
 
     _parameter_constraints = {
         **BaseDPLinearModel._parameter_constraints,
-        "alpha": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
+        "alpha": [Interval(numbers.Real, 0, None, closed="left"), StrOptions({"auto"})],
         "y_bound": [Interval(numbers.Real, *PUBLIC_SCALE_RANGE, closed="both"),
                     StrOptions({"auto"}), None],
         "residual_clip": [
@@ -203,6 +206,7 @@ class DPRidge(InferenceMixin, BudgetReprMixin, RegressorMixin, BaseDPLinearModel
         random_state=None,
         verbose=0,
         max_sample_weight=None,
+        max_coef_norm=None,
         inference=False,
     ):
         self.epsilon = epsilon
@@ -223,6 +227,7 @@ class DPRidge(InferenceMixin, BudgetReprMixin, RegressorMixin, BaseDPLinearModel
         self.verbose = verbose
         self.max_sample_weight = max_sample_weight
         self.inference = inference
+        self.max_coef_norm = max_coef_norm
 
     def _strong_convexity(self, n_samples):
         return None if self.alpha == "auto" else self.alpha / n_samples
@@ -237,6 +242,10 @@ class DPRidge(InferenceMixin, BudgetReprMixin, RegressorMixin, BaseDPLinearModel
 
     def _output_scale(self):
         return float(self.y_bound)
+
+    def _zero_loss_bound(self, loss):
+        """h_c(B) (times W when weighted): the Huber loss of the clipped targets at 0."""
+        return float(loss.value_at_zero_bound(y_bound=self._public_y_bound()))
 
     def _initial_distance(self, n_features, n_outputs, intercept_scaling):
         return ridge_initial_distance(

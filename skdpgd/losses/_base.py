@@ -182,6 +182,25 @@ class BaseLoss:
         """S, the replace-one sensitivity of one per-example gradient."""
         raise NotImplementedError
 
+    def value_at_zero_bound(self, *, y_bound=None):
+        r"""A public bound on :math:`l(0; x, y)` over every record, ``inf`` when none is known.
+
+        The regularised optimum lies in the ball of radius
+        :math:`\sqrt{2 f_0/\lambda}` for any bound :math:`f_0` of the data term at 0
+        (docs/theory.md#projection); a loss without one gets no such ball.
+
+        Parameters
+        ----------
+        y_bound : float or None, default=None
+            B, the public bound on ``|y|`` (regression losses).
+
+        Returns
+        -------
+        float
+            :math:`f_0 \ge \sup_{x, y} l(0; x, y)`, the loss being nonnegative.
+        """
+        return math.inf
+
 
 for _name, _sections in SHARED_DOCS.items():
     _method = getattr(BaseLoss, _name)

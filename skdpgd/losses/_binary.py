@@ -107,3 +107,25 @@ class BinaryLogisticLoss(BaseLoss):
     def sensitivity(self, row_norm, *, y_bound=None, radius=None):
         """S = 2 c Rt (``y_bound`` and ``radius`` are not needed and ignored)."""
         return 2.0 * self.residual_clip * _positive("row_norm", row_norm)
+
+    def value_at_zero_bound(self, *, y_bound=None):
+        r""":math:`\phi_c(0)`, the loss of every record at theta = 0 (``y_bound`` ignored).
+
+        log 2 for c >= 1/2 (the plain loss at margin 0); for c < 1/2, a > 0 and
+        :math:`\phi_c(0) = \log(1 + e^{-a}) + c\,a`. Computed as :meth:`value_sum` does.
+
+        Parameters
+        ----------
+        y_bound : None
+            Not needed (a label is 0 or 1).
+
+        Returns
+        -------
+        float
+            :math:`\phi_c(0)`.
+        """
+        c = self.residual_clip
+        if c >= 0.5:
+            return math.log(2.0)
+        a = math.log((1.0 - c) / c)
+        return float(np.logaddexp(0.0, -a)) + c * a

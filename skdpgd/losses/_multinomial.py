@@ -118,3 +118,18 @@ class MultinomialLogisticLoss(BaseLoss):
     def sensitivity(self, row_norm, *, y_bound=None, radius=None):
         """S = 2 sqrt(2) Rt (``y_bound`` and ``radius`` are not needed and ignored)."""
         return 2.0 * math.sqrt(2.0) * _positive("row_norm", row_norm)
+
+    def value_at_zero_bound(self, *, y_bound=None):
+        """log K, the loss of every record at theta = 0 (all scores 0; ``y_bound`` ignored).
+
+        Parameters
+        ----------
+        y_bound : None
+            Not needed.
+
+        Returns
+        -------
+        float
+            log K.
+        """
+        return math.log(self.n_classes)

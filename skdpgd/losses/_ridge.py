@@ -69,6 +69,25 @@ class HuberLoss(BaseLoss):
         """S = 2 c Rt (``y_bound`` and ``radius`` are not needed and ignored)."""
         return 2.0 * self.residual_clip * _positive("row_norm", row_norm)
 
+    def value_at_zero_bound(self, *, y_bound=None):
+        """h_c(B) >= h_c(y) for every |y| <= B (h_c grows with |r|); ``inf`` without B.
+
+        Parameters
+        ----------
+        y_bound : float or None, default=None
+            B, the bound the targets are clipped to.
+
+        Returns
+        -------
+        float
+            :math:`h_c(B)`.
+        """
+        if y_bound is None:
+            return float("inf")
+        r = float(y_bound)
+        a = min(r, self.residual_clip)
+        return a * (r - 0.5 * a)
+
 
 _SQUARED_HINT = (
     " The squared loss has a bounded gradient only on a bounded domain: pass the projection"
@@ -124,3 +143,18 @@ class SquaredLoss(BaseLoss):
     def sensitivity(self, row_norm, *, y_bound=None, radius=None):
         """S = 2 Rt (r Rt + B); ``radius`` (r) and ``y_bound`` (B) are required."""
         return 2.0 * self.gradient_bound(row_norm, y_bound=y_bound, radius=radius)
+
+    def value_at_zero_bound(self, *, y_bound=None):
+        """B^2 / 2 >= y^2 / 2 for every |y| <= B; ``inf`` without B.
+
+        Parameters
+        ----------
+        y_bound : float or None, default=None
+            B, the bound on the targets.
+
+        Returns
+        -------
+        float
+            B^2 / 2.
+        """
+        return float("inf") if y_bound is None else 0.5 * float(y_bound) ** 2

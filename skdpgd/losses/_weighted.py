@@ -166,6 +166,21 @@ class WeightedLoss(BaseLoss):
         """
         return self.max_weight * self.loss.smoothness(row_norm)
 
+    def value_at_zero_bound(self, *, y_bound=None):
+        """W f_0: a weight in [0, W] times the wrapped loss's bound at 0.
+
+        Parameters
+        ----------
+        y_bound : float or None, default=None
+            B, passed to the wrapped loss.
+
+        Returns
+        -------
+        float
+            W f_0.
+        """
+        return self.max_weight * self.loss.value_at_zero_bound(y_bound=y_bound)
+
     def sensitivity(self, row_norm, *, y_bound=None, radius=None):
         """S_w = W max(S, L).
 

@@ -19,7 +19,9 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-__all__ = ["AUTO_MAX_PASSES", "PublicProblem", "Solver", "check_learning_rate"]
+__all__ = [
+    "AUTO_MAX_PASSES", "PublicProblem", "Solver", "check_learning_rate", "projection_radius",
+]
 
 #: Passes "auto" plans for with mini-batches: the point of mini-batches is to need fewer
 #: passes than full batch.
@@ -60,6 +62,11 @@ class PublicProblem:
         True when the estimator's score depends on theta only through its direction
         (a classifier's accuracy): ``solver="auto"`` then predicts the excess loss of the
         best rescaling of theta (:mod:`skdpgd.solvers._utility`).
+    max_coef_norm : float or None
+        r, the user's public radius of the ball every iterate is projected onto (coefficients
+        and intercept column together), or None (:func:`projection_radius`).
+    zero_loss_bound : float
+        f_0, a public bound on the data term at theta = 0 (``inf`` when none is known).
     """
 
     epsilon: float
@@ -79,6 +86,8 @@ class PublicProblem:
     n_outputs: int = 1
     intercept_scaling: float | None = None
     scale_free_score: bool = False
+    max_coef_norm: float | None = None
+    zero_loss_bound: float = math.inf
 
     @property
     def gram_dim(self):
@@ -99,6 +108,35 @@ def check_learning_rate(eta, smoothness):
             "descent would not contract (and the convergent privacy bound would not "
             "apply). Use learning_rate='auto' or a smaller value."
         )
+
+
+def projection_radius(problem, strong_convexity):
+    r"""The radius r of the public ball a run on ``problem`` projects onto (:ref:`projection`).
+
+    The user's ``max_coef_norm`` when given; else, for lam > 0,
+    :math:`\sqrt{2 f_0/\lambda}`, a ball that holds the regularised optimum (for a
+    nonnegative data term g, :math:`\frac\lambda2\|\theta^*\|^2 \le F(\theta^*) \le F(0) =
+    g(0) \le f_0`), so projecting onto it changes no optimum; ``inf`` (no projection)
+    otherwise.
+
+    Parameters
+    ----------
+    problem : PublicProblem
+        The public numbers of the fit (``max_coef_norm``, ``zero_loss_bound``).
+    strong_convexity : float
+        lam >= 0, the run's L2 regularisation.
+
+    Returns
+    -------
+    float
+        r > 0, or ``inf``.
+    """
+    if problem.max_coef_norm is not None:
+        return float(problem.max_coef_norm)
+    lam, bound = float(strong_convexity), float(problem.zero_loss_bound)
+    if lam > 0.0 and math.isfinite(bound) and bound > 0.0:
+        return math.sqrt(2.0 * bound / lam)
+    return math.inf
 
 
 class Solver:

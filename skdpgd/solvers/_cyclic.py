@@ -10,6 +10,7 @@ Planned by :func:`skdpgd.solvers.plan_noisy_cyclic_gd` (:mod:`._cyclic_planning`
 planner for all l).
 """
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -18,7 +19,7 @@ from .. import accounting
 from .._data import single_threaded_blas
 from ..accounting.calibration import check_positive
 from ..optim import cyclic_partition, noisy_cyclic_gradient_descent
-from ._base import AUTO_MAX_PASSES, Solver, check_learning_rate
+from ._base import AUTO_MAX_PASSES, Solver, check_learning_rate, projection_radius
 from ._cyclic_planning import (
     _calibrate_cyclic,
     _plan_cyclic,
@@ -97,7 +98,7 @@ class CyclicSolver(Solver):
             delta=problem.delta, sensitivity=problem.sensitivity,
             n_samples=problem.n_samples, learning_rate=plan.learning_rate,
             strong_convexity=plan.strong_convexity, smoothness=plan.smoothness,
-            notes=tuple(notes) + plan.notes,
+            notes=tuple(notes) + plan.notes, diameter=_diameter(plan),
         )
         if plan.n_batches == 1:
             return accounting.noisy_gd_report(plan.noise_std, plan.n_steps, **common)
@@ -175,7 +176,8 @@ class CyclicSolver(Solver):
         return noisy_cyclic_gradient_descent(
             batch_gradient, np.zeros(data.coef_shape), n_batches=plan.n_batches,
             learning_rate=plan.learning_rate, noise_std=plan.noise_std,
-            n_epochs=plan.n_epochs, rng=rng, callback=callback,
+            n_epochs=plan.n_epochs, rng=rng, max_norm=plan.projection_radius,
+            callback=callback,
         )
 
 
@@ -218,8 +220,12 @@ def plan_cyclic_together(problem, solvers, calibrate=False):
     )
     if lam is None:  # the regularisation's grid (plan_noisy_cyclic_gd_regularization's)
         lams = beta_l * np.logspace(-8, 0, 41)
-    else:
-        lams = [check_positive("strong_convexity", lam)]
+    else:  # lam = 0 only on a user's ball (the estimators refuse it without one)
+        lams = [check_positive("strong_convexity", lam,
+                               allow_zero=problem.max_coef_norm is not None)]
+    # the diameter of each lam's ball (docs/theory.md#projection): the bounded-domain
+    # bounds join the minimum the noise is calibrated to
+    common["diameter_of"] = lambda lam: 2.0 * projection_radius(problem, lam)
     target = (problem.epsilon, problem.delta)
     if len(solvers) == 1:  # the solver's own choice among its batch sizes
         plans = [_plan_cyclic(*target, lams=lams, batch_sizes=sizes[0], **common)]
@@ -232,7 +238,9 @@ def plan_cyclic_together(problem, solvers, calibrate=False):
     if eta is not None:  # once, against the planned objective's smoothness beta_l + lam
         for plan in plans:
             check_learning_rate(eta, plan.smoothness)
-    return [replace(plan, solver=solver) for plan, solver in zip(plans, solvers)]
+    return [replace(plan, solver=solver,
+                    projection_radius=projection_radius(problem, plan.strong_convexity))
+            for plan, solver in zip(plans, solvers)]
 
 
 def calibrate_cyclic(plan, problem):
@@ -251,4 +259,10 @@ def calibrate_cyclic(plan, problem):
         The plan ``plan.solver.plan(problem)`` gives.
     """
     return _calibrate_cyclic(plan, problem.epsilon, problem.delta, problem.sensitivity,
-                             problem.n_samples)
+                             problem.n_samples, _diameter(plan))
+
+
+def _diameter(plan):
+    """D = 2r of the plan's ball, None without one."""
+    radius = plan.projection_radius
+    return 2.0 * radius if math.isfinite(radius) else None

@@ -42,7 +42,7 @@ _LOCK = threading.Lock()
 
 
 def grid_proxy(contraction, etas, lam, beta, heterogeneity, *, epochs, n_batches, sensitivity,
-               denominator, r0, n_params, return_root=False):
+               denominator, r0, n_params, return_root=False, convex=None):
     r"""The cyclic proxy U at every (row, step, E): an array of shape (rows, F, E).
 
     Parameters
@@ -61,6 +61,9 @@ def grid_proxy(contraction, etas, lam, beta, heterogeneity, *, epochs, n_batches
     n_params : int
     return_root : bool, default=False
         Also return h(E) at every point (the kept term: sigma is S h(E) / denominator).
+    convex : ndarray of shape (rows, F, E), optional
+        The bounded-domain factor of a run projected onto a ball (Theorem 4.3 or bound
+        (F)): h(E) is then the smaller of the two (not kept: it depends on n and S).
 
     Returns
     -------
@@ -72,6 +75,8 @@ def grid_proxy(contraction, etas, lam, beta, heterogeneity, *, epochs, n_batches
     """
     bias_and_optimisation, root = grid_terms(contraction, etas, lam, beta, epochs=epochs,
                                              n_batches=n_batches, r0=r0)
+    if convex is not None:
+        root = np.minimum(root, convex)
     sigmas = sensitivity * root / denominator
     noise = n_params * etas[:, :, None] * sigmas**2 / 4.0
     proxy = bias_and_optimisation + noise + heterogeneity[:, :, None]

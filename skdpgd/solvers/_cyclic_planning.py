@@ -25,7 +25,9 @@ from ..accounting.calibration import (
     check_count,
     check_positive,
     check_target,
+    convex_cyclic_squares,
     cyclic_factors,
+    shift_ratio,
 )
 from ._cyclic_grid import grid_proxy
 from ._gd_planning import STEP_FRACTIONS
@@ -69,6 +71,9 @@ class NoisyCyclicGDPlan:
         The solver that runs the plan (set by the solver).
     notes : tuple of str, default=()
         Notes the solver adds to the report.
+    projection_radius : float, default=inf
+        r, the radius of the public ball every iterate is projected onto (set by the
+        solver, :func:`~skdpgd.solvers._base.projection_radius`; ``inf``: none).
     """
 
     batch_size: int
@@ -82,6 +87,7 @@ class NoisyCyclicGDPlan:
     utility_proxy: float
     solver: object = None
     notes: tuple = ()
+    projection_radius: float = math.inf
 
     @property
     def n_steps(self):
@@ -130,7 +136,8 @@ def batch_heterogeneity(learning_rate, *, gradient_bound, batch_size, n_samples)
 
 
 def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_params, beta_l,
-                   lams, learning_rate, r0, max_epochs, batch_sizes, each=False, budgets=None):
+                   lams, learning_rate, r0, max_epochs, batch_sizes, each=False, budgets=None,
+                   diameters=None):
     r"""(proxy, lam, E, eta, b, h(E)) of the best run over the whole grid (h(E) the square
     root of bound (C)'s factor there: the candidate's closed-form noise is
     :math:`S\,h(E)/(b_{\min}\mu^*)`).
@@ -142,7 +149,9 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
     (proxy, E, eta, b) in that order, then the first lam with the smallest proxy.
     ``each``: a dict with the winner of every batch size b and every compute budget B of
     ``budgets`` (default: ``max_epochs``; E <= B), keyed (b, B), instead
-    (``solver="auto"``'s cyclic candidates).
+    (``solver="auto"``'s cyclic candidates). ``diameters`` (one per lam, ``inf`` for none):
+    the diameter D of each lam's projection ball, whose bounded-domain factor joins h(E)'s
+    minimum (:func:`~skdpgd.accounting.convex_cyclic_squares`, as the accountant does).
     """
     lam = np.asarray(lams, dtype=float)[:, None]  # (L, 1)
     beta = beta_l + lam
@@ -162,6 +171,8 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
     # the winners are those of the grid)
     first = lam[:, 0] <= np.median(lam)
     bias = 0.5 * lam[:, 0] * r0**2
+    diameter = (np.full(lam.shape, np.inf) if diameters is None
+                else np.asarray(diameters, dtype=float).reshape(lam.shape))
     for j, b in enumerate(batch_sizes):
         sizes = cyclic_batch_sizes(n_samples, b)
         n_batches, b_min = len(sizes), int(sizes.min())
@@ -175,7 +186,9 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
                 batch_heterogeneity(etas[rows], gradient_bound=gradient_bound,
                                     batch_size=b_min, n_samples=n_samples),
                 epochs=epochs, n_batches=n_batches, sensitivity=sensitivity,
-                denominator=b_min * target_mu, r0=r0, n_params=n_params, return_root=True)
+                denominator=b_min * target_mu, r0=r0, n_params=n_params, return_root=True,
+                convex=_convex_roots(diameter[rows], etas[rows], epochs, n_batches=n_batches,
+                                     size=b_min, sensitivity=sensitivity))
             for t, budget in enumerate(budgets):
                 best = np.argmin(proxy[:, :, :budget], axis=2)  # the first of equal values
                 # the minimum is the value at the first minimiser (NaN: both the first NaN)
@@ -190,6 +203,15 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
     # a common best keeps: the whole grid's winner, by the same order
     return _winner(proxies[..., -1], best_epochs[..., -1], roots[..., -1], lam, etas,
                    batch_sizes)
+
+
+def _convex_roots(diameter, etas, epochs, *, n_batches, size, sensitivity):
+    """The bounded-domain factor at every (row, step, E), or None where no row has a ball."""
+    if sensitivity == 0.0 or not np.isfinite(diameter).any():
+        return None
+    ratio = shift_ratio(diameter=diameter, size=size, sensitivity=sensitivity,
+                        learning_rate=etas)
+    return np.sqrt(convex_cyclic_squares(n_batches, epochs[None, None, :], ratio[:, :, None]))
 
 
 def _winner(proxies, best_epochs, roots, lam, etas, batch_sizes):
@@ -223,6 +245,7 @@ def plan_noisy_cyclic_gd(
     learning_rate=None,
     n_epochs=None,
     calibrate=True,
+    diameter=None,
 ):
     r"""Choose b, E, eta and sigma for cyclic mini-batch noisy GD under bound (C).
 
@@ -267,6 +290,9 @@ def plan_noisy_cyclic_gd(
         False leaves ``noise_std`` at the closed form of bound (C),
         :math:`S\,h(E)/(b_{\min}\mu^*)`, before the accountant's conservative rounding
         (a candidate of a larger search, which calibrates its winner only).
+    diameter : float, optional
+        D of the ball the run projects onto: the bounded-domain bounds (Theorem 4.3, (F))
+        join the minimum the noise is calibrated to.
 
     Returns
     -------
@@ -275,24 +301,30 @@ def plan_noisy_cyclic_gd(
         with the noise calibrated by :func:`calibrate_noisy_cyclic_gd` (nan when
         ``calibrate`` is False).
     """
-    lam = check_positive("strong_convexity", strong_convexity)
+    lam = check_positive("strong_convexity", strong_convexity, allow_zero=diameter is not None)
     beta_l = check_positive("data_smoothness", data_smoothness, allow_zero=True)
     return _plan_cyclic(
         epsilon, delta, lams=[lam], sensitivity=sensitivity, gradient_bound=gradient_bound,
         n_samples=n_samples, n_params=n_params, data_smoothness=beta_l,
         initial_distance=initial_distance, max_epochs=max_epochs, batch_sizes=batch_sizes,
         learning_rate=learning_rate, n_epochs=n_epochs, calibrate=calibrate,
+        diameter_of=None if diameter is None else (lambda _: float(diameter)),
     )
 
 
 def _plan_cyclic(epsilon, delta, *, lams, sensitivity, gradient_bound, n_samples, n_params,
                  data_smoothness, initial_distance, max_epochs, batch_sizes, learning_rate=None,
-                 n_epochs=None, calibrate=True, each=False, budgets=None):
+                 n_epochs=None, calibrate=True, each=False, budgets=None, diameter_of=None):
     """:func:`plan_noisy_cyclic_gd` over the grid ``lams`` (checked here, searched at once);
     ``each``: a dict of the plans of every batch size b and compute budget B of
-    ``budgets`` (E <= B <= ``max_epochs``), keyed (b, B) (``solver="auto"``'s candidates)."""
+    ``budgets`` (E <= B <= ``max_epochs``), keyed (b, B) (``solver="auto"``'s candidates).
+    ``diameter_of(lam)``: the diameter D of the run's ball (None: no ball; lam = 0 needs
+    one), whose bounded-domain bound joins the minimum."""
     epsilon, delta = check_target(epsilon, delta)
-    lams = [check_positive("strong_convexity", lam) for lam in lams]
+    lams = [check_positive("strong_convexity", lam, allow_zero=diameter_of is not None)
+            for lam in lams]
+    diameters = None if diameter_of is None else [
+        math.inf if diameter_of(lam) is None else diameter_of(lam) for lam in lams]
     max_epochs = check_count("max_epochs", max_epochs)
     n = check_count("n_samples", n_samples)
     r0 = check_positive("initial_distance", initial_distance)
@@ -307,6 +339,7 @@ def _plan_cyclic(epsilon, delta, *, lams, sensitivity, gradient_bound, n_samples
         target_mu, sensitivity=sensitivity, gradient_bound=gradient_bound, n_samples=n,
         n_params=n_params, beta_l=data_smoothness, lams=lams, learning_rate=learning_rate,
         r0=r0, max_epochs=max_epochs, batch_sizes=batch_sizes, each=each, budgets=budgets,
+        diameters=diameters,
     )
     plans = {}
     for key, (proxy, lam, epochs, eta, batch_size, root) in (
@@ -318,34 +351,43 @@ def _plan_cyclic(epsilon, delta, *, lams, sensitivity, gradient_bound, n_samples
         contraction = contraction_factor(eta, lam, beta)
         plan = NoisyCyclicGDPlan(batch_size, len(sizes), epochs, math.nan, eta, lam, beta,
                                  contraction, proxy)
+        diameter = None if diameter_of is None else diameter_of(lam)
+        if diameter is not None and not math.isfinite(diameter):
+            diameter = None
         if calibrate:
-            plan = _calibrate_cyclic(plan, epsilon, delta, sensitivity, n)
+            plan = _calibrate_cyclic(plan, epsilon, delta, sensitivity, n, diameter)
         elif target_mu == math.inf or sensitivity == 0:
             plan = replace(plan, noise_std=0.0)
         else:  # the closed form of bound (C) before the accountant's conservative rounding:
             # h(E) as the search computed it at this (lam, eta, E), or at a fixed E here
             if root is None:
-                root = math.sqrt(float(cyclic_factors(contraction, len(sizes),
-                                                      np.array([epochs]))[0]))
+                squares = float(cyclic_factors(contraction, len(sizes), np.array([epochs]))[0])
+                if diameter is not None:
+                    ratio = shift_ratio(diameter=diameter, size=int(sizes.min()),
+                                        sensitivity=sensitivity, learning_rate=eta)
+                    squares = min(squares, float(convex_cyclic_squares(len(sizes), epochs,
+                                                                       ratio)))
+                root = math.sqrt(squares)
             plan = replace(plan, noise_std=sensitivity * root / (int(sizes.min()) * target_mu))
         plans[key] = plan
     return plans if each else plans[0]
 
 
-def _calibrate_cyclic(plan, epsilon, delta, sensitivity, n_samples):
+def _calibrate_cyclic(plan, epsilon, delta, sensitivity, n_samples, diameter=None):
     """``plan`` with its noise calibrated by the accountant (once, for the winning plan):
-    the one that reports it (bound (A), Theorem 4.2, for one batch; bound (C) else)."""
+    the one that reports it (bounds (A), (B) for one batch; (C), (F) else; ``diameter`` D
+    of the ball, None without one)."""
     if plan.n_batches == 1:
         return replace(plan, noise_std=calibrate_noisy_gd(
             epsilon, delta, sensitivity=sensitivity, n_samples=n_samples,
             learning_rate=plan.learning_rate, strong_convexity=plan.strong_convexity,
-            smoothness=plan.smoothness, n_steps=plan.n_epochs,
+            smoothness=plan.smoothness, n_steps=plan.n_epochs, diameter=diameter,
         ))
     return replace(plan, noise_std=calibrate_noisy_cyclic_gd(
         epsilon, delta, batch_size=plan.batch_size, sensitivity=sensitivity,
         n_samples=n_samples, learning_rate=plan.learning_rate,
         strong_convexity=plan.strong_convexity, smoothness=plan.smoothness,
-        n_epochs=plan.n_epochs,
+        n_epochs=plan.n_epochs, diameter=diameter,
     ))
 
 

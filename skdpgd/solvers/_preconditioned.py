@@ -34,7 +34,7 @@ from ..optim import (
     preconditioned_noisy_gradient_descent,
     release_gram,
 )
-from ._base import AUTO_MAX_PASSES, Solver
+from ._base import AUTO_MAX_PASSES, Solver, projection_radius
 from ._preconditioned_planning import (
     GRAM_SHARE,
     MAX_STEPS,
@@ -181,7 +181,7 @@ class PreconditionedSolver(Solver):
             gradient, np.zeros(data.coef_shape), preconditioner=preconditioner,
             learning_rate=plan.learning_rate, noise_std=plan.noise_std,
             n_steps=plan.n_steps, rng=rng, momentum=plan.momentum,
-            tolerance=plan.tolerance, callback=callback,
+            tolerance=plan.tolerance, max_norm=plan.projection_radius, callback=callback,
         )
         return coef, preconditioner.matrix()
 
@@ -239,7 +239,8 @@ def plan_together(problem, solvers, calibrate=True):
         calibrate=calibrate, **kwargs,
     )
     return [replace(plan, solver=solver,
-                    smoothness=problem.data_smoothness + plan.strong_convexity)
+                    smoothness=problem.data_smoothness + plan.strong_convexity,
+                    projection_radius=projection_radius(problem, plan.strong_convexity))
             for plan, solver in zip(plans, solvers)]
 
 

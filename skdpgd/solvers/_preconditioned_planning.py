@@ -131,6 +131,9 @@ class PreconditionedGDPlan:
         The solver that runs the plan (set by the solver).
     notes : tuple of str, default=()
         Public notes for the report (set by the solver).
+    projection_radius : float, default=inf
+        r, the radius of the public ball every iterate is projected onto (set by the
+        solver, :func:`~skdpgd.solvers._base.projection_radius`; ``inf``: none).
     """
 
     n_steps: int
@@ -148,6 +151,7 @@ class PreconditionedGDPlan:
     smoothness: float = math.nan
     solver: object = None
     notes: tuple = ()
+    projection_radius: float = math.inf
 
 
 def plan_preconditioned_gd(
@@ -298,8 +302,9 @@ def plan_preconditioned_settings(
     if p % dim:
         raise ValueError(f"n_params={p} must be a multiple of gram_dim={dim} (k outputs x p).")
     row_norm = math.sqrt(s_g / math.sqrt(2.0))  # S_G = sqrt(2) Rt^2
-    if strong_convexity is not None:
-        lams = [check_positive("strong_convexity", strong_convexity)]
+    if strong_convexity is not None:  # 0: composition holds for any loss (the estimators
+        # allow it on a bounded domain only)
+        lams = [check_positive("strong_convexity", strong_convexity, allow_zero=True)]
     elif strong_convexity_grid is not None:
         lams = [check_positive("strong_convexity", lam) for lam in strong_convexity_grid]
     else:

@@ -12,7 +12,7 @@ import numpy as np
 from .. import accounting
 from .._data import single_threaded_blas
 from ..optim import noisy_sampled_gradient_descent
-from ._base import AUTO_MAX_PASSES, Solver
+from ._base import AUTO_MAX_PASSES, Solver, projection_radius
 from ._sgd_planning import SGD_SAMPLING_RATES, plan_sampled_sgd
 
 __all__ = ["SampledSolver"]
@@ -43,7 +43,8 @@ class SampledSolver(Solver):
             strong_convexity=problem.strong_convexity, sampling_rates=tuple(rates),
             sampling="poisson", exact_passes=problem.max_iter is not None,
         )
-        return replace(plan, solver=self, gradient_bound=problem.gradient_bound)
+        return replace(plan, solver=self, gradient_bound=problem.gradient_bound,
+                       projection_radius=projection_radius(problem, plan.strong_convexity))
 
     def _report(self, plan, problem, notes):
         return accounting.sampled_sgd_report(
@@ -62,5 +63,6 @@ class SampledSolver(Solver):
                 n_samples=data.n_samples, batch_size=plan.batch_size,
                 learning_rate=plan.learning_rate, noise_std=plan.noise_std,
                 n_steps=plan.n_steps, rng=rng, sampling="poisson",
-                regularization=plan.strong_convexity, callback=callback,
+                regularization=plan.strong_convexity, max_norm=plan.projection_radius,
+                callback=callback,
             )

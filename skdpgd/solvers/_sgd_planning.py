@@ -74,6 +74,9 @@ class SampledSGDPlan:
         The solver that runs the plan (set by the solver).
     notes : tuple of str, default=()
         Notes the solver adds to the report.
+    projection_radius : float, default=inf
+        r, the radius of the public ball every iterate is projected onto (set by the
+        solver, :func:`~skdpgd.solvers._base.projection_radius`; ``inf``: none).
     """
 
     sampling: str
@@ -89,6 +92,7 @@ class SampledSGDPlan:
     gradient_bound: float = math.nan
     solver: object = None
     notes: tuple = ()
+    projection_radius: float = math.inf
 
 
 def sgd_sampling_variance(*, gradient_bound, batch_size, n_samples, sampling):
@@ -350,7 +354,9 @@ def plan_sampled_sgd(
     if strong_convexity is None:
         lams = tuple(float(x) for x in beta_l * np.logspace(-8, 0, 25))
     else:
-        lams = (check_positive("strong_convexity", strong_convexity),)
+        # 0: composition with amplification holds for any loss (the estimators allow it on
+        # a bounded domain only)
+        lams = (check_positive("strong_convexity", strong_convexity, allow_zero=True),)
     rates = tuple(float(q) for q in sampling_rates)
     if not rates or any(not 0.0 < q <= 1.0 for q in rates):
         raise ValueError(f"sampling_rates must be numbers in (0, 1], got {sampling_rates!r}.")
