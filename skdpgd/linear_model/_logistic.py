@@ -7,14 +7,8 @@ from scipy.special import log_softmax
 from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils._sklearn_compat import (
-    Interval,
-    LinearClassifierMixin,
-    Options,
-    StrOptions,
-    _fit_context,
-)
-from ._base import PUBLIC_SCALE_RANGE, BaseDPLinearModel, fit_or_forget
+from ..utils._sklearn_compat import Interval, LinearClassifierMixin, StrOptions, _fit_context
+from ._base import PUBLIC_SCALE_RANGE, BaseDPLinearModel, Options, fit_or_forget
 from ._defaults import CONFIDENT_LOGIT, logistic_initial_distance
 from ._docs import fill_shared_parameters
 from ._inference import InferenceMixin
