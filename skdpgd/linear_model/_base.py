@@ -15,6 +15,7 @@ import typing
 import numpy as np
 from sklearn.base import BaseEstimator, is_classifier
 
+from ..accounting.allowance import admit
 from ..losses import WeightedLoss
 from ..solvers import NAMES as SOLVER_NAMES
 from ..solvers import FitData, PublicProblem, concentrated_initial_distance
@@ -290,8 +291,8 @@ class BaseDPLinearModel(InputChecks, BaseEstimator):
         """
         sample_ids = self._check_sample_ids(sample_ids, n_samples)
         charged = Charged(*self._plan_and_report(n_samples, n_features, n_classes, notes))
-        if self.ledger is not None:  # may refuse (PrivacyBudgetExceeded)
-            self.ledger.charge(self, charged.report, n_samples=n_samples, sample_ids=sample_ids)
+        # the release protocol's admission (accounting.allowance): may refuse
+        admit(self.ledger, [(self, charged.report)], n_samples=n_samples, sample_ids=sample_ids)
         return charged
 
     def _run(self, X, y, charged):
