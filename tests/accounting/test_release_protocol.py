@@ -117,7 +117,7 @@ def _modules_that_charge():
 
 
 def test_at_most_two_modules_outside_the_ledger_charge_one():
-    # the protocol module and, while an estimator's fit admits its own charge, its base
+    # today the protocol module only; the bound leaves room for one more
     found = _modules_that_charge()
     assert "accounting/allowance.py" in found
     assert len(found) <= 2, sorted(found)
