@@ -56,7 +56,7 @@ def convex_gd_squares(n_steps, ratio):
     Bok, Su and Altschuler (ICML 2024), Theorem 4.3:
     :math:`\mu = \frac1\sigma\sqrt{3\frac Sn\frac D\eta + (\frac Sn)^2\tau^*}`,
     :math:`\tau^* = \lceil Dn/(S\eta)\rceil`, i.e. :math:`(S/(n\sigma))^2(3x + \tau^*)` with
-    x = :func:`shift_ratio`; valid from :math:`K \ge \tau^*` on and constant after it
+    x = ``shift_ratio``; valid from :math:`K \ge \tau^*` on and constant after it
     (``inf`` before: composition binds there anyway). Elementwise.
 
     Parameters

@@ -97,11 +97,12 @@ verbose : int, default=0
     "max_coef_norm": """\
 max_coef_norm : float or None, default=None
     Public radius r of the ball every iterate is projected onto: the Euclidean norm of
-    the parameter vector, coefficients and intercept column together (theta = (coef_,
-    intercept_ / intercept_scaling_); Frobenius over the classes), in [1e-12, 1e12]. With
-    it the unregularised model (``C=np.inf`` / ``alpha=0``) is allowed, and the convex
-    bounded-domain bounds (Bok, Su and Altschuler 2024, Theorems 4.3 and 4.6, diameter
-    2r) are reported when they beat the others. None: for lam > 0 the fit projects onto
+    the parameter vector, coefficients and intercept column together (theta =
+    (``coef_``, ``intercept_ / intercept_scaling_``); Frobenius over the classes), in
+    [1e-12, 1e12]. With it the unregularised model (``C=np.inf`` / ``alpha=0``) is
+    allowed, and the convex bounded-domain bounds (Bok, Su and Altschuler 2024, Theorem
+    4.3 for full batches; bound (F) of the docs for cyclic batches; diameter 2r) are
+    reported when they beat the others. None: for lam > 0 the fit projects onto
     the ball of radius sqrt(2 f_0 / lam), which holds the regularised optimum (f_0 the
     public bound on the loss at 0: :ref:`projection`), so it changes no optimum.""",
 }

@@ -85,7 +85,7 @@ class PreparedStep(TransformerMixin, BaseEstimator):
     release.
 
     Only ``prepare`` and ``DPSearchCV`` make a usable one: they attach the release they
-    charged for (a :class:`ChargedRelease`). One built by hand, ``PreparedStep(step)``,
+    charged for (a ``ChargedRelease``). One built by hand, ``PreparedStep(step)``,
     holds no charged release: its ``privacy_`` refuses, and so does every pipeline or
     search that would list its cost (before charging anything).
 

@@ -70,7 +70,7 @@ def scale_to_unit(x, low, high, scale):
 class NumericEncoding:
     """A numeric column: [low, high] -> [0, 1] (or [-1, 1], centred), imputed.
 
-    The map is linear, log1p, logratio or symlog (:func:`scale_to_unit`); centred, the
+    The map is linear, log1p, logratio or symlog (``scale_to_unit``); centred, the
     value v in [0, 1] is written as 2v - 1.
 
     Attributes

@@ -54,7 +54,8 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
       readings), else over the public grid again, averaged with the first; cells below a
       family-wise threshold zeroed, the range from the lowest and highest surviving cells,
       each end extended over adjacent cells above a lower sequential threshold (tails)
-      (:ref:`column-range`). Where a public rule says log (a heavy tail: non-negative,
+      (:ref:`two releases in a column's share <column-range>`). Where a public rule says
+      log (a heavy tail: non-negative,
       range above 20 times the distance from low to the private median; or a positive
       range spanning a factor of 10 or more) and ``log1p`` does not decide, the column gives
       both its linear map and its log map (``name``, ``name__log``). Then scaled to [0, 1]

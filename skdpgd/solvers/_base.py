@@ -64,7 +64,7 @@ class PublicProblem:
         best rescaling of theta (:mod:`skdpgd.solvers._utility`).
     max_coef_norm : float or None
         r, the user's public radius of the ball every iterate is projected onto (coefficients
-        and intercept column together), or None (:func:`projection_radius`).
+        and intercept column together), or None (``projection_radius``).
     zero_loss_bound : float
         f_0, a public bound on the data term at theta = 0 (``inf`` when none is known).
     """
