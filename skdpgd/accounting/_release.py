@@ -19,10 +19,8 @@ the report and the class attribute that marks a private step.
 
 from dataclasses import dataclass, field
 
-import numpy as np
-
-from ._events import GaussianDpEvent, GaussianDpWithDeltaEvent
-from ._gdp import gdp_to_delta, gdp_to_epsilon
+from ._gdp import gdp_to_delta
+from .allowance import Allowance
 
 #: Class attribute that marks a private step (set by
 #: ``skdpgd.preprocessing._private_step.PrivateStepMixin``; the pipeline reads it).
@@ -70,9 +68,7 @@ class ReleasePrivacyReport:
         float
             ``inf`` when ``delta`` is at most :attr:`extra_delta`.
         """
-        if delta <= self.extra_delta:
-            return np.inf
-        return float(gdp_to_epsilon(self.mu, delta - self.extra_delta))
+        return Allowance(self.mu, self.extra_delta).epsilon_at(delta)
 
     def delta_at(self, epsilon):
         r""":math:`\delta_\mu(\varepsilon) + \delta_0` (Dong, Roth and Su 2022, Corollary 2.13).
@@ -92,9 +88,7 @@ class ReleasePrivacyReport:
     @property
     def event(self):
         """The release as a privacy event: Gaussian DP, plus the additive delta if any."""
-        if self.extra_delta > 0.0:
-            return GaussianDpWithDeltaEvent(self.mu, self.extra_delta)
-        return GaussianDpEvent(self.mu)
+        return Allowance(self.mu, self.extra_delta).event
 
     def to_dict(self):
         """Plain-type summary (for logs and the ledger); holds no data value.

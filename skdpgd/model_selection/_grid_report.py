@@ -5,12 +5,11 @@ from dataclasses import dataclass
 
 from ..accounting import (
     GaussianDpEvent,
-    GaussianDpWithDeltaEvent,
     PrivacyReport,
     UnsupportedEventError,
     format_up,
-    gdp_to_epsilon,
 )
+from ..accounting.allowance import Allowance
 
 
 @dataclass(frozen=True, repr=False, kw_only=True)
@@ -118,9 +117,7 @@ class GridSelectionPrivacyReport(PrivacyReport):
         float
             epsilon at ``delta`` (inf when ``delta`` is at most the additive delta).
         """
-        if delta <= self.preparation_extra_delta:
-            return math.inf
-        return float(gdp_to_epsilon(self.mu, delta - self.preparation_extra_delta))
+        return Allowance(self.mu, self.preparation_extra_delta).epsilon_at(delta)
 
     @property
     def events(self):
@@ -128,10 +125,7 @@ class GridSelectionPrivacyReport(PrivacyReport):
         selection = GaussianDpEvent(self.selection_mu())
         if not self.preparation_steps:
             return (selection,)
-        if self.preparation_extra_delta > 0.0:
-            prep = GaussianDpWithDeltaEvent(self.preparation_mu, self.preparation_extra_delta)
-        else:
-            prep = GaussianDpEvent(self.preparation_mu)
+        prep = Allowance(self.preparation_mu, self.preparation_extra_delta).event
         return (prep, selection)
 
     @property
