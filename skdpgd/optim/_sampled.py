@@ -1,4 +1,4 @@
-r"""Noisy SGD with a fresh Poisson batch each step (docs/sgd_bounds.md): the sampled loop.
+r"""Noisy SGD with a fresh random batch each step (docs/sgd_bounds.md): the sampled loop.
 
 Like the loops of :mod:`skdpgd.optim._gd` it takes a gradient callable (here on a set of
 rows), ``noise_std``, a number of steps and a random generator, knows nothing of epsilon,
@@ -18,12 +18,14 @@ __all__ = ["SAMPLINGS", "noisy_sampled_gradient_descent"]
 #: Samplers of :func:`noisy_sampled_gradient_descent`: the ones an skdpgd accountant
 #: covers (``skdpgd.accounting.sampled_sgd_bounds``), so a loop and its accountant are
 #: matched by name.
-SAMPLINGS = ("poisson",)
+SAMPLINGS = ("poisson", "uniform")
 
 
-def _sample_rows(rng, n_samples, sampling_rate):
-    """One Poisson(q) batch: every row independently with probability q; sorted indices."""
-    return np.flatnonzero(rng.random(n_samples) < sampling_rate)
+def _sample_rows(rng, n_samples, sampling_rate, batch_size, sampling):
+    """One batch: Poisson(q) rows, or b rows uniformly without replacement; sorted indices."""
+    if sampling == "poisson":
+        return np.flatnonzero(rng.random(n_samples) < sampling_rate)
+    return np.sort(rng.choice(n_samples, size=batch_size, replace=False))
 
 
 def noisy_sampled_gradient_descent(
@@ -41,7 +43,7 @@ def noisy_sampled_gradient_descent(
     max_norm=None,
     callback=None,
 ):
-    r"""Noisy SGD with a fresh Poisson batch each step; returns the last iterate only.
+    r"""Noisy SGD with a fresh random batch each step; returns the last iterate only.
 
     .. math::
 
@@ -49,12 +51,17 @@ def noisy_sampled_gradient_descent(
         \nabla\ell_i(\theta_k) + \lambda\theta_k + \sigma Z_k\big)\Big),
         \quad k = 0, \dots, K-1, \qquad Z_k \sim \mathcal N(0, I),
 
-    where the batch :math:`B_k` is drawn afresh each step, independently of the data values
-    (Poisson sampling): every row independently with probability :math:`q = b/n` (the
-    expected batch size b is public; the realised size is random, and an empty batch is a
-    valid step: noise and regularisation only). The sum is divided by the *fixed* b, never
-    by :math:`|B_k|`, so one row moves the step by at most :math:`\eta\,2L/b` whatever the
-    batch (the event accounted by :func:`skdpgd.accounting.poisson_sgd_epsilon`).
+    where the batch :math:`B_k` is drawn afresh each step, independently of the data values:
+
+    - ``sampling="poisson"`` (the default): every row independently with probability
+      :math:`q = b/n` (the expected batch size b is public; the realised size is random,
+      and an empty batch is a valid step: noise and regularisation only). The sum is
+      divided by the *fixed* b, never by :math:`|B_k|`, so one row moves the step by at
+      most :math:`\eta\,2L/b` whatever the batch (the event accounted by
+      :func:`skdpgd.accounting.poisson_sgd_epsilon`);
+    - ``sampling="uniform"``: exactly b distinct rows, uniformly without replacement,
+      independently across steps (the sampling of Altschuler and Talwar 2022, eq. (3.3),
+      accounted by :func:`skdpgd.accounting.sampled_sgd_bounds` with ``"uniform"``).
 
     Noise convention (docs/theory.md#noise-convention): ``noise_std`` sigma is the standard
     deviation on the *averaged* gradient. On the gradient *sum* the noise is
@@ -75,7 +82,8 @@ def noisy_sampled_gradient_descent(
     n_samples : int
         n >= 1, the number of rows (public).
     batch_size : int
-        b in [1, n]: the expected batch size, and the normaliser of the gradient sum.
+        b in [1, n]: the expected (Poisson) or exact (uniform) batch size, and the
+        normaliser of the gradient sum.
     learning_rate : float
         eta > 0.
     noise_std : float
@@ -84,12 +92,12 @@ def noisy_sampled_gradient_descent(
         K >= 0.
     rng : numpy.random.Generator
         The only source of randomness. Per step, in this order: the batch
-        (``rng.random(n)``), then ``rng.standard_normal(theta.shape)`` when
-        ``noise_std > 0``.
-    sampling : {"poisson"}, default="poisson"
+        (``rng.random(n)`` for Poisson, ``rng.choice(n, b, replace=False)`` for uniform),
+        then ``rng.standard_normal(theta.shape)`` when ``noise_std > 0``.
+    sampling : {"poisson", "uniform"}, default="poisson"
         How batches are drawn: the name of the sampler, so that the loop and the
         accountant (``sampling`` of :func:`skdpgd.accounting.sampled_sgd_bounds`) are
-        matched by name; Poisson is the only one skdpgd accounts.
+        matched by name.
     regularization : float, default=0.0
         lam >= 0, the L2 term :math:`\lambda\theta` added to every step (not sampled).
     max_norm : float, optional
@@ -108,6 +116,8 @@ def noisy_sampled_gradient_descent(
     ----------
     .. [1] M. Abadi et al. Deep learning with differential privacy. CCS 2016 (DP-SGD,
        Poisson sampling).
+    .. [2] J. Altschuler, K. Talwar. Privacy of noisy stochastic gradient descent: more
+       iterations without more privacy loss. NeurIPS 2022 (fixed-size uniform batches).
 
     Examples
     --------
@@ -138,7 +148,7 @@ def noisy_sampled_gradient_descent(
     coef = _start(coef0, max_norm)
     max_norm = check_max_norm(max_norm)
     for step in range(n_steps):
-        rows = _sample_rows(rng, n_samples, rate)
+        rows = _sample_rows(rng, n_samples, rate, batch_size, sampling)
         direction = np.asarray(gradient_on_rows(coef, rows), dtype=np.float64) / batch_size
         if regularization:
             direction = direction + regularization * coef
