@@ -46,10 +46,9 @@ References
 import math
 
 import numpy as np
-from scipy.special import expit
 
 from .._data import gram_chunk_rows
-from ..losses import BinaryLogisticLoss, HuberLoss, WeightedLoss
+from ..losses import WeightedLoss
 from ..optim import symmetric_gaussian
 
 __all__ = [
@@ -76,21 +75,18 @@ def curvature_and_residual_bounds(loss):
     Raises
     ------
     ValueError
-        For any other loss (softmax, weighted): inference supports the plain binary
-        logistic loss and the Huber loss only.
+        For a loss that declares no bounds (softmax, weighted;
+        :meth:`~skdpgd.losses.BaseLoss.inference_bounds` is None), or whose declaration
+        refuses its setting (a clipped logistic residual).
     """
-    if type(loss) is BinaryLogisticLoss:
-        if loss.residual_clip != 1.0:
-            raise ValueError(
-                "inference needs the plain logistic loss (residual_clip=1): a clipped "
-                "residual moves the estimate away from the logistic coefficients."
-            )
-        return 0.25, 1.0
-    if type(loss) is HuberLoss:
-        return 1.0, float(loss.residual_clip)
-    raise ValueError(
-        f"inference supports the binary logistic and the Huber loss, not {type(loss).__name__}."
-    )
+    bounds = loss.inference_bounds()  # the loss's declaration (BaseLoss.inference_bounds)
+    if bounds is None:
+        raise ValueError(
+            f"inference supports the losses that declare their inference bounds (the binary "
+            f"logistic and the Huber loss), not {type(loss).__name__}."
+        )
+    curvature_bound, residual_bound = bounds
+    return float(curvature_bound), float(residual_bound)
 
 
 def matrix_sensitivity(bound, row_norm):
@@ -120,8 +116,9 @@ def row_weights_and_residuals(loss, t, y):
 
     Parameters
     ----------
-    loss : BinaryLogisticLoss or HuberLoss
-        The fit's loss.
+    loss : BaseLoss
+        The fit's loss, one that declares its inference rows
+        (:meth:`~skdpgd.losses.BaseLoss.inference_rows`).
     t, y : ndarray of shape (n,)
         Linear predictions and targets.
 
@@ -130,12 +127,7 @@ def row_weights_and_residuals(loss, t, y):
     w, psi : ndarray of shape (n,)
         Curvature and residual of each row.
     """
-    if type(loss) is BinaryLogisticLoss:
-        p = expit(t)
-        return p * (1.0 - p), p - y
-    c = float(loss.residual_clip)
-    r = t - y
-    return (np.abs(r) <= c).astype(np.float64), np.clip(r, -c, c)
+    return loss.inference_rows(t, y)
 
 
 def _chunk_matrices(loss):

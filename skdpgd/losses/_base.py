@@ -106,7 +106,10 @@ class BaseLoss:
     are appended to it), and set :attr:`curvature` (which gives :meth:`smoothness`) and,
     when a kernel of the data layer computes their gradient sum, :attr:`fused_kernel`.
     A subclass that overrides ``gradient_sum`` without naming a kernel gets None, so a
-    subclass of a fused loss never runs its parent's kernel.
+    subclass of a fused loss never runs its parent's kernel. A loss that private inference
+    supports declares it with :meth:`inference_bounds` and :meth:`inference_rows`
+    (:mod:`skdpgd.inference` reads them, never the loss's type); a subclass that overrides
+    ``gradient_sum`` without declaring them again gets none.
 
     Attributes
     ----------
@@ -137,6 +140,8 @@ class BaseLoss:
             cls.fused_kernel = None  # its own sum: never the parent's kernel
         if "gradient_sum" in cls.__dict__ and "row_wise_gradient" not in cls.__dict__:
             cls.row_wise_gradient = False  # its own sum: its own declaration
+        if "gradient_sum" in cls.__dict__ and "inference_bounds" not in cls.__dict__:
+            cls.inference_bounds = BaseLoss.inference_bounds  # its own loss: none declared
         for name, sections in SHARED_DOCS.items():
             method = cls.__dict__.get(name)
             doc = getattr(method, "__doc__", None)
@@ -200,6 +205,44 @@ class BaseLoss:
             :math:`f_0 \ge \sup_{x, y} l(0; x, y)`, the loss being nonnegative.
         """
         return math.inf
+
+    def inference_bounds(self):
+        r"""(:math:`c_H`, :math:`\psi_{\max}`) for private inference, None where unsupported.
+
+        :math:`c_H \ge l''(t; y) \ge 0` and :math:`\psi_{\max} \ge |l'(t; y)|` for every
+        score t and target y: the bounds on the row weights of the Hessian and of the score
+        covariance that :mod:`skdpgd.inference` releases (their sensitivities
+        :math:`\sqrt2\,c_H\tilde R^2` and :math:`\sqrt2\,\psi_{\max}^2\tilde R^2`,
+        :ref:`private inference <private-inference>`). A loss declares them by overriding
+        this method together with :meth:`inference_rows`; it may raise a ``ValueError``
+        naming why a setting of it is not supported.
+
+        Returns
+        -------
+        tuple of float or None
+            :math:`(c_H, \psi_{\max})`; None on the base (inference not supported).
+        """
+        return None
+
+    def inference_rows(self, t, y):
+        r"""(w, psi) per row: :math:`w_i = l''(t_i; y_i)` and :math:`\psi_i = l'(t_i; y_i)`.
+
+        Only for a loss whose :meth:`inference_bounds` is not None.
+
+        Parameters
+        ----------
+        t : ndarray of shape (n_samples,)
+            Linear predictions :math:`\theta\cdot\tilde x_i`.
+        y : ndarray of shape (n_samples,)
+            Targets.
+
+        Returns
+        -------
+        w, psi : ndarray of shape (n_samples,)
+            Curvature in :math:`[0, c_H]` and residual in
+            :math:`[-\psi_{\max}, \psi_{\max}]` of each row.
+        """
+        raise NotImplementedError(f"{type(self).__name__} declares no inference rows.")
 
 
 for _name, _sections in SHARED_DOCS.items():

@@ -129,3 +129,42 @@ class BinaryLogisticLoss(BaseLoss):
             return math.log(2.0)
         a = math.log((1.0 - c) / c)
         return float(np.logaddexp(0.0, -a)) + c * a
+
+    def inference_bounds(self):
+        r"""(1/4, 1): :math:`l'' = \sigma(t)(1 - \sigma(t)) \le 1/4`, :math:`|\sigma(t) - y| < 1`.
+
+        Returns
+        -------
+        tuple of float
+            :math:`(c_H, \psi_{\max}) = (1/4, 1)`.
+
+        Raises
+        ------
+        ValueError
+            For a clipped residual (c < 1): it moves the estimate away from the logistic
+            coefficients that the intervals are about.
+        """
+        if self.residual_clip != 1.0:
+            raise ValueError(
+                "inference needs the plain logistic loss (residual_clip=1): a clipped "
+                "residual moves the estimate away from the logistic coefficients."
+            )
+        return 0.25, 1.0
+
+    def inference_rows(self, t, y):
+        r""":math:`w = \sigma(t)(1 - \sigma(t))`, :math:`\psi = \sigma(t) - y`.
+
+        Parameters
+        ----------
+        t : ndarray of shape (n_samples,)
+            Linear predictions.
+        y : ndarray of shape (n_samples,)
+            Labels in {0, 1}.
+
+        Returns
+        -------
+        w, psi : ndarray of shape (n_samples,)
+            Curvature and residual of each row.
+        """
+        p = expit(t)
+        return p * (1.0 - p), p - y

@@ -88,6 +88,35 @@ class HuberLoss(BaseLoss):
         a = min(r, self.residual_clip)
         return a * (r - 0.5 * a)
 
+    def inference_bounds(self):
+        r"""(1, c): :math:`l'' = 1\{|t - y| \le c\} \le 1`, :math:`|\mathrm{clip}(r, -c, c)| \le c`.
+
+        Returns
+        -------
+        tuple of float
+            :math:`(c_H, \psi_{\max}) = (1, c)`.
+        """
+        return 1.0, float(self.residual_clip)
+
+    def inference_rows(self, t, y):
+        r""":math:`w = 1\{|t - y| \le c\}`, :math:`\psi = \mathrm{clip}(t - y, -c, c)`.
+
+        Parameters
+        ----------
+        t : ndarray of shape (n_samples,)
+            Linear predictions.
+        y : ndarray of shape (n_samples,)
+            Targets.
+
+        Returns
+        -------
+        w, psi : ndarray of shape (n_samples,)
+            Curvature and residual of each row.
+        """
+        c = float(self.residual_clip)
+        r = t - y
+        return (np.abs(r) <= c).astype(np.float64), np.clip(r, -c, c)
+
 
 _SQUARED_HINT = (
     " The squared loss has a bounded gradient only on a bounded domain: pass the projection"

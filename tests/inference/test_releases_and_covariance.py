@@ -99,6 +99,27 @@ def test_unsupported_losses_are_refused_with_a_reason():
         curvature_and_residual_bounds(MultinomialLogisticLoss(3))
 
 
+def test_inference_reads_the_losses_declaration_not_their_type():
+    class OwnSum(HuberLoss):  # its own gradient sum: it declares nothing, so it gets none
+        def gradient_sum(self, coef, X, y, sample_weight=None):
+            return super().gradient_sum(coef, X, y, sample_weight)
+
+    with pytest.raises(ValueError, match="declare their inference bounds"):
+        curvature_and_residual_bounds(OwnSum(0.7))
+
+    class Declared(OwnSum):  # a new loss that declares its bounds and rows
+        def inference_bounds(self):
+            return 0.5, 2.0
+
+        def inference_rows(self, t, y):
+            return np.full_like(t, 0.5), np.clip(t - y, -2.0, 2.0)
+
+    assert curvature_and_residual_bounds(Declared(0.7)) == (0.5, 2.0)
+    t, y = np.array([-3.0, 0.5, 4.0]), np.array([0.0, 0.0, 1.0])
+    w, psi = row_weights_and_residuals(Declared(0.7), t, y)
+    assert w.tolist() == [0.5, 0.5, 0.5] and psi.tolist() == [-2.0, 0.5, 2.0]
+
+
 @pytest.mark.parametrize("loss", LOSSES, ids=["logistic", "huber"])
 def test_releases_without_noise_are_the_exact_averages(loss):
     """No noise: the gradient and the weighted Grams averaged over the clipped rows."""
