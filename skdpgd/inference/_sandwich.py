@@ -7,8 +7,16 @@ docs/theory.md, "Private inference for the coefficients"):
 
 1. **Repair.** :math:`M_+ = V\max(\Lambda, f_M)V^\top` with the public floor
    :math:`f_M = 2\tau_M\sqrt p`, the edge of the semicircle of the noise's eigenvalues
-   (a released curvature below it is indistinguishable from noise), and likewise
-   :math:`Q_+` with :math:`f_Q = 2\tau_Q\sqrt p`.
+   (a released curvature below it is indistinguishable from noise, and :math:`M_+` is
+   inverted). Q is never inverted: the sandwich below is linear in it and the release is
+   unbiased, :math:`E\,Q = \frac1n\sum_i\psi_i^2\tilde x_i\tilde x_i^\top`, so it is
+   repaired at 0 only, :math:`Q_+ = V\max(\Lambda, 0)V^\top` (the nearest positive
+   semi-definite matrix in Frobenius norm; it raises only negative eigenvalues, so
+   :math:`Q_+ \succeq Q`: never narrower than the unbiased sandwich). A floor at the
+   edge :math:`2\tau_Q\sqrt p` raised eigenvalues the data have and overstated the
+   sandwich: logistic, independent design, p = 8, n = 20,000, epsilon 1, 400 fits: the
+   private sandwich's variance 1.15x the non-private one (1.03x at 0), interval 1.545x
+   the non-private width (1.510x at 0), coverage mean .959 (.954 at 0).
 2. **One Newton step on the unpenalised loss.**
    :math:`\hat\theta = \theta_K - M_+^{-1}\tilde g`. It removes, to first order, what
    moves :math:`\theta_K` away from the minimiser :math:`\hat\theta_n` of the data loss
@@ -126,7 +134,7 @@ def coefficient_covariance(coef, gradient, hessian, score_cov, *, n_samples,
     eye = np.eye(p)
     f_m = 2.0 * hessian_noise_std * np.sqrt(p)
     hess, hess_floored = _floor(hessian, f_m)
-    score, score_floored = _floor(score_cov, 2.0 * score_noise_std * np.sqrt(p))
+    score, score_floored = _floor(score_cov, 0.0)  # not inverted: repaired at 0 only
     hess_inv = np.linalg.inv(hess)
     estimate = coef - hess_inv @ np.asarray(gradient, dtype=np.float64)
     plan = {"strong_convexity": strong_convexity, "learning_rate": learning_rate,
