@@ -19,7 +19,8 @@ the report and the class attribute that marks a private step.
 
 from dataclasses import dataclass, field
 
-from ._gdp import gdp_to_delta
+from ._format import format_up
+from ._report import PrivacyReport
 from .allowance import Allowance
 
 #: Class attribute that marks a private step (set by
@@ -27,9 +28,30 @@ from .allowance import Allowance
 PRIVATE_FIT_ATTRIBUTE = "__skdpgd_private_fit__"
 
 
-@dataclass(frozen=True)
-class ReleasePrivacyReport:
+@dataclass(frozen=True, repr=False, kw_only=True)
+class ReleasePrivacyReport(PrivacyReport):
     r"""What a private preparation step released and what it cost.
+
+    A :class:`~skdpgd.PrivacyReport` whose curve is ``Allowance(mu, extra_delta)``: for
+    every epsilon the step is :math:`(\varepsilon, \delta_\mu(\varepsilon) + \delta_0)`-DP.
+    A step releases within an allowance and states no delta of its own: ``epsilon`` and
+    ``delta`` are NaN unless ``delta`` is given (then ``epsilon = epsilon_at(delta)``);
+    :meth:`~skdpgd.PrivacyReport.epsilon_at` reads the curve at any delta.
+
+    Parameters
+    ----------
+    epsilon, delta : float, default=nan
+        The point the report is stated at (``epsilon`` computed from ``delta``).
+    notes : tuple of str, default=()
+        As the attribute.
+    neighbouring_relation : str, default="replace-one"
+        As the attribute.
+    mu, extra_delta : float
+        As the attributes.
+    mechanism : str
+        As the attribute.
+    releases : tuple of (str, float), default=()
+        As the attribute.
 
     Attributes
     ----------
@@ -42,6 +64,8 @@ class ReleasePrivacyReport:
         One line naming the mechanism and its source.
     releases : tuple of (str, float)
         Each release's name (a column and what was released, never a value) and its mu.
+    epsilon, delta : float
+        The stated point (NaN when none was asked for).
     notes : tuple of str
         Anything else the user should know.
     neighbouring_relation : str
@@ -52,38 +76,13 @@ class ReleasePrivacyReport:
     extra_delta: float
     mechanism: str
     releases: tuple = field(default_factory=tuple)
-    notes: tuple = field(default_factory=tuple)
-    neighbouring_relation: str = "replace-one"
 
-    def epsilon_at(self, delta):
-        r"""Smallest epsilon at ``delta``: the GDP curve at :math:`\delta - \delta_0`.
+    title = "ReleasePrivacyReport"
+    released = "the step's releases"
 
-        Parameters
-        ----------
-        delta : float
-            In (0, 1).
-
-        Returns
-        -------
-        float
-            ``inf`` when ``delta`` is at most :attr:`extra_delta`.
-        """
-        return Allowance(self.mu, self.extra_delta).epsilon_at(delta)
-
-    def delta_at(self, epsilon):
-        r""":math:`\delta_\mu(\varepsilon) + \delta_0` (Dong, Roth and Su 2022, Corollary 2.13).
-
-        Parameters
-        ----------
-        epsilon : float
-            >= 0.
-
-        Returns
-        -------
-        float
-            The delta at which the release is (epsilon, delta)-DP.
-        """
-        return float(gdp_to_delta(self.mu, epsilon)) + self.extra_delta
+    def _curve(self):
+        r"""``Allowance(mu, extra_delta)``: the GDP curve at :math:`\delta - \delta_0`."""
+        return Allowance(self.mu, self.extra_delta)
 
     @property
     def event(self):
@@ -93,13 +92,24 @@ class ReleasePrivacyReport:
     def to_dict(self):
         """Plain-type summary (for logs and the ledger); holds no data value.
 
+        The stored format of a step's report (unchanged): the stated point, which a step
+        does not have of its own, is not part of it.
+
         Returns
         -------
         dict
-            Every field by name, tuples as lists.
+            Every field but ``epsilon`` and ``delta`` by name, tuples as lists.
         """
         return {
             "mu": self.mu, "extra_delta": self.extra_delta, "mechanism": self.mechanism,
             "releases": [list(r) for r in self.releases], "notes": list(self.notes),
             "neighbouring_relation": self.neighbouring_relation,
         }
+
+    def _guarantee(self):
+        extra = f" + additive delta {format_up(self.extra_delta)}" if self.extra_delta else ""
+        return f"mu={format_up(self.mu)}-GDP{extra}, "
+
+    def _lines(self):
+        return [f"  mechanism: {self.mechanism}",
+                *(f"  {name}: mu={format_up(mu)}" for name, mu in self.releases)]

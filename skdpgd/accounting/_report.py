@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from ._events import GaussianDpEvent, NeighbouringRelation
 from ._format import DIGITS, format_contraction, format_near, format_up  # noqa: F401
-from ._gdp import gdp_to_delta, gdp_to_epsilon
-from ._inverter import TargetUnreachableError, invert_monotone
+from ._gdp import gdp_to_epsilon
+from .allowance import Allowance
 
 __all__ = ["GaussianRunPrivacyReport", "PrivacyReport", "RunPrivacyReport"]
 
@@ -42,20 +42,38 @@ def epsilon_of(mu, delta):
 class PrivacyReport:
     """What a release guarantees: the base of every report.
 
+    Every report has the (epsilon, delta) point it is stated at and the curve through it,
+    :meth:`epsilon_at` and :meth:`delta_at`, written here once: a report class only says
+    what its curve is (``_curve``: an :class:`~skdpgd.accounting.allowance.Allowance`
+    for the Gaussian-DP releases, mu plus an additive delta; an
+    :class:`~skdpgd.accounting.allowance.EpsilonCurve` for the others).
+
+    Parameters
+    ----------
+    epsilon : float, default=nan
+        As the attribute; computed from the curve when only ``delta`` is given.
+    delta : float, default=nan
+        As the attribute.
+    notes : tuple of str, default=()
+        As the attribute.
+    neighbouring_relation : str, default="replace-one"
+        As the attribute.
+
     Attributes
     ----------
     epsilon, delta : float
         The (epsilon, delta)-DP guarantee at the requested delta (``epsilon`` is the
         smallest epsilon the accountant supports, never above the target of a calibrated
-        run).
+        run). Both NaN for a release stated at no delta (a private step's release, whose
+        guarantee is its whole curve: read it with :meth:`epsilon_at`).
     notes : tuple of str
         Anything else the user should know (e.g. which inputs were treated as public).
     neighbouring_relation : str
         Always ``"replace-one"`` (n is public).
     """
 
-    epsilon: float
-    delta: float
+    epsilon: float = math.nan
+    delta: float = math.nan
     notes: tuple = ()
     neighbouring_relation: str = NEIGHBOURING_RELATION
 
@@ -64,6 +82,14 @@ class PrivacyReport:
 
     #: What was released, as the header says it.
     released = "last iterate only"
+
+    def __post_init__(self):
+        if math.isnan(self.epsilon) and not math.isnan(self.delta):
+            object.__setattr__(self, "epsilon", float(self.epsilon_at(self.delta)))
+
+    def _curve(self):
+        """The release's privacy curve: ``epsilon_at(delta)`` and ``delta_at(epsilon)``."""
+        raise NotImplementedError  # pragma: no cover - each report class defines it
 
     def epsilon_at(self, delta):
         """Smallest epsilon such that the release is (epsilon, delta)-DP.
@@ -76,17 +102,17 @@ class PrivacyReport:
         Returns
         -------
         epsilon : float
-            From the accountant's curve (each report class says how).
+            From the report's curve (each report class says which).
         """
-        raise NotImplementedError  # pragma: no cover - each accountant's report defines it
+        return self._curve().epsilon_at(delta)
 
     def delta_at(self, epsilon):
-        """A delta (within 1e-3 relative, rounded up) such that the release is (epsilon, delta)-DP.
+        """Smallest delta such that the release is (epsilon, delta)-DP.
 
-        Bisection on log delta over :meth:`epsilon_at` (non-increasing in delta) with the
-        conservative inverter (:func:`~skdpgd.accounting._inverter.invert_monotone`): the
-        returned delta's epsilon was computed and is <= ``epsilon``. Reports with a
-        closed-form curve override it.
+        Exact for a Gaussian-DP curve (:meth:`Allowance.delta_at
+        <skdpgd.accounting.allowance.Allowance.delta_at>`); otherwise within 1e-3
+        relative, rounded up (:meth:`EpsilonCurve.delta_at
+        <skdpgd.accounting.allowance.EpsilonCurve.delta_at>`).
 
         Parameters
         ----------
@@ -98,11 +124,7 @@ class PrivacyReport:
         delta : float
             1.0 when no delta below 1 works.
         """
-        try:
-            return invert_monotone(self.epsilon_at, float(epsilon), lower=1e-300,
-                                   upper=1.0 - 1e-12, increasing=False, rtol=1e-3)
-        except TargetUnreachableError:
-            return 1.0
+        return self._curve().delta_at(epsilon)
 
     @property
     def event(self):
@@ -132,9 +154,10 @@ class PrivacyReport:
     def __repr__(self):
         caveat = ("; NOT COVERED: the label set was read from the data"
                   if LABELS_READ_NOTE in self.notes else "")
-        head = (f"{self.title}(({format_up(self.epsilon)}, {format_up(self.delta)})-DP, "
-                f"{self._guarantee()}{self.neighbouring_relation} neighbours, {self.released}"
-                f"{caveat})")
+        point = ("" if math.isnan(self.delta)
+                 else f"({format_up(self.epsilon)}, {format_up(self.delta)})-DP, ")
+        head = (f"{self.title}({point}{self._guarantee()}{self.neighbouring_relation} "
+                f"neighbours, {self.released}{caveat})")
         notes = [f"  note: {note}" for note in self.notes]
         return "\n".join([head, *self._lines(), *notes])
 
@@ -186,35 +209,10 @@ class GaussianRunPrivacyReport(RunPrivacyReport):
 
     mu: float
 
-    def epsilon_at(self, delta):
-        """Smallest epsilon such that this run is (epsilon, delta)-DP.
-
-        Parameters
-        ----------
-        delta : float
-            In (0, 1).
-
-        Returns
-        -------
-        epsilon : float
-            ``gdp_to_epsilon(mu, delta)`` (Dong, Roth, Su 2022, Corollary 2.13).
-        """
-        return gdp_to_epsilon(self.mu, delta)
-
-    def delta_at(self, epsilon):
-        """Smallest delta such that this run is (epsilon, delta)-DP.
-
-        Parameters
-        ----------
-        epsilon : float
-            >= 0.
-
-        Returns
-        -------
-        delta : float
-            ``gdp_to_delta(mu, epsilon)`` (Dong, Roth, Su 2022, Corollary 2.13).
-        """
-        return gdp_to_delta(self.mu, epsilon)
+    def _curve(self):
+        """``Allowance(mu)``: ``gdp_to_epsilon(mu, delta)`` and ``gdp_to_delta(mu, epsilon)``
+        (Dong, Roth, Su 2022, Corollary 2.13)."""
+        return Allowance(self.mu)
 
     @property
     def event(self):

@@ -7,6 +7,7 @@ from ._format import format_near, format_up
 from ._report import RunPrivacyReport
 from ._sampled_sgd import poisson_noise_multiplier, poisson_run_discretization
 from ._sgd_bounds import THEOREMS, sampled_sgd_bounds
+from .allowance import EpsilonCurve
 
 __all__ = ["SampledSGDPrivacyReport", "sampled_sgd_report"]
 
@@ -16,8 +17,8 @@ class SampledSGDPrivacyReport(RunPrivacyReport):
     """The report of a sampled noisy SGD run (min over the bounds that cover it).
 
     A sampled run is not Gaussian-DP in closed form: it has no ``mu``, and
-    :meth:`epsilon_at` / :meth:`delta_at` recompute the bounds of
-    :func:`skdpgd.accounting.sampled_sgd_bounds` instead.
+    :meth:`~PrivacyReport.epsilon_at` / :meth:`~PrivacyReport.delta_at` recompute the
+    bounds of :func:`skdpgd.accounting.sampled_sgd_bounds` instead.
 
     Attributes
     ----------
@@ -70,20 +71,9 @@ class SampledSGDPrivacyReport(RunPrivacyReport):
                                      gradient_bound=self.gradient_bound)
         return PoissonSampledGaussianEvent(self.sampling_rate, z, self.n_steps, relation)
 
-    def epsilon_at(self, delta):
-        """Smallest epsilon the bounds give for this run at ``delta``.
-
-        Parameters
-        ----------
-        delta : float
-            In (0, 1).
-
-        Returns
-        -------
-        epsilon : float
-            The minimum over the bounds that apply (:func:`sampled_sgd_bounds`).
-        """
-        return self._bounds(delta).epsilon
+    def _curve(self):
+        """The minimum over the bounds that apply (:func:`sampled_sgd_bounds`) at each delta."""
+        return EpsilonCurve(lambda delta: self._bounds(delta).epsilon)
 
     def _lines(self):
         lines = super()._lines() + [

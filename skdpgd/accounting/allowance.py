@@ -44,10 +44,11 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol, TypeVar
 
 from ._events import GaussianDpEvent, GaussianDpWithDeltaEvent, PrivacyEvent
-from ._gdp import gdp_to_epsilon
+from ._gdp import gdp_to_delta, gdp_to_epsilon
+from ._inverter import TargetUnreachableError, invert_monotone
 from ._margin import within_allowance
 
-__all__ = ["Allowance", "AllowanceCharge", "Charge", "Ledger", "admit", "release"]
+__all__ = ["Allowance", "AllowanceCharge", "Charge", "EpsilonCurve", "Ledger", "admit", "release"]
 
 PlanT = TypeVar("PlanT")
 ResultT = TypeVar("ResultT")
@@ -104,6 +105,23 @@ class Allowance:
         if delta <= self.extra_delta:
             return math.inf
         return float(gdp_to_epsilon(self.mu, delta - self.extra_delta))
+
+    def delta_at(self, epsilon: float) -> float:
+        r"""Smallest delta at ``epsilon``: :math:`\delta_\mu(\varepsilon) + \delta_0`.
+
+        Exact (Dong, Roth and Su 2022, Corollary 2.13), plus the additive delta.
+
+        Parameters
+        ----------
+        epsilon : float
+            >= 0.
+
+        Returns
+        -------
+        float
+            The smallest delta at which the release is (epsilon, delta)-DP.
+        """
+        return float(gdp_to_delta(self.mu, epsilon)) + self.extra_delta
 
     def covers(self, mu: float, extra_delta: float = 0.0) -> bool:
         """Whether a spend of ``(mu, extra_delta)`` is within this allowance.
@@ -171,6 +189,45 @@ class Allowance:
             The event, ``epsilon_at(delta)``, ``delta`` and the description.
         """
         return AllowanceCharge(self, float(delta), str(description))
+
+
+class EpsilonCurve:
+    """A privacy curve known through its epsilon at each delta.
+
+    What a report whose curve has no closed-form delta gives :meth:`skdpgd.PrivacyReport.delta_at`
+    (the Gaussian curves are :class:`Allowance`, exact both ways).
+
+    Parameters
+    ----------
+    epsilon_at : callable (delta) -> float
+        The smallest epsilon at ``delta``, non-increasing in ``delta``.
+    """
+
+    def __init__(self, epsilon_at):
+        self.epsilon_at = epsilon_at
+
+    def delta_at(self, epsilon):
+        """A delta (within 1e-3 relative, rounded up) at which the curve gives ``epsilon``.
+
+        Bisection on log delta over ``epsilon_at`` with the conservative inverter
+        (:func:`~skdpgd.accounting._inverter.invert_monotone`): the returned delta's
+        epsilon was computed and is <= ``epsilon``.
+
+        Parameters
+        ----------
+        epsilon : float
+            >= 0.
+
+        Returns
+        -------
+        delta : float
+            1.0 when no delta below 1 works.
+        """
+        try:
+            return invert_monotone(self.epsilon_at, float(epsilon), lower=1e-300,
+                                   upper=1.0 - 1e-12, increasing=False, rtol=1e-3)
+        except TargetUnreachableError:
+            return 1.0
 
 
 @dataclass(frozen=True)

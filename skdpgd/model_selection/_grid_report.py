@@ -104,20 +104,10 @@ class GridSelectionPrivacyReport(PrivacyReport):
         """
         return math.sqrt(self.n_trials * self.trial_mu ** 2 + self.refit_mu ** 2)
 
-    def epsilon_at(self, delta):
-        """The same release at another delta (exact Gaussian-DP conversion).
-
-        Parameters
-        ----------
-        delta : float
-            In (0, 1).
-
-        Returns
-        -------
-        float
-            epsilon at ``delta`` (inf when ``delta`` is at most the additive delta).
-        """
-        return Allowance(self.mu, self.preparation_extra_delta).epsilon_at(delta)
+    def _curve(self):
+        """``Allowance(mu, preparation_extra_delta)``: the exact Gaussian-DP curve plus the
+        additive delta (epsilon inf when ``delta`` is at most that delta)."""
+        return Allowance(self.mu, self.preparation_extra_delta)
 
     @property
     def events(self):

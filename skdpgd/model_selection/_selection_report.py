@@ -13,6 +13,7 @@ from ..accounting import (
     gdp_to_rdp,
     rdp_to_epsilon,
 )
+from ..accounting.allowance import EpsilonCurve
 
 
 @dataclass(frozen=True, repr=False, kw_only=True)
@@ -101,19 +102,12 @@ class SelectionPrivacyReport(PrivacyReport):
         orders = np.asarray(self.orders)
         return np.asarray(self.rdp) + gdp_to_rdp(orders, self.preparation_mu)
 
-    def epsilon_at(self, delta):
-        """The same release at another delta (RDP conversion).
+    def _curve(self):
+        r"""The total Renyi-DP curve converted by ``rdp_to_epsilon`` at
+        :math:`\delta - \delta_0` (inf when ``delta`` is at most the additive delta)."""
+        return EpsilonCurve(self._rdp_epsilon_at)
 
-        Parameters
-        ----------
-        delta : float
-            In (0, 1).
-
-        Returns
-        -------
-        float
-            epsilon at ``delta`` (inf when ``delta`` is at most the additive delta).
-        """
+    def _rdp_epsilon_at(self, delta):
         if delta <= self.preparation_extra_delta:
             return np.inf
         return rdp_to_epsilon(np.asarray(self.orders), self.total_rdp(),

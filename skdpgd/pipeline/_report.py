@@ -19,21 +19,12 @@ from ..accounting import (
     GaussianDpEvent,
     GaussianDpWithDeltaEvent,
     PrivacyReport,
-    gdp_to_delta,
-    gdp_to_epsilon,
 )
 from ..accounting._format import format_up
+from ..accounting.allowance import Allowance
 
 SOURCE = ("Dong, Roth, Su (2022), Corollary 3.3 (exact GDP composition) and Corollary 2.13; "
           "additive deltas of thresholded releases added (skdpgd.accounting._composition)")
-
-
-def _epsilon(mu, delta, extra_delta):
-    if delta <= extra_delta or mu == math.inf:
-        return math.inf
-    if mu == 0.0:
-        return 0.0
-    return float(gdp_to_epsilon(mu, delta - extra_delta))
 
 
 @dataclass(frozen=True, repr=False, kw_only=True)
@@ -114,41 +105,16 @@ class PipelinePrivacyReport(PrivacyReport):
         extra = math.fsum(float(getattr(r, "extra_delta", 0.0)) for _, r in steps)
         mu = math.sqrt(mu2)
         return cls(
-            epsilon=_epsilon(mu, float(delta), extra), delta=float(delta), mu=mu,
+            epsilon=Allowance(mu, extra).epsilon_at(float(delta)), delta=float(delta), mu=mu,
             extra_delta=extra, steps=steps, n_samples=int(n_samples),
             preparation_share=float(preparation_share), planned=bool(planned),
             notes=tuple(notes), shared=tuple(shared),
         )
 
-    def epsilon_at(self, delta):
-        r"""Smallest epsilon at ``delta``: the GDP curve at :math:`\delta - \delta_0`.
-
-        Parameters
-        ----------
-        delta : float
-            In (0, 1).
-
-        Returns
-        -------
-        float
-            ``gdp_to_epsilon(mu, delta - extra_delta)``; inf when ``delta <= extra_delta``.
-        """
-        return _epsilon(self.mu, float(delta), self.extra_delta)
-
-    def delta_at(self, epsilon):
-        r""":math:`\delta_\mu(\varepsilon) + \delta_0`.
-
-        Parameters
-        ----------
-        epsilon : float
-            >= 0.
-
-        Returns
-        -------
-        float
-            The smallest delta at which the pipeline is (epsilon, delta)-DP.
-        """
-        return float(gdp_to_delta(self.mu, epsilon)) + self.extra_delta
+    def _curve(self):
+        r"""``Allowance(mu, extra_delta)``: :math:`\delta_\mu(\varepsilon) + \delta_0`, and
+        epsilon inf when ``delta`` is at most ``extra_delta``."""
+        return Allowance(self.mu, self.extra_delta)
 
     @property
     def event(self):
