@@ -2,33 +2,47 @@ r"""Privacy of one sampled noisy SGD run: the bounds that cover it, their minimu
 
 A projected noisy SGD run may be covered by several theorems at once; each is a valid
 upper bound on the same quantity, so their minimum is one too, and the report names the
-one that binds. The run skdpgd implements and accounts (``solver="sgd"``) is Poisson
-sampling with the sum normalised by the expected batch size b, and one bound covers it:
+one that binds. ``solver="sgd"`` runs one of two samplers:
 
-============================  ==================  =============================================
-bound                         sampling            source
-============================  ==================  =============================================
-``"composition"``             Poisson             PLD of the Poisson-subsampled Gaussian,
-                                                  replace-one (:func:`poisson_sgd_epsilon`)
-============================  ==================  =============================================
+=========================  ==========  ================================================
+bound                      sampling    source
+=========================  ==========  ================================================
+``"composition"``          poisson     PLD of the Poisson-subsampled Gaussian,
+                                       replace-one (:func:`poisson_sgd_epsilon`)
+``"composition"``          uniform     RDP of the Gaussian subsampled without
+                                       replacement, replace-one: Wang, Balle,
+                                       Kasiviswanathan 2019, Theorem 27
+                                       (:func:`~skdpgd.accounting._uniform_sgd.
+                                       uniform_sgd_composition_epsilon`)
+``"altschuler_talwar"``    uniform     Altschuler and Talwar (NeurIPS 2022), eq. (3.3),
+                                       last iterate, convex, a ball of diameter D,
+                                       eta <= 2/M (:func:`~skdpgd.accounting.
+                                       _altschuler_talwar.altschuler_talwar_rdp`)
+=========================  ==========  ================================================
 
-Every report also states why Altschuler and Talwar (NeurIPS 2022), eq. (3.3), does not
-cover the run (:data:`NOT_APPLICABLE`): it is stated and proved for fixed-size batches
-drawn uniformly without replacement and a bounded domain, a run no estimator makes.
+A Poisson report states why Altschuler-Talwar does not cover it (:data:`NOT_APPLICABLE`):
+the theorem is stated and proved for fixed-size batches drawn uniformly without
+replacement, and a Poisson batch larger than b can make the step expansive.
 
 Not used: Ryffel, Bach, Pointcheval (2022) Theorem 3.2 (it does not hold as stated; see
-``tests/accounting/test_dp_sgld_theorem_counterexample.py`` and ``docs/sgd_bounds.md``), and any
-strongly convex last-iterate bound for *sampled* SGD: Bok-Su-Altschuler (2024) Theorem 4.9 covers
-uniform runs, but its formulas could not be traced here (only the authors' CLT
-approximation, Proposition C.14, is available) and its C_{b/n} composition is DRS22's
-symmetrised operator, which dp-accounting's events understate (``docs/sgd_bounds.md``).
+``tests/accounting/test_dp_sgld_theorem_counterexample.py`` and ``docs/sgd_bounds.md``);
+Bok-Su-Altschuler (2024) Theorems 4.9 (strongly convex) and 4.10 (convex, bounded domain)
+for noisy SGD: their displayed formulas are missing from the text of the paper available
+here (the statements end at "NoisySGD is -DP where"), and the shifted-interpolation proof
+composes DRS22's symmetrised subsampling operator, which dp-accounting's events understate
+(``docs/sgd_bounds.md``).
 """
 
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from ..exceptions import BoundNotApplicableError
+from ._altschuler_talwar import AT_ORDERS, altschuler_talwar_rdp, check_altschuler_talwar
 from ._checks import check_positive, check_probability
 from ._gdp import epsilon_delta_to_gdp
+from ._rdp import rdp_to_epsilon
 from ._sampled_sgd import (
     _check_run,
     _needs_closed_form,
@@ -42,14 +56,19 @@ from ._sampled_sgd import (
     poisson_sgd_epsilon,
     search_noise,
 )
+from ._uniform_sgd import uniform_sgd_composition_epsilon
 
-#: The samplers accounted here (the one ``solver="sgd"`` runs).
-SAMPLINGS = ("poisson",)
+#: The samplers accounted here (the ones ``solver="sgd"`` runs).
+SAMPLINGS = ("poisson", "uniform")
 
-#: Bound name -> the theorem it comes from.
+#: (sampling, bound name) -> the theorem it comes from.
 THEOREMS = {
-    "composition": "composition of the Poisson-subsampled Gaussian, replace-one, PLD "
-    "(dp-accounting; Doroshenko et al. 2022)",
+    ("poisson", "composition"): "composition of the Poisson-subsampled Gaussian, "
+    "replace-one, PLD (dp-accounting; Doroshenko et al. 2022)",
+    ("uniform", "composition"): "composition of the Gaussian subsampled without "
+    "replacement, replace-one, RDP (Wang, Balle, Kasiviswanathan 2019, Theorem 27)",
+    ("uniform", "altschuler_talwar"): "Altschuler and Talwar (2022), eq. (3.3): last "
+    "iterate, convex on a bounded domain (a burn-in, then no further loss)",
 }
 
 #: Theorems about sampled SGD that do not cover skdpgd's run, and why (every report
@@ -75,12 +94,15 @@ class SampledSGDBounds:
         name -> epsilon for every bound that applies.
     not_applicable : dict
         name -> why the theorem does not cover this run.
+    theorem : str
+        The theorem of ``binding_bound`` (:data:`THEOREMS`).
     """
 
     epsilon: float
     binding_bound: str
     epsilons: dict = field(default_factory=dict)
     not_applicable: dict = field(default_factory=dict)
+    theorem: str = ""
 
 
 def check_sampling(sampling):
@@ -101,6 +123,14 @@ def check_sampling(sampling):
     return sampling
 
 
+def _altschuler_talwar_epsilon(noise_std, n_steps, delta, run):
+    """epsilon of :func:`altschuler_talwar_rdp` at delta (rdp_to_epsilon over AT_ORDERS)."""
+    rdp = altschuler_talwar_rdp(AT_ORDERS, noise_std, n_steps, **run)
+    if np.all(rdp == 0.0):
+        return 0.0
+    return rdp_to_epsilon(AT_ORDERS, rdp, delta) if np.any(np.isfinite(rdp)) else math.inf
+
+
 def sampled_sgd_bounds(
     noise_std,
     n_steps,
@@ -111,6 +141,9 @@ def sampled_sgd_bounds(
     n_samples,
     gradient_bound,
     discretization=None,
+    learning_rate=None,
+    smoothness=None,
+    diameter=None,
 ):
     r"""(epsilon, delta) of a sampled noisy SGD run: the minimum over the bounds that cover it.
 
@@ -120,31 +153,52 @@ def sampled_sgd_bounds(
         sigma (on the averaged gradient) and K.
     delta : float
         Target delta.
-    sampling : {"poisson"}
+    sampling : {"poisson", "uniform"}
         How :func:`skdpgd.optim.noisy_sampled_gradient_descent` drew the batches.
     batch_size, n_samples : int
-        b (the expected size) and n.
+        b (the expected size for Poisson, the exact size for uniform) and n.
     gradient_bound : float
         L, bound on every per-example gradient norm over the domain.
     discretization : float or None
-        PLD grid; None: automatic
+        PLD grid of the Poisson composition; None: automatic
         (:func:`~skdpgd.accounting._sampled_sgd.pld_discretization`).
+    learning_rate, smoothness : float or None
+        eta and M (the smoothness of the regularised per-example objective): with
+        ``sampling="uniform"`` and a finite ``diameter``, Altschuler-Talwar applies when
+        eta <= 2/M.
+    diameter : float or None
+        D of the projection set (2r for the ball of radius r); None or ``inf``: no
+        projection.
 
     Returns
     -------
     SampledSGDBounds
-        The epsilon of every bound that covers the run (today one: ``"composition"``,
-        :func:`poisson_sgd_epsilon`, :ref:`PLD composition <pld-composition>`), their
-        minimum and the binding one, and
-        :data:`~skdpgd.accounting._sgd_bounds.NOT_APPLICABLE` (why Altschuler-Talwar does
-        not cover it).
+        The epsilon of every bound that covers the run, their minimum and the binding one
+        (``"composition"`` on ties), and why the others do not apply.
     """
     check_sampling(sampling)
-    epsilons = {"composition": poisson_sgd_epsilon(
-        noise_std, n_steps, delta=delta, discretization=discretization,
-        batch_size=batch_size, n_samples=n_samples, gradient_bound=gradient_bound)}
+    common = dict(batch_size=batch_size, n_samples=n_samples, gradient_bound=gradient_bound)
+    not_applicable = {}
+    if sampling == "poisson":
+        epsilons = {"composition": poisson_sgd_epsilon(
+            noise_std, n_steps, delta=delta, discretization=discretization, **common)}
+        not_applicable.update(NOT_APPLICABLE)
+    else:
+        epsilons = {"composition": uniform_sgd_composition_epsilon(
+            noise_std, n_steps, delta=delta, **common)}
+        try:
+            check_altschuler_talwar(learning_rate=learning_rate, smoothness=smoothness,
+                                    diameter=diameter)
+        except BoundNotApplicableError as exc:
+            not_applicable["altschuler_talwar"] = str(exc)
+        else:
+            run = dict(common, learning_rate=learning_rate, smoothness=smoothness,
+                       diameter=diameter)
+            epsilons["altschuler_talwar"] = _altschuler_talwar_epsilon(
+                noise_std, n_steps, check_probability("delta", delta), run)
     binding = min(epsilons, key=lambda name: (epsilons[name], name != "composition"))
-    return SampledSGDBounds(epsilons[binding], binding, epsilons, dict(NOT_APPLICABLE))
+    return SampledSGDBounds(epsilons[binding], binding, epsilons, not_applicable,
+                            THEOREMS[sampling, binding])
 
 
 def calibrate_sampled_sgd(
@@ -158,6 +212,9 @@ def calibrate_sampled_sgd(
     gradient_bound,
     discretization=None,
     rtol=2e-3,
+    learning_rate=None,
+    smoothness=None,
+    diameter=None,
 ):
     r"""Smallest noise std (to ``rtol``) whose :func:`sampled_sgd_bounds` epsilon is <= target.
 
@@ -167,7 +224,9 @@ def calibrate_sampled_sgd(
     :func:`~skdpgd.accounting._sampled_sgd.clt_noise_multiplier` (planning only). With
     the one bound that covers a Poisson run it solves the equation of
     :func:`calibrate_poisson_sgd` (:ref:`PLD composition <pld-composition>`), which
-    brackets z = sigma b / L instead of sigma: the two answers agree to ``rtol``.
+    brackets z = sigma b / L instead of sigma: the two answers agree to ``rtol``. A
+    uniform run with a bounded domain is calibrated on the minimum of its composition
+    and Altschuler-Talwar bounds.
 
     Parameters
     ----------
@@ -177,10 +236,10 @@ def calibrate_sampled_sgd(
         Target delta in (0, 1).
     n_steps : int
         K >= 0, the number of steps.
-    sampling : {"poisson"}
+    sampling : {"poisson", "uniform"}
         How :func:`skdpgd.optim.noisy_sampled_gradient_descent` draws the batches.
     batch_size : int
-        b in [1, n], the expected batch size.
+        b in [1, n], the expected (Poisson) or exact (uniform) batch size.
     n_samples : int
         n >= 1, the number of rows (public).
     gradient_bound : float
@@ -190,6 +249,8 @@ def calibrate_sampled_sgd(
         (:func:`~skdpgd.accounting._sampled_sgd.pld_discretization`).
     rtol : float, default=2e-3
         Relative width of the final bracket on sigma; the answer is its upper end.
+    learning_rate, smoothness, diameter : float or None, default=None
+        eta, M and D of a uniform run (:func:`sampled_sgd_bounds`); ignored for Poisson.
 
     Returns
     -------
@@ -201,7 +262,7 @@ def calibrate_sampled_sgd(
     ------
     ValueError
         When ``epsilon`` is finite and above ``SGD_MAX_EPSILON`` (1000)
-        (:func:`check_sgd_epsilon`), or ``sampling`` is not ``"poisson"``.
+        (:func:`check_sgd_epsilon`), or ``sampling`` is not one of :data:`SAMPLINGS`.
     RuntimeError
         When no noise level up to 1e12 meets the target.
     """
@@ -213,6 +274,7 @@ def calibrate_sampled_sgd(
     kwargs = dict(
         delta=delta, sampling=sampling, batch_size=batch_size, n_samples=n_samples,
         gradient_bound=gradient_bound, discretization=discretization,
+        learning_rate=learning_rate, smoothness=smoothness, diameter=diameter,
     )
 
     def eps_of(sigma):

@@ -98,9 +98,9 @@ class SampledSGDPlan:
 def sgd_sampling_variance(*, gradient_bound, batch_size, n_samples, sampling):
     r"""Bound on the variance of the normalised mini-batch gradient (planning only).
 
-    With Poisson sampling (every row kept independently with probability q = b/n) and
-    the sum divided by the fixed b, as :func:`skdpgd.optim.noisy_sampled_gradient_descent`
-    does, the indicators are independent Bernoulli(q), so
+    Poisson sampling (every row kept independently with probability q = b/n) with the
+    sum divided by the fixed b, as :func:`skdpgd.optim.noisy_sampled_gradient_descent`
+    does: the indicators are independent Bernoulli(q), so
 
     .. math::
 
@@ -108,7 +108,10 @@ def sgd_sampling_variance(*, gradient_bound, batch_size, n_samples, sampling):
         \le L^2\,\frac{1-q}{b},
 
     using :math:`\|g_i\|\le L` and :math:`nq = b` (the trace of the covariance; zero at
-    q = 1, where every row is in every batch). It enters only the utility proxy
+    q = 1, where every row is in every batch). Uniform sampling (b distinct rows): the
+    mean of a simple random sample has variance :math:`(1 - b/n)\,s^2/b` with
+    :math:`s^2 = \sum_i\|g_i - \bar g\|^2/(n-1) \le nL^2/(n-1)`, so at most
+    :math:`L^2 (n-b)/(b(n-1))`. It enters only the utility proxy
     (:func:`sgd_utility_proxy`, :ref:`calibration`) and plays no part in any
     privacy claim.
 
@@ -117,24 +120,26 @@ def sgd_sampling_variance(*, gradient_bound, batch_size, n_samples, sampling):
     gradient_bound : float
         L >= 0, the bound on every per-example gradient norm.
     batch_size : int
-        b in [1, n], the expected batch size.
+        b in [1, n], the expected (Poisson) or exact (uniform) batch size.
     n_samples : int
         n, the number of rows.
-    sampling : {"poisson"}
-        The sampler of the run (validated: the only one skdpgd runs and accounts).
+    sampling : {"poisson", "uniform"}
+        The sampler of the run (validated).
 
     Returns
     -------
     float
-        :math:`L^2 (1 - b/n) / b`.
+        :math:`L^2 (1 - b/n) / b` (Poisson) or :math:`L^2 (n - b)/(b (n - 1))` (uniform).
 
     Raises
     ------
     ValueError
-        When ``sampling`` is not ``"poisson"``.
+        When ``sampling`` is not one of the samplers skdpgd runs and accounts.
     """
     check_sampling(sampling)
     b, n, lip = float(batch_size), float(n_samples), float(gradient_bound)
+    if sampling == "uniform":
+        return lip * lip * (n - b) / (b * (n - 1.0)) if n > 1 else 0.0
     return lip * lip * (1.0 - b / n) / b
 
 
@@ -225,10 +230,38 @@ def _best_per_rate(candidates):
     return [best[b] for b in sorted(best)]
 
 
+def domain_diameter(strong_convexity, *, max_coef_norm, zero_loss_bound):
+    r"""D = 2r of the ball a run with this lam projects onto (``inf``: none).
+
+    The same radius as :func:`skdpgd.solvers._base.projection_radius`: the user's
+    ``max_coef_norm``, else :math:`\sqrt{2 f_0/\lambda}` for lam > 0 and a finite f_0.
+
+    Parameters
+    ----------
+    strong_convexity : float
+        lam >= 0.
+    max_coef_norm : float or None
+        The user's public radius.
+    zero_loss_bound : float
+        f_0, a public bound on the data term at 0 (``inf``: none known).
+
+    Returns
+    -------
+    float
+        2r, or ``inf``.
+    """
+    if max_coef_norm is not None:
+        return 2.0 * float(max_coef_norm)
+    lam, bound = float(strong_convexity), float(zero_loss_bound)
+    if lam > 0.0 and math.isfinite(bound) and bound > 0.0:
+        return 2.0 * math.sqrt(2.0 * bound / lam)
+    return math.inf
+
+
 @lru_cache(maxsize=256)
 def _plan_cached(
     epsilon, delta, lip, beta_l, n, p, r0, lams, max_passes, sampling, rates, discretization,
-    exact_passes=False,
+    exact_passes=False, max_coef_norm=None, zero_loss_bound=math.inf,
 ):
     target_mu = epsilon_delta_to_gdp(epsilon, delta)
     if exact_passes:
@@ -243,13 +276,15 @@ def _plan_cached(
     # it is optimistic by up to 2x at small q (many steps, large noise multiplier), which
     # would favour tiny batches. So every rate's best candidate is calibrated exactly and
     # the finalists are compared at their exact noise.
+    domain = dict(max_coef_norm=max_coef_norm, zero_loss_bound=zero_loss_bound)
     plans = [_exact_plan(epsilon, delta, cand, lip=lip, beta_l=beta_l, n=n, p=p, r0=r0,
-                         sampling=sampling, discretization=discretization)
+                         sampling=sampling, discretization=discretization, domain=domain)
              for cand in finalists]
     return min(plans, key=lambda plan: plan.utility_proxy)
 
 
-def _exact_plan(epsilon, delta, candidate, *, lip, beta_l, n, p, r0, sampling, discretization):
+def _exact_plan(epsilon, delta, candidate, *, lip, beta_l, n, p, r0, sampling, discretization,
+                domain):
     """A candidate (proxy, lam, b, K, eta) with its noise calibrated exactly."""
     _, lam, b, k, eta = candidate
     beta = beta_l + lam
@@ -257,6 +292,9 @@ def _exact_plan(epsilon, delta, candidate, *, lip, beta_l, n, p, r0, sampling, d
         sampling=sampling, batch_size=b, n_samples=n, gradient_bound=lip,
         discretization=discretization,
     )
+    if sampling == "uniform":  # Altschuler-Talwar reads the step, M and the diameter
+        run.update(learning_rate=eta, smoothness=beta,
+                   diameter=domain_diameter(lam, **domain))
     sigma = calibrate_sampled_sgd(epsilon, delta, n_steps=k, **run)
     bounds = sampled_sgd_bounds(sigma, k, delta=delta, **run)
     proxy = float(sgd_utility_proxy(
@@ -285,6 +323,8 @@ def plan_sampled_sgd(
     sampling_rates=SGD_SAMPLING_RATES,
     discretization=None,
     exact_passes=False,
+    max_coef_norm=None,
+    zero_loss_bound=math.inf,
 ):
     r"""Choose b, K, eta, sigma (and lam) for sampled noisy SGD under (epsilon, delta).
 
@@ -314,8 +354,11 @@ def plan_sampled_sgd(
         Largest number of passes over the data, K b / n.
     strong_convexity : float or None, default=None
         lam > 0, or None to choose it.
-    sampling : {"poisson"}, default="poisson"
-        The sampler the run will use (the one the accounting covers).
+    sampling : {"poisson", "uniform"}, default="poisson"
+        The sampler the run will use. ``"uniform"`` (b distinct rows per step) is
+        accounted by the minimum of its composition bound and, on a bounded domain,
+        Altschuler-Talwar's (:func:`sampled_sgd_bounds`); candidates are still ranked by
+        the Poisson CLT noise, then calibrated exactly on that minimum.
     sampling_rates : tuple of float, default=SGD_SAMPLING_RATES
         Candidate q.
     discretization : float or None, default=None
@@ -326,6 +369,11 @@ def plan_sampled_sgd(
     exact_passes : bool, default=False
         Plan exactly ``max_passes`` passes (a user's fixed ``max_iter``) instead of
         choosing the number of passes up to it.
+    max_coef_norm : float or None, default=None
+        The user's public radius r of the projection ball (uniform runs: D = 2r).
+    zero_loss_bound : float, default=inf
+        f_0, for the default ball :math:`\sqrt{2 f_0/\lambda}` of a uniform run
+        without ``max_coef_norm`` (:func:`domain_diameter`).
 
     Returns
     -------
@@ -364,4 +412,5 @@ def plan_sampled_sgd(
         float(epsilon), float(delta), float(lip), float(beta_l), n, p, float(r0), lams,
         float(max_passes), sampling, rates,
         None if discretization is None else float(discretization), bool(exact_passes),
+        None if max_coef_norm is None else float(max_coef_norm), float(zero_loss_bound),
     )
