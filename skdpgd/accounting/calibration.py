@@ -55,6 +55,7 @@ __all__ = [
     "cyclic_factors",
     "gd_factors",
     "shift_ratio",
+    "target_mu_of",
 ]
 
 
@@ -76,17 +77,56 @@ def check_target(epsilon, delta):
     return epsilon, delta
 
 
+def target_mu_of(epsilon, delta, mu=None):
+    r"""The Gaussian-DP target :math:`\mu^*` of a calibration, and the checked target.
+
+    A target is either ``(epsilon, delta)``, turned into the largest :math:`\mu` that
+    implies it (:func:`epsilon_delta_to_gdp`, lossless), or an allowance already in the
+    currency of the accountant, ``mu`` (``epsilon`` None: a DP pipeline hands its
+    estimator a Gaussian-DP allowance, which is then not converted at all).
+
+    Parameters
+    ----------
+    epsilon : float or None
+        Target epsilon > 0 (``inf``: no noise), or None when ``mu`` is given.
+    delta : float
+        In (0, 1): the delta at which the run's epsilon is reported.
+    mu : float, optional
+        The Gaussian-DP target > 0 (``inf``: no noise), instead of ``epsilon``.
+
+    Returns
+    -------
+    epsilon : float or None
+        As given, checked.
+    delta : float
+        As given, checked.
+    target_mu : float
+        :math:`\mu^*`.
+    """
+    if mu is None:
+        epsilon, delta = check_target(epsilon, delta)
+        return epsilon, delta, epsilon_delta_to_gdp(epsilon, delta)
+    if epsilon is not None:
+        raise ValueError(f"a target is epsilon or mu, not both (got epsilon={epsilon!r}, "
+                         f"mu={mu!r}).")
+    return None, check_probability("delta", delta), check_positive("mu", mu, allow_inf=True)
+
+
 def _noise_for(target_mu, sensitivity, size, factor, epsilon, delta, accountant):
     """sigma = S * factor / (size * mu*), nudged up until the accountant agrees.
 
     The closed form is the crossing of the bound; the inverter walks up from it by factors
-    1 + 1e-12 (at most 200) to the first sigma whose epsilon was computed and meets the
-    target (:func:`~skdpgd.accounting._inverter.invert_monotone`).
+    1 + 1e-12 (at most 200) to the first sigma whose bound was computed and meets the
+    target (:func:`~skdpgd.accounting._inverter.invert_monotone`): its epsilon at
+    ``delta`` for a target in epsilon, its mu itself for a target in mu (``epsilon``
+    None), so that an allowance in mu is met without a conversion.
     """
     if target_mu == math.inf or sensitivity == 0.0:
         return 0.0
-    return nudge_up(lambda sigma: gdp_to_epsilon(accountant(sigma), delta), epsilon,
-                    sensitivity * factor / (size * target_mu))
+    guess = sensitivity * factor / (size * target_mu)
+    if epsilon is None:
+        return nudge_up(accountant, target_mu, guess)
+    return nudge_up(lambda sigma: gdp_to_epsilon(accountant(sigma), delta), epsilon, guess)
 
 
 def _convex_factor(n_batches, passes, diameter, size, sensitivity, learning_rate):
@@ -109,6 +149,7 @@ def calibrate_noisy_gd(
     smoothness,
     n_steps,
     diameter=None,
+    mu=None,
 ):
     r"""Smallest noise std that makes K steps of full-batch noisy GD (epsilon, delta)-DP.
 
@@ -123,8 +164,8 @@ def calibrate_noisy_gd(
 
     Parameters
     ----------
-    epsilon : float
-        Target epsilon > 0 (``inf``: no privacy asked).
+    epsilon : float or None
+        Target epsilon > 0 (``inf``: no privacy asked); None with ``mu``.
     delta : float
         Target delta in (0, 1).
     sensitivity : float
@@ -142,6 +183,9 @@ def calibrate_noisy_gd(
     diameter : float, optional
         D, the diameter of the ball the iterates are projected onto: Theorem 4.3's factor
         :math:`\sqrt{3x + \lceil x\rceil}` (:func:`convex_gd_squares`) joins the minimum.
+    mu : float, optional
+        A Gaussian-DP target instead of ``epsilon`` (then None): the noise is nudged
+        until the run's mu is at most it (:func:`target_mu_of`).
 
     Returns
     -------
@@ -150,12 +194,11 @@ def calibrate_noisy_gd(
         (relative, in epsilon) of it; 0.0 when ``epsilon`` is ``inf`` or the
         sensitivity is 0.
     """
-    epsilon, delta = check_target(epsilon, delta)
+    epsilon, delta, target_mu = target_mu_of(epsilon, delta, mu)
     sensitivity = check_positive("sensitivity", sensitivity, allow_zero=True)
     n = check_count("n_samples", n_samples)
     k = check_count("n_steps", n_steps, allow_inf=True)
     c = contraction_factor(learning_rate, strong_convexity, smoothness)
-    target_mu = epsilon_delta_to_gdp(epsilon, delta)
     factor = min(math.sqrt(k), convergent_gd_factor(c, k),
                  _convex_factor(1, k, diameter, n, sensitivity, learning_rate))
 
@@ -177,6 +220,7 @@ def calibrate_noisy_cyclic_gd(
     smoothness,
     n_epochs,
     diameter=None,
+    mu=None,
 ):
     r"""Smallest noise std that makes E epochs of cyclic noisy GD (epsilon, delta)-DP.
 
@@ -190,8 +234,8 @@ def calibrate_noisy_cyclic_gd(
 
     Parameters
     ----------
-    epsilon : float
-        Target epsilon > 0 (``inf``: no privacy asked).
+    epsilon : float or None
+        Target epsilon > 0 (``inf``: no privacy asked); None with ``mu``.
     delta : float
         Target delta in (0, 1).
     batch_size : int
@@ -211,6 +255,9 @@ def calibrate_noisy_cyclic_gd(
     diameter : float, optional
         D, the diameter of the ball the iterates are projected onto: bound (F)'s factor
         (:func:`convex_cyclic_squares`; Theorem 4.3's with one batch) joins the minimum.
+    mu : float, optional
+        A Gaussian-DP target instead of ``epsilon`` (then None): the noise is nudged
+        until the run's mu is at most it (:func:`target_mu_of`).
 
     Returns
     -------
@@ -219,14 +266,13 @@ def calibrate_noisy_cyclic_gd(
         (relative, in epsilon) of it; 0.0 when ``epsilon`` is ``inf`` or the
         sensitivity is 0.
     """
-    epsilon, delta = check_target(epsilon, delta)
+    epsilon, delta, target_mu = target_mu_of(epsilon, delta, mu)
     sensitivity = check_positive("sensitivity", sensitivity, allow_zero=True)
     n = check_count("n_samples", n_samples)
     e = check_count("n_epochs", n_epochs, allow_inf=True)
     c = contraction_factor(learning_rate, strong_convexity, smoothness)
     sizes = cyclic_batch_sizes(n, batch_size)
     b_min = int(sizes.min())
-    target_mu = epsilon_delta_to_gdp(epsilon, delta)
     factor = min(math.sqrt(e), convergent_cyclic_factor(c, len(sizes), e),
                  _convex_factor(len(sizes), e, diameter, b_min, sensitivity, learning_rate))
 

@@ -1,16 +1,22 @@
-"""Shared fit machinery of the DP linear models: validate, constants, calibrate, run, store.
+"""The one fit of the DP linear models: public plan, admission, run, check, store.
 
-The estimators stay thin: a subclass supplies its loss, its targets and how
-its hyperparameter maps to the strong convexity lam; everything about privacy goes
-through :mod:`skdpgd.accounting`, and the inner loop (:mod:`skdpgd.optim`) never sees
-epsilon.
+:meth:`BaseDPLinearModel._fit` writes the privacy-critical order once, for every
+estimator and every entry (``fit``; a DP pipeline's ``_fit_within``, handed an allowance
+in mu): (1) the public plan from n, d and the parameters, where every refusal that public
+numbers decide is made; (2) the ledger's admission (:func:`skdpgd.accounting.allowance.admit`);
+(3) the values read and the run within the allowance; (4) the check of the report
+against a handed allowance; (5) the fitted attributes stored. A subclass supplies what
+differs -- its loss (``_loss_and_shape``), its labels (``_public_labels`` before the
+charge, ``_read_targets`` after it), its regularisation and public scales, and the
+model's attributes (``_store_model``); what the run releases besides its last iterate
+is a component (:mod:`skdpgd.linear_model._run`: the plain run, private inference). The
+inner loop (:mod:`skdpgd.optim`) never sees epsilon.
 """
 
 import functools
 import math
 import numbers
 import time
-import typing
 
 import numpy as np
 from sklearn.base import BaseEstimator, is_classifier
@@ -23,27 +29,16 @@ from ..solvers import get as get_solver
 from ..utils._sklearn_compat import HasMethods, Interval, Options, StrOptions
 from ..utils._validation import check_epsilon, make_generator, resolve_delta
 from ._defaults import auto_intercept_scaling
+from ._inference import Inference, WithoutTable
 from ._inputs import InputChecks
-from ._refusals import refuse_warm_start
+from ._refusals import refuse_fit_params, refuse_warm_start
+from ._run import Charged, PlainRun, StepCounter, Target
 from ._weights import check_sample_weight_shape, row_weights
 
 #: The range of the public scales data_norm, intercept_scaling and y_bound. Outside it the
 #: products of the fit (theta ~ 1/data_norm, float32 weights, squared bounds in the
 #: planner) would underflow or overflow for some data; rescale the data instead.
 PUBLIC_SCALE_RANGE = (1e-12, 1e12)
-
-class Charged(typing.NamedTuple):
-    """What a charged fit planned from public numbers (computed once, passed down)."""
-
-    loss: object
-    coef_shape: tuple
-    problem: PublicProblem
-    plan: object
-    report: object
-    #: The report of the run that ran, where it differs from ``report`` (``"auto"``
-    #: choosing its run on a released Gram; post-processing, same guarantee).
-    run_report: object = None
-
 
 def fit_or_forget(fit):
     """Decorate ``fit`` so that the estimator is either wholly fitted or unfitted.
@@ -137,11 +132,13 @@ class BaseDPLinearModel(InputChecks, BaseEstimator):
             return auto_intercept_scaling(self.data_norm, n_features, n_outputs)
         return float(self.intercept_scaling)
 
-    def _problem(self, loss, n_samples, n_features, n_params, epsilon, delta):
+    def _problem(self, loss, n_samples, n_features, n_params, target):
         """The :class:`~skdpgd.solvers.PublicProblem` of a fit: public only.
 
         The intercept scaling b is computed here once and read from the problem by the
         run and by the split of theta; Rt = sqrt(R^2 + b^2) bounds augmented rows.
+        ``target`` (:class:`~skdpgd.linear_model._run.Target`) is ``(epsilon, delta)``,
+        or a Gaussian-DP ``mu`` at ``delta`` (then passed on unconverted).
         """
         scaling = self._intercept_scaling(n_features, loss.n_outputs)
         row_norm = math.hypot(self.data_norm, scaling or 0.0)
@@ -154,7 +151,9 @@ class BaseDPLinearModel(InputChecks, BaseEstimator):
                 "finite regularisation (C, alpha or 'auto')."
             )
         return PublicProblem(
-            epsilon=float(epsilon), delta=float(delta), n_samples=int(n_samples),
+            epsilon=None if target.epsilon is None else float(target.epsilon),
+            delta=float(target.delta), mu=None if target.mu is None else float(target.mu),
+            n_samples=int(n_samples),
             n_params=int(n_params), sensitivity=float(loss.sensitivity(row_norm)),
             gradient_bound=float(loss.gradient_bound(row_norm)),
             data_smoothness=float(loss.smoothness(row_norm)),
@@ -173,20 +172,52 @@ class BaseDPLinearModel(InputChecks, BaseEstimator):
             zero_loss_bound=self._zero_loss_bound(loss),
         )
 
-    def _plan_and_report(self, n_samples, n_features, n_classes, notes=()):
-        """(loss, coef_shape, problem, plan, report) from public numbers only."""
-        loss, coef_shape = self._loss_and_shape(n_features, n_classes)
-        loss, weight_notes = self._weighted_loss(loss)
-        notes = tuple(notes) + weight_notes
-        epsilon = check_epsilon(self.epsilon)
-        delta = resolve_delta(self.delta, n_samples)
-        problem = self._problem(
-            loss, n_samples, n_features, int(np.prod(coef_shape)), epsilon, delta
-        )
+    def _plan_and_report(self, n_samples, n_features, n_classes, notes=(), *, target=None,
+                         component=None):
+        """Step 1 of the fit: the :class:`~skdpgd.linear_model._run.Charged` plan, public only.
+
+        ``target``: what the run is calibrated to (default: the parameters' epsilon and
+        delta); ``component``: what the run releases besides its last iterate (default:
+        the parameters', :meth:`_run_component`).
+        """
+        component = self._run_component() if component is None else component
+        target = self._target(n_samples, None, None, component) if target is None else target
+        loss, coef_shape, run_target = component.plan_cost(self, n_samples, n_features,
+                                                            n_classes, target)
+        run_loss, weight_notes = self._weighted_loss(loss)
+        problem = self._problem(run_loss, n_samples, n_features, int(np.prod(coef_shape)),
+                                run_target)
         solver = get_solver(self.solver)
         plan = solver.plan(problem)  # "auto": the chosen candidate's plan, naming it
-        report = solver.report(plan, problem, notes)
-        return loss, coef_shape, problem, plan, report
+        plan, report = component.plan_report(solver, plan, problem,
+                                             tuple(notes) + weight_notes, loss, target)
+        return Charged(run_loss, coef_shape, problem, plan, report)
+
+    def _target(self, n_samples, allowance, delta, component):
+        """The run's :class:`~skdpgd.linear_model._run.Target` (public numbers only).
+
+        Without an allowance: the parameters' ``(epsilon, delta)``. With one (a DP
+        pipeline's, at ``delta``): its ``mu`` unconverted where the solver and the
+        component plan in mu, else its epsilon at ``delta`` (the one conversion, at the
+        edge of a planner that takes epsilon).
+        """
+        if allowance is None:
+            return Target(check_epsilon(self.epsilon), resolve_delta(self.delta, n_samples))
+        if component.plans_in_mu and get_solver(self.solver).plans_in_mu:
+            return Target(None, float(delta), float(allowance.mu))
+        return Target(float(allowance.epsilon_at(delta)), float(delta))
+
+    def _run_component(self, table_refusal=None):
+        """What the run releases besides its last iterate (:mod:`._run`), from the parameters.
+
+        ``inference=True``: the private coefficient table
+        (:class:`~skdpgd.linear_model._inference.Inference`); with ``table_refusal`` (a
+        DP pipeline's reason why no table can be released), the model at the whole
+        budget and a table without intervals; otherwise the plain run.
+        """
+        if not getattr(self, "inference", False):
+            return PlainRun()
+        return Inference() if table_refusal is None else WithoutTable(table_refusal)
 
     def _loss_and_shape(self, n_features, n_classes):
         """The loss ``fit`` uses and the shape of theta (abstract hook)."""
@@ -274,63 +305,104 @@ class BaseDPLinearModel(InputChecks, BaseEstimator):
             raise ValueError(
                 f"need n >= 2 and d >= 1, got n={n_samples}, d={n_features}."
             )
-        return self._plan_and_report(n_samples, n_features, n_classes)[-1]
+        return self._plan_and_report(n_samples, n_features, n_classes).report
 
-    def _charge(self, n_samples, n_features, n_classes, notes, sample_ids):
-        """Plan and report from public numbers, then charge the ledger: no value read yet.
+    # -- the one fit ---------------------------------------------------------------------
+    @fit_or_forget
+    def _fit(self, X, y, sample_ids=None, *, sample_weight=None, fit_params=None,
+             allowance=None, delta=None, table_refusal=None, name=None):
+        """The privacy-critical order, once: public plan, admission, run, check, store.
 
-        This is the first thing ``fit`` does with the data's (public) shape, so that a fit
-        refused later for its content (NaN, labels outside ``classes``, ...) has already
-        paid for what its refusal may reveal: a probe costs budget. See the privacy
-        model page ("Which errors depend on the data").
+        1. **plan** from the containers' shape and the parameters only: every refusal
+           public numbers decide is raised here (``_public_labels``, the solver's plan);
+        2. **admit**: the ledger is charged (:func:`~skdpgd.accounting.allowance.admit`)
+           before any value is read, so that a fit refused later for its content has
+           paid for what its refusal may reveal (docs/privacy_model.md, "Which errors
+           depend on the data");
+        3. **run**: the values are read (``_read_targets``: a refusal here depends on
+           one record only) and the run and its component's releases spend the planned
+           target; randomness enters here once;
+        4. **check**: a handed ``allowance`` covers the report (the one margin);
+        5. **store**: the model's attributes, the component's, then ``privacy_``.
 
-        Returns
-        -------
-        Charged
-            (loss, coef_shape, problem, plan, report), each computed once and passed down.
+        ``allowance`` (an :class:`~skdpgd.accounting.allowance.Allowance`, at
+        ``delta``) replaces the parameters' ``(epsilon, delta)``: a DP pipeline's share.
         """
+        refuse_fit_params(type(self).__name__, fit_params or {})
+        self._check_parameters()  # the parameters alone, before any shape is read
+        n_samples, n_features = self._public_shape(X, y)
+        self._check_weights(sample_weight, n_samples)
+        labels = self._public_labels(X, y, n_samples)
         sample_ids = self._check_sample_ids(sample_ids, n_samples)
-        charged = Charged(*self._plan_and_report(n_samples, n_features, n_classes, notes))
-        # the release protocol's admission (accounting.allowance): may refuse
-        admit(self.ledger, [(self, charged.report)], n_samples=n_samples, sample_ids=sample_ids)
-        return charged
+        component = self._run_component(table_refusal)
+        target = self._target(n_samples, allowance, delta, component)
+        charged = self._plan_and_report(n_samples, n_features, labels.n_classes,
+                                        labels.notes, target=target, component=component)
+        admit(self.ledger, [(self, charged.report)], n_samples=n_samples,
+              sample_ids=sample_ids)  # may refuse: nothing is read then
+        X, targets, classes = self._read_targets(X, y, labels, sample_weight)
+        coef, n_steps, plan, run_report = self._run(X, targets, charged, component)
+        if allowance is not None:
+            allowance.check(name or type(self).__name__, charged.report)
+        self._store_model(coef, charged._replace(plan=plan), classes, X.shape[0])
+        component.store(self)
+        self._store_run(charged.report, plan, n_steps, run_report)
+        return self
 
-    def _run(self, X, y, charged):
-        """Run the planned solver on the validated data; only the last iterate leaves it.
+    def _fit_within(self, X, y, *, allowance, delta, sample_weight=None, **options):
+        """:meth:`_fit` within a Gaussian-DP ``allowance`` at ``delta`` (a DP pipeline's).
+
+        ``options``: ``name`` (the step's) and ``table_refusal``: why the preparation
+        leaves no table possible (the model at the whole allowance, no interval).
+        """
+        self._validate_params()
+        return self._fit(X, y, sample_weight=sample_weight, allowance=allowance,
+                         delta=delta, **options)
+
+    def _check_parameters(self):
+        """Refusals the parameters alone decide (a subclass adds its own)."""
+        refuse_warm_start(getattr(self, "warm_start", False))
+
+    def _public_labels(self, X, y, n_samples):
+        """:class:`~._run.PublicLabels` before the charge; refusals public (abstract hook)."""
+        raise NotImplementedError(f"{type(self).__name__} must define _public_labels")
+
+    def _read_targets(self, X, y, labels, sample_weight):
+        """(X, targets, classes) read and validated after the charge (abstract hook)."""
+        raise NotImplementedError(f"{type(self).__name__} must define _read_targets")
+
+    def _store_model(self, coef, charged, classes, n_rows):
+        """Set the model's own fitted attributes from theta (abstract hook)."""
+        raise NotImplementedError(f"{type(self).__name__} must define _store_model")
+
+    def _run(self, X, y, charged, component):
+        """Step 3: run the planned solver and the component on the validated data.
 
         Everything before (plan, report, ledger) used public numbers only; the data are
-        touched only by the row sums of the solver, and randomness enters here once.
+        touched only by the row sums of the solver and the component's releases, and
+        randomness enters here once.
 
         Returns
         -------
         coef : ndarray
-            The last iterate.
+            The released coefficients (augmented coordinates): the last iterate, or the
+            component's estimate (private inference).
         n_steps : int
             The steps that ran: the plan's, except a noiseless run that stopped on
             convergence (``epsilon=np.inf``), which is fewer.
-        charged : Charged
-            ``charged`` with the plan and report of the run that ran (``solver="auto"``
-            may choose it on a released Gram: same guarantee, docs/privacy_model.md).
+        plan : dataclass
+            The plan that ran (``solver="auto"`` may choose it on a released Gram).
+        run_report : PrivacyReport
+            Its report (same guarantee as the charged one, docs/privacy_model.md).
         """
-        loss, plan = charged.loss, charged.plan
         data = FitData(
             X, y, data_norm=self.data_norm, intercept_scaling=charged.problem.intercept_scaling,
             coef_shape=charged.coef_shape, n_jobs=self.n_jobs,
         )
-        rng = make_generator(self.random_state)
-        progress, done = self._progress(plan.n_steps), [0]
-
-        def count(step):  # sees the step index only, never an iterate
-            done[0] = step + 1
-            if progress is not None:
-                progress(step)
-
-        coef, plan, report = plan.solver.run_chosen(data, loss, plan, charged.report, rng,
-                                                    callback=count)
-        # privacy_ stays the charged report, a function of public numbers only (what an
-        # audit compares between neighbouring data sets); the run chosen on a released
-        # Gram is described by run_report_ (post-processing of accounted releases)
-        return coef, done[0], charged._replace(plan=plan, run_report=report)
+        steps = StepCounter(self._progress(charged.plan.n_steps))
+        coef, plan, run_report = component.run(self, data, charged, make_generator(
+            self.random_state), steps)
+        return coef, steps.done, plan, run_report
 
     def _progress(self, n_steps):
         """A callback that prints steps done and time; it never sees data or iterates."""

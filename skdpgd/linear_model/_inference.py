@@ -1,24 +1,30 @@
-r"""``inference=True``: private standard errors, intervals and p-values (a mixin).
+r"""``inference=True``: private standard errors, intervals and p-values (a run component).
 
 The estimators' side of :mod:`skdpgd.inference` (docs/theory.md, "Private inference for
-the coefficients"). With ``inference=True``:
+the coefficients"). Private inference is a component of the one fit
+(:mod:`skdpgd.linear_model._run`), :class:`Inference`, called at its hooks:
 
-* **before any value is read** (planning, hence the ledger's one charge): the binary
-  logistic loss is the plain one (``residual_clip="auto"`` means 1; another clip is
-  refused); multinomial fits, class weights and sample weights above 1,
+* **plan its extra cost** (before any value is read, hence before the ledger's one
+  charge): the binary logistic loss is the plain one (``residual_clip="auto"`` means 1;
+  another clip is refused); multinomial fits, class weights and sample weights above 1,
   ``solver="sgd"`` and shapes whose Hessian could not stand out of its noise
   (:func:`skdpgd.inference.check_identifiable`) are refused with the reason (a DP
   pipeline checks the parameters before its charge and, where the width or the label set
   comes from its preparation, fits the model and returns a table without intervals:
-  ``_fit_without_table``); row weights in [0, 1] (the 0/1 weights of a private label
+  :class:`WithoutTable`); row weights in [0, 1] (the 0/1 weights of a private label
   set) keep the releases' sensitivities (docs/theory.md, "Weighted rows"); the budget
   is split between the run and three releases (:func:`skdpgd.inference.fit_budget`),
   the run is planned at its share and one report composes it with the gradient, Hessian
   and score-covariance releases (:func:`skdpgd.inference.compose_report`);
-* **after the run**: the gradient, M and Q are released at the last iterate, one Newton
-  step on the unpenalised loss gives the estimate and the sandwich its private covariance
-  (:func:`skdpgd.inference.infer`). ``coef_`` and ``intercept_`` are that estimate, the
-  centre of the intervals.
+* **run its releases** after the run: the gradient, M and Q are released at the last
+  iterate, one Newton step on the unpenalised loss gives the estimate and the sandwich
+  its private covariance (:func:`skdpgd.inference.infer`). ``coef_`` and ``intercept_``
+  are that estimate, the centre of the intervals;
+* **store its table** (``inference_`` and what is read from it).
+
+:class:`CoefficientTableMixin` gives the estimators the table's public rules (read by a
+DP pipeline before its charge) and its readers (``conf_int``, ``summary``); it overrides
+no step of the fit.
 """
 
 import numpy as np
@@ -35,11 +41,10 @@ from ..inference import (
     infer,
 )
 from ..losses import BinaryLogisticLoss
-from ..solvers import FitData
-from ..solvers import get as get_solver
-from ..utils import check_epsilon, make_generator, resolve_delta
+from ..utils import check_epsilon, resolve_delta
+from ._run import PlainRun, Target
 
-__all__ = ["InferenceMixin"]
+__all__ = ["CoefficientTableMixin", "Inference", "WithoutTable"]
 
 COVERS_LOGISTIC = (
     "intervals cover the coefficients of the logistic model on rows clipped to data_norm "
@@ -69,11 +74,174 @@ NO_TABLE = (
 MAX_INFERENCE_WEIGHT = 1.0
 
 
-class InferenceMixin:
-    """Adds ``inference=True`` to a DP linear model (module docstring)."""
+class Inference(PlainRun):
+    """The run and the releases of the private coefficient table (module docstring)."""
 
-    def _inference_on(self):
-        return bool(getattr(self, "inference", False))
+    #: The split of the budget is written in epsilon (:func:`skdpgd.inference.fit_budget`).
+    plans_in_mu = False
+
+    def plan_cost(self, estimator, n_samples, n_features, n_classes, target):
+        """The public refusals, the plain loss and the run's share of the target.
+
+        Parameters
+        ----------
+        estimator : BaseDPLinearModel
+            The estimator being fitted (its parameters).
+        n_samples, n_features : int
+            n and d (public).
+        n_classes : int or None
+            The size of the public label set (None for a regressor).
+        target : Target
+            The fit's target, in epsilon.
+
+        Returns
+        -------
+        loss : BaseLoss
+            The loss of the run and of the releases (the plain one).
+        coef_shape : tuple
+            The shape of theta.
+        target : Target
+            The run's share (:attr:`InferenceBudget.fit_epsilon`).
+        """
+        estimator._check_inference_parameters(n_classes)
+        refusal = estimator._table_refusal(n_samples, n_features, n_classes, target.epsilon,
+                                           target.delta)
+        if refusal is not None:
+            raise ValueError(refusal)
+        loss, coef_shape = estimator._inference_loss_and_shape(n_features, n_classes)
+        self.budget = fit_budget(target.epsilon, target.delta, n_samples, coef_shape[0])
+        self.covers = estimator._covers()
+        return loss, coef_shape, Target(self.budget.fit_epsilon, target.delta)
+
+    def plan_report(self, solver, plan, problem, notes, loss, target):
+        """The run's plan (no second choice on a Gram) and the composed report.
+
+        Parameters
+        ----------
+        solver : skdpgd.solvers.Solver
+            The fit's solver.
+        plan : dataclass
+            Its plan for ``problem`` (at the run's share).
+        problem : PublicProblem
+            The public numbers of the run.
+        notes : tuple of str
+            The run report's notes.
+        loss : BaseLoss
+            The plain loss (the releases' sensitivities are the unweighted loss's).
+        target : Target
+            The fit's target.
+
+        Returns
+        -------
+        plan : dataclass
+            The plan that runs.
+        report : InferencePrivacyReport
+            The run and the three releases, composed.
+        """
+        plan = getattr(plan, "plan_without_choice", plan)  # no second choice on a Gram
+        check_solver(plan.solver.name)
+        run_report = solver.report(plan, problem, notes)
+        # the releases' sensitivities are those of the unweighted loss: every row's
+        # coefficient w l'' and w^2 psi^2 stays in [0, c_H] and [0, psi_max^2] for w in
+        # [0, 1] (docs/theory.md, "Weighted rows")
+        report = compose_report(loss, run_report, self.budget, row_norm=problem.row_norm,
+                                delta=target.delta, notes=(self.covers,))
+        return plan, report
+
+    def run(self, estimator, data, charged, rng, steps):
+        """The run, then the releases at its last iterate; the estimate is returned.
+
+        Parameters
+        ----------
+        estimator : BaseDPLinearModel
+            The estimator being fitted (its feature names).
+        data : FitData
+            The fit's data, as row sums only.
+        charged : Charged
+            The plan and the composed report (the releases' noise).
+        rng : numpy.random.Generator
+            The fit's only source of randomness.
+        steps : StepCounter
+            The run's callback.
+
+        Returns
+        -------
+        coef : ndarray
+            The one-step estimate, in the augmented coordinates of theta.
+        plan : dataclass
+            The plan that ran.
+        run_report : PrivacyReport
+            The charged report.
+        """
+        loss, plan, problem = charged.loss, charged.plan, charged.problem
+        coef, preconditioner = plan.solver.run_released(data, loss, plan, rng, callback=steps)
+        covers = charged.report.notes[0]
+        with data.row_sums(loss.gradient_sum) as row_sums:
+            table = infer(
+                row_sums, loss, coef, plan=plan, report=charged.report, n_steps=steps.done,
+                rng=rng, preconditioner=preconditioner,
+                names=estimator._coefficient_names(estimator.n_features_in_),
+                intercept_scaling=problem.intercept_scaling, covers=covers,
+            )
+        self.table = table.replace(covers=covers)
+        estimate = table.estimate.copy()
+        if problem.intercept_scaling is not None:  # back to the augmented coordinate
+            estimate[-1] /= problem.intercept_scaling
+        return estimate.reshape(coef.shape), plan, charged.report
+
+    def store(self, estimator):
+        """``inference_`` and what is read from it.
+
+        Parameters
+        ----------
+        estimator : BaseDPLinearModel
+            The fitted estimator (``coef_`` and ``intercept_`` set).
+        """
+        estimator._set_inference_table(self.table)
+
+
+class WithoutTable(PlainRun):
+    """The model at the whole budget and a table of NaN, with the reason.
+
+    For a DP pipeline whose preparation made the table impossible (its width, its label
+    set: :meth:`CoefficientTableMixin._table_refusal`) after the ledger was charged: the
+    model is still released (the run gets the releases' share too: it spends at most the
+    charge), and its table has every estimate, no interval and no p-value, with the reason
+    in its notes.
+
+    Parameters
+    ----------
+    reason : str
+        Why no table can be released.
+    """
+
+    def __init__(self, reason):
+        self.reason = str(reason)
+
+    def store(self, estimator):
+        """The table of the estimates without intervals.
+
+        Parameters
+        ----------
+        estimator : BaseDPLinearModel
+            The fitted estimator (``coef_`` and ``intercept_`` set).
+        """
+        estimate = np.r_[np.ravel(estimator.coef_), np.ravel(estimator.intercept_)
+                         if estimator.fit_intercept else []]
+        names = estimator._coefficient_names(estimator.n_features_in_,
+                                             getattr(estimator, "classes_", None))
+        k = int(np.size(estimator.intercept_))
+        if estimator.fit_intercept:
+            names += (["intercept"] if k == 1
+                      else [f"{c}: intercept" for c in estimator.classes_])
+        m = len(names)
+        estimator._set_inference_table(CoefficientTable(
+            names, estimate, np.full((m, m), np.nan), (NO_TABLE + self.reason,),
+            row_notes=("no interval: the table was refused (see its note)",) * m))
+
+
+class CoefficientTableMixin:
+    """The coefficient table's public rules and readers (``inference=True``; module doc)."""
 
     def _inference_loss_and_shape(self, n_features, n_classes):
         """The estimator's loss and shape, with the plain logistic loss for ``"auto"``."""
@@ -114,13 +282,14 @@ class InferenceMixin:
                 and float(self.residual_clip) != 1.0):
             curvature_and_residual_bounds(BinaryLogisticLoss(float(self.residual_clip)))
 
-    def _table_refusal(self, n_samples, n_features, n_classes):
+    def _table_refusal(self, n_samples, n_features, n_classes, epsilon=None, delta=None):
         """Why no table can be released for this shape (public numbers), or None.
 
         The rules that need the width p or the size of the label set: in a DP pipeline
         they are known only after the preparation's releases, so the pipeline fits the
         model and returns a table without intervals, with this reason
-        (:meth:`_fit_without_table`), instead of refusing after its charge.
+        (:class:`WithoutTable`), instead of refusing after its charge. ``epsilon`` and
+        ``delta``: the fit's target (default: the parameters').
         """
         if is_classifier(self) and n_classes is not None and int(n_classes) > 2:
             try:
@@ -128,8 +297,9 @@ class InferenceMixin:
             except ValueError as refusal:  # the multinomial rule
                 return str(refusal)
         _, coef_shape = self._inference_loss_and_shape(n_features, n_classes)
-        delta = resolve_delta(self.delta, n_samples)
-        budget = fit_budget(check_epsilon(self.epsilon), delta, n_samples, coef_shape[0])
+        if epsilon is None:
+            epsilon, delta = check_epsilon(self.epsilon), resolve_delta(self.delta, n_samples)
+        budget = fit_budget(epsilon, delta, n_samples, coef_shape[0])
         try:
             check_identifiable(n_samples, coef_shape[0], budget)
         except ValueError as refusal:
@@ -148,62 +318,6 @@ class InferenceMixin:
             text = COVERS_HUBER.format(threshold=f"{threshold:.6g}", low=f"{low:.6g}",
                                        high=f"{high:.6g}")
         return text + (COVERS_WEIGHTED if self._weight_bound() is not None else "")
-
-    def _plan_and_report(self, n_samples, n_features, n_classes, notes=()):
-        if not self._inference_on():
-            return super()._plan_and_report(n_samples, n_features, n_classes, notes)
-        self._check_inference_parameters(n_classes)
-        refusal = self._table_refusal(n_samples, n_features, n_classes)
-        if refusal is not None:
-            raise ValueError(refusal)
-        loss, coef_shape = self._inference_loss_and_shape(n_features, n_classes)
-        run_loss, weight_notes = self._weighted_loss(loss)  # weights in [0, 1]: bound 1
-        delta = resolve_delta(self.delta, n_samples)
-        budget = fit_budget(check_epsilon(self.epsilon), delta, n_samples, coef_shape[0])
-        problem = self._problem(
-            run_loss, n_samples, n_features, int(np.prod(coef_shape)), budget.fit_epsilon,
-            delta
-        )
-        solver = get_solver(self.solver)
-        plan = solver.plan(problem)  # "auto": the chosen candidate's plan, naming it
-        plan = getattr(plan, "plan_without_choice", plan)  # no second choice on a Gram
-        check_solver(plan.solver.name)
-        run_report = solver.report(plan, problem, tuple(notes) + weight_notes)
-        # the releases' sensitivities are those of the unweighted loss: every row's
-        # coefficient w l'' and w^2 psi^2 stays in [0, c_H] and [0, psi_max^2] for w in
-        # [0, 1] (docs/theory.md, "Weighted rows")
-        report = compose_report(loss, run_report, budget, row_norm=problem.row_norm,
-                                delta=delta, notes=(self._covers(),))
-        return run_loss, coef_shape, problem, plan, report
-
-    def _run(self, X, y, charged):
-        if not self._inference_on():
-            return super()._run(X, y, charged)
-        loss, plan, problem = charged.loss, charged.plan, charged.problem
-        data = FitData(X, y, data_norm=self.data_norm,
-                       intercept_scaling=problem.intercept_scaling,
-                       coef_shape=charged.coef_shape, n_jobs=self.n_jobs)
-        rng = make_generator(self.random_state)
-        progress, done = self._progress(plan.n_steps), [0]
-
-        def count(step):  # sees the step index only, never an iterate
-            done[0] = step + 1
-            if progress is not None:
-                progress(step)
-
-        coef, preconditioner = plan.solver.run_released(data, loss, plan, rng, callback=count)
-        covers = charged.report.notes[0]
-        with data.row_sums(loss.gradient_sum) as row_sums:
-            table = infer(
-                row_sums, loss, coef, plan=plan, report=charged.report, n_steps=done[0],
-                rng=rng, preconditioner=preconditioner, names=self._coefficient_names(
-                    X.shape[1]), intercept_scaling=problem.intercept_scaling, covers=covers,
-            )
-        self._inference_table = table.replace(covers=covers)
-        estimate = table.estimate.copy()
-        if problem.intercept_scaling is not None:  # back to the augmented coordinate
-            estimate[-1] /= problem.intercept_scaling
-        return estimate.reshape(coef.shape), done[0], charged
 
     def _coefficient_names(self, n_features, classes=None, feature_names=None):
         """Row names of the table: ``feature_names`` (else ``feature_names_in_``, else
@@ -237,14 +351,6 @@ class InferenceMixin:
             names=names + table.names[len(names):], notes=tuple(table.notes) + tuple(notes),
             row_notes=row_notes))
 
-    def _store_run(self, report, plan, n_steps, run_report=None):
-        super()._store_run(report, plan, n_steps, run_report)
-        if not self._inference_on():
-            return
-        table = self._inference_table
-        del self._inference_table
-        self._set_inference_table(table)
-
     def _set_inference_table(self, table):
         """``inference_`` and what is read from it: ``coef_cov_``, ``coef_se_``,
         ``intercept_se_``, ``pvalues_`` (one place, so that a map of the table to other
@@ -259,35 +365,6 @@ class InferenceMixin:
                               if np.ndim(self.intercept_) else float(intercept_se[0]))
         self.pvalues_ = table.pvalues
         self.inference_ = table
-
-    def _fit_without_table(self, X, y, reason, *, sample_weight=None):
-        """Fit at the whole budget without the inference releases; a table of NaN.
-
-        For a DP pipeline whose preparation made the table impossible (its width, its
-        label set: :meth:`_table_refusal`) after the ledger was charged: the model is
-        still released (the run gets the releases' share too: it spends at most the
-        charge), and its table has every estimate, no interval and no p-value, with
-        ``reason`` in its notes.
-        """
-        self.set_params(inference=False)
-        try:
-            if sample_weight is None:
-                self.fit(X, y)
-            else:
-                self.fit(X, y, sample_weight=sample_weight)
-        finally:
-            self.set_params(inference=True)
-        estimate = np.r_[np.ravel(self.coef_), np.ravel(self.intercept_)
-                         if self.fit_intercept else []]
-        names = self._coefficient_names(self.n_features_in_, getattr(self, "classes_", None))
-        k = int(np.size(self.intercept_))
-        if self.fit_intercept:
-            names += ["intercept"] if k == 1 else [f"{c}: intercept" for c in self.classes_]
-        m = len(names)
-        self._set_inference_table(CoefficientTable(
-            names, estimate, np.full((m, m), np.nan), (NO_TABLE + reason,),
-            row_notes=("no interval: the table was refused (see its note)",) * m))
-        return self
 
     def conf_int(self, alpha=0.05):
         """Private Wald confidence intervals of level 1 - alpha (``inference=True``).

@@ -8,21 +8,21 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._sklearn_compat import Interval, LinearClassifierMixin, StrOptions, _fit_context
-from ._base import PUBLIC_SCALE_RANGE, BaseDPLinearModel, Options, fit_or_forget
+from ._base import PUBLIC_SCALE_RANGE, BaseDPLinearModel, Options
 from ._defaults import CONFIDENT_LOGIT, logistic_initial_distance
 from ._docs import fill_shared_parameters
-from ._inference import InferenceMixin
+from ._inference import CoefficientTableMixin
 from ._labels import PublicLabelsMixin
 from ._predict import decision_on_clipped_rows
-from ._refusals import refuse_fit_params, refuse_warm_start
 from ._repr import BudgetReprMixin
+from ._run import PublicLabels
 from ._weights import check_class_weight
 
 
 @fill_shared_parameters
 class DPLogisticRegression(
-    InferenceMixin, BudgetReprMixin, PublicLabelsMixin, LinearClassifierMixin, ClassifierMixin,
-    BaseDPLinearModel,
+    CoefficientTableMixin, BudgetReprMixin, PublicLabelsMixin, LinearClassifierMixin,
+    ClassifierMixin, BaseDPLinearModel,
 ):
     r"""Logistic regression with (epsilon, delta)-differential privacy.
 
@@ -267,7 +267,6 @@ class DPLogisticRegression(
         )
 
     @_fit_context(prefer_skip_nested_validation=True)
-    @fit_or_forget
     def fit(self, X, y, sample_ids=None, *, sample_weight=None, **fit_params):
         """Fit the model with (epsilon, delta)-DP; only the last iterate is kept.
 
@@ -295,37 +294,42 @@ class DPLogisticRegression(
         self : DPLogisticRegression
             The fitted estimator (``coef_``, ``intercept_``, ``privacy_``, ...).
         """
-        refuse_fit_params(type(self).__name__, fit_params)
-        refuse_warm_start(self.warm_start)
-        n_samples, n_features = self._public_shape(X, y)
+        return self._fit(X, y, sample_ids, sample_weight=sample_weight, fit_params=fit_params)
+
+    # -- the hooks of the one fit (BaseDPLinearModel._fit) -------------------------------
+    def _public_labels(self, X, y, n_samples):
+        """The public label set; without one (and without a ledger) the labels of y."""
         classes = self._public_classes()
         class_weight = check_class_weight(self.class_weight, classes)
-        self._check_weights(sample_weight, n_samples)
-        if classes is None:
-            if self.ledger is not None:
-                raise ValueError(
-                    "with a ledger, classes= must be given: the label set decides the loss "
-                    "and the noise, and reading it from y before the charge would let a "
-                    "refused fit reveal the labels for free. Pass the public label set."
-                )
-            X, y = self._validate_X_y(X, y)  # no budget to protect: read the labels first
-            classes, codes, notes = self._encode_labels(y, None)
-            charged = self._charge(n_samples, n_features, classes.size, notes, sample_ids)
-        else:  # charge before reading any value of X or y
-            charged = self._charge(n_samples, n_features, classes.size, (), sample_ids)
+        if classes is not None:
+            return PublicLabels(classes.size, (), classes, class_weight)
+        if self.ledger is not None:
+            raise ValueError(
+                "with a ledger, classes= must be given: the label set decides the loss "
+                "and the noise, and reading it from y before the charge would let a "
+                "refused fit reveal the labels for free. Pass the public label set."
+            )
+        X, y = self._validate_X_y(X, y)  # no budget to protect: read the labels first
+        classes, codes, notes = self._encode_labels(y, None)
+        return PublicLabels(classes.size, tuple(notes), classes, class_weight, (X, codes))
+
+    def _read_targets(self, X, y, labels, sample_weight):
+        """(X, targets, classes): the label codes (a label outside ``classes`` refused)."""
+        if labels.read is None:
             X, y = self._validate_X_y(X, y)
-            classes, codes, _ = self._encode_labels(y, classes)
+            classes, codes, _ = self._encode_labels(y, labels.classes)
+        else:
+            (X, codes), classes = labels.read, labels.classes
         targets = codes.astype(float) if classes.size == 2 else codes
-        targets = self._weighted_targets(targets, sample_weight, codes=codes, classes=classes,
-                                         class_weight=class_weight)
-        coef, n_steps, charged = self._run(X, targets, charged)
+        return X, self._weighted_targets(targets, sample_weight, codes=codes, classes=classes,
+                                         class_weight=labels.class_weight), classes
+
+    def _store_model(self, coef, charged, classes, n_rows):
         self.coef_, self.intercept_ = self._split_coef(coef, charged.problem.intercept_scaling)
         self.residual_clip_ = getattr(charged.loss, "residual_clip", 1.0)
         self.classes_ = classes
-        self._store_run(charged.report, charged.plan, n_steps, charged.run_report)
         lam = charged.plan.strong_convexity
-        self.C_ = np.inf if lam == 0.0 else 1.0 / (lam * X.shape[0])
-        return self
+        self.C_ = np.inf if lam == 0.0 else 1.0 / (lam * n_rows)
 
     def decision_function(self, X):
         """Scores of the rows clipped to ``data_norm``, as in fit.

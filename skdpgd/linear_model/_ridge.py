@@ -7,13 +7,13 @@ from sklearn.base import RegressorMixin
 from ..losses import HuberLoss
 from ..utils._clipping import clip_targets
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
-from ._base import PUBLIC_SCALE_RANGE, BaseDPLinearModel, fit_or_forget
+from ._base import PUBLIC_SCALE_RANGE, BaseDPLinearModel
 from ._defaults import ridge_initial_distance, ridge_residual_clip
 from ._docs import fill_shared_parameters
-from ._inference import InferenceMixin
+from ._inference import CoefficientTableMixin
 from ._predict import decision_on_clipped_rows
-from ._refusals import refuse_fit_params
 from ._repr import BudgetReprMixin
+from ._run import PublicLabels
 
 _Y_BOUND_REQUIRED = (
     "DPRidge needs y_bound, a public bound B on |y|: targets are clipped to [-B, B] "
@@ -34,7 +34,7 @@ _Y_BOUND_AUTO = (
 
 
 @fill_shared_parameters
-class DPRidge(InferenceMixin, BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
+class DPRidge(CoefficientTableMixin, BudgetReprMixin, RegressorMixin, BaseDPLinearModel):
     r"""Linear regression with (epsilon, delta)-differential privacy.
 
     Trained by noisy first-order steps on the L2-regularised Huber objective
@@ -262,7 +262,6 @@ class DPRidge(InferenceMixin, BudgetReprMixin, RegressorMixin, BaseDPLinearModel
         return HuberLoss(self._residual_clip()), (n_features + int(self.fit_intercept),)
 
     @_fit_context(prefer_skip_nested_validation=True)
-    @fit_or_forget
     def fit(self, X, y, sample_ids=None, *, sample_weight=None, **fit_params):
         """Fit the model with (epsilon, delta)-DP; only the last iterate is kept.
 
@@ -286,26 +285,32 @@ class DPRidge(InferenceMixin, BudgetReprMixin, RegressorMixin, BaseDPLinearModel
         self : DPRidge
             The fitted estimator (``coef_``, ``intercept_``, ``privacy_``, ...).
         """
-        refuse_fit_params(type(self).__name__, fit_params)
+        return self._fit(X, y, sample_ids, sample_weight=sample_weight, fit_params=fit_params)
+
+    # -- the hooks of the one fit (BaseDPLinearModel._fit) -------------------------------
+    def _check_parameters(self):
+        super()._check_parameters()
         self._public_y_bound()
-        n_samples, n_features = self._public_shape(X, y)
+
+    def _public_labels(self, X, y, n_samples):
+        """A single target, from y's shape only."""
         y_shape = getattr(y, "shape", (n_samples,))
         if len(y_shape) > 2 or len(y_shape) == 2 and y_shape[1] != 1:
             raise ValueError(f"DPRidge supports a single target; y has shape {y_shape}.")
-        self._check_weights(sample_weight, n_samples)
-        charged = self._charge(n_samples, n_features, None, (), sample_ids)
+        return PublicLabels()
+
+    def _read_targets(self, X, y, labels, sample_weight):
+        """(X, targets, None): y clipped to [-y_bound, y_bound] (silently)."""
         X, y = self._validate_X_y(X, y, y_numeric=True)
         if y.ndim != 1:
             raise ValueError(f"DPRidge supports a single target; y has shape {y.shape}.")
-        targets = self._weighted_targets(clip_targets(y, self.y_bound), sample_weight)
-        coef, n_steps, charged = self._run(X, targets, charged)
-        lam = charged.plan.strong_convexity
+        return X, self._weighted_targets(clip_targets(y, self.y_bound), sample_weight), None
+
+    def _store_model(self, coef, charged, classes, n_rows):
         coef_, intercept_ = self._split_coef(coef, charged.problem.intercept_scaling)
         self.coef_, self.intercept_ = coef_[0], float(intercept_[0])
-        self._store_run(charged.report, charged.plan, n_steps, charged.run_report)
-        self.alpha_ = lam * X.shape[0]
+        self.alpha_ = charged.plan.strong_convexity * n_rows
         self.residual_clip_ = charged.loss.residual_clip
-        return self
 
     def predict(self, X):
         """Predict with the linear model on the rows clipped to ``data_norm``, as in fit.

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 from ..accounting import gdp_to_epsilon
 from ..accounting._margin import calibrated_mu, round_down
+from ..accounting.allowance import Allowance
 
 #: Share of mu^2 the private preparation takes (rho).
 PREPARATION_SHARE = 0.1
@@ -64,9 +65,8 @@ class PipelineBudget:
         The additive delta each of those releases may spend.
     estimator_mu : float
         The largest mu the estimator may spend.
-    estimator_epsilon, estimator_delta : float
-        The (epsilon, delta) the estimator is calibrated to: its mu is then at most
-        ``estimator_mu``.
+    estimator_delta : float
+        The delta at which the estimator's epsilon is reported (the Gaussian part's).
     preparation_share : float
         rho, the share of mu^2 the private releases take together (0 without any).
     """
@@ -78,9 +78,30 @@ class PipelineBudget:
     step_mu: tuple
     step_extra_delta: tuple
     estimator_mu: float
-    estimator_epsilon: float
     estimator_delta: float
     preparation_share: float
+
+    @property
+    def estimator_allowance(self):
+        """The :class:`~skdpgd.accounting.allowance.Allowance` the estimator is fitted within.
+
+        ``estimator_mu`` rounded down by the one margin
+        (:func:`~skdpgd.accounting._margin.round_down`), no additive delta: handed to the
+        estimator in mu, at ``estimator_delta``, so that a solver that plans in mu is
+        calibrated to it without a conversion.
+        """
+        return Allowance(round_down(self.estimator_mu))
+
+    @property
+    def estimator_epsilon(self):
+        """The estimator's allowance as epsilon at ``estimator_delta`` (an edge, on demand).
+
+        What a planner that takes epsilon is calibrated to (inference's split, a solver
+        without ``plans_in_mu``): its mu is then at most ``estimator_mu``.
+        """
+        if self.estimator_mu == math.inf:
+            return math.inf
+        return float(gdp_to_epsilon(round_down(self.estimator_mu), self.estimator_delta))
 
 
 def split_budget(epsilon, delta, needs_extra_delta, *, preparation_share=PREPARATION_SHARE,
@@ -123,13 +144,8 @@ def split_budget(epsilon, delta, needs_extra_delta, *, preparation_share=PREPARA
     rho = preparation_share if m else 0.0
     step_mu = tuple(mu * math.sqrt(rho / m) for _ in range(m))
     step_extra = tuple(extra / n_thresholded if need else 0.0 for need in needs)
-    mu_est = mu * math.sqrt(1.0 - rho)
-    if mu_est == math.inf:
-        est_epsilon = math.inf
-    else:
-        est_epsilon = float(gdp_to_epsilon(round_down(mu_est), delta_gdp))
     return PipelineBudget(
         epsilon=epsilon, delta=delta, mu=mu, extra_delta=extra, step_mu=step_mu,
-        step_extra_delta=step_extra, estimator_mu=mu_est, estimator_epsilon=est_epsilon,
+        step_extra_delta=step_extra, estimator_mu=mu * math.sqrt(1.0 - rho),
         estimator_delta=delta_gdp, preparation_share=rho,
     )

@@ -47,9 +47,8 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
             if is_prepared(step):  # released once by prepare(): reused, not charged here
                 shared.append((name, step.privacy_))
         fitted.append((name, step))
-    estimator = clone(final).set_params(
-        epsilon=budget.estimator_epsilon, delta=budget.estimator_delta, ledger=None,
-        random_state=_child_seed(rng))
+    estimator = clone(final).set_params(ledger=None, random_state=_child_seed(rng))
+    within = budget.estimator_allowance  # its share in mu (the one currency inside)
     norm = _row_norm_bound(fitted)
     if norm is not None:
         estimator.set_params(data_norm=norm)
@@ -83,18 +82,18 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
         spent.append((CLASS_COUNTS, report))
         estimator.set_params(class_weight=weights)
         pipeline.class_weight_ = weights
-    no_table = _table_refusal(estimator, n, Xt, classes)
-    if no_table is not None:  # public numbers the preparation released: a model, no interval
-        estimator._fit_without_table(Xt, y_fit, no_table, sample_weight=sample_weight)
-    elif sample_weight is None:
-        estimator.fit(Xt, y_fit)
-    else:
-        estimator.fit(Xt, y_fit, sample_weight=sample_weight)
+    # public numbers the preparation released may leave no table: a model, no interval
+    no_table = _table_refusal(estimator, n, Xt, classes, within.epsilon_at,
+                              budget.estimator_delta)
+    estimator._fit_within(Xt, y_fit, allowance=within, delta=budget.estimator_delta,
+                          sample_weight=sample_weight, table_refusal=no_table, name=last_name)
     # The seed that drew the estimator's noise is not kept in the fitted (pickled)
     # model: whoever held it could regenerate the noise and test a neighbouring table
     # by refitting (docs/privacy_model.md, "Fixed seeds"); the pipeline's own
-    # random_state is the only seed the user chose.
-    estimator.set_params(random_state=None)
+    # random_state is the only seed the user chose. The clone's epsilon and delta are
+    # what it spent (its report's: no conversion).
+    estimator.set_params(random_state=None, epsilon=estimator.privacy_.epsilon,
+                         delta=estimator.privacy_.delta)
     check_allowance(last_name, estimator.privacy_, budget.estimator_mu, 0.0)
     if getattr(estimator, "inference_", None) is not None:
         names = _feature_names(fitted, estimator.n_features_in_)
@@ -150,14 +149,15 @@ def _row_norm_bound(fitted):
     return None
 
 
-def _table_refusal(estimator, n, Xt, classes):
+def _table_refusal(estimator, n, Xt, classes, epsilon_at, delta):
     """Why the estimator's table cannot be released at the width and label set the
-    preparation gave (public numbers), or None (also without ``inference=True``)."""
+    preparation gave (public numbers), or None (also without ``inference=True``); its
+    target is ``epsilon_at(delta)`` (inference splits its budget in epsilon)."""
     if not getattr(estimator, "inference", False) or (
             is_classifier(estimator) and classes is None):
         return None  # labels read from y (no ledger): the estimator's own plan decides
     n_classes = len(classes) if is_classifier(estimator) else None
-    return estimator._table_refusal(n, int(Xt.shape[1]), n_classes)
+    return estimator._table_refusal(n, int(Xt.shape[1]), n_classes, epsilon_at(delta), delta)
 
 
 def _feature_names(fitted, n_features):

@@ -106,7 +106,8 @@ def check_table_plan(final, budget, n_samples):
     width any preparation can give (one column, plus the intercept): refused there, it
     refuses every width. A larger width, or a private label set of more than two labels,
     that the rules refuse after the release gives the model with a table of NaN and the
-    reason (``_fit_without_table``; docs/theory.md, "Inference through a pipeline").
+    reason (the estimator's ``table_refusal``; docs/theory.md, "Inference through a
+    pipeline").
     """
     if not getattr(final, "inference", False):
         return
@@ -144,7 +145,7 @@ def planned_report(releases, budget, last_name, n_samples, shared=()):
     ]
     steps.append((last_name, ReleasePrivacyReport(
         mu=budget.estimator_mu, extra_delta=0.0,
-        mechanism=(f"planned: calibrated to (epsilon={budget.estimator_epsilon:.6g}, "
+        mechanism=(f"planned: fitted within mu={budget.estimator_mu:.6g} (reported at "
                    f"delta={budget.estimator_delta:.3g}), at most this mu"))))
     return PipelinePrivacyReport.compose(
         steps, delta=budget.delta, n_samples=n_samples,

@@ -34,8 +34,11 @@ class PublicProblem:
 
     Attributes
     ----------
-    epsilon, delta : float
-        The privacy target.
+    epsilon : float or None
+        The privacy target's epsilon; None when the target is ``mu``.
+    delta : float
+        The delta at which the run's epsilon is reported (and, with ``epsilon``, the
+        target's).
     n_samples, n_params : int
         n and the number p of coordinates of theta.
     sensitivity, gradient_bound, data_smoothness : float
@@ -67,6 +70,10 @@ class PublicProblem:
         and intercept column together), or None (``projection_radius``).
     zero_loss_bound : float
         f_0, a public bound on the data term at theta = 0 (``inf`` when none is known).
+    mu : float or None
+        The target as a Gaussian-DP allowance (``epsilon`` None): what a DP pipeline hands
+        its estimator, planned without a conversion by a solver that declares
+        ``plans_in_mu``; None: the target is ``(epsilon, delta)``.
     """
 
     epsilon: float
@@ -88,6 +95,7 @@ class PublicProblem:
     scale_free_score: bool = False
     max_coef_norm: float | None = None
     zero_loss_bound: float = math.inf
+    mu: float | None = None
 
     @property
     def gram_dim(self):
@@ -155,6 +163,12 @@ class Solver:
     #: ``DPSearchCV`` read to admit a solver before any charge, and that ``skdpgd
     #: account`` reads to compare against composition (False for sampled SGD).
     reports_mu = True
+
+    #: Whether the solver plans from a Gaussian-DP target (``PublicProblem.mu``) as well as
+    #: from ``(epsilon, delta)``: an estimator handed an allowance in mu (a DP pipeline's)
+    #: then passes it on unconverted; to a solver without it, it passes the allowance's
+    #: epsilon at the fit's delta.
+    plans_in_mu = False
 
     def __eq__(self, other):
         return type(self) is type(other) and vars(self) == vars(other)

@@ -58,6 +58,9 @@ class CyclicSolver(Solver):
         choice among ``AUTO_N_BATCHES``: one candidate of ``solver="auto"`` per l.
     """
 
+    #: The planner and the calibration take a target in mu (``PublicProblem.mu``).
+    plans_in_mu = True
+
     def __init__(self, full_batch=False, max_passes=None, n_batches=None):
         self.full_batch = bool(full_batch)
         self.name = "gd" if self.full_batch else "cyclic"
@@ -227,6 +230,7 @@ def plan_cyclic_together(problem, solvers, calibrate=False):
     # bounds join the minimum the noise is calibrated to
     common["diameter_of"] = lambda lam: 2.0 * projection_radius(problem, lam)
     target = (problem.epsilon, problem.delta)
+    common["mu"] = problem.mu  # a target in mu (an allowance) is planned unconverted
     if len(solvers) == 1:  # the solver's own choice among its batch sizes
         plans = [_plan_cyclic(*target, lams=lams, batch_sizes=sizes[0], **common)]
     else:  # one batch size each: the winner of every (batch size, budget) of one search
@@ -259,7 +263,7 @@ def calibrate_cyclic(plan, problem):
         The plan ``plan.solver.plan(problem)`` gives.
     """
     return _calibrate_cyclic(plan, problem.epsilon, problem.delta, problem.sensitivity,
-                             problem.n_samples, _diameter(plan))
+                             problem.n_samples, _diameter(plan), mu=problem.mu)
 
 
 def _diameter(plan):

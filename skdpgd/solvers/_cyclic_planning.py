@@ -18,16 +18,16 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..accounting import contraction_factor, cyclic_batch_sizes, epsilon_delta_to_gdp
+from ..accounting import contraction_factor, cyclic_batch_sizes
 from ..accounting.calibration import (
     calibrate_noisy_cyclic_gd,
     calibrate_noisy_gd,
     check_count,
     check_positive,
-    check_target,
     convex_cyclic_squares,
     cyclic_factors,
     shift_ratio,
+    target_mu_of,
 )
 from ._cyclic_grid import grid_proxy
 from ._gd_planning import STEP_FRACTIONS
@@ -314,13 +314,15 @@ def plan_noisy_cyclic_gd(
 
 def _plan_cyclic(epsilon, delta, *, lams, sensitivity, gradient_bound, n_samples, n_params,
                  data_smoothness, initial_distance, max_epochs, batch_sizes, learning_rate=None,
-                 n_epochs=None, calibrate=True, each=False, budgets=None, diameter_of=None):
+                 n_epochs=None, calibrate=True, each=False, budgets=None, diameter_of=None,
+                 mu=None):
     """:func:`plan_noisy_cyclic_gd` over the grid ``lams`` (checked here, searched at once);
     ``each``: a dict of the plans of every batch size b and compute budget B of
     ``budgets`` (E <= B <= ``max_epochs``), keyed (b, B) (``solver="auto"``'s candidates).
     ``diameter_of(lam)``: the diameter D of the run's ball (None: no ball; lam = 0 needs
-    one), whose bounded-domain bound joins the minimum."""
-    epsilon, delta = check_target(epsilon, delta)
+    one), whose bounded-domain bound joins the minimum. ``mu``: the target in mu instead
+    (``epsilon`` None; :func:`~skdpgd.accounting.calibration.target_mu_of`)."""
+    epsilon, delta, target_mu = target_mu_of(epsilon, delta, mu)
     lams = [check_positive("strong_convexity", lam, allow_zero=diameter_of is not None)
             for lam in lams]
     diameters = None if diameter_of is None else [
@@ -334,7 +336,6 @@ def _plan_cyclic(epsilon, delta, *, lams, sensitivity, gradient_bound, n_samples
         raise ValueError("batch_sizes must contain at least one batch size.")
     if learning_rate is not None:
         learning_rate = check_positive("learning_rate", learning_rate)
-    target_mu = epsilon_delta_to_gdp(epsilon, delta)
     found = _search_cyclic(
         target_mu, sensitivity=sensitivity, gradient_bound=gradient_bound, n_samples=n,
         n_params=n_params, beta_l=data_smoothness, lams=lams, learning_rate=learning_rate,
@@ -355,7 +356,7 @@ def _plan_cyclic(epsilon, delta, *, lams, sensitivity, gradient_bound, n_samples
         if diameter is not None and not math.isfinite(diameter):
             diameter = None
         if calibrate:
-            plan = _calibrate_cyclic(plan, epsilon, delta, sensitivity, n, diameter)
+            plan = _calibrate_cyclic(plan, epsilon, delta, sensitivity, n, diameter, mu=mu)
         elif target_mu == math.inf or sensitivity == 0:
             plan = replace(plan, noise_std=0.0)
         else:  # the closed form of bound (C) before the accountant's conservative rounding:
@@ -373,21 +374,21 @@ def _plan_cyclic(epsilon, delta, *, lams, sensitivity, gradient_bound, n_samples
     return plans if each else plans[0]
 
 
-def _calibrate_cyclic(plan, epsilon, delta, sensitivity, n_samples, diameter=None):
+def _calibrate_cyclic(plan, epsilon, delta, sensitivity, n_samples, diameter=None, mu=None):
     """``plan`` with its noise calibrated by the accountant (once, for the winning plan):
     the one that reports it (bounds (A), (B) for one batch; (C), (F) else; ``diameter`` D
-    of the ball, None without one)."""
+    of the ball, None without one; ``mu``: the target in mu, ``epsilon`` None)."""
     if plan.n_batches == 1:
         return replace(plan, noise_std=calibrate_noisy_gd(
             epsilon, delta, sensitivity=sensitivity, n_samples=n_samples,
             learning_rate=plan.learning_rate, strong_convexity=plan.strong_convexity,
-            smoothness=plan.smoothness, n_steps=plan.n_epochs, diameter=diameter,
+            smoothness=plan.smoothness, n_steps=plan.n_epochs, diameter=diameter, mu=mu,
         ))
     return replace(plan, noise_std=calibrate_noisy_cyclic_gd(
         epsilon, delta, batch_size=plan.batch_size, sensitivity=sensitivity,
         n_samples=n_samples, learning_rate=plan.learning_rate,
         strong_convexity=plan.strong_convexity, smoothness=plan.smoothness,
-        n_epochs=plan.n_epochs, diameter=diameter,
+        n_epochs=plan.n_epochs, diameter=diameter, mu=mu,
     ))
 
 
