@@ -9,9 +9,12 @@ model, and every release is composed into ``privacy_``.
 from sklearn.base import clone, is_classifier
 from sklearn.pipeline import Pipeline
 
+from ..accounting._margin import round_down
+from ..accounting.allowance import Allowance
 from ..preprocessing import check_allowance
 from ..utils._validation import make_generator
 from ._checks import fit_transform_private, is_prepared, is_private, is_skip
+from ._constant_fallback import CONSTANT_CHECK, plan_constant_check, run_constant_check
 from ._labels import PrivateClassCounts, release_label_set
 from ._plan import CLASS_COUNTS, LABEL_SET, TARGET_RANGE
 from ._report import PipelinePrivacyReport
@@ -47,8 +50,11 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
             if is_prepared(step):  # released once by prepare(): reused, not charged here
                 shared.append((name, step.privacy_))
         fitted.append((name, step))
+    check = plan_constant_check(final, budget, n)  # None: no check, the fit's whole share
     estimator = clone(final).set_params(ledger=None, random_state=_child_seed(rng))
-    within = budget.estimator_allowance  # its share in mu (the one currency inside)
+    # the estimator's share in mu (the one currency inside): all of it, or the fit's part
+    within = (budget.estimator_allowance if check is None
+              else Allowance(round_down(check.fit_mu)))
     norm = _row_norm_bound(fitted)
     if norm is not None:
         estimator.set_params(data_norm=norm)
@@ -101,6 +107,10 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
             estimator._name_table(names, *preparation_notes(fitted, estimator.n_features_in_))
     if TARGET_RANGE in allowance:
         TargetUnits(*pipeline.target_range_).apply(estimator)
+    if check is not None:  # the model against the private constant predictor
+        pipeline.constant_check_, report = run_constant_check(estimator, Xt, y_fit, check,
+                                                              _child_seed(rng))
+        spent.append((CONSTANT_CHECK, report))
     spent.append((last_name, estimator.privacy_))
     fitted.append((last_name, estimator))
     pipeline.pipeline_ = Pipeline(fitted)
