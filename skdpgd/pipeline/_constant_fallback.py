@@ -45,14 +45,16 @@ and decision values are then the intercept-only model's.
 :math:`r = \sqrt 6/(n\mu_c)`; the check takes the share
 :math:`s = (\sqrt6/(n\,r_0\,\mu_{\mathrm{est}}))^2` of the estimator's
 :math:`\mu_{\mathrm{est}}^2` that resolves accuracy to :math:`r_0` = 0.02
-(:data:`RESOLUTION`), at most :data:`MAX_SHARE` = 1/2; the fit gets
+(:data:`RESOLUTION`), at least :data:`MIN_SHARE` = 0.02, at most
+:data:`MAX_SHARE` = 1/2; the fit gets
 :math:`\mu_{\mathrm{fit}} = \mu_{\mathrm{est}}\sqrt{1-s}`, the check
 :math:`\mu_c = \mu_{\mathrm{est}}\sqrt s`, and :math:`\mu_{\mathrm{fit}}^2 + \mu_c^2 \le
 \mu_{\mathrm{est}}^2` (Corollary 3.3): the pipeline's planned allowance for its
 estimator covers both. A model better than the constant by
-:math:`(z_a + z_{0.05}) r_0 \approx 0.033` in accuracy is kept with probability at
+:math:`(z_a + z_{0.05}) r_0 \approx 0.066` in accuracy is kept with probability at
 least 0.95 wherever the share is below its cap; at large n the share vanishes
-(:math:`s \propto 1/(n\mu)^2`: 0.06 at n = 4,000 and epsilon 1, 0.001 at n = 32,561), so
+(:math:`s \propto 1/(n\mu)^2` down to the floor 0.02, where the resolution is finer
+than :math:`r_0`), so
 a good model loses almost nothing; at the cap (tiny budgets) the check is coarser and
 the rule keeps the constant unless the model is clearly better.
 
