@@ -3,7 +3,8 @@ r"""From a privacy target (epsilon, delta) to run parameters: what a planner may
 The public face of the accountant towards :mod:`skdpgd.solvers`: the planners import
 from here (or from :mod:`skdpgd.accounting`) only, never a private name
 (``tests/test_import_layers.py`` checks it). Besides the calibrations defined here it
-re-exports the accountant's argument checks and the vectorised closed forms a planner
+re-exports the one rounding rule (:func:`round_down`, :func:`calibrated_mu`), the
+accountant's argument checks and the vectorised closed forms a planner
 scores its grids with (:func:`gd_factors`, :func:`cyclic_factors`,
 :func:`clt_noise_multiplier`), so that every closed form exists once.
 
@@ -22,6 +23,7 @@ from ._checks import check_count, check_positive, check_probability
 from ._convex_gd import convex_cyclic_squares, convex_gd_squares, shift_ratio
 from ._gdp import epsilon_delta_to_gdp, gdp_to_epsilon
 from ._inverter import nudge_up
+from ._margin import calibrated_mu, round_down
 from ._noisy_cyclic_gd import (
     convergent_cyclic_factor,
     convergent_cyclic_squares,
@@ -40,6 +42,7 @@ from ._sgd_bounds import check_sampling
 
 __all__ = [
     "calibrate_noisy_cyclic_gd",
+    "calibrated_mu",
     "calibrate_noisy_gd",
     "calibrate_preconditioned_gd",
     "check_count",
@@ -54,6 +57,7 @@ __all__ = [
     "convex_gd_squares",
     "cyclic_factors",
     "gd_factors",
+    "round_down",
     "shift_ratio",
     "target_mu_of",
 ]

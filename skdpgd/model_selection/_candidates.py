@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.base import is_classifier
 
 from ..accounting import gdp_to_epsilon
-from ..accounting._margin import round_down
+from ..accounting.calibration import round_down
 from ..preprocessing._public_steps import features_out
 from ..solvers import get as get_solver
 from ..solvers import names as solver_names

@@ -36,7 +36,7 @@ import math
 from dataclasses import dataclass
 
 from ..accounting import gdp_to_epsilon
-from ..accounting._margin import calibrated_mu, round_down
+from ..accounting.calibration import calibrated_mu, round_down
 from ..accounting.allowance import Allowance
 
 #: Share of mu^2 the private preparation takes (rho).

@@ -72,7 +72,7 @@ from scipy.stats import norm
 from sklearn.base import is_classifier
 
 from ..accounting import ReleasePrivacyReport, gdp_to_epsilon
-from ..accounting._margin import round_down
+from ..accounting.calibration import round_down
 from ..utils import make_generator
 
 __all__ = ["CONSTANT_CHECK", "ENABLED", "MAX_SHARE", "RESOLUTION", "ConstantCheck",

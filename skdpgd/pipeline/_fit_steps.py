@@ -9,7 +9,7 @@ model, and every release is composed into ``privacy_``.
 from sklearn.base import clone, is_classifier
 from sklearn.pipeline import Pipeline
 
-from ..accounting._margin import round_down
+from ..accounting.calibration import round_down
 from ..accounting.allowance import Allowance
 from ..preprocessing import check_allowance
 from ..utils._validation import make_generator

@@ -1,5 +1,5 @@
 """Every privacy report has ``epsilon``, ``delta``, ``epsilon_at`` and ``delta_at``, written
-once on :class:`skdpgd.PrivacyReport` (issue 45, target 5).
+once on :class:`skdpgd.PrivacyReport`.
 
 A report class says only what its curve is (``_curve``); the members are the base's, so
 that a report cannot state a point and a curve that disagree.
