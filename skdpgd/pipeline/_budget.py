@@ -36,8 +36,8 @@ import math
 from dataclasses import dataclass
 
 from ..accounting import gdp_to_epsilon
-from ..accounting.calibration import calibrated_mu, round_down
 from ..accounting.allowance import Allowance
+from ..accounting.calibration import calibrated_mu, round_down
 
 #: Share of mu^2 the private preparation takes (rho).
 PREPARATION_SHARE = 0.1

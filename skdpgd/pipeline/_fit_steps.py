@@ -9,8 +9,8 @@ model, and every release is composed into ``privacy_``.
 from sklearn.base import clone, is_classifier
 from sklearn.pipeline import Pipeline
 
-from ..accounting.calibration import round_down
 from ..accounting.allowance import Allowance
+from ..accounting.calibration import round_down
 from ..preprocessing import check_allowance
 from ..utils._validation import make_generator
 from ._checks import fit_transform_private, is_prepared, is_private, is_skip

@@ -42,8 +42,8 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 
 from ..accounting import ReleasePrivacyReport
-from ..accounting.calibration import calibrated_mu
 from ..accounting.allowance import Allowance, admit
+from ..accounting.calibration import calibrated_mu
 from ..utils._validation import check_epsilon, resolve_delta
 from ._schema import n_rows
 
