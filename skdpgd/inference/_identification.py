@@ -56,8 +56,9 @@ def unidentified(hessian, floor):
     hessian : ndarray of shape (p, p)
         The released M (symmetric; not repaired).
     floor : float
-        :math:`f_M = 2\tau_M\sqrt p` (0 for an exact release: then only an exactly
-        singular direction, :math:`\lambda_i \le 0`, removes a coefficient).
+        :math:`f_M = 2\tau_M\sqrt p` (0 for an exact release: then only a singular
+        direction removes a coefficient, :math:`\lambda_i \le 10^{-12}\max_k|\lambda_k|`,
+        the rounding of an exactly singular matrix having either sign).
 
     Returns
     -------
@@ -69,11 +70,15 @@ def unidentified(hessian, floor):
     matrix = np.asarray(hessian, dtype=np.float64)
     lam, vecs = np.linalg.eigh(0.5 * (matrix + matrix.T))
     scale = max(float(np.max(np.abs(lam))), 1e-300)
-    repaired = np.maximum(lam, max(float(floor), 1e-12 * scale))  # M_+'s eigenvalues
+    # an exact release is singular where lambda_i <= 0 in exact arithmetic; in floating
+    # point such an eigenvalue comes out as +-(rounding of order 1e-16 scale), of either
+    # sign, so an exact release compares with the repair's floor 1e-12 scale instead of 0
+    edge = max(float(floor), 1e-12 * scale)
+    repaired = np.maximum(lam, edge)  # M_+'s eigenvalues
     weight = vecs * vecs / repaired**2  # u_ji^2 / mu_i^2, row j
     rayleigh = (weight @ lam) / weight.sum(axis=1)
     floor = float(floor)
-    mask = rayleigh <= floor
+    mask = rayleigh <= edge
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = rayleigh / floor if floor > 0 else np.where(mask, 0.0, np.inf)
     return mask, ratio
