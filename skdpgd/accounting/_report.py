@@ -44,9 +44,9 @@ class PrivacyReport:
 
     Every report has the (epsilon, delta) point it is stated at and the curve through it,
     :meth:`epsilon_at` and :meth:`delta_at`, written here once: a report class only says
-    what its curve is (``_curve``: an :class:`~skdpgd.accounting.allowance.Allowance`
+    what its curve is (``_curve``: an ``accounting.allowance.Allowance``
     for the Gaussian-DP releases, mu plus an additive delta; an
-    :class:`~skdpgd.accounting.allowance.EpsilonCurve` for the others).
+    ``accounting.allowance.EpsilonCurve`` for the others).
 
     Parameters
     ----------
@@ -109,10 +109,8 @@ class PrivacyReport:
     def delta_at(self, epsilon):
         """Smallest delta such that the release is (epsilon, delta)-DP.
 
-        Exact for a Gaussian-DP curve (:meth:`Allowance.delta_at
-        <skdpgd.accounting.allowance.Allowance.delta_at>`); otherwise within 1e-3
-        relative, rounded up (:meth:`EpsilonCurve.delta_at
-        <skdpgd.accounting.allowance.EpsilonCurve.delta_at>`).
+        Exact for a Gaussian-DP curve (``Allowance.delta_at``); otherwise within 1e-3
+        relative, rounded up (``EpsilonCurve.delta_at``).
 
         Parameters
         ----------

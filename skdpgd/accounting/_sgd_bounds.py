@@ -95,7 +95,7 @@ class SampledSGDBounds:
     not_applicable : dict
         name -> why the theorem does not cover this run.
     theorem : str
-        The theorem of ``binding_bound`` (:data:`THEOREMS`).
+        The theorem of ``binding_bound`` (``THEOREMS``).
     """
 
     epsilon: float
@@ -262,7 +262,7 @@ def calibrate_sampled_sgd(
     ------
     ValueError
         When ``epsilon`` is finite and above ``SGD_MAX_EPSILON`` (1000)
-        (:func:`check_sgd_epsilon`), or ``sampling`` is not one of :data:`SAMPLINGS`.
+        (:func:`check_sgd_epsilon`), or ``sampling`` is not one of ``SAMPLINGS``.
     RuntimeError
         When no noise level up to 1e12 meets the target.
     """

@@ -22,7 +22,7 @@ class SampledSGDPrivacyReport(RunPrivacyReport):
     """The report of a sampled noisy SGD run (min over the bounds that cover it).
 
     A sampled run is not Gaussian-DP in closed form: it has no ``mu``, and
-    :meth:`~PrivacyReport.epsilon_at` / :meth:`~PrivacyReport.delta_at` recompute the
+    ``epsilon_at`` / ``delta_at`` recompute the
     bounds of :func:`skdpgd.accounting.sampled_sgd_bounds` instead.
 
     Attributes

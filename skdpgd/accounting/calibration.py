@@ -189,7 +189,7 @@ def calibrate_noisy_gd(
         :math:`\sqrt{3x + \lceil x\rceil}` (:func:`convex_gd_squares`) joins the minimum.
     mu : float, optional
         A Gaussian-DP target instead of ``epsilon`` (then None): the noise is nudged
-        until the run's mu is at most it (:func:`target_mu_of`).
+        until the run's mu is at most it (``target_mu_of``).
 
     Returns
     -------
@@ -261,7 +261,7 @@ def calibrate_noisy_cyclic_gd(
         (:func:`convex_cyclic_squares`; Theorem 4.3's with one batch) joins the minimum.
     mu : float, optional
         A Gaussian-DP target instead of ``epsilon`` (then None): the noise is nudged
-        until the run's mu is at most it (:func:`target_mu_of`).
+        until the run's mu is at most it (``target_mu_of``).
 
     Returns
     -------
