@@ -13,8 +13,10 @@ Bounds
   (shifted interpolation, docs/theory.md#bound-f).
 - (D) :func:`chourasia_rdp`: Chourasia-Ye-Shokri Cor. 1 (Renyi DP), for comparison.
 - (E) :func:`composition_gdp`, :func:`composition_rdp`: composition baselines.
-- (SGD) :func:`sampled_sgd_bounds`: Poisson-sampled noisy SGD, composition with
-  amplification (dp-accounting, extra ``sgd``).
+- (SGD) :func:`sampled_sgd_bounds`: sampled noisy SGD, Poisson (composition with
+  amplification) or fixed-size uniform batches (the smaller of composition without
+  replacement and Altschuler-Talwar eq. (3.3) on a bounded domain); dp-accounting, extra
+  ``sgd``.
 
 Privacy only: bounds, events, composition, calibration by inversion
 (:mod:`skdpgd.accounting._inverter`) and one report class per accountant. Planning (the

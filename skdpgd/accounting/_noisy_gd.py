@@ -250,8 +250,8 @@ def noisy_gd_convex_gdp(noise_std, n_steps, *, sensitivity, n_samples, learning_
     (their Theorem 4.1) as the first term; :ref:`bound-b`. The second term is
     the shifted-interpolation bound with tau* = ceil(Dn/(S eta)) steps of shifts
     (:func:`convex_gd_burn_in`); it needs ``K >= tau*``, and for smaller K only composition
-    is used (it is then smaller anyway). No estimator uses it (their objectives are
-    strongly convex and unprojected).
+    is used (it is then smaller anyway). The estimators' full-batch runs report it with
+    D = 2r, r the radius of the ball they project onto, when it is the least bound.
 
     Parameters
     ----------

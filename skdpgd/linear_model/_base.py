@@ -31,7 +31,7 @@ from ..utils._validation import check_epsilon, make_generator, resolve_delta
 from ._defaults import auto_intercept_scaling
 from ._inference import Inference, WithoutTable
 from ._inputs import InputChecks
-from ._refusals import refuse_fit_params, refuse_warm_start
+from ._refusals import public_sampling, refuse_fit_params, refuse_warm_start
 from ._run import Charged, PlainRun, StepCounter, Target
 from ._weights import check_sample_weight_shape, row_weights
 
@@ -166,7 +166,7 @@ class BaseDPLinearModel(InputChecks, BaseEstimator):
             max_iter=None if self.max_iter == "auto" else int(self.max_iter),
             batch_size=None if self.batch_size == "auto" else int(self.batch_size),
             row_norm=float(row_norm), n_outputs=int(loss.n_outputs),
-            intercept_scaling=scaling,
+            intercept_scaling=scaling, sampling=public_sampling(self.solver, self.sampling),
             scale_free_score=is_classifier(self),  # accuracy sees only theta's direction
             max_coef_norm=None if self.max_coef_norm is None else float(self.max_coef_norm),
             zero_loss_bound=self._zero_loss_bound(loss),

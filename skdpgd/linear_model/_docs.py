@@ -64,6 +64,18 @@ batch_size : int or "auto", default="auto"
     0.5). ``"auto"`` tries l in {1, 2, 4, ..., 64} batches and keeps the best by the
     public proxy (:func:`skdpgd.solvers.plan_noisy_cyclic_gd`); the value used is
     ``batch_size_`` (the smallest batch, which the bound uses).""",
+    "sampling": """\
+sampling : {"poisson", "uniform"}, default="poisson"
+    How ``solver="sgd"`` draws its batches (refused with any other solver).
+    ``"poisson"``: every row independently with probability batch_size / n, accounted by
+    composition (PLD). ``"uniform"``: exactly batch_size distinct rows each step,
+    uniformly without replacement, accounted by the smaller of composition for sampling
+    without replacement (Wang, Balle, Kasiviswanathan 2019, Theorem 27) and Altschuler
+    and Talwar (2022), eq. (3.3), a last-iterate bound on the ball the run projects onto
+    (diameter 2 ``max_coef_norm``, or the default ball of radius sqrt(2 f_0 / lam)):
+    past a burn-in of about D n / (L eta) steps, more steps cost no privacy. The noise is
+    calibrated to that minimum and ``privacy_.binding_bound`` names the one that binds
+    (:doc:`/sgd_bounds`).""",
     "max_iter": """\
 max_iter : int or "auto", default="auto"
     The number of passes over the data, for every solver: full-batch steps for
@@ -101,8 +113,9 @@ max_coef_norm : float or None, default=None
     (``coef_``, ``intercept_ / intercept_scaling_``); Frobenius over the classes), in
     [1e-12, 1e12]. With it the unregularised model (``C=np.inf`` / ``alpha=0``) is
     allowed, and the convex bounded-domain bounds (Bok, Su and Altschuler 2024, Theorem
-    4.3 for full batches; bound (F) of the docs for cyclic batches; diameter 2r) are
-    reported when they beat the others. None: for lam > 0 the fit projects onto
+    4.3 for full batches; bound (F) of the docs for cyclic batches; Altschuler and
+    Talwar 2022 for ``sampling="uniform"``; diameter 2r) are reported when they beat
+    the others. None: for lam > 0 the fit projects onto
     the ball of radius sqrt(2 f_0 / lam), which holds the regularised optimum (f_0 the
     public bound on the loss at 0: :ref:`projection`), so it changes no optimum.""",
 }

@@ -14,6 +14,7 @@ from ._docs import fill_shared_parameters
 from ._inference import CoefficientTableMixin
 from ._labels import PublicLabelsMixin
 from ._predict import decision_on_clipped_rows
+from ._refusals import SAMPLINGS
 from ._repr import BudgetReprMixin
 from ._run import PublicLabels
 from ._weights import check_class_weight
@@ -86,6 +87,7 @@ class DPLogisticRegression(
         (None, NaN, ``pd.NA``, NaT) is a row of weight 0.
     {solver}
     {batch_size}
+    {sampling}
     {max_iter}
     {learning_rate}
     {ledger}
@@ -198,6 +200,7 @@ class DPLogisticRegression(
 
     _parameter_constraints = {
         **BaseDPLinearModel._parameter_constraints,
+        "sampling": [StrOptions(set(SAMPLINGS))],
         "C": [Interval(numbers.Real, 0, None, closed="neither"), Options(numbers.Real, {np.inf}),
               StrOptions({"auto"})],
         "classes": ["array-like", None, StrOptions({"private"})],
@@ -221,6 +224,7 @@ class DPLogisticRegression(
         classes=None,
         solver="auto",
         batch_size="auto",
+        sampling="poisson",
         max_iter="auto",
         learning_rate="auto",
         ledger=None,
@@ -243,6 +247,7 @@ class DPLogisticRegression(
         self.classes = classes
         self.solver = solver
         self.batch_size = batch_size
+        self.sampling = sampling
         self.max_iter = max_iter
         self.learning_rate = learning_rate
         self.ledger = ledger

@@ -47,3 +47,25 @@ def refuse_private_classes(classes):
             "classes='private' asks a DPPipeline to release the label set under its "
             "budget; a standalone DPLogisticRegression needs the public label set "
             "(classes=[...]) or None (read from y, outside the guarantee).")
+
+
+#: The samplers of ``solver="sgd"`` (``sampling=``); every other solver runs no sampler.
+SAMPLINGS = ("poisson", "uniform")
+
+
+def public_sampling(solver, sampling):
+    """``sampling`` for the fit's problem; refuse it with any solver but ``"sgd"``.
+
+    ``"uniform"`` (fixed-size batches) is a sampler of the sampled loop only: a
+    full-batch, cyclic or preconditioned run draws no batches, and ``"auto"`` chooses
+    among runs whose accountants assume none, so the parameter would be silently
+    ignored. A public fact, raised while planning (before the charge, before any value
+    is read).
+    """
+    if sampling != "poisson" and solver != "sgd":
+        raise ValueError(
+            f"sampling={sampling!r} draws fixed-size batches for solver='sgd' only (got "
+            f"solver={solver!r}); pass solver='sgd', or keep sampling='poisson' (the "
+            "default, which every other solver ignores)."
+        )
+    return sampling

@@ -12,6 +12,7 @@ from ._defaults import ridge_initial_distance, ridge_residual_clip
 from ._docs import fill_shared_parameters
 from ._inference import CoefficientTableMixin
 from ._predict import decision_on_clipped_rows
+from ._refusals import SAMPLINGS
 from ._repr import BudgetReprMixin
 from ._run import PublicLabels
 
@@ -97,6 +98,7 @@ class DPRidge(CoefficientTableMixin, BudgetReprMixin, RegressorMixin, BaseDPLine
     {intercept_scaling}
     {solver}
     {batch_size}
+    {sampling}
     {max_iter}
     {learning_rate}
     {ledger}
@@ -176,6 +178,7 @@ class DPRidge(CoefficientTableMixin, BudgetReprMixin, RegressorMixin, BaseDPLine
 
     _parameter_constraints = {
         **BaseDPLinearModel._parameter_constraints,
+        "sampling": [StrOptions(set(SAMPLINGS))],
         "alpha": [Interval(numbers.Real, 0, None, closed="left"), StrOptions({"auto"})],
         "y_bound": [Interval(numbers.Real, *PUBLIC_SCALE_RANGE, closed="both"),
                     StrOptions({"auto"}), None],
@@ -199,6 +202,7 @@ class DPRidge(CoefficientTableMixin, BudgetReprMixin, RegressorMixin, BaseDPLine
         intercept_scaling="auto",
         solver="auto",
         batch_size="auto",
+        sampling="poisson",
         max_iter="auto",
         learning_rate="auto",
         ledger=None,
@@ -219,6 +223,7 @@ class DPRidge(CoefficientTableMixin, BudgetReprMixin, RegressorMixin, BaseDPLine
         self.intercept_scaling = intercept_scaling
         self.solver = solver
         self.batch_size = batch_size
+        self.sampling = sampling
         self.max_iter = max_iter
         self.learning_rate = learning_rate
         self.ledger = ledger

@@ -74,6 +74,10 @@ class PublicProblem:
         The target as a Gaussian-DP allowance (``epsilon`` None): what a DP pipeline hands
         its estimator, planned without a conversion by a solver that declares
         ``plans_in_mu``; None: the target is ``(epsilon, delta)``.
+    sampling : str
+        How ``solver="sgd"`` draws its batches: ``"poisson"`` (the default) or
+        ``"uniform"`` (b distinct rows each step); every other solver plans for
+        ``"poisson"`` only (the estimators refuse the rest before any value is read).
     """
 
     epsilon: float
@@ -96,6 +100,7 @@ class PublicProblem:
     max_coef_norm: float | None = None
     zero_loss_bound: float = math.inf
     mu: float | None = None
+    sampling: str = "poisson"
 
     @property
     def gram_dim(self):

@@ -1,8 +1,11 @@
-r"""``solver="sgd"``: Poisson-sampled noisy SGD.
+r"""``solver="sgd"``: sampled noisy SGD, Poisson (the default) or fixed-size uniform batches.
 
-Planned by :func:`skdpgd.solvers.plan_sampled_sgd`; its privacy is composition with
-amplification by Poisson sampling, computed with dp-accounting's PLD accountant. See the
-theory page, "Sampled SGD".
+Planned by :func:`skdpgd.solvers.plan_sampled_sgd` for the problem's ``sampling``.
+``"poisson"``: composition with amplification by Poisson sampling, computed with
+dp-accounting's PLD accountant. ``"uniform"`` (b distinct rows each step): the minimum of
+composition for sampling without replacement and Altschuler-Talwar's last-iterate bound on
+the ball the run projects onto (diameter 2r, r = ``projection_radius``), the noise
+calibrated to that minimum. See the theory page, "Sampled SGD", and docs/sgd_bounds.md.
 """
 
 from dataclasses import replace
@@ -20,7 +23,7 @@ __all__ = ["SampledSolver"]
 
 
 class SampledSolver(Solver):
-    """Poisson-sampled noisy SGD (``solver="sgd"``; module docstring)."""
+    """Sampled noisy SGD (``solver="sgd"``; module docstring)."""
 
     name = "sgd"
     reports_mu = False
@@ -41,18 +44,23 @@ class SampledSolver(Solver):
             initial_distance=problem.initial_distance,
             max_passes=AUTO_MAX_PASSES if problem.max_iter is None else problem.max_iter,
             strong_convexity=problem.strong_convexity, sampling_rates=tuple(rates),
-            sampling="poisson", exact_passes=problem.max_iter is not None,
+            sampling=problem.sampling, exact_passes=problem.max_iter is not None,
+            max_coef_norm=problem.max_coef_norm, zero_loss_bound=problem.zero_loss_bound,
         )
         return replace(plan, solver=self, gradient_bound=problem.gradient_bound,
                        projection_radius=projection_radius(problem, plan.strong_convexity))
 
     def _report(self, plan, problem, notes):
+        # The ball the run projects onto is the domain Altschuler-Talwar reads (uniform
+        # batches only; a Poisson report keeps its one bound and says why).
+        uniform = plan.sampling == "uniform"
         return accounting.sampled_sgd_report(
-            plan.noise_std, plan.n_steps, delta=problem.delta, sampling="poisson",
+            plan.noise_std, plan.n_steps, delta=problem.delta, sampling=plan.sampling,
             batch_size=plan.batch_size, n_samples=problem.n_samples,
             gradient_bound=plan.gradient_bound, learning_rate=plan.learning_rate,
             strong_convexity=plan.strong_convexity, smoothness=plan.smoothness,
             notes=tuple(notes) + plan.notes,
+            diameter=2.0 * plan.projection_radius if uniform else None,
         )
 
     def _run(self, data, loss, plan, rng, callback):
@@ -62,7 +70,7 @@ class SampledSolver(Solver):
                 row_sums.sum_rows, np.zeros(data.coef_shape),
                 n_samples=data.n_samples, batch_size=plan.batch_size,
                 learning_rate=plan.learning_rate, noise_std=plan.noise_std,
-                n_steps=plan.n_steps, rng=rng, sampling="poisson",
+                n_steps=plan.n_steps, rng=rng, sampling=plan.sampling,
                 regularization=plan.strong_convexity, max_norm=plan.projection_radius,
                 callback=callback,
             )
