@@ -160,8 +160,9 @@ def infer(row_sums, loss, coef, *, plan, report, n_steps, rng, preconditioner=No
     # the columns the release shows empty leave the block (post-processing of M)
     candidates = None if indicators is None else np.r_[
         np.asarray(indicators, dtype=bool), np.zeros(coef.size - len(indicators), bool)]
-    keep, dropped_notes, run = inference_block(hessian, report.hessian_noise_std,
-                                               preconditioner, candidates)
+    keep, dropped_notes, run = inference_block(
+        hessian, report.hessian_noise_std, preconditioner, candidates, gradient=gradient,
+        gradient_noise_std=report.gradient_noise_std)
     block = np.ix_(keep, keep)
     estimate_k, cov_k, diag = coefficient_covariance(
         coef[keep], gradient[keep], hessian[block], score[block], n_samples=n,

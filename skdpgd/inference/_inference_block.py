@@ -8,17 +8,22 @@ the other coefficients are those of the model without the column. A public rule 
 say which columns are empty (a public category list does not say that no other value
 occurs, an object dtype may hold a missing cell), but the release can: the released
 diagonal is :math:`M_{jj} = H_{jj} + E_{jj}`, :math:`E_{jj} \sim \mathcal N(0, \tau_M^2)`
-(docs/theory.md, "Columns the release shows empty"). A column is **dropped from the
-inference block** when
+(docs/theory.md, "Columns the release shows empty"), and the released gradient is
+:math:`\tilde g_j = \nabla_j L(\theta_K) + \sigma_g Z_j`, pure noise for an empty column.
+A candidate column is **dropped from the inference block** when both are those of an empty
+column,
 
 .. math::
 
-    M_{jj} \le z\,\tau_M, \qquad z = \Phi^{-1}(1 - \alpha/p),\quad \alpha = 0.05
+    M_{jj} \le z\,\tau_M,\quad z = \Phi^{-1}(1 - \tfrac{\alpha}{2p}),\qquad
+    |\tilde g_j| \le z_g\sigma_g,\quad z_g = \Phi^{-1}(1 - \tfrac{\alpha}{4p}),
+    \qquad \alpha = 0.05
 
 (:data:`EMPTY_LEVEL`): every empty column is dropped with probability at least
-:math:`1 - \alpha` (Bonferroni over the p coordinates), and a dropped column has
+:math:`1 - \alpha` (Bonferroni over the 2p tests), and a dropped column has
 :math:`H_{jj} \le 2z\tau_M` on the event :math:`\max_j |E_{jj}| \le z\tau_M` (a
-column with that little curvature: a rare level). The estimate and the covariance are
+column with that little curvature: a rare level), and a run that had finished along it
+up to the gradient's noise. The estimate and the covariance are
 then computed on the kept block (the released :math:`\tilde g_K`, :math:`M_{KK}`,
 :math:`Q_{KK}`: sub-blocks of the same releases, a smaller Wigner noise whose edge is
 :math:`2\tau_M\sqrt{|K|}`), with the dropped coefficients held at the run's values.
@@ -63,9 +68,9 @@ ENABLED = True
 DROPPED = (
     "no interval: dropped from the inference block, the released curvature of its column "
     "({ratio:.2g} tau) is below {z:.3g} tau, which an empty column's (pure noise) exceeds "
-    "with probability 0.05/p only (a level or indicator the data leave empty or nearly "
-    "so); its coefficient is the run's, and the other intervals are those of the model "
-    "with it held there"
+    "with probability 0.05/(2p) only, and so is its released gradient (a level or "
+    "indicator the data leave empty or nearly so); its coefficient is the run's, and the "
+    "other intervals are those of the model with it held there"
 )
 
 
@@ -101,8 +106,9 @@ def empty_columns(hessian, noise_std, level=EMPTY_LEVEL):
     return ratio <= z, ratio, z
 
 
-def inference_block(hessian, noise_std, preconditioner=None, candidates=None):
-    """The kept coordinates, the dropped ones' row notes, and the block's run.
+def inference_block(hessian, noise_std, preconditioner=None, candidates=None,
+                    gradient=None, gradient_noise_std=0.0):
+    r"""The kept coordinates, the dropped ones' row notes, and the block's run.
 
     Parameters
     ----------
@@ -115,6 +121,11 @@ def inference_block(hessian, noise_std, preconditioner=None, candidates=None):
     candidates : ndarray of shape (p,), bool, optional
         The columns that may be dropped: the 0/1 indicators of the preparation's public
         structure (module docstring); None: none (nothing is dropped).
+    gradient : ndarray of shape (p,), optional
+        The released gradient: a candidate is dropped only where it is also that of an
+        empty column, :math:`|\tilde g_j| \le z_g\sigma_g` (module docstring).
+    gradient_noise_std : float, default=0
+        :math:`\sigma_g`.
 
     Returns
     -------
@@ -133,8 +144,11 @@ def inference_block(hessian, noise_std, preconditioner=None, candidates=None):
                   {"preconditioner": preconditioner, "noise_covariance": None})
     if not ENABLED or candidates is None:
         return everything
-    dropped, ratio, z = empty_columns(hessian, noise_std)
+    dropped, ratio, z = empty_columns(hessian, noise_std, EMPTY_LEVEL / 2)
     dropped &= np.asarray(candidates, dtype=bool)
+    if gradient is not None and gradient_noise_std > 0.0:  # the run finished along it
+        z_g = float(norm.isf(EMPTY_LEVEL / (4 * p)))
+        dropped &= np.abs(np.asarray(gradient, dtype=np.float64)) <= z_g * gradient_noise_std
     if not dropped.any() or dropped.all():
         return everything
     keep = ~dropped
