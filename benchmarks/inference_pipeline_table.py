@@ -10,17 +10,23 @@ classes=[0, 1], inference=True), epsilon=...)`` is fitted twice per seed:
 * ``before``: ``one_hot_reference=None, centre=False``, the encoding every fit had
   before: all levels of each group (the group sums to the intercept column) and numeric
   columns on [0, 1];
-* ``after``: the defaults, which inside a pipeline with ``inference=True`` mean a
+* ``kept``: the defaults, which inside a pipeline with ``inference=True`` mean a
   reference level per group (its first listed category) and numeric columns centred on
-  [-1, 1].
+  [-1, 1], with every column in the inference block (the rule of
+  ``skdpgd.inference._inference_block`` switched off: the columns the data leave empty,
+  ``__other`` and ``__missing`` of the three groups, stay in the released Hessian, raised
+  to its floor);
+* ``after``: the defaults with that rule: the columns whose released curvature is that of
+  an empty column leave the inference block (NaN, with the reason in their rows).
 
 Both tables are read with ``summary(units="original")`` (numeric slopes per raw unit,
 a level per unit of its indicator), which makes the numeric slopes the same quantity in
 both. The reference is the logistic MLE by Newton on the ``after`` design (identifiable)
 with its inverse-information covariance, mapped to the same units by the same map. Per
 coefficient and fit: whether the private interval is finite (NaN: not identified at the
-release's noise level, or a column the data leave empty), whether it contains the
-non-private estimate, and its width over the non-private width.
+release's noise level, or dropped from the inference block, a column whose released
+curvature is that of an empty column), whether it contains the non-private estimate, and
+its width over the non-private width.
 
     python benchmarks/inference_pipeline_table.py --epsilon 1 --seeds 20
 
@@ -40,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from skdpgd import DPLogisticRegression, make_dp_pipeline
 from skdpgd.datasets import load_adult
-from skdpgd.inference import CoefficientTable
+from skdpgd.inference import CoefficientTable, _inference_block
 from skdpgd.pipeline._units import coefficient_table_in_column_units
 from skdpgd.preprocessing import DPTableVectorizer
 
@@ -89,13 +95,15 @@ def main(argv=None):
     parser.add_argument("--out", default="benchmarks/results/inference_pipeline_table.json")
     args = parser.parse_args(argv)
     frame, y, bounds, categories = table()
-    options = {"before": {"one_hot_reference": None, "centre": False}, "after": {}}
+    options = {"before": ({"one_hot_reference": None, "centre": False}, True),
+               "kept": ({}, False), "after": ({}, True)}
     records = {arm: [] for arm in options}
     names = {}
     reference = None
     start = time.perf_counter()
     for seed in range(args.seeds):
-        for arm, extra in options.items():
+        for arm, (extra, drop) in options.items():
+            _inference_block.ENABLED = drop
             pipe = make_dp_pipeline(
                 vectorizer(bounds, categories, **extra),
                 DPLogisticRegression(classes=[0, 1], inference=True),
@@ -110,7 +118,10 @@ def main(argv=None):
                 ci = ref_table.conf_int(0.05)
                 reference = {name: (float(est), float(hi - lo)) for name, est, (lo, hi)
                              in zip(summary.index, ref_table.estimate, ci)}
-            records[arm].append(summary[["coef", "ci_low", "ci_high"]].to_dict("index"))
+            summary["dropped"] = summary["note"].str.contains("dropped from the inference")
+            records[arm].append(
+                summary[["coef", "ci_low", "ci_high", "dropped"]].to_dict("index"))
+    _inference_block.ENABLED = True
     result = {"epsilon": args.epsilon, "seeds": args.seeds, "n": int(len(y)),
               "wall_s": time.perf_counter() - start, "rows": []}
     for name in dict.fromkeys(names["before"] + names["after"]):
@@ -127,6 +138,7 @@ def main(argv=None):
             contains = (lo <= ref_est) & (ref_est <= hi) & finite
             row[arm] = {
                 "finite": float(finite.mean()),
+                "dropped": float(np.mean([f["dropped"] for f in fits])),
                 "contains_non_private": (float(contains.sum() / finite.sum())
                                          if finite.any() else None),
                 "width_ratio": (float(np.median((hi - lo)[finite] / ref_width))
@@ -139,20 +151,21 @@ def main(argv=None):
     print(f"epsilon {args.epsilon}, {args.seeds} seeds, n = {len(y)}; per coefficient: "
           "finite share / contains the non-private estimate (of the finite) / median "
           "width over the non-private width")
-    print("| coefficient | non-private | before | after |")
-    print("|---|---:|---|---|")
+    print("| coefficient | non-private | before | kept | after |")
+    print("|---|---:|---|---|---|")
 
     def cell(r):
         if r is None:
             return "not in the table"
+        dropped = f" (dropped {r['dropped']:.0%})" if r["dropped"] else ""
         if r["contains_non_private"] is None:
-            return f"NaN in {1 - r['finite']:.0%}"
+            return f"NaN in {1 - r['finite']:.0%}{dropped}"
         ratio = "" if r["width_ratio"] is None else f" / {r['width_ratio']:.2f}x"
-        return f"{r['finite']:.2f} / {r['contains_non_private']:.2f}{ratio}"
+        return f"{r['finite']:.2f} / {r['contains_non_private']:.2f}{ratio}{dropped}"
 
     for row in result["rows"]:
         print(f"| {row['coefficient']} | {row['non_private']:.4g} | {cell(row['before'])} | "
-              f"{cell(row['after'])} |")
+              f"{cell(row['kept'])} | {cell(row['after'])} |")
     print(f"total {result['wall_s']:.1f}s")
 
 

@@ -15,10 +15,12 @@ from ._budget import (
     split_inference_budget,
 )
 from ._fit import (
+    DROPPED_NOTE,
     SUPPORTED_SOLVERS,
     check_identifiable,
     check_solver,
     compose_report,
+    dropped_note,
     fit_budget,
     infer,
     public_noise_ratio,
@@ -35,6 +37,7 @@ from ._sandwich import coefficient_covariance
 from ._table import CoefficientTable
 
 __all__ = [
+    "DROPPED_NOTE",
     "INFERENCE_SHARES",
     "SUPPORTED_SOLVERS",
     "CoefficientTable",
@@ -45,6 +48,7 @@ __all__ = [
     "coefficient_covariance",
     "compose_report",
     "curvature_and_residual_bounds",
+    "dropped_note",
     "fit_budget",
     "impulse_responses",
     "infer",

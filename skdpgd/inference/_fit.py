@@ -18,13 +18,22 @@ import numpy as np
 
 from ._budget import INFERENCE_SHARES, inference_shares, split_inference_budget
 from ._identification import NOT_IDENTIFIED
+from ._inference_block import inference_block
 from ._releases import curvature_and_residual_bounds, matrix_sensitivity, release_at
 from ._report import inference_report
 from ._sandwich import FIRST_ORDER_LIMIT, coefficient_covariance
 from ._table import CoefficientTable
 
-__all__ = ["SUPPORTED_SOLVERS", "check_identifiable", "check_solver", "compose_report",
-           "fit_budget", "infer", "public_noise_ratio", "reliability_note"]
+__all__ = ["DROPPED_NOTE", "SUPPORTED_SOLVERS", "check_identifiable", "check_solver",
+           "compose_report", "dropped_note", "fit_budget", "infer", "public_noise_ratio",
+           "reliability_note"]
+
+#: The table's note naming the columns dropped from the inference block.
+DROPPED_NOTE = (
+    "columns dropped from the inference block (their released curvature is that of an "
+    "empty column: no interval; the others' intervals hold them at the run's values): "
+    "{columns}"
+)
 
 #: The solvers whose noise covariance is computed (sgd: refused, see ``plan_inference``).
 SUPPORTED_SOLVERS = ("gd", "cyclic", "preconditioned")
@@ -105,7 +114,7 @@ def compose_report(loss, run_report, budget, *, row_norm, delta, notes=()):
 
 
 def infer(row_sums, loss, coef, *, plan, report, n_steps, rng, preconditioner=None,
-          names, intercept_scaling, covers):
+          names, intercept_scaling, covers, indicators=None):
     r"""Release the gradient, M and Q at ``coef``; return the private coefficient table.
 
     Parameters
@@ -133,6 +142,10 @@ def infer(row_sums, loss, coef, *, plan, report, n_steps, rng, preconditioner=No
         b: the intercept is b times the last coordinate.
     covers : str
         What the intervals cover (a note of the table).
+    indicators : sequence of bool, optional
+        One per feature: a 0/1 indicator column of the preparation's public structure,
+        which may leave the inference block where the release shows it empty
+        (:func:`~skdpgd.inference._inference_block.inference_block`); None: none.
 
     Returns
     -------
@@ -144,14 +157,24 @@ def infer(row_sums, loss, coef, *, plan, report, n_steps, rng, preconditioner=No
         row_sums, loss, coef, n,
         (report.gradient_noise_std, report.hessian_noise_std, report.score_noise_std), rng,
     )
-    estimate, cov, diag = coefficient_covariance(
-        coef, gradient, hessian, score, n_samples=n,
+    # the columns the release shows empty leave the block (post-processing of M)
+    candidates = None if indicators is None else np.r_[
+        np.asarray(indicators, dtype=bool), np.zeros(coef.size - len(indicators), bool)]
+    keep, dropped_notes, run = inference_block(
+        hessian, report.hessian_noise_std, preconditioner, candidates, gradient=gradient,
+        gradient_noise_std=report.gradient_noise_std)
+    block = np.ix_(keep, keep)
+    estimate_k, cov_k, diag = coefficient_covariance(
+        coef[keep], gradient[keep], hessian[block], score[block], n_samples=n,
         gradient_noise_std=report.gradient_noise_std,
         hessian_noise_std=report.hessian_noise_std,
         score_noise_std=report.score_noise_std, strong_convexity=plan.strong_convexity,
         learning_rate=plan.learning_rate, noise_std=plan.noise_std, n_steps=n_steps,
-        momentum=getattr(plan, "momentum", 0.0), preconditioner=preconditioner,
+        momentum=getattr(plan, "momentum", 0.0), **run,
     )
+    estimate, cov = np.array(coef, dtype=np.float64), np.full((coef.size, coef.size), np.nan)
+    estimate[keep], cov[block] = estimate_k, cov_k  # a dropped coefficient keeps the run's
+    diag = _embedded(diag, keep)
     scale = np.ones(estimate.shape[0])
     names = list(names)
     if intercept_scaling is not None:
@@ -161,12 +184,48 @@ def infer(row_sums, loss, coef, *, plan, report, n_steps, rng, preconditioner=No
     warning = reliability_note(diag)
     if warning:
         notes.append(warning)
-    row_notes = [NOT_IDENTIFIED.format(ratio=ratio) if out else ""
-                 for out, ratio in zip(diag["not_identified"], diag["identified_ratio"])]
+    row_notes = [dropped or (NOT_IDENTIFIED.format(ratio=ratio) if out else "")
+                 for dropped, out, ratio in zip(dropped_notes, diag["not_identified"],
+                                                diag["identified_ratio"])]
+    note = dropped_note(names, ~keep)
+    if note:
+        notes.append(note)
     table = CoefficientTable(names, scale * estimate, cov * np.outer(scale, scale), notes,
                              row_notes=row_notes)
     table.diagnostics = diag
     return table
+
+
+def dropped_note(names, dropped):
+    """The table's note naming the columns dropped from the inference block, or None.
+
+    Parameters
+    ----------
+    names : list of str
+        The table's row names.
+    dropped : ndarray of bool
+        ``diagnostics["dropped"]`` (one per row).
+
+    Returns
+    -------
+    str or None
+        :data:`DROPPED_NOTE` with the names, None when nothing was dropped.
+    """
+    columns = [name for name, out in zip(names, dropped) if out]
+    return DROPPED_NOTE.format(columns=", ".join(columns)) if columns else None
+
+
+def _embedded(diagnostics, keep):
+    """The block's per-coordinate diagnostics written at the kept coordinates of p
+    (``dropped`` added; a dropped coordinate is not "not identified": it has its own
+    reason)."""
+    out = dict(diagnostics)
+    for key, fill in (("not_identified", False), ("identified_ratio", np.nan)):
+        full = np.full(keep.size, fill, dtype=np.asarray(diagnostics[key]).dtype)
+        full[keep] = diagnostics[key]
+        out[key] = full
+    out["dropped"] = ~keep
+    return out
 
 
 def public_noise_ratio(n_samples, n_params, hessian_mu):

@@ -79,7 +79,7 @@ def impulse_responses(a, b, n_steps):
 
 
 def optimizer_noise(hessian, *, strong_convexity, learning_rate, noise_std, n_steps,
-                    momentum=0.0, preconditioner=None):
+                    momentum=0.0, preconditioner=None, noise_covariance=None):
     r"""Covariance and mean factor of the optimizer's noise (module docstring).
 
     Parameters
@@ -96,6 +96,13 @@ def optimizer_noise(hessian, *, strong_convexity, learning_rate, noise_std, n_st
         beta.
     preconditioner : ndarray of shape (p, p), optional
         P (symmetric positive definite); None for the identity.
+    noise_covariance : ndarray of shape (p, p), optional
+        S, the covariance of the step's noise direction (the step adds
+        :math:`-\eta\sigma\,\xi`, :math:`\xi \sim \mathcal N(0, S)`); None for
+        :math:`P^{-2}` (:math:`\xi = P^{-1}Z`). The block of a run whose other
+        coordinates were dropped has the drift of :math:`((P^{-1})_{KK})^{-1}` and the
+        noise :math:`S = (P^{-2})_{KK}` (:mod:`skdpgd.inference._inference_block`): then
+        :math:`N = U^\top P^{1/2}SP^{1/2}U`.
 
     Returns
     -------
@@ -119,7 +126,11 @@ def optimizer_noise(hessian, *, strong_convexity, learning_rate, noise_std, n_st
     h, g = impulse_responses(contraction * (1.0 + momentum), -contraction * momentum, n_steps)
     phi = h.T @ h
     left = root_inv @ u
-    n_matrix = left.T @ left  # U^T P^{-1} U
+    if noise_covariance is None:
+        n_matrix = left.T @ left  # U^T P^{-1} U
+    else:
+        right = root @ u
+        n_matrix = right.T @ np.asarray(noise_covariance, dtype=np.float64) @ right
     covariance = (learning_rate * noise_std) ** 2 * (left @ (n_matrix * phi) @ left.T)
     unfinished = left @ np.diag(g) @ u.T @ root
     return 0.5 * (covariance + covariance.T), unfinished

@@ -93,7 +93,7 @@ FIRST_ORDER_LIMIT = 0.5
 def coefficient_covariance(coef, gradient, hessian, score_cov, *, n_samples,
                            gradient_noise_std, hessian_noise_std, score_noise_std,
                            strong_convexity, learning_rate, noise_std, n_steps, momentum=0.0,
-                           preconditioner=None):
+                           preconditioner=None, noise_covariance=None):
     r"""The private estimate and its covariance (module docstring), augmented coordinates.
 
     Parameters
@@ -116,6 +116,9 @@ def coefficient_covariance(coef, gradient, hessian, score_cov, *, n_samples,
         beta of the run.
     preconditioner : ndarray of shape (p, p), optional
         The preconditioned solver's P.
+    noise_covariance : ndarray of shape (p, p), optional
+        The covariance of the step's noise direction, when it is not :math:`P^{-2}`
+        (:func:`~skdpgd.inference._optimizer_noise.optimizer_noise`).
 
     Returns
     -------
@@ -139,7 +142,7 @@ def coefficient_covariance(coef, gradient, hessian, score_cov, *, n_samples,
     estimate = coef - hess_inv @ np.asarray(gradient, dtype=np.float64)
     plan = {"strong_convexity": strong_convexity, "learning_rate": learning_rate,
             "noise_std": noise_std, "n_steps": n_steps, "momentum": momentum,
-            "preconditioner": preconditioner}
+            "preconditioner": preconditioner, "noise_covariance": noise_covariance}
     smallest = float(np.linalg.eigvalsh(hess)[0])
     rho = min(1.0, f_m / smallest)
     if rho <= FIRST_ORDER_LIMIT:  # first order in E_M, W with the released Hessian

@@ -22,6 +22,11 @@ the coefficients"). Private inference is a component of the one fit
   are that estimate, the centre of the intervals;
 * **store its table** (``inference_`` and what is read from it).
 
+A DP pipeline sets ``_inference_indicators`` on its (cloned) estimator before the fit: one
+bool per column, the 0/1 indicator columns of its preparation's public structure, which
+leave the inference block where the release shows them empty
+(:func:`skdpgd.inference.infer`); a standalone estimator has none.
+
 :class:`CoefficientTableMixin` gives the estimators the table's public rules (read by a
 DP pipeline before its charge) and its readers (``conf_int``, ``summary``); it overrides
 no step of the fit.
@@ -32,11 +37,13 @@ from sklearn.base import is_classifier
 from sklearn.utils.validation import check_is_fitted
 
 from ..inference import (
+    DROPPED_NOTE,
     CoefficientTable,
     check_identifiable,
     check_solver,
     compose_report,
     curvature_and_residual_bounds,
+    dropped_note,
     fit_budget,
     infer,
 )
@@ -182,6 +189,7 @@ class Inference(PlainRun):
                 rng=rng, preconditioner=preconditioner,
                 names=estimator._coefficient_names(estimator.n_features_in_),
                 intercept_scaling=problem.intercept_scaling, covers=covers,
+                indicators=getattr(estimator, "_inference_indicators", None),
             )
         self.table = table.replace(covers=covers)
         estimate = table.estimate.copy()
@@ -347,8 +355,13 @@ class CoefficientTableMixin:
             per_row = list(column_notes) * (len(names) // self.n_features_in_)
             row_notes[:len(per_row)] = ["; ".join(filter(None, (old, new)))
                                         for old, new in zip(row_notes, per_row)]
+        names = names + table.names[len(names):]
+        kept = tuple(note for note in table.notes
+                     if not note.startswith(DROPPED_NOTE.split("{")[0]))
+        dropped = getattr(table, "diagnostics", {}).get("dropped")
+        renamed = () if dropped is None else (dropped_note(names, dropped),)
         self._set_inference_table(table.replace(
-            names=names + table.names[len(names):], notes=tuple(table.notes) + tuple(notes),
+            names=names, notes=kept + tuple(filter(None, renamed)) + tuple(notes),
             row_notes=row_notes))
 
     def _set_inference_table(self, table):

@@ -18,7 +18,7 @@ from ._constant_fallback import CONSTANT_CHECK, plan_constant_check, run_constan
 from ._labels import PrivateClassCounts, release_label_set
 from ._plan import CLASS_COUNTS, LABEL_SET, TARGET_RANGE
 from ._report import PipelinePrivacyReport
-from ._table_notes import preparation_notes
+from ._table_notes import indicator_columns, preparation_notes
 from ._target import PrivateTargetRange, scale_target
 from ._units import TargetUnits
 
@@ -91,6 +91,8 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
     # public numbers the preparation released may leave no table: a model, no interval
     no_table = _table_refusal(estimator, n, Xt, classes, within.epsilon_at,
                               budget.estimator_delta)
+    if getattr(estimator, "inference", False):  # the columns that may leave the block
+        estimator._inference_indicators = indicator_columns(fitted, int(Xt.shape[1]))
     estimator._fit_within(Xt, y_fit, allowance=within, delta=budget.estimator_delta,
                           sample_weight=sample_weight, table_refusal=no_table, name=last_name)
     # The seed that drew the estimator's noise is not kept in the fitted (pickled)

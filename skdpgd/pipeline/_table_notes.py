@@ -11,7 +11,7 @@ made from the fitted step's public parameters and released constants only (the c
 lists, the ranges): post-processing, no privacy cost.
 """
 
-__all__ = ["preparation_notes"]
+__all__ = ["indicator_columns", "preparation_notes"]
 
 REFERENCE_NOTE = (
     "reference levels (a public rule: each one-hot group's first column, the first kept "
@@ -83,3 +83,46 @@ def preparation_notes(fitted, n_features):
             divisor="" if divisor == 1.0 else f", then divided by {divisor:.6g} with the row",
             and_references=" and at the reference levels" if references else ""))
     return notes, row_notes
+
+
+def indicator_columns(fitted, n_features):
+    """Which columns the estimator saw are 0/1 indicators, by the preparation's structure.
+
+    The one-hot levels, ``__other``, ``__missing`` and hash buckets of a categorical
+    block, a boolean's value and indicator, a numeric column's ``__missing`` (public
+    structure of the last fitted transformer, read from its encodings' kinds only):
+    the columns that may leave the inference block where the release shows them empty
+    (:func:`skdpgd.inference.infer`).
+
+    Parameters
+    ----------
+    fitted : list of (str, step)
+        The pipeline's fitted transformers, in order (skipped steps included).
+    n_features : int
+        The number of columns the estimator saw.
+
+    Returns
+    -------
+    list of bool or None
+        One per column, or None when the last step has no encodings (nothing is then
+        a candidate).
+    """
+    steps = [step for _, step in fitted if not (step is None or (
+        isinstance(step, str) and step == "passthrough"))]
+    if not steps:
+        return None
+    step = getattr(steps[-1], "step", steps[-1])
+    encodings = getattr(step, "encodings_", None)
+    if encodings is None:
+        return None
+    flags = []
+    for encoding in encodings:
+        names = encoding.feature_names()
+        if hasattr(encoding, "categories"):  # a one-hot (or hashed) block: all indicators
+            flags += [True] * len(names)
+        elif not hasattr(encoding, "scale"):  # a boolean: 0/1 value and indicator
+            flags += [True] * len(names)
+        else:  # numeric: its values, then its missing indicator
+            last = len(names) - 1 if getattr(encoding, "indicator", False) else -1
+            flags += [k == last for k in range(len(names))]
+    return flags if len(flags) == n_features else None
