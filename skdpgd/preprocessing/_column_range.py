@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._private_range import PrivateRange, noisy_histogram, public_grid, sigma_for_mu
-from ._range_reading import read_column_range
+from ._range_reading import TAIL_WINDOW_RATE, read_column_range
 
 #: Share of a column's :math:`\mu^2` given to the locating release: it only has to find
 #: the cells that hold the data, which a column's bulk passes at twice the noise; the
@@ -231,5 +231,6 @@ def column_range(x, mu, random_state=None, *, edges=None, integer=False):
     averaged, sigma = average_histograms(noisy_1, sigma_1, noisy_2, sigma_2)
     described = ("second histogram over the public grid, weighted with the first by "
                  "1/sigma^2", mu_2)
-    return ColumnRange(read_column_range(averaged, edges, sigma, x.size, integer=integer),
+    return ColumnRange(read_column_range(averaged, edges, sigma, x.size, integer=integer,
+                                         window_rate=TAIL_WINDOW_RATE),
                        (locating, described))
