@@ -283,4 +283,5 @@ def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
         low, high = outer, outer + 1.0
     median, median_high = median_in_cells(values, first, last, lower_edges, upper_edges,
                                           low, high, integer)
-    return PrivateRange(low, high, median, median_high, True)
+    tail_top = last < values.size - 1 and bool(values[last] < TAIL_END * threshold)
+    return PrivateRange(low, high, median, median_high, True, tail_top)
