@@ -217,7 +217,7 @@ def median_in_cells(values, first, last, lower_edges, upper_edges, low, high, in
 
 
 def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
-                      false_cell_rate=FALSE_CELL_RATE, window_rate=0.0):
+                      false_cell_rate=FALSE_CELL_RATE, window_rate=0.0, empty=None):
     r"""The range, median and whether anything survived, from one noisy histogram.
 
     Parameters
@@ -236,6 +236,10 @@ def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
         cells that hold no integer, the median is interpolated over the integers of its cell.
     false_cell_rate : float, default=1e-3
         :math:`\alpha` of the single cells, of the coarser scales and of the tails.
+    empty : ndarray of bool or None, default=None
+        Value cells deemed empty by an earlier release (``_column_range``): zeroed, stepped
+        over by the tails, and a range whose top is the cell :math:`[0, e)` below them
+        ends where they end.
     window_rate : float, default=0.0
         :math:`\beta` of the window rule (0: the tail rule alone; the public grid's final
         reading uses :data:`TAIL_WINDOW_RATE`).
@@ -247,6 +251,8 @@ def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
     """
     noisy = np.asarray(noisy, dtype=np.float64)
     values = noisy[: edges.size + 1]
+    if empty is not None:
+        values = np.where(empty, 0.0, values)
     threshold = threshold_z(edges.size + 1, false_cell_rate) * sigma
     coarse_sigma = sigma if sigma > 0 else None
     present = present_count(noisy[edges.size + 1], n_records)
@@ -267,6 +273,8 @@ def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
     if hull is None:
         return PrivateRange(0.0, 1.0, 0.5, 1.0, False)
     holds = cells_holding_integers(edges) if integer else None
+    if empty is not None:
+        holds = ~empty if holds is None else holds & ~empty
     window_z = window_threshold_z(window_rate) if window_rate > 0 else math.inf
     zero = np.flatnonzero(edges == 0.0)
     first, last = extend_tails(*hull, values, tail_threshold_z(false_cell_rate) * sigma, holds,
@@ -276,6 +284,11 @@ def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
     outer = float(edges[-1])
     lower_edges = np.concatenate([[-outer], edges])  # cell k starts at lower_edges[k]
     upper_edges = np.concatenate([edges, [outer]])
+    zeros_top = None  # the top of the zeros' cell [0, e), where the cells above are empty
+    if empty is not None and zero.size and last == int(zero[0]) + 1:
+        zeros_top = float(upper_edges[last])
+        while last + 1 < values.size and empty[last + 1]:  # the zeros' cell ends at 1
+            last += 1
     low, high = float(lower_edges[first]), float(upper_edges[last])
     if low == high == -outer:  # only the cell below the grid: a unit-width range there
         low, high = -outer - 1.0, -outer
@@ -283,5 +296,8 @@ def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
         low, high = outer, outer + 1.0
     median, median_high = median_in_cells(values, first, last, lower_edges, upper_edges,
                                           low, high, integer)
-    tail_top = last < values.size - 1 and bool(values[last] < TAIL_END * threshold)
+    if zeros_top is not None and median_high == zeros_top:
+        median_high = high  # the zeros' cell is [0, 1): the median cell's top is 1
+    tail_top = (zeros_top is None and last < values.size - 1
+                and bool(values[last] < TAIL_END * threshold))
     return PrivateRange(low, high, median, median_high, True, tail_top)
