@@ -26,12 +26,6 @@ HEAVY_TAIL_RATIO = 20.0
 SPAN_RATIO = 10.0
 
 
-#: Where the rule's log gives a column both scales and its top cell is a tail's (few
-#: records: :class:`PrivateRange` ``tail_top``), the top is one cell of the public grid
-#: higher: docs/theory.md, "Both scales".
-TOP_STEP = math.sqrt(2.0)
-
-
 def check_public_bounds(name, pair):
     """A public ``(low, high)`` as floats; raises (public) unless finite with low < high."""
     try:
@@ -80,12 +74,6 @@ def numeric_map(private, log_choice, integer=False):
     heavy = low >= 0.0 and (high - low) > HEAVY_TAIL_RATIO * (private.median_high - low)
     wide = low > 0.0 and high >= SPAN_RATIO * low
     log = (heavy or wide) if log_choice is None else log_choice
-    if log and log_choice is None and private.tail_top and high > 0.0:
-        # both scales (the rule's log): the log map keeps the bulk's resolution, so the
-        # linear map holds one more cell of a tail that the noise cut
-        low, high = private.low, float(TOP_STEP * private.high)
-        if integer:
-            low, high = integer_range(low, high)
     scale = ("logratio" if low > 0.0 else "log1p") if log else "linear"
     impute = float(scale_to_unit(np.array([private.median]), low, high, scale)[0])
     return low, high, scale, impute, "private"

@@ -144,9 +144,6 @@ class PrivateRange:
         That cell's high edge (clipped to ``high``), used by the heavy-tail rule.
     found : bool
         Whether some cell passed the threshold.
-    tail_top : bool, default=False
-        Whether the range's top cell holds few records (below twice the single cells'
-        threshold: a tail cut where the noise hides it, not a bounded column's end).
     """
 
     low: float
@@ -154,7 +151,6 @@ class PrivateRange:
     median: float
     median_high: float
     found: bool
-    tail_top: bool = False
 
 
 def read_scales(values, sigma, threshold, *, majority=0.0, false_cell_rate=FALSE_CELL_RATE,

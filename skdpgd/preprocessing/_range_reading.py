@@ -298,6 +298,4 @@ def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
                                           low, high, integer)
     if zeros_top is not None and median_high == zeros_top:
         median_high = high  # the zeros' cell is [0, 1): the median cell's top is 1
-    tail_top = (zeros_top is None and last < values.size - 1
-                and bool(values[last] < TAIL_END * threshold))
-    return PrivateRange(low, high, median, median_high, True, tail_top)
+    return PrivateRange(low, high, median, median_high, True)

@@ -65,21 +65,3 @@ def test_the_summary_names_both_maps_of_a_two_scale_column():
     vec = DPTableVectorizer(epsilon=np.inf).fit(frame)
     assert list(vec.get_feature_names_out())[:2] == ["c", "c__log"]
     assert vec.summary().loc["c", "rule"].startswith("linear + ")  # it said "linear"
-
-
-def test_both_scales_hold_one_more_cell_of_a_tail_the_noise_cut():
-    # a heavy tail whose top cell holds few records (tail_top) keeps one more cell of the
-    # public grid (a factor sqrt 2) where the rule's log gives it both scales; a bounded
-    # end (tail_top False), a linear column and a user's log choice keep the read top
-    from skdpgd.preprocessing._numeric_rules import numeric_map
-    from skdpgd.preprocessing._private_range import PrivateRange
-
-    tail = PrivateRange(2.0, 128.0, 20.0, 22.6, True, tail_top=True)
-    assert numeric_map(tail, None)[:3] == (2.0, pytest.approx(128.0 * 2 ** 0.5), "logratio")
-    assert numeric_map(tail, True)[1] == 128.0 and numeric_map(tail, False)[1] == 128.0
-    bounded = PrivateRange(2.0, 128.0, 20.0, 22.6, True, tail_top=False)
-    assert numeric_map(bounded, None)[1] == 128.0
-    narrow = PrivateRange(16.0, 90.5, 50.0, 64.0, True, tail_top=True)  # linear: no log
-    assert numeric_map(narrow, None)[:3] == (16.0, 90.5, "linear")
-    counts = PrivateRange(0.0, 22.6, 0.0, 1.0, True, tail_top=True)  # integers: tightened
-    assert numeric_map(counts, None, integer=True)[:3] == (0.0, 31.0, "log1p")
