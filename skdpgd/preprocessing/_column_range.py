@@ -41,7 +41,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._private_range import PrivateRange, noisy_histogram, public_grid, sigma_for_mu
-from ._range_reading import read_column_range
+from ._range_reading import (
+    TAIL_WINDOW_RATE,
+    present_count,
+    read_column_range,
+    tail_threshold_z,
+)
 
 #: Share of a column's :math:`\mu^2` given to the locating release: it only has to find
 #: the cells that hold the data, which a column's bulk passes at twice the noise; the
@@ -231,5 +236,32 @@ def column_range(x, mu, random_state=None, *, edges=None, integer=False):
     averaged, sigma = average_histograms(noisy_1, sigma_1, noisy_2, sigma_2)
     described = ("second histogram over the public grid, weighted with the first by "
                  "1/sigma^2", mu_2)
-    return ColumnRange(read_column_range(averaged, edges, sigma, x.size, integer=integer),
+    empty = None if integer else empty_between_integers(noisy_1, edges, sigma_1, x.size)
+    return ColumnRange(read_column_range(averaged, edges, sigma, x.size, integer=integer,
+                                         window_rate=TAIL_WINDOW_RATE, empty=empty),
                        (locating, described))
+
+
+def empty_between_integers(noisy, edges, sigma, n_records):
+    r"""The cells inside (-1, 1) that hold no integer, where the locating release sees none.
+
+    Post-processing of the first release: where its cell :math:`[0, e_+)` holds more than
+    half of the records present (a point mass at 0), the value cells :math:`[a, b)` with
+    :math:`-1 < a`, :math:`b \le 1` and :math:`\lceil a\rceil \ge b` (every cell strictly
+    between the integers -1, 0 and 1) are returned when their noisy counts sum to at most
+    :math:`z_t\sigma\sqrt k` over the :math:`k` of them (else None): a count read as
+    float64 (a voted column of the command line, a count with a missing value) then reads
+    as an integer dtype's does near 0: its zeros' cell ends at 1 and the tails step from it
+    to the ones.
+    """
+    lower = np.concatenate([[-np.inf], edges])
+    upper = np.concatenate([edges, [np.inf]])
+    between = (lower > -1.0) & (upper <= 1.0) & (np.ceil(lower) >= upper)
+    zero = np.flatnonzero(lower == 0.0)
+    values = noisy[:between.size]
+    if not between.any() or not zero.size:
+        return None
+    if not values[zero[0]] > 0.5 * present_count(noisy[-1], n_records):
+        return None
+    seen = float(values[between].sum())
+    return between if seen <= tail_threshold_z() * sigma * math.sqrt(between.sum()) else None

@@ -2,7 +2,7 @@ r"""A column's range, tails and median read from one noisy histogram (post-proce
 
 The reading of :func:`~skdpgd.preprocessing._private_range.range_from_noisy_counts` (single
 cells, then coarser scales until the survivors hold a majority; docs/theory.md, "Coarser
-scales") with three changes, each a function of the noisy counts, the public grid, n and
+scales") with four changes, each a function of the noisy counts, the public grid, n and
 the noise level alone (docs/theory.md, "Reading a column's range"):
 
 - **a point mass does not set the scale**: where one cell holds more than half of the
@@ -17,6 +17,20 @@ the noise level alone (docs/theory.md, "Reading a column's range"):
   first empty cell that side meets passes: with probability at most :math:`\alpha/2` per
   side, the same family-wise rate :math:`\alpha` as the single cells, at a threshold
   (3.29 at :math:`\alpha = 10^{-3}`) that needs no Bonferroni factor over the grid;
+- **windows** (the public grid's final reading only, ``window_rate > 0``): a side also
+  moves one cell out where the adjacent cell's noisy count is positive and the
+  :data:`TAIL_WINDOW` cells beyond the end (a factor 4 on the grid) hold more than
+  :math:`z_w\sigma\sqrt w` records together, :math:`z_w = \Phi^{-1}(1 - \beta)`,
+  :math:`\beta` = :data:`TAIL_WINDOW_RATE`: a decaying tail whose cells each hold
+  about :math:`2\sigma` records (a t3 column's [2.8, 4) at 5,000 rows and
+  :math:`\sigma = 47`) is kept about half of the time, never with the single cells'
+  3.29. It steps only out of an end cell below :data:`TAIL_END` times the single cells'
+  threshold (a tail's last cells hold few records; a cell far above the noise next to an
+  empty one ends a bounded column), or out of a point mass whose records outside are
+  significant (above), and never across 0 (a range that starts or ends at 0 is, in all
+  likelihood, a non-negative or non-positive column). On empty cells beyond such an end a
+  side takes a false step with probability 0.043, two in a row 0.015 (the windows of a walk
+  overlap), each widening it by one cell;
 - **median**: read from the single cells inside the range, their noisy counts unthresholded
   (zeroing the cells below the threshold biased it toward the cells that pass), in the cell
   where the cumulative count crosses half of the range's total, interpolated linearly
@@ -36,6 +50,24 @@ from ._private_range import (
     read_scales,
     threshold_z,
 )
+
+#: Cells beyond a range's end that the window rule counts: a factor 4 on the public grid
+#: (ratio sqrt 2 per cell), where a decaying tail that no single cell resolves still holds
+#: its records together.
+TAIL_WINDOW = 4
+
+#: The window rule steps out of an end cell holding fewer than this many times the single
+#: cells' threshold only (or out of a point mass whose records outside are significant).
+TAIL_END = 2.0
+
+#: One-sided rate at which the window rule's window test passes an empty window.
+TAIL_WINDOW_RATE = 0.05
+
+#: The window rule steps only onto a cell whose noisy count is above this many sigma (0:
+#: positive): on empty cells a step then happens with probability 0.043 per side and a
+#: second in a row 0.015 (0.05 and 0.022 without it: the overlapping windows of a walk
+#: share their noise).
+ADJACENT_Z = 0.0
 
 
 def present_count(noisy_missing, n_records):
@@ -67,8 +99,29 @@ def tail_threshold_z(false_cell_rate=FALSE_CELL_RATE):
     return float(ndtri(1.0 - 0.5 * false_cell_rate))
 
 
-def extend_tails(first, last, values, threshold, holds=None):
-    """Extend the cells ``first..last`` while the adjacent cell's noisy count exceeds threshold.
+def next_cells(start, step, holds, count):
+    """Up to ``count`` cells that can hold a value, from ``start`` on in direction ``step``."""
+    cells, k = [], start
+    while 0 <= k < holds.size and len(cells) < count:
+        if holds[k]:
+            cells.append(k)
+        k += step
+    return cells
+
+
+def window_threshold_z(rate=TAIL_WINDOW_RATE):
+    r""":math:`z_w = \Phi^{-1}(1 - \beta)`, the one-sided threshold of a tail window."""
+    return float(ndtri(1.0 - rate))
+
+
+def extend_tails(first, last, values, threshold, holds=None, sigma=0.0, window_z=math.inf,
+                 zero_cell=None, tail_end=math.inf, atom=None, window=TAIL_WINDOW):
+    r"""Extend the cells ``first..last`` outward one cell at a time (module notes).
+
+    A side moves one cell out while the adjacent cell's noisy count exceeds ``threshold``
+    (the tail rule) or the noisy count of the ``window`` cells beyond its end exceeds
+    :math:`z_w\sigma\sqrt w`, ``w`` the cells counted (the window rule); the window
+    rule does not move an end across 0.
 
     Parameters
     ----------
@@ -77,29 +130,50 @@ def extend_tails(first, last, values, threshold, holds=None):
     values : ndarray of shape (k,)
         Noisy counts of the value cells.
     threshold : float
-        :math:`z_t\\sigma`.
+        :math:`z_t\sigma`.
     holds : ndarray of bool or None
         The cells that can hold a value (an integer column's grid has cells with no
-        integer inside, public): the others are stepped over, never tested.
+        integer inside, public): the others are stepped over, never tested or counted.
+    sigma : float, default=0.0
+        The counts' noise.
+    window_z : float, default=inf
+        :math:`z_w` (inf: the tail rule alone).
+    zero_cell : int or None, default=None
+        The cell :math:`[0, e)` (None: 0 is no edge): the window rule keeps a range that
+        starts there from stepping below it, one that ends just below it from stepping up.
+    tail_end : float, default=inf
+        The window rule steps out of an end cell whose noisy count is below this only (a
+        tail's last cells hold few records; a cell far above the noise next to an empty
+        one ends a bounded column).
+    atom : int or None, default=None
+        A point mass whose records outside are significant: the window rule steps out of
+        it whatever its count.
+    window : int, default=TAIL_WINDOW
+        How many cells beyond an end the window rule counts.
 
     Returns
     -------
     first, last : int
     """
     holds = np.ones(values.size, dtype=bool) if holds is None else holds
-    while True:
-        below = first - 1
-        while below >= 0 and not holds[below]:
-            below -= 1
-        if below < 0 or not values[below] > threshold:
-            break
+
+    def step(end, direction):
+        beyond = next_cells(end + direction, direction, holds, window)
+        if not beyond:
+            return None
+        if values[beyond[0]] > threshold:
+            return beyond[0]
+        at_zero = zero_cell is not None and end == (zero_cell if direction < 0
+                                                    else zero_cell - 1)
+        tail = values[end] < tail_end or end == atom
+        if (tail and not at_zero and values[beyond[0]] > ADJACENT_Z * sigma
+                and values[beyond].sum() > window_z * sigma * math.sqrt(len(beyond))):
+            return beyond[0]
+        return None
+
+    while (below := step(first, -1)) is not None:
         first = below
-    while True:
-        above = last + 1
-        while above < values.size and not holds[above]:
-            above += 1
-        if above >= values.size or not values[above] > threshold:
-            break
+    while (above := step(last, 1)) is not None:
         last = above
     return first, last
 
@@ -143,7 +217,7 @@ def median_in_cells(values, first, last, lower_edges, upper_edges, low, high, in
 
 
 def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
-                      false_cell_rate=FALSE_CELL_RATE):
+                      false_cell_rate=FALSE_CELL_RATE, window_rate=0.0, empty=None):
     r"""The range, median and whether anything survived, from one noisy histogram.
 
     Parameters
@@ -162,6 +236,13 @@ def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
         cells that hold no integer, the median is interpolated over the integers of its cell.
     false_cell_rate : float, default=1e-3
         :math:`\alpha` of the single cells, of the coarser scales and of the tails.
+    empty : ndarray of bool or None, default=None
+        Value cells deemed empty by an earlier release (``_column_range``): zeroed, stepped
+        over by the tails, and a range whose top is the cell :math:`[0, e)` below them
+        ends where they end.
+    window_rate : float, default=0.0
+        :math:`\beta` of the window rule (0: the tail rule alone; the public grid's final
+        reading uses :data:`TAIL_WINDOW_RATE`).
 
     Returns
     -------
@@ -170,6 +251,8 @@ def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
     """
     noisy = np.asarray(noisy, dtype=np.float64)
     values = noisy[: edges.size + 1]
+    if empty is not None:
+        values = np.where(empty, 0.0, values)
     threshold = threshold_z(edges.size + 1, false_cell_rate) * sigma
     coarse_sigma = sigma if sigma > 0 else None
     present = present_count(noisy[edges.size + 1], n_records)
@@ -177,7 +260,8 @@ def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
                                false_cell_rate=false_cell_rate), values.size)
     atom = int(np.argmax(values))
     rest = present - float(values[atom])
-    if values[atom] > 0.5 * present and rest > math.sqrt(2.0) * threshold:
+    point_mass = values[atom] > 0.5 * present and rest > math.sqrt(2.0) * threshold
+    if point_mass:
         # one cell holds the majority by itself: the records outside it, read alone
         others = values.copy()
         others[atom] = 0.0
@@ -189,10 +273,22 @@ def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
     if hull is None:
         return PrivateRange(0.0, 1.0, 0.5, 1.0, False)
     holds = cells_holding_integers(edges) if integer else None
-    first, last = extend_tails(*hull, values, tail_threshold_z(false_cell_rate) * sigma, holds)
+    if empty is not None:
+        holds = ~empty if holds is None else holds & ~empty
+    window_z = window_threshold_z(window_rate) if window_rate > 0 else math.inf
+    zero = np.flatnonzero(edges == 0.0)
+    first, last = extend_tails(*hull, values, tail_threshold_z(false_cell_rate) * sigma, holds,
+                               sigma=sigma, window_z=window_z,
+                               zero_cell=int(zero[0]) + 1 if zero.size else None,
+                               tail_end=TAIL_END * threshold, atom=atom if point_mass else None)
     outer = float(edges[-1])
     lower_edges = np.concatenate([[-outer], edges])  # cell k starts at lower_edges[k]
     upper_edges = np.concatenate([edges, [outer]])
+    zeros_top = None  # the top of the zeros' cell [0, e), where the cells above are empty
+    if empty is not None and zero.size and last == int(zero[0]) + 1:
+        zeros_top = float(upper_edges[last])
+        while last + 1 < values.size and empty[last + 1]:  # the zeros' cell ends at 1
+            last += 1
     low, high = float(lower_edges[first]), float(upper_edges[last])
     if low == high == -outer:  # only the cell below the grid: a unit-width range there
         low, high = -outer - 1.0, -outer
@@ -200,4 +296,6 @@ def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
         low, high = outer, outer + 1.0
     median, median_high = median_in_cells(values, first, last, lower_edges, upper_edges,
                                           low, high, integer)
+    if zeros_top is not None and median_high == zeros_top:
+        median_high = high  # the zeros' cell is [0, 1): the median cell's top is 1
     return PrivateRange(low, high, median, median_high, True)

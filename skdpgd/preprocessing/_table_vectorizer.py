@@ -19,10 +19,11 @@ from ._vectorizer_summary import summary_frame, summary_text, warn_fallbacks
 from ._vectorizer_transform import check_columns, encode_table
 
 _MECHANISM = (
-    "numeric ranges: Gaussian histograms over a public log grid, replace-one L2 "
+    "numeric ranges: two Gaussian histograms per column in its share (mu^2 1/4 : 3/4: a public "
+    "log grid, then 32 equal cells in the first range or the grid again), replace-one L2 "
     "sensitivity sqrt(2) (Dong, Roth and Su 2022, Thm 2.7); categories: Gaussian sparse "
-    "histogram with threshold 1 + sigma * Phi^-1(1 - delta0) (Korolova et al. 2009; "
-    "Wilkins et al. 2024); equal mu^2 per release (docs/theory.md#table-vectorizer)"
+    "histogram with threshold 1 + sigma * Phi^-1(1 - delta0) (Korolova et al. 2009; Wilkins "
+    "et al. 2024); equal mu^2 per share (docs/theory.md#table-vectorizer)"
 )
 
 

@@ -465,3 +465,34 @@ def test_config_entries_are_public_overrides_of_the_vectorizer(tmp_path, capsys)
     schema = bundle["pipeline"].steps[0][1]
     assert [name for name, _ in schema.privacy_.releases] == ["income: type vote"]
     assert bundle["classes"] == [0, 1] and bundle["label_type"] == "int"
+
+
+def _mostly_zero_table(path, n, seed, nonzero):
+    rng = np.random.default_rng(seed)
+    gain = np.where(rng.random(n) < 0.88, 0, nonzero(rng, n))
+    x = rng.standard_normal(n)
+    label = (x + (gain > 0) + 0.5 * rng.standard_normal(n)) > 0.5
+    path.write_text("gain,x,label\n" + "".join(
+        f"{g},{v:.4f},{int(t)}\n" for g, v, t in zip(gain, x, label)))
+    return path
+
+
+def test_a_mostly_zero_count_reads_as_an_integer_column_does(tmp_path, capsys):
+    # the command line reads every number as float64 (its public per-cell rule), so the
+    # grid kept 40 cells between 0 and 1 that a count cannot fill: a column of 88% zeros
+    # printed [0, 9.537e-07] (its zeros' cell) where DPTableVectorizer on pd.read_csv's
+    # int64 column gives [0, 1]; and the tails could not step from the zeros to the ones
+    far = _mostly_zero_table(tmp_path / "far.csv", 3000, 0,
+                             lambda rng, n: rng.integers(2000, 20000, n))
+    assert main(["fit", str(far), "--target", "label", "--classes", "0,1", "--epsilon", "0.3",
+                 "--random-state", "0"]) == 0
+    line = next(t for t in capsys.readouterr().out.splitlines() if t.strip().startswith("gain"))
+    assert "[0, 1] private" in line, line  # at this budget the nonzero values stay unseen
+    near = _mostly_zero_table(tmp_path / "near.csv", 3000, 1,
+                              lambda rng, n: rng.geometric(0.1, n))
+    out = tmp_path / "near.joblib"
+    assert main(["fit", str(near), "--target", "label", "--classes", "0,1", "--epsilon", "4",
+                 "--random-state", "0", "--output", str(out)]) == 0
+    vectorizer = joblib.load(out)["pipeline"].steps[1][1]
+    low, high = vectorizer.bounds_["gain"]
+    assert low == 0.0 and high >= 8.0  # the nonzero values' scale (was 9.5e-07)

@@ -178,3 +178,57 @@ def test_the_cells_both_grids_share_hold_the_same_records(integer, low, high):
     shared, public = shared_cells(fine, edges, low, high)
     np.testing.assert_array_equal(cell_counts(x, fine)[shared], cell_counts(x, edges)[public])
     assert fine.size + 2 - shared.size >= 2  # the refined cells are not shared
+
+
+# -- the window rule (tails no single cell resolves) ---------------------------------------------
+
+def _t3_tops(window_rate, draws=60):
+    # a t3 column at 5,000 rows and the column share of a 3-column table at epsilon 1
+    # (sigma 47.5): its cell [2.83, 4) holds about 95 records (2 sigma), [4, 5.66) 42
+    from skdpgd.preprocessing._column_range import split_share
+    from skdpgd.preprocessing._private_range import noisy_histogram
+    from skdpgd.preprocessing._range_reading import read_column_range
+
+    edges = public_grid()
+    mu_1, mu_2 = split_share(0.0298)
+    tops = []
+    for seed in range(draws):
+        rng = np.random.default_rng(seed)
+        x = rng.standard_t(3, 5000)
+        s_1, s_2 = sigma_for_mu(mu_1), sigma_for_mu(mu_2)
+        noisy, sigma = average_histograms(noisy_histogram(x, s_1, rng, edges), s_1,
+                                          noisy_histogram(x, s_2, rng, edges), s_2)
+        r = read_column_range(noisy, edges, sigma, x.size, window_rate=window_rate)
+        tops += [-r.low, r.high]  # each side
+    return np.array(tops)
+
+
+def test_the_window_rule_keeps_a_tail_the_single_cells_cut():
+    # the tail rule alone stops at 2.83 on both sides in most draws (a cell of 2 sigma
+    # passes 3.29 sigma 13% of the time); the window of 4 cells, 160 records against
+    # 1.645 * 2 sigma = 156, passes about half the time per side
+    alone, windows = _t3_tops(0.0), _t3_tops(0.05)
+    assert np.mean(alone >= 4.0) < 0.15
+    assert np.mean(windows >= 4.0) > 0.3
+    assert np.all(windows <= 11.4)  # never more than two cells beyond 4 on either side
+
+
+def test_the_window_rule_does_not_step_out_of_a_bounded_column():
+    # uniform integers 18-90: the end cells hold hundreds of records, far above the noise,
+    # next to empty cells; the window rule never steps out of such an end
+    x = np.random.default_rng(0).integers(18, 91, 5000).astype(float)
+    for seed in range(200):
+        r = column_range(x, 0.133, np.random.default_rng(seed), integer=True).range
+        assert (r.low, r.high) == (16.0, 2 ** 6.5)  # the cells [16, 22.6) ... [64, 90.5)
+
+
+def test_the_window_rule_keeps_a_mostly_zero_count_non_negative_and_reaches_its_values():
+    # 85% zeros at 5,000 rows and sigma 47.5: the nonzero values' cells hold 1-3 sigma each;
+    # the tail rule alone gave [0, 1] (a 0/1 map); the windows step out of the zero cell
+    def draw(rng, n):
+        return np.where(rng.random(n) < 0.85, 0, rng.geometric(0.1, n)).astype(float)
+    ranges = _ranges(draw, integer=True, mu=0.0298)
+    # the windows never step across 0 (2 of these 20 draws start at -1.41: a coarse group
+    # of the nonzero values' reading, 16 cells from -1.41 to 90.5, not a window)
+    assert sum(r.low == 0.0 for _, r in ranges) >= 18
+    assert np.median([r.high for _, r in ranges]) >= 8.0  # measured: 16

@@ -234,3 +234,18 @@ def test_private_abs_bound():
     # adversarial targets: never an error, a finite bound
     bad = np.concatenate([y, [np.inf, -np.inf, 1.797e308, np.nan]])
     assert np.isfinite(private_abs_bound(bad, mu=0.5, random_state=0).bound)
+
+
+def test_the_mechanism_names_both_releases_of_a_numeric_column():
+    # the report lists a locating histogram and a second one per numeric share: the
+    # mechanism line must say so, and that the split is per share
+    import pandas as pd
+
+    from skdpgd.preprocessing import DPTableVectorizer
+
+    x = pd.DataFrame({"a": np.random.default_rng(0).standard_normal(2000)})
+    vec = DPTableVectorizer(random_state=0).fit(x)
+    mechanism = vec.privacy_.mechanism
+    assert "two Gaussian histograms per column" in mechanism and "per share" in mechanism
+    (entry, _), = vec.privacy_.releases
+    assert "(locating)" in entry and "then second histogram" in entry
