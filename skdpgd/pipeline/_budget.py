@@ -83,7 +83,7 @@ class PipelineBudget:
 
     @property
     def estimator_allowance(self):
-        """The :class:`~skdpgd.accounting.allowance.Allowance` the estimator is fitted within.
+        """The ``accounting.allowance.Allowance`` the estimator is fitted within.
 
         ``estimator_mu`` rounded down by the one margin
         (:func:`~skdpgd.accounting._margin.round_down`), no additive delta: handed to the

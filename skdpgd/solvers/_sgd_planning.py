@@ -373,7 +373,7 @@ def plan_sampled_sgd(
         The user's public radius r of the projection ball (uniform runs: D = 2r).
     zero_loss_bound : float, default=inf
         f_0, for the default ball :math:`\sqrt{2 f_0/\lambda}` of a uniform run
-        without ``max_coef_norm`` (:func:`domain_diameter`).
+        without ``max_coef_norm`` (``domain_diameter``).
 
     Returns
     -------
