@@ -10,9 +10,9 @@ delta 1e-5 and the same ``random_state``:
 
 * **without**: ``constant_check=False`` (the estimator at its whole share: the code path
   before the check, bit for bit);
-* **with**: the default, ``constant_check=True`` (the check's public share of the
-  estimator's mu^2, the model kept only when its noisy lead over the private constant
-  passes the margin).
+* **with**: ``constant_check=True`` (the check's public share of the estimator's mu^2,
+  the model kept only when its noisy lead over the private constant passes the margin):
+  for the classifiers what the default ``"auto"`` does; for ``DPRidge`` the opt-in.
 
 Tables (raw, nothing hand-written):
 
@@ -28,7 +28,8 @@ Tables (raw, nothing hand-written):
   pipeline releases the target's range);
 * **weak**, **survey** (only when named): synthetic binary tables where the model can
   hardly beat the majority class (2,000 rows, 80/20) and a moderate signal (4,400 rows,
-  76% majority).
+  76% majority);
+* **adult_full**: all 32,561 rows (only when named; the README's raw-table row).
 
 Reported per table and epsilon: the constant predictor's test score (the training
 majority class or mean, non-private), both pipelines' median and worst seed, how many

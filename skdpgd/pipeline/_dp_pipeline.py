@@ -114,16 +114,15 @@ class DPPipeline(StepSequence, FittedPipelineMethods, _BaseComposition):
     random_state : int, Generator or None, default=None
         Source of all the noise (each release gets its own stream). None: fresh OS
         entropy.
-    constant_check : bool, default=True
-        Check the fitted model against the private constant predictor (the most
-        frequent class; the mean of y) and return the intercept-only model when the
-        check does not show the model is better: a public share of the estimator's
-        :math:`\mu^2` (at least 2%, at most half) pays for one noisy release after the
-        fit, listed in ``privacy_`` and its result in ``constant_check_``. Applies to
-        ``DPLogisticRegression`` with public ``classes`` and no ``class_weight``, and
-        to ``DPRidge``, with an intercept and without ``inference``; False: the
-        estimator gets its whole share (:doc:`/theory`, "Never below the constant
-        predictor").
+    constant_check : {"auto", True, False}, default="auto"
+        Check the fitted model against the private constant predictor and return the
+        intercept-only model when the check does not show the model beats it: a
+        public share of the estimator's :math:`\mu^2` (2% to half) pays for a noisy
+        release after the fit (in ``privacy_``; the result in ``constant_check_``).
+        ``"auto"``: ``DPLogisticRegression`` with public ``classes``, no
+        ``class_weight``; True: also ``DPRidge`` (the mean of y); both with an
+        intercept, without ``inference``. False: the estimator gets its whole share
+        (:doc:`/theory`, "Never below the constant predictor").
 
     Attributes
     ----------
@@ -200,12 +199,12 @@ class DPPipeline(StepSequence, FittedPipelineMethods, _BaseComposition):
         "preparation_share": [Interval(numbers.Real, 0, 1, closed="neither")],
         "ledger": [HasMethods(["charge"]), None],
         "random_state": ["random_state"],
-        "constant_check": ["boolean"],
+        "constant_check": ["boolean", StrOptions({"auto"})],
     }
 
     def __init__(self, steps, *, epsilon=1.0, delta="auto",
                  preparation_share=PREPARATION_SHARE, ledger=None, random_state=None,
-                 constant_check=True):
+                 constant_check="auto"):
         self.steps = steps
         self.epsilon = epsilon
         self.delta = delta
@@ -410,7 +409,7 @@ class DPPipeline(StepSequence, FittedPipelineMethods, _BaseComposition):
 
 
 def make_dp_pipeline(*steps, epsilon=1.0, delta="auto", preparation_share=PREPARATION_SHARE,
-                     ledger=None, random_state=None, constant_check=True):
+                     ledger=None, random_state=None, constant_check="auto"):
     r"""Build a :class:`DPPipeline` from steps, naming them like ``make_pipeline``.
 
     Parameters
@@ -427,7 +426,7 @@ def make_dp_pipeline(*steps, epsilon=1.0, delta="auto", preparation_share=PREPAR
         Charged once per fit, before any value is read.
     random_state : int, Generator or None, default=None
         Source of all the noise.
-    constant_check : bool, default=True
+    constant_check : {"auto", True, False}, default="auto"
         Keep the model only where a private check shows it beats the constant
         predictor (:class:`DPPipeline`).
 

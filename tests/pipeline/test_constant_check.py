@@ -55,7 +55,7 @@ def test_share_is_the_documented_rule_and_fits_the_allowance(n, epsilon, kind):
     budget = split_budget(epsilon, 1e-5, [False])
     final = DPLogisticRegression(classes=[0, 1]) if kind == "classifier" else DPRidge(
         y_bound=1.0)
-    plan = plan_constant_check(final, budget, n)
+    plan = plan_constant_check(final, budget, n, enabled=True)
     mu = budget.estimator_mu
     kappa2 = 6.0 if kind == "classifier" else 8.0  # the lead's variance times mu_c^2
     floor = 1.0 - 1.0 / 1.01 ** 2                   # the fit's noise scale up by 1%
@@ -78,10 +78,23 @@ def test_share_is_the_documented_rule_and_fits_the_allowance(n, epsilon, kind):
 ])
 def test_no_check_where_the_parameters_do_not_call_for_it(final):
     budget = split_budget(1.0, 1e-5, [False])
-    assert plan_constant_check(final, budget, 1000) is None
+    assert plan_constant_check(final, budget, 1000, enabled=True) is None
     assert plan_constant_check(DPRidge(y_bound=1.0), budget, 1000, enabled=False) is None
     assert plan_constant_check(DPRidge(y_bound=1.0), split_budget(np.inf, 1e-5, [False]),
-                               1000) is None
+                               1000, enabled=True) is None
+
+
+def test_auto_checks_classifiers_and_leaves_regressors_unchanged():
+    budget = split_budget(1.0, 1e-5, [False])
+    assert plan_constant_check(DPRidge(y_bound=1.0), budget, 1000) is None
+    assert plan_constant_check(DPRidge(y_bound=1.0), budget, 1000, enabled=True) is not None
+    assert plan_constant_check(DPLogisticRegression(classes=[0, 1]), budget, 1000) is not None
+    assert plan_constant_check(DPLogisticRegression(classes=[0, 1]), budget, 1000,
+                               enabled=np.False_) is None
+    X, y = _regression()
+    pipe = _pipe(DPRidge(y_bound=1.0), 1.0).fit(X, y)
+    assert not hasattr(pipe, "constant_check_")
+    assert [name for name, _ in pipe.privacy_.steps] == ["dpridge"]
 
 
 # -- the accounting: planned, charged, spent ------------------------------------------------
@@ -93,7 +106,7 @@ def test_the_check_is_planned_charged_and_composed_exactly(kind):
     else:
         (X, y), final = _regression(), DPRidge(y_bound=1.0 if kind == "regressor" else "auto")
     ledger = PrivacyLedger()
-    pipe = _pipe(final, 0.5, ledger=ledger).fit(X, y)
+    pipe = _pipe(final, 0.5, ledger=ledger, constant_check=True).fit(X, y)
     report, planned = pipe.privacy_, pipe.plan_privacy(len(X), X=X)
     names = [name for name, _ in report.steps]
     assert names[-2:] == [pipe.steps[-1][0], CONSTANT_CHECK]
@@ -247,7 +260,7 @@ def test_a_noise_model_becomes_the_intercept_only_model_of_the_noisy_counts():
 def test_a_regressor_falls_back_to_the_noisy_mean_in_the_units_of_y():
     X, _ = _regression(n=5000)
     y = 40.0 + np.random.default_rng(2).normal(0, 5, len(X))  # no signal
-    pipe = _pipe(DPRidge(y_bound="auto"), 0.1).fit(X, y)
+    pipe = _pipe(DPRidge(y_bound="auto"), 0.1, constant_check=True).fit(X, y)
     check = pipe.constant_check_
     assert not check.kept_model
     low, high = pipe.target_range_
@@ -263,7 +276,7 @@ def test_a_good_model_at_a_fair_budget_is_kept(kind):
         (X, y), final = _binary(signal=4.0), DPLogisticRegression(classes=[0, 1])
     else:
         (X, y), final = _regression(), DPRidge(y_bound=1.0)
-    on = _pipe(final, 1.0).fit(X, y)
+    on = _pipe(final, 1.0, constant_check=True).fit(X, y)
     off = _pipe(final, 1.0, constant_check=False).fit(X, y)
     assert on.constant_check_.kept_model
     assert on.score(X, y) >= off.score(X, y) - 0.01  # the fit lost at most its share's noise
