@@ -1,67 +1,67 @@
 r"""Never below the constant predictor: a private check of the model against it.
 
-At a small budget a classifier's released coefficients can be mostly noise, and its
-predicted class then scores below the *constant predictor* (the most frequent class),
-silently. Inside a DP pipeline a classifier's share of the budget is therefore split,
-by a public rule, between the fit and one more release, the *constant check*, and the
-pipeline keeps the model only when the check says it beats the constant predictor.
+At a small budget a model's released coefficients can be mostly noise, and it then
+scores below the *constant predictor* (the most frequent class; the mean of y),
+silently. Inside a DP pipeline (``constant_check="auto"``, the default, for classifiers;
+``constant_check=True`` also for ``DPRidge``) the estimator's
+share of the budget is therefore split, by a public rule, between the fit and one more
+release, the *constant check*, and the pipeline keeps the model only when the check says
+it beats the private constant predictor; otherwise the fitted estimator becomes the
+intercept-only model of the check's release. Everything below is in docs/theory.md,
+"Never below the constant predictor", with the proofs.
 
-**The release** (after the fit, on the n rows the model was fitted on, its
-coefficients fixed: adaptive composition). For the public label set
-:math:`\{1,\dots,K\}`, the vector
+**Classifiers** (after the fit, on the n rows it was fitted on, as the model reads them:
+adaptive composition). For the public label set :math:`\{1,\dots,K\}` the release is
+:math:`\tilde v = v + \mathcal N(0, 3/\mu_c^2\,I)`,
+:math:`v = (c_1, \dots, c_K, a)`, :math:`c_k = \#\{i : y_i = k\}`,
+:math:`a = \#\{i : \hat y(x_i) = y_i\}`: replacing one record changes two counts by one
+and :math:`a` by one, so the L2 sensitivity is :math:`\sqrt3` and the release is
+:math:`\mu_c`-GDP (Dong, Roth and Su 2022, Theorem 2.7). The constant is
+:math:`k^\star = \arg\max_k \tilde c_k`; the lead :math:`\tilde a - \tilde c_{k^\star}`
+has standard deviation :math:`\kappa/\mu_c`, :math:`\kappa = \sqrt6`.
+
+**Regressors** (``DPRidge``, y clipped to :math:`[-B, B]`, B its public ``y_bound``; 1
+with ``y_bound="auto"``, where the pipeline fits on the scaled target). Two releases at
+:math:`\mu_1 = \mu_2 = \mu_c/\sqrt2`: the sum :math:`S = \sum_i \bar y_i` (sensitivity
+2B) plus :math:`\mathcal N(0, (2B/\mu_1)^2)` gives the constant
+:math:`\tilde m = \mathrm{clip}(\tilde S / n, -B, B)`; then the lead
 
 .. math::
 
-    v = \Big(c_1, \dots, c_K,\; a\Big), \qquad c_k = \#\{i : y_i = k\},\qquad
-    a = \#\{i : \hat y(x_i) = y_i\},
+    D = \sum_i \min\{(\bar y_i - \tilde m)^2, B^2\} - \min\{(\bar f_i - \bar y_i)^2,
+    B^2\},
 
-the class counts and the model's number of correct predictions on the rows as the
-model reads them (clipped to its ``data_norm``). Replacing one record changes at most
-two counts by one each and :math:`a` by at most one, so the replace-one L2
-sensitivity is :math:`\sqrt3`, and :math:`\tilde v = v + \mathcal N(0, 3/\mu_c^2\,I)`
-is :math:`\mu_c`-GDP (Dong, Roth and Su 2022, Theorem 2.7).
+:math:`\bar f_i` the model's prediction clipped to :math:`[-B, B]`: each term lies in
+:math:`[-B^2, B^2]`, so the sensitivity is :math:`2B^2`, plus
+:math:`\mathcal N(0, (2B^2/\mu_2)^2)`. In units of :math:`B^2` the lead has standard
+deviation :math:`\kappa/\mu_c`, :math:`\kappa = 2\sqrt2`.
 
-**The decision** (post-processing of :math:`\tilde v`). The constant predictor is
-:math:`k^\star = \arg\max_k \tilde c_k`, with probabilities
-:math:`\hat p_k = \max(\tilde c_k, 1) / \sum_j \max(\tilde c_j, 1)`. The model is kept
-iff
+**The decision** (post-processing). The model is kept iff the noisy lead exceeds
+:math:`z_a\,\kappa/\mu_c` (:math:`z_a = \Phi^{-1}(1-a)`, :data:`LEVEL` a = 0.05); a model
+no better than the constant on the rows has a lead :math:`\le 0`, so it is kept with
+probability at most a. Otherwise its coefficients are set to 0 and its intercepts to the
+constant's (:math:`\log\hat p_k`, :math:`\hat p_k \propto \max(\tilde c_k, 1)`, for
+``K > 2``, :math:`\log(\hat p_1/\hat p_0)` for two; :math:`\tilde m` for a regressor).
 
-.. math::
+**The share** (public). Each row adds a term in :math:`[-1, 1]` to the lead (per-row
+units: accuracy; :math:`B^2`), so the lead's own sampling noise over the n rows has standard
+deviation at most :math:`\sqrt n`. The check's noise is made no larger than that:
+:math:`\kappa/\mu_c \le \sqrt n`, the share
+:math:`s = \min(1/2, \max(s_0, \kappa^2/(n\,\mu_{\mathrm{est}}^2)))` of the estimator's
+:math:`\mu_{\mathrm{est}}^2` (:data:`MIN_SHARE` :math:`s_0`, :data:`MAX_SHARE` 1/2); the fit
+gets :math:`\mu_{\mathrm{fit}} = \mu_{\mathrm{est}}\sqrt{1-s}` and
+:math:`\mu_{\mathrm{fit}}^2 + \mu_c^2 \le \mu_{\mathrm{est}}^2` (Corollary 3.3): the
+pipeline's allowance for its estimator covers both. The floor :math:`s_0 = 1 - 1/1.01^2`
+is the share that raises the fit's noise scale by 1%: where the fit's loss is at most
+linear in its noise scale, it costs at most 1% of what the noise costs the model, and it
+keeps the margin shrinking as :math:`1/(n\mu)` where the sampling rule alone would hold
+it at :math:`z_a/\sqrt n` (a model that leads by little at a large budget is kept).
 
-    \tilde a - \tilde c_{k^\star} > z_a\,\frac{\sqrt 6}{\mu_c},\qquad
-    z_a = \Phi^{-1}(1 - a),\ a = 0.05,
-
-the standard deviation of :math:`\tilde a - \tilde c_{k}` being
-:math:`\sqrt{2\cdot 3}/\mu_c`. When the model's count of correct predictions is at most
-the best constant's, :math:`a \le c_{k^\star}` and the noisy difference is
-:math:`\mathcal N(\le 0, 6/\mu_c^2)` (the max of noisy counts only raises
-:math:`\tilde c_{k^\star}`), so a model worse than the constant predictor on the rows is
-kept with probability at most :math:`a`. Otherwise the fitted estimator's coefficients
-are set to 0 and its intercepts to the constant predictor's (:math:`\log \hat p_k` for
-``K > 2``, :math:`\log(\hat p_1/\hat p_0)` for two classes): predictions, probabilities
-and decision values are then the intercept-only model's.
-
-**The share** (public). The difference's standard deviation in accuracy units is
-:math:`r = \sqrt 6/(n\mu_c)`; the check takes the share
-:math:`s = (\sqrt6/(n\,r_0\,\mu_{\mathrm{est}}))^2` of the estimator's
-:math:`\mu_{\mathrm{est}}^2` that resolves accuracy to :math:`r_0` = 0.02
-(:data:`RESOLUTION`), at least :data:`MIN_SHARE` = 0.02, at most
-:data:`MAX_SHARE` = 1/2; the fit gets
-:math:`\mu_{\mathrm{fit}} = \mu_{\mathrm{est}}\sqrt{1-s}`, the check
-:math:`\mu_c = \mu_{\mathrm{est}}\sqrt s`, and :math:`\mu_{\mathrm{fit}}^2 + \mu_c^2 \le
-\mu_{\mathrm{est}}^2` (Corollary 3.3): the pipeline's planned allowance for its
-estimator covers both. A model better than the constant by
-:math:`(z_a + z_{0.05}) r_0 \approx 0.066` in accuracy is kept with probability at
-least 0.95 wherever the share is below its cap; at large n the share vanishes
-(:math:`s \propto 1/(n\mu)^2` down to the floor 0.02, where the resolution is finer
-than :math:`r_0`), so
-a good model loses almost nothing; at the cap (tiny budgets) the check is coarser and
-the rule keeps the constant unless the model is clearly better.
-
-Where the check applies (public parameters): a classifier with a public label set
-(``classes``), no ``class_weight`` (a weighted objective is not plain accuracy), no
-``inference`` (its coefficient table describes the fitted coefficients) and a finite
-budget. Elsewhere nothing changes, to the bit.
+Where the check applies (public parameters): a ``DPLogisticRegression`` with a public
+label set (``classes``), no ``class_weight`` (a weighted objective is not plain
+accuracy), or, with ``constant_check=True`` only, a ``DPRidge``; ``fit_intercept=True``, no
+``inference`` (its table describes the fitted coefficients) and a finite budget.
+Elsewhere nothing changes, to the bit.
 """
 
 import math
@@ -69,40 +69,41 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.stats import norm
-from sklearn.base import is_classifier
+from sklearn.base import is_classifier, is_regressor
 
-from ..accounting import ReleasePrivacyReport, gdp_to_epsilon
-from ..accounting.calibration import round_down
+from ..accounting import ReleasePrivacyReport
 from ..utils import make_generator
 
-__all__ = ["CONSTANT_CHECK", "ENABLED", "MAX_SHARE", "RESOLUTION", "ConstantCheck",
-           "ConstantCheckPlan",
-           "plan_constant_check", "run_constant_check"]
-
-#: Whether DPPipeline runs the check by default. Off until the pipeline tests that list a
-#: report's steps name the check (benchmarks/constant_predictor.py turns it on).
-ENABLED = False
+__all__ = ["CONSTANT_CHECK", "LEVEL", "MAX_SHARE", "MIN_SHARE",
+           "ConstantCheck", "ConstantCheckPlan", "plan_constant_check", "run_constant_check"]
 
 #: The check's name in a pipeline's report.
 CONSTANT_CHECK = "constant check (the model against the private constant predictor)"
 
-#: r_0: the accuracy the check's difference resolves (its standard deviation).
-RESOLUTION = 0.02
-
-#: The largest share of the estimator's mu^2 the check takes.
+#: The largest share of the estimator's mu^2 the check takes (an equal split).
 MAX_SHARE = 0.5
 
-#: The smallest share: at large budgets, a resolution finer than r_0 for 1% more noise.
-MIN_SHARE = 0.02
+#: The smallest share: the one that raises the fit's noise scale by 1%.
+MIN_SHARE = 1.0 - 1.0 / 1.01 ** 2
 
-#: a: the largest probability of keeping a model that is worse than the constant.
+#: a: the largest probability of keeping a model that is no better than the constant.
 LEVEL = 0.05
 
-MECHANISM = ("Gaussian noise on (class counts, correct predictions of the fitted model) "
-             "over the public label set, replace-one sensitivity sqrt 3 (Dong, Roth, Su "
-             "2022, Theorem 2.7); the model is kept iff its noisy count of correct "
-             "predictions beats the largest noisy class count by Phi^-1(0.95) sqrt 6 / mu "
-             "(post-processing)")
+#: kappa: the lead's standard deviation times mu_c (per-row units times n).
+KAPPA = {"classifier": math.sqrt(6.0), "regressor": 2.0 * math.sqrt(2.0)}
+
+MECHANISM = {
+    "classifier": (
+        "Gaussian noise on (class counts, correct predictions of the fitted model) over "
+        "the public label set, replace-one sensitivity sqrt 3 (Dong, Roth, Su 2022, "
+        "Theorem 2.7); the model is kept iff its noisy lead over the largest noisy class "
+        "count passes Phi^-1(0.95) sqrt 6 / mu (post-processing)"),
+    "regressor": (
+        "Gaussian noise on the sum of y clipped to [-B, B] (sensitivity 2B), then on the "
+        "model's lead over that noisy mean in squared error truncated at B^2 (sensitivity "
+        "2B^2), each at mu / sqrt 2 (Dong, Roth, Su 2022, Theorem 2.7, Corollary 3.3); the "
+        "model is kept iff the noisy lead passes Phi^-1(0.95) 2 sqrt 2 B^2 / mu"),
+}
 
 _GUARD = 1.0 - 2.0 ** -40  # float rounding cannot take the two shares above mu_est^2
 
@@ -113,21 +114,20 @@ class ConstantCheckPlan:
 
     Attributes
     ----------
+    kind : {"classifier", "regressor"}
+        Which release.
     share : float
         s, the check's share of the estimator's mu^2.
     fit_mu, check_mu : float
         The fit's and the check's Gaussian-DP parameters.
-    fit_epsilon, fit_delta : float
-        What the estimator is calibrated to (its mu is then at most ``fit_mu``).
     margin : float
-        :math:`z_a\\sqrt6/\\mu_c`, in counts.
+        The lead the model needs, :math:`z_a\\kappa/\\mu_c` (counts; units of B^2).
     """
 
+    kind: str
     share: float
     fit_mu: float
     check_mu: float
-    fit_epsilon: float
-    fit_delta: float
     margin: float
 
 
@@ -139,66 +139,73 @@ class ConstantCheck:
     ----------
     kept_model : bool
         Whether the fitted model was kept (False: the intercept-only model replaced it).
-    noisy_correct : float
-        The model's noisy count of correct predictions on the fitted rows.
-    noisy_counts : ndarray of shape (K,)
-        The noisy class counts, in the order of ``classes_``.
-    constant_class : object
-        The constant predictor's class (the largest noisy count).
+    noisy_lead : float
+        The model's noisy lead over the constant (counts; units of B^2).
     margin : float
-        The lead the model needed, in counts.
+        The lead the model needed.
+    constant : object
+        The constant predictor: its class, or its value of y (the fit's scale).
+    noisy_counts : ndarray of shape (K,) or None
+        Classifiers: the noisy class counts, in the order of ``classes_``.
     share : float
         The check's share of the estimator's mu^2.
     """
 
     kept_model: bool
-    noisy_correct: float
-    noisy_counts: np.ndarray
-    constant_class: object
+    noisy_lead: float
     margin: float
+    constant: object
+    noisy_counts: object
     share: float
 
 
-def _applies(final):
-    """Whether the public parameters call for the check (module docstring)."""
-    if not is_classifier(final) or getattr(final, "inference", False):
-        return False
-    classes = getattr(final, "classes", None)
-    return (classes is not None and not isinstance(classes, str)
-            and getattr(final, "class_weight", None) is None)
+def _kind(final):
+    """"classifier", "regressor" or None: whether the public parameters call for it."""
+    if getattr(final, "inference", False) or not getattr(final, "fit_intercept", True):
+        return None
+    if is_classifier(final):
+        classes = getattr(final, "classes", None)
+        public = classes is not None and not isinstance(classes, str)
+        return ("classifier" if public and getattr(final, "class_weight", None) is None
+                else None)
+    return "regressor" if is_regressor(final) else None
 
 
-def plan_constant_check(final, budget, n_samples):
-    """The check's plan from public numbers, or None where it does not apply.
+def plan_constant_check(final, budget, n_samples, enabled="auto"):
+    """The check's plan from public numbers, or None where it does not run.
 
     Parameters
     ----------
     final : estimator
         The pipeline's (unfitted) estimator.
     budget : PipelineBudget
-        The pipeline's split (``estimator_mu``, ``estimator_delta``).
+        The pipeline's split (``estimator_mu``).
     n_samples : int
         n.
+    enabled : {"auto", True, False}, default="auto"
+        The pipeline's ``constant_check`` ("auto": classifiers only).
 
     Returns
     -------
     ConstantCheckPlan or None
+        None: no check (off, not applicable, or no finite budget).
     """
-    mu_est = float(budget.estimator_mu)
-    if not ENABLED or not _applies(final) or not 0.0 < mu_est < math.inf:
+    mu_est, n = float(budget.estimator_mu), int(n_samples)
+    auto = isinstance(enabled, str)  # "auto": classifiers only
+    kind = _kind(final) if auto or enabled else None
+    if auto and kind == "regressor":
+        kind = None  # opt-in (docs/theory.md: measured, it costs more than it saves)
+    if kind is None or not 0.0 < mu_est < math.inf:
         return None
-    needed = (math.sqrt(6.0) / (int(n_samples) * RESOLUTION * mu_est)) ** 2
-    share = min(MAX_SHARE, max(MIN_SHARE, needed))
-    fit_mu = mu_est * math.sqrt(1.0 - share) * _GUARD
+    kappa, z = KAPPA[kind], float(norm.isf(LEVEL))
+    share = min(MAX_SHARE, max(MIN_SHARE, kappa ** 2 / (n * mu_est ** 2)))
     check_mu = mu_est * math.sqrt(share) * _GUARD
-    fit_epsilon = float(gdp_to_epsilon(round_down(fit_mu), budget.estimator_delta))
-    margin = float(norm.isf(LEVEL)) * math.sqrt(6.0) / check_mu
-    return ConstantCheckPlan(share=share, fit_mu=fit_mu, check_mu=check_mu,
-                             fit_epsilon=fit_epsilon, fit_delta=float(budget.estimator_delta),
-                             margin=margin)
+    return ConstantCheckPlan(kind=kind, share=share,
+                             fit_mu=mu_est * math.sqrt(1.0 - share) * _GUARD,
+                             check_mu=check_mu, margin=z * kappa / check_mu)
 
 
-def _released(estimator, X, y, mu, random_state):
+def _classifier_release(estimator, X, y, mu, rng):
     """The noisy (class counts, correct predictions): the one mu-GDP release."""
     y = np.asarray(y).ravel()
     classes = estimator.classes_
@@ -207,17 +214,36 @@ def _released(estimator, X, y, mu, random_state):
                         count=y.size)
     counts = np.bincount(codes[codes >= 0], minlength=classes.size).astype(np.float64)
     correct = float(np.count_nonzero(np.asarray(estimator.predict(X)) == y))
-    noise = make_generator(random_state).normal(0.0, math.sqrt(3.0) / mu, classes.size + 1)
-    return counts + noise[:-1], correct + noise[-1]
+    noise = rng.normal(0.0, math.sqrt(3.0) / mu, classes.size + 1)
+    counts, correct = counts + noise[:-1], correct + noise[-1]
+    best = int(np.argmax(counts))
+    return correct - counts[best], classes[best], counts
 
 
-def _constant_model(estimator, noisy_counts):
-    """Set ``estimator`` to the intercept-only model of the noisy counts."""
+def _regressor_release(estimator, X, y, mu, rng):
+    """The noisy mean, then the noisy truncated squared-error lead over it."""
+    bound = float(estimator.y_bound)
+    y = np.clip(np.asarray(y, dtype=np.float64).ravel(), -bound, bound)
+    mu_each = mu / math.sqrt(2.0)
+    total = math.fsum(y.tolist()) + rng.normal(0.0, 2.0 * bound / mu_each)
+    mean = float(np.clip(total / y.size, -bound, bound))
+    f = np.clip(np.asarray(estimator.predict(X), dtype=np.float64), -bound, bound)
+    cap = bound * bound
+    terms = np.minimum((y - mean) ** 2, cap) - np.minimum((f - y) ** 2, cap)
+    lead = math.fsum(terms.tolist()) + rng.normal(0.0, 2.0 * cap / mu_each)
+    return lead / cap, mean, None
+
+
+def _constant_model(estimator, constant, noisy_counts):
+    """Set ``estimator`` to the intercept-only model of the release."""
+    coef = np.asarray(estimator.coef_)
+    estimator.coef_ = np.zeros_like(coef)
+    if noisy_counts is None:
+        estimator.intercept_ = float(constant)
+        return
     p = np.maximum(noisy_counts, 1.0)
     log_p = np.log(p / p.sum())
-    coef = np.zeros_like(np.asarray(estimator.coef_, dtype=np.float64))
-    intercept = (np.array([log_p[1] - log_p[0]]) if log_p.size == 2 else log_p)
-    estimator.coef_ = coef.astype(np.asarray(estimator.coef_).dtype)
+    intercept = np.array([log_p[1] - log_p[0]]) if log_p.size == 2 else log_p
     estimator.intercept_ = intercept.reshape(np.shape(estimator.intercept_)).astype(
         np.asarray(estimator.intercept_).dtype)
 
@@ -227,12 +253,13 @@ def run_constant_check(estimator, X, y, plan, random_state):
 
     Parameters
     ----------
-    estimator : DPLogisticRegression
-        Fitted on ``X, y`` (changed in place when the constant predictor wins).
+    estimator : DPLogisticRegression or DPRidge
+        Fitted on ``X, y`` (changed in place when the constant predictor wins); a
+        ``DPRidge`` in the scale it was fitted on (before the pipeline maps it to y's).
     X : array-like or sparse matrix
         The rows the estimator was fitted on (the pipeline's transformed design).
     y : array-like of shape (n,)
-        Their labels.
+        Their labels or targets, as the estimator was fitted on them.
     plan : ConstantCheckPlan
         From :func:`plan_constant_check`.
     random_state : int or numpy.random.Generator
@@ -244,16 +271,18 @@ def run_constant_check(estimator, X, y, plan, random_state):
     report : ReleasePrivacyReport
         mu-GDP with ``mu = plan.check_mu``.
     """
-    noisy_counts, noisy_correct = _released(estimator, X, y, plan.check_mu, random_state)
-    best = int(np.argmax(noisy_counts))
-    kept = bool(noisy_correct - noisy_counts[best] > plan.margin)
+    rng = make_generator(random_state)
+    release = _classifier_release if plan.kind == "classifier" else _regressor_release
+    lead, constant, counts = release(estimator, X, y, plan.check_mu, rng)
+    kept = bool(lead > plan.margin)
     if not kept:
-        _constant_model(estimator, noisy_counts)
-    check = ConstantCheck(kept_model=kept, noisy_correct=float(noisy_correct),
-                          noisy_counts=noisy_counts, constant_class=estimator.classes_[best],
-                          margin=plan.margin, share=plan.share)
-    report = ReleasePrivacyReport(
-        mu=float(plan.check_mu), extra_delta=0.0, mechanism=MECHANISM,
-        releases=(("y and the model's predictions: class counts and correct predictions",
-                   float(plan.check_mu)),))
+        _constant_model(estimator, constant, counts)
+    check = ConstantCheck(kept_model=kept, noisy_lead=float(lead), margin=plan.margin,
+                          constant=constant, noisy_counts=counts, share=plan.share)
+    what = ("y and the model's predictions: class counts and correct predictions"
+            if plan.kind == "classifier" else
+            "y and the model's predictions: sum of clipped y, truncated squared-error lead")
+    report = ReleasePrivacyReport(mu=float(plan.check_mu), extra_delta=0.0,
+                                  mechanism=MECHANISM[plan.kind],
+                                  releases=((what, float(plan.check_mu)),))
     return check, report

@@ -51,6 +51,7 @@ from ..utils._sklearn_compat import (
 )
 from ._budget import PREPARATION_SHARE
 from ._checks import check_classes, check_steps, is_prepared, is_private, public_shape
+from ._constant_fallback import plan_constant_check
 from ._container import StepSequence
 from ._delegation import FittedPipelineMethods
 from ._fit_steps import fit_charged
@@ -113,6 +114,15 @@ class DPPipeline(StepSequence, FittedPipelineMethods, _BaseComposition):
     random_state : int, Generator or None, default=None
         Source of all the noise (each release gets its own stream). None: fresh OS
         entropy.
+    constant_check : {"auto", True, False}, default="auto"
+        Check the fitted model against the private constant predictor and return the
+        intercept-only model when the check does not show the model beats it: a
+        public share of the estimator's :math:`\mu^2` (2% to half) pays for a noisy
+        release after the fit (in ``privacy_``; the result in ``constant_check_``).
+        ``"auto"``: ``DPLogisticRegression`` with public ``classes``, no
+        ``class_weight``; True: also ``DPRidge`` (the mean of y); both with an
+        intercept, without ``inference``. False: the estimator gets its whole share
+        (:doc:`/theory`, "Never below the constant predictor").
 
     Attributes
     ----------
@@ -136,6 +146,9 @@ class DPPipeline(StepSequence, FittedPipelineMethods, _BaseComposition):
         When X has string column names.
     classes_ : ndarray
         Classifiers only.
+    constant_check_ : ConstantCheck
+        Where the check ran: ``kept_model`` (False: the estimator is the intercept-only
+        model), the noisy lead and the margin it had to pass.
 
     See Also
     --------
@@ -186,16 +199,19 @@ class DPPipeline(StepSequence, FittedPipelineMethods, _BaseComposition):
         "preparation_share": [Interval(numbers.Real, 0, 1, closed="neither")],
         "ledger": [HasMethods(["charge"]), None],
         "random_state": ["random_state"],
+        "constant_check": ["boolean", StrOptions({"auto"})],
     }
 
     def __init__(self, steps, *, epsilon=1.0, delta="auto",
-                 preparation_share=PREPARATION_SHARE, ledger=None, random_state=None):
+                 preparation_share=PREPARATION_SHARE, ledger=None, random_state=None,
+                 constant_check="auto"):
         self.steps = steps
         self.epsilon = epsilon
         self.delta = delta
         self.preparation_share = preparation_share
         self.ledger = ledger
         self.random_state = random_state
+        self.constant_check = constant_check
 
     # -- parameters (nested, like Pipeline) ----------------------------------------------
     def get_params(self, deep=True):
@@ -311,7 +327,8 @@ class DPPipeline(StepSequence, FittedPipelineMethods, _BaseComposition):
             raise ValueError(f"need n >= 2 and d >= 1, got n={n_samples}, d={n_features}.")
         releases = planned_releases(pre, final, X)
         budget = plan_budget(self, releases, n_samples, pre, final)
-        return planned_report(releases, budget, last_name, n_samples, shared_releases(pre))
+        return planned_report(releases, budget, last_name, n_samples, shared_releases(pre),
+                              plan_constant_check(final, budget, n_samples, self.constant_check))
 
     def prepare(self, X, y=None, *, ledger=None, sample_ids=None):
         r"""Release the private preparation once; return a pipeline that reuses it.
@@ -377,7 +394,8 @@ class DPPipeline(StepSequence, FittedPipelineMethods, _BaseComposition):
         def plan():  # public numbers only: every refusal they decide is raised here
             releases = planned_releases(pre, final, X)
             budget = plan_budget(self, releases, n, pre, final)
-            planned = planned_report(releases, budget, last_name, n, shared_releases(pre))
+            planned = planned_report(releases, budget, last_name, n, shared_releases(pre),
+                                     plan_constant_check(final, budget, n, self.constant_check))
             # n_features_in_ and feature_names_in_ from the structure only (no value read)
             validate_data(self, X, y, skip_check_array=True)
             return [(self, planned)], (releases, budget)
@@ -391,7 +409,7 @@ class DPPipeline(StepSequence, FittedPipelineMethods, _BaseComposition):
 
 
 def make_dp_pipeline(*steps, epsilon=1.0, delta="auto", preparation_share=PREPARATION_SHARE,
-                     ledger=None, random_state=None):
+                     ledger=None, random_state=None, constant_check="auto"):
     r"""Build a :class:`DPPipeline` from steps, naming them like ``make_pipeline``.
 
     Parameters
@@ -408,6 +426,9 @@ def make_dp_pipeline(*steps, epsilon=1.0, delta="auto", preparation_share=PREPAR
         Charged once per fit, before any value is read.
     random_state : int, Generator or None, default=None
         Source of all the noise.
+    constant_check : {"auto", True, False}, default="auto"
+        Keep the model only where a private check shows it beats the constant
+        predictor (:class:`DPPipeline`).
 
     Returns
     -------
@@ -424,4 +445,4 @@ def make_dp_pipeline(*steps, epsilon=1.0, delta="auto", preparation_share=PREPAR
     """
     return DPPipeline(_name_estimators(steps), epsilon=epsilon, delta=delta,
                       preparation_share=preparation_share, ledger=ledger,
-                      random_state=random_state)
+                      random_state=random_state, constant_check=constant_check)

@@ -50,7 +50,8 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
             if is_prepared(step):  # released once by prepare(): reused, not charged here
                 shared.append((name, step.privacy_))
         fitted.append((name, step))
-    check = plan_constant_check(final, budget, n)  # None: no check, the fit's whole share
+    # public: None (no check, the fit's whole share) or the split of the estimator's
+    check = plan_constant_check(final, budget, n, pipeline.constant_check)
     estimator = clone(final).set_params(ledger=None, random_state=_child_seed(rng))
     # the estimator's share in mu (the one currency inside): all of it, or the fit's part
     within = (budget.estimator_allowance if check is None
@@ -102,18 +103,20 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
     # what it spent (its report's: no conversion).
     estimator.set_params(random_state=None, epsilon=estimator.privacy_.epsilon,
                          delta=estimator.privacy_.delta)
-    check_allowance(last_name, estimator.privacy_, budget.estimator_mu, 0.0)
+    check_allowance(last_name, estimator.privacy_,
+                    budget.estimator_mu if check is None else check.fit_mu, 0.0)
     if getattr(estimator, "inference_", None) is not None:
         names = _feature_names(fitted, estimator.n_features_in_)
         if names is not None:
             estimator._name_table(names, *preparation_notes(fitted, estimator.n_features_in_))
-    if TARGET_RANGE in allowance:
-        TargetUnits(*pipeline.target_range_).apply(estimator)
-    if check is not None:  # the model against the private constant predictor
+    spent.append((last_name, estimator.privacy_))
+    if check is not None:  # the model against the private constant, in the fit's scale
         pipeline.constant_check_, report = run_constant_check(estimator, Xt, y_fit, check,
                                                               _child_seed(rng))
+        check_allowance(CONSTANT_CHECK, report, check.check_mu, 0.0)
         spent.append((CONSTANT_CHECK, report))
-    spent.append((last_name, estimator.privacy_))
+    if TARGET_RANGE in allowance:
+        TargetUnits(*pipeline.target_range_).apply(estimator)
     fitted.append((last_name, estimator))
     pipeline.pipeline_ = Pipeline(fitted)
     pipeline.budget_ = budget

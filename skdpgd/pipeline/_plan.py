@@ -135,18 +135,23 @@ def shared_releases(pre):
     return [(name, step.privacy_) for name, step in pre if is_prepared(step)]
 
 
-def planned_report(releases, budget, last_name, n_samples, shared=()):
-    """The planned report: every allowance as an upper bound (public numbers only)."""
+def planned_report(releases, budget, last_name, n_samples, shared=(), check=None):
+    """The planned report: every allowance as an upper bound (public numbers only);
+    with ``check`` (a ConstantCheckPlan) the estimator's allowance, unchanged, says how
+    it is split between the fit and the constant check."""
     steps = [
         (name, ReleasePrivacyReport(mu=mu, extra_delta=extra,
                                     mechanism="planned allowance (upper bound)"))
         for (name, _, _), mu, extra in zip(releases, budget.step_mu,
                                            budget.step_extra_delta)
     ]
+    split = ("" if check is None else
+             f" and the constant check within mu={check.check_mu:.6g} (fit within "
+             f"mu={check.fit_mu:.6g}; {check.share:.3g} of mu^2 to the check)")
     steps.append((last_name, ReleasePrivacyReport(
         mu=budget.estimator_mu, extra_delta=0.0,
         mechanism=(f"planned: fitted within mu={budget.estimator_mu:.6g} (reported at "
-                   f"delta={budget.estimator_delta:.3g}), at most this mu"))))
+                   f"delta={budget.estimator_delta:.3g}){split}, at most this mu"))))
     return PipelinePrivacyReport.compose(
         steps, delta=budget.delta, n_samples=n_samples,
         preparation_share=budget.preparation_share, planned=True,

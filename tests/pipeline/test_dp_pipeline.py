@@ -38,6 +38,7 @@ from skdpgd.accounting._release import ReleasePrivacyReport
 from skdpgd.exceptions import PreparationFallbackWarning, PrivacyBudgetExceeded
 from skdpgd.model_selection import DPSearchCV, search_privacy_cost
 from skdpgd.pipeline import EXTRA_DELTA_SHARE, PREPARATION_SHARE, split_budget
+from skdpgd.pipeline._constant_fallback import CONSTANT_CHECK
 from skdpgd.preprocessing import BoundedScaler
 
 
@@ -149,8 +150,13 @@ def test_composed_report_is_exact_and_within_the_budget(epsilon, thresholds):
     mus = [r.mu for _, r in report.steps]
     extras = [getattr(r, "extra_delta", 0.0) for _, r in report.steps]
     mu = math.sqrt(sum(m * m for m in mus))
-    assert [name for name, _ in report.steps] == ["_noisycentrer", "dplogisticregression"]
+    assert [name for name, _ in report.steps] == ["_noisycentrer", "dplogisticregression",
+                                                  CONSTANT_CHECK]
     assert report.mu == pytest.approx(mu, rel=1e-12)
+    # the fit and the constant check share the estimator's allowance (Corollary 3.3)
+    assert mus[1] ** 2 + mus[2] ** 2 <= pipe.budget_.estimator_mu ** 2
+    assert mus[2] ** 2 / pipe.budget_.estimator_mu ** 2 == pytest.approx(
+        pipe.constant_check_.share, rel=1e-9)
     assert report.extra_delta == pytest.approx(sum(extras), rel=1e-12)
     assert report.epsilon == pytest.approx(gdp_to_epsilon(mu, 1e-5 - sum(extras)), rel=1e-9)
     assert report.epsilon <= epsilon
@@ -174,7 +180,10 @@ def test_composed_report_is_exact_and_within_the_budget(epsilon, thresholds):
     event = report.event
     assert isinstance(event, GaussianDpWithDeltaEvent if thresholds else GaussianDpEvent)
     as_dict = report.to_dict()
-    assert as_dict["mu"] == report.mu and len(as_dict["steps"]) == 2
+    assert as_dict["mu"] == report.mu and len(as_dict["steps"]) == 3
+    # the plan charges the estimator's allowance, the check inside it
+    assert [name for name, _ in planned.steps] == [name for name, _ in report.steps][:2]
+    assert planned.steps[1][1].mu == pipe.budget_.estimator_mu
     assert "PipelinePrivacyReport" in repr(report)
 
 
@@ -187,8 +196,11 @@ def test_fit_does_not_change_the_users_steps():
     assert before == after
     assert not hasattr(pipe.steps[0][1], "mean_") and not hasattr(pipe.steps[-1][1], "coef_")
     fitted = pipe.pipeline_.steps[-1][1]
-    assert fitted.epsilon == pytest.approx(pipe.budget_.estimator_epsilon)
+    assert fitted.epsilon == fitted.privacy_.epsilon <= pipe.budget_.estimator_epsilon
     assert fitted.data_norm == 1.0  # the test step's row_norm_bound_
+    # without the constant check the clone is calibrated to the estimator's whole share
+    alone = _pipe(constant_check=False).fit(X, y).pipeline_.steps[-1][1]
+    assert alone.epsilon == pytest.approx(pipe.budget_.estimator_epsilon)
 
 
 # -- the ledger: one planned charge before any value is read -------------------------------
@@ -469,9 +481,10 @@ def test_raw_table_pipeline_composes_the_vectorizer_and_the_estimator():
     pipe = make_dp_pipeline(vec, DPLogisticRegression(classes=[0, 1]), epsilon=1.0,
                             delta=1e-5, ledger=ledger, random_state=0).fit(X, y)
     report = pipe.privacy_
-    (name, step_report), (_, est_report) = report.steps
-    assert name == "dptablevectorizer"
-    assert report.mu == pytest.approx(math.hypot(step_report.mu, est_report.mu), rel=1e-12)
+    (name, step_report), (_, est_report), (check, check_report) = report.steps
+    assert name == "dptablevectorizer" and check == CONSTANT_CHECK
+    assert report.mu == pytest.approx(math.hypot(step_report.mu, est_report.mu,
+                                                 check_report.mu), rel=1e-12)
     assert report.extra_delta == step_report.extra_delta > 0  # "city" is discovered
     assert report.epsilon == pytest.approx(
         gdp_to_epsilon(report.mu, 1e-5 - report.extra_delta), rel=1e-9)
@@ -550,7 +563,7 @@ def test_y_bound_auto_falls_back_to_the_public_default_without_an_error():
         pipe = make_dp_pipeline(DPRidge(y_bound="auto"), epsilon=0.05, delta=1e-3,
                                 random_state=0).fit(X, y)
     assert pipe.target_range_ == (-1.0, 1.0)
-    (_, target_report), _ = pipe.privacy_.steps
+    (_, target_report), _ = pipe.privacy_.steps  # DPRidge: no constant check by default
     assert any("public default" in note for note in target_report.notes)
     assert pipe.privacy_.epsilon <= 0.05
 
@@ -610,7 +623,8 @@ def test_only_the_first_step_plans_from_the_tables_structure():
     assert _Spy.seen[:2] == ["ndarray", None]
     assert _Spy.seen.count("ndarray") == 1
     assert [name for name, _ in pipe.privacy_.steps] == ["_spy-1", "_spy-2",
-                                                         "dplogisticregression"]
+                                                         "dplogisticregression",
+                                                         CONSTANT_CHECK]
     assert pipe.privacy_.epsilon <= 1.0
 
 
