@@ -152,7 +152,11 @@ def build_parser():
     acc.add_argument("--y-bound", type=float, default=None,
                      help="ridge: bound on |y| (default 1; with --table: private range)")
     acc.add_argument("--regularization", type=float, default=None,
-                     help="C (logistic) or alpha (ridge); default 'auto'")
+                     help="C (logistic) or alpha (ridge); default 'auto'; 'inf' (C) or 0 "
+                     "(alpha): no regularisation, with --max-coef-norm")
+    acc.add_argument("--max-coef-norm", type=float, default=None,
+                     help="public radius r of the ball every iterate is projected onto "
+                     "(the convex bounded-domain bounds, diameter 2r); default none")
     acc.add_argument("--max-iter", type=_auto_or_positive_int, default="auto",
                      help="K (preconditioned, gd) or epochs (cyclic); an integer >= 1 or "
                      "'auto' (default)")
