@@ -40,7 +40,7 @@ them), ``adult-32561`` (all of it): the package's public-bound Adult (104 column
 the original test split); ``synthetic-500``: the wide isotropic design of
 ``auto_grid.load_problem`` with ``--synthetic-n`` rows (80 / 20).
 
-Usage (the stored run, about 15 minutes on a shared 2-core machine)::
+Usage (the stored run, 96 s on a shared 2-core machine)::
 
     SKDPGD_DATA=/path/to/data nice python benchmarks/bounded_domain.py \
         --seeds 5 --full-seeds 2 --inference --out benchmarks/results/bounded_domain.json
