@@ -102,8 +102,9 @@ def build_parser():
         "'gd', 'cyclic' (2 to 64 batches) and 'preconditioned' (one noisy Gram release, a "
         "few preconditioned steps) from public numbers and runs the one with the smallest "
         "predicted excess loss. The bound that binds: composition for 'preconditioned' and "
-        "for 'gd' (planned lam near 0), the convergent bound for 'cyclic'. `skdpgd account` "
-        "shows the choice for n rows and d features.", epilog=EPILOG,
+        "for 'gd' (planned lam near 0), Theorem 4.5 for 'cyclic' (shifted interpolation "
+        "across batches, not converged). `skdpgd account` shows the choice and the binding "
+        "bound for n rows and d features.", epilog=EPILOG,
     )
     parser.add_argument("--version", action="version", version=f"skdpgd {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -125,7 +126,8 @@ def build_parser():
     acc = sub.add_parser(
         "account", help="the noise, steps and mu a fit would use; composition and Chourasia",
         description="Plans the run an estimator's fit would make for a data set of n rows "
-        "and d features (public numbers only) and compares the noise with what composition "
+        "and d features (public numbers only), names the bound that binds with the epsilon "
+        "every bound gives at its noise, and compares the noise with what composition "
         "and Chourasia et al.'s bound would need for the same (epsilon, delta).",
     )
     acc.add_argument("--epsilon", type=_epsilon, required=True)
@@ -152,7 +154,11 @@ def build_parser():
     acc.add_argument("--y-bound", type=float, default=None,
                      help="ridge: bound on |y| (default 1; with --table: private range)")
     acc.add_argument("--regularization", type=float, default=None,
-                     help="C (logistic) or alpha (ridge); default 'auto'")
+                     help="C (logistic) or alpha (ridge); default 'auto'; 'inf' (C) or 0 "
+                     "(alpha): no regularisation, with --max-coef-norm")
+    acc.add_argument("--max-coef-norm", type=float, default=None,
+                     help="public radius r of the ball every iterate is projected onto "
+                     "(the convex bounded-domain bounds, diameter 2r); default none")
     acc.add_argument("--max-iter", type=_auto_or_positive_int, default="auto",
                      help="K (preconditioned, gd) or epochs (cyclic); an integer >= 1 or "
                      "'auto' (default)")

@@ -80,6 +80,53 @@ def chourasia_noise(report, epsilon):
         return math.inf
 
 
+def bound_values(report):
+    """Every bound of a gd or cyclic run at its noise: [(name, mu or None, why not)].
+
+    Composition (Theorem 4.1 / 4.4), the strongly convex bound (Theorem 4.2 / 4.5: its
+    factor times composition's unit S/(n sigma), resp. S/(b sigma)) and the convex
+    bounded-domain bound (Theorem 4.3 / bound (F), diameter D of the run's ball), in the
+    order of the report's theorem; None with the reason where one does not apply.
+    """
+    cyclic = isinstance(report, accounting.NoisyCyclicGDPrivacyReport)
+    passes = report.n_epochs if cyclic else report.n_steps
+    unit = report.composition_mu / math.sqrt(passes) if passes > 0 else 0.0
+    names = (("Theorem 4.4 (composition)", "Theorem 4.5 (strongly convex)",
+              "bound (F) (convex, bounded domain, cyclic)") if cyclic else
+             ("Theorem 4.1 (composition)", "Theorem 4.2 (strongly convex)",
+              "Theorem 4.3 (convex, bounded domain)"))
+    out = [(names[0], report.composition_mu, None)]
+    if report.contraction >= 1.0:
+        out.append((names[1], None, "does not apply: c = 1 (lam = 0)"))
+    else:
+        factor = (accounting.convergent_cyclic_factor(
+            report.contraction, report.n_steps // report.n_epochs, passes) if cyclic
+            else accounting.convergent_gd_factor(report.contraction, passes))
+        out.append((names[1], unit * factor, None))
+    if report.diameter is None:
+        out.append((names[2], None, "not reported: no ball"))
+    elif math.isfinite(report.bounded_domain_mu):
+        out.append((names[2], report.bounded_domain_mu, None))
+    else:
+        burn_in = accounting.convex_gd_burn_in(
+            sensitivity=report.sensitivity, n_samples=report.n_samples,
+            learning_rate=report.learning_rate, diameter=report.diameter)
+        out.append((names[2], None, f"inf: K={report.n_steps} is below its burn-in "
+                                    f"tau*={burn_in} steps (D={report.diameter:.6g})"))
+    return out
+
+
+def binding_lines(report):
+    """``binding bound:`` and each bound's (mu, epsilon) at the run's noise (gd, cyclic)."""
+    lines = [f"binding bound: {report.binding_bound}; every bound at this run's noise "
+             f"(sigma={report.noise_std:.6g}), epsilon at delta={report.delta:.3g}:"]
+    for name, mu, why in bound_values(report):
+        value = why if mu is None else (
+            f"mu={mu:.6g}, epsilon={accounting.epsilon_of(mu, report.delta):.6g}")
+        lines.append(f"  {name:<44}{value}")
+    return lines
+
+
 def account_lines(report, epsilon):
     """The table ``skdpgd account`` prints (list of str)."""
     sigma = report.noise_std
@@ -107,6 +154,11 @@ def account_lines(report, epsilon):
                          f"mu_G={report.gram_mu:.6g}; steps: mu={report.steps_mu:.6g}")
         lines.append(f"constants: S={report.sensitivity:.6g}, beta={report.smoothness:.6g}")
         notes = [f"note: {note}" for note in report.notes]
+        lines.append(
+            "binding bound: composition (of the Gram release and the run chosen on its "
+            "spectrum; the run's own bound within mu_run is known once it is chosen)"
+            if hasattr(report, "run_mu") else
+            f"binding bound: {report.binding_bound} (no other bound applies to these releases)")
         if hasattr(report, "run_mu"):  # the run that follows the Gram is not known yet
             last = ("composition of the Gram release and the run is the exact bound; the "
                     "run chosen on the released spectrum is accounted by its own bound "
@@ -121,6 +173,7 @@ def account_lines(report, epsilon):
     lines += [
         f"constants: S={report.sensitivity:.6g}, beta={report.smoothness:.6g}, "
         f"c={report.contraction:.6g}",
+        *binding_lines(report),
         "",
         f"{'same K, same (epsilon, delta), accounted by':<52}{'sigma needed':>14}{'x ours':>9}",
         f"{f'this run ({report.binding_bound} bound binds)':<52}{sigma:>14.6g}{1.0:>9.3g}",

@@ -117,7 +117,7 @@ def account_command(args):
         epsilon=args.epsilon, delta=args.delta, data_norm=args.data_norm,
         fit_intercept=not args.no_intercept, intercept_scaling=args.intercept_scaling,
         solver=args.solver, batch_size=args.batch_size, max_iter=args.max_iter,
-        residual_clip=args.residual_clip,
+        residual_clip=args.residual_clip, max_coef_norm=args.max_coef_norm,
     )
     auto = "auto" if args.regularization is None else args.regularization
     if args.model == "logistic":
