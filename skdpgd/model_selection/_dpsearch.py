@@ -130,8 +130,10 @@ class DPSearchCV(BestEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
         values of the grid's parameters, added when the grid lacks them), the trials and
         the refit composed as Gaussian DP, and the reference is kept unless a candidate's
         noisy score beats it by a public margin
-        (:mod:`~skdpgd.model_selection._grid_selection`; never worse than no search up to
-        the 5% noise the trials' share costs the refit). A number: E[K] of a *random*
+        (:mod:`~skdpgd.model_selection._grid_selection`; the trials take the smallest
+        share that resolves the score to 0.02, at most 10%, and where none can, no
+        trial runs and the search is the estimator's own fit: ``._no_search``). A
+        number: E[K] of a *random*
         number of trials drawn uniformly from the grid (Papernot and Steinke's selection,
         > 1; the bound grows with log E[K]); with E[K] = 10 a search runs a single random
         trial with probability 0.27.
@@ -142,9 +144,10 @@ class DPSearchCV(BestEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
     validation_size : float, default=0.2
         Fraction of rows held out for the noisy scores.
     refit : bool or "auto", default="auto"
-        Refit the winner on all rows (accounted). Every candidate once: the refit gets 90%
-        of the estimator's mu^2 and the trials 10%; without a refit the trials get all
-        of it. Random trials: the refit is one more trial-sized run. Without a refit
+        Refit the winner on all rows (accounted). Every candidate once: the refit gets at
+        least 90% of the estimator's mu^2 and the trials the rest (or none: no search);
+        without a refit the trials get all of it. Random trials: the refit is one more
+        trial-sized run. Without a refit
         ``best_estimator_`` is the winning trial's model, trained on the training part.
         ``"auto"``: refit when every candidate runs once, not with ``expected_trials``.
     ledger : skdpgd.PrivacyLedger or None, default=None
@@ -162,11 +165,12 @@ class DPSearchCV(BestEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
     best_params_ : dict
     best_score_ : float
         The winner's *noisy* validation score (accuracy, or minus the clipped mean squared
-        error); it is part of the private release.
+        error); it is part of the private release. NaN where no trial ran.
     best_estimator_ : estimator
     privacy_ : GridSelectionPrivacyReport or SelectionPrivacyReport
         Every candidate once (Gaussian DP: ``mu``, ``trial_mu``, ``refit_mu``,
-        ``n_trials``, ``switch_margin``), or a random number of trials (Renyi DP).
+        ``n_trials``, ``switch_margin``), or a random number of trials (Renyi DP); where
+        no trial ran, the planned report of the estimator's own fit.
     n_features_in_ : int
     classes_ : ndarray (classifiers)
 

@@ -42,12 +42,17 @@ def _searches():
     )]
 
 
+#: 10 rows of one label at epsilon 8: the noise moves some predictions to another public
+#: class, a matter of the seed. On the checks' tables (tens of rows) the default search
+#: cannot pay and is the plain fit with seed 0, whose noise does so there.
+ONE_LABEL = "10 rows of one label: the noise of seed 0 predicts another public class"
+
+
 def _expected(estimator):
-    # On the checks' tables (tens of rows) the default search cannot pay and is the
-    # plain fit with seed 0, which passes check_classifiers_one_label (10 rows of one
-    # label at epsilon 8: the noise moves some predictions to another public class in
-    # 2 plain fits of 20 seeds, not seed 0's).
-    return dict(EXPECTED[type(estimator.estimator).__name__])
+    expected = dict(EXPECTED[type(estimator.estimator).__name__])
+    if estimator.expected_trials is None and "check_classifiers_train" in expected:
+        expected["check_classifiers_one_label"] = ONE_LABEL
+    return expected
 
 
 @parametrize_with_checks(_searches(), expected_failed_checks=_expected)
