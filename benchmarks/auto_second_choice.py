@@ -14,14 +14,17 @@ built from public data (medians over seeds, every arm on the same draws):
   [0, 1] (Gaussian copula, one common factor), labels from a logistic model, rows divided
   by sqrt(15) (accuracy about .65, as the user's table).
 
-Arms: ``auto`` (today's default), ``public`` (auto without its second choice: the plan
-it runs where no second choice follows, ``plan_without_choice``), the explicit solvers
-``gd``, ``cyclic`` and ``preconditioned``, and ``worst-bulk``: a variant of the second
-choice's classifier score (the unresolved bulk of the released spectrum at its worst
-common level in [0, r/2] instead of its estimate), patched in here, not in the package:
-measured on the validation grid it lost up to .0085 (synthetic-100 at epsilon 0.1).
-Every arm is charged the same epsilon (the second choice's charge is fixed before the
-data). Usage, from the repository root::
+Arms: ``auto`` (today's default: a classifier's second choice leaves the public choice
+only for a candidate that beats it both at the unresolved bulk's estimated level and at
+its worst common level, :mod:`skdpgd.solvers._spectral_choice`), ``before`` (the second
+choice before: the smallest proxy at the bulk's estimate alone), ``worst-bulk`` (the
+smallest proxy at the bulk's worst common level alone: measured on the validation grid
+before, it lost up to .0085, synthetic-100 at epsilon 0.1), ``public`` (auto without its second
+choice: the plan it runs where no second choice follows, ``plan_without_choice``), and
+the explicit solvers ``gd``, ``cyclic`` and ``preconditioned``. ``before`` and
+``worst-bulk`` are patched in here (:func:`patched`), not in the package. Every arm is
+charged the same epsilon (the second choice's charge is fixed before the data).
+Usage, from the repository root::
 
     nice python benchmarks/auto_second_choice.py [--seeds 5] [--epsilons 0.5 1]
         [--tables adult-15 adult-18 synthetic-15] [--out PATH]
@@ -43,12 +46,13 @@ sys.path.insert(0, str(HERE.parent))  # the checkout's skdpgd
 
 from skdpgd import DPLogisticRegression  # noqa: E402
 from skdpgd.datasets import ADULT_BOUNDS, ADULT_CATEGORIES, load_adult  # noqa: E402
-from skdpgd.solvers import _auto, _spectral_choice, _spectral_utility  # noqa: E402
+from skdpgd.solvers import _auto, _spectral, _spectral_choice, _spectral_utility  # noqa: E402
 from skdpgd.solvers._base import _cached_plan  # noqa: E402
+from skdpgd.solvers._utility import TIE_TOLERANCE  # noqa: E402
 
 TABLES = {"adult-15": ("workclass", "sex"), "adult-18": ("race", "sex", "relationship"),
           "synthetic-15": None}
-ARMS = ("auto", "public", "worst-bulk", "gd", "cyclic", "preconditioned")
+ARMS = ("auto", "before", "worst-bulk", "public", "gd", "cyclic", "preconditioned")
 N_ROWS = 5410
 _ADULT = {}
 
@@ -84,36 +88,60 @@ def load_table(name, seed):
     return X[idx], y[idx], Xt, yt
 
 
-def _worst_bulk(n_steps, noise_std, **kw):
-    """The rejected variant: a classifier's bulk at its worst common level of
-    {0} and r/2 BULK_GRID (the regressor's rule), the estimate otherwise."""
-    original = _spectral_utility.spectral_excess_loss
-    bulk = kw.get("bulk")
-    if not kw.get("scale_free") or bulk is None or not np.any(bulk):
-        return original(n_steps, noise_std, **kw)
-    levels = kw["bulk_ceiling"] * np.concatenate([[0.0], _spectral_utility.BULK_GRID])
-    spectrum = np.asarray(kw["spectrum"], float)
-    return max(original(n_steps, noise_std, **dict(kw, spectrum=np.where(bulk, g, spectrum),
-                                                   bulk=None)) for g in levels)
+def _choose_by(score):
+    """The second choice by one score alone (smallest; ties to the fewest passes), as
+    ``_spectral_choice.choose_on_spectrum`` was before (``score`` the estimate)."""
+    def choose(plan, problem, released):
+        eigenvalues, vectors = np.linalg.eigh(released)
+        tau = plan.probe_noise_std
+        spectrum, bulk = _spectral_utility.estimate_spectrum(eigenvalues, tau, problem.row_norm)
+        unresolved = dict(bulk=bulk, bulk_ceiling=tau * math.sqrt(eigenvalues.size),
+                          offset_weights=None if problem.intercept_scaling is None
+                          else vectors[-1] ** 2,
+                          offset_distance=_spectral_utility.released_offset_distance(
+                              problem, released, tau))
+        scored = [_spectral_choice._spectral_prediction(c, problem, eigenvalues, spectrum,
+                                                        unresolved, score)
+                  for c in plan.candidates]
+        best = min(excess for excess, _ in scored)
+        tied = [i for i, (excess, _) in enumerate(scored)
+                if excess <= best + TIE_TOLERANCE * abs(best)]
+        return min(tied, key=lambda i: scored[i][1]), ()
+    return choose
+
+
+#: The patched variants: what replaces the second choice (None: no second choice).
+VARIANTS = {"before": _choose_by(_spectral_utility.spectral_excess_loss),
+            "worst-bulk": _choose_by(_spectral_utility.worst_bulk_excess_loss),
+            "public": None}
+
+
+class patched:
+    """``with patched(arm):`` the package's auto with that variant's second choice."""
+
+    def __init__(self, arm):
+        self.arm = arm
+
+    def __enter__(self):
+        self.saved = _auto.spectral_plan, _spectral.choose_on_spectrum
+        if self.arm == "public":
+            _auto.spectral_plan = lambda *args, **kwargs: None  # no second choice
+        elif self.arm in VARIANTS:
+            _spectral.choose_on_spectrum = VARIANTS[self.arm]
+        _cached_plan.cache_clear()
+
+    def __exit__(self, *exc):
+        _auto.spectral_plan, _spectral.choose_on_spectrum = self.saved
+        _cached_plan.cache_clear()
 
 
 def fit(arm, X, y, epsilon, seed):
-    spectral_plan, score = _auto.spectral_plan, _spectral_choice.spectral_excess_loss
-    if arm == "public":
-        _auto.spectral_plan = lambda *args, **kwargs: None  # no second choice
-    if arm == "worst-bulk":
-        _spectral_choice.spectral_excess_loss = _worst_bulk
-    _cached_plan.cache_clear()
-    try:
-        solver = arm if arm in ("gd", "cyclic", "preconditioned") else "auto"
-        model = DPLogisticRegression(epsilon=epsilon, classes=[0, 1], solver=solver,
-                                     random_state=seed)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            model.fit(X, y)
-    finally:
-        _auto.spectral_plan, _spectral_choice.spectral_excess_loss = spectral_plan, score
-        _cached_plan.cache_clear()
+    solver = arm if arm in ("gd", "cyclic", "preconditioned") else "auto"
+    model = DPLogisticRegression(epsilon=epsilon, classes=[0, 1], solver=solver,
+                                 random_state=seed)
+    with patched(arm), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(X, y)
     ran = getattr(getattr(model, "run_report_", None), "run_solver", model.solver_)
     return model, ran, model.privacy_.epsilon
 
@@ -134,8 +162,9 @@ def main(argv=None):
                     model, ran, spent = fit(arm, X, y, epsilon, seed)
                     rows.append(dict(table=name, epsilon=epsilon, seed=seed, arm=arm, ran=ran,
                                      epsilon_spent=spent, score=float(model.score(Xt, yt))))
-    print("| table | eps | " + " | ".join(ARMS) + " | auto - best explicit | public - best |")
-    print("|---|---:|" + "---:|" * (len(ARMS) + 2))
+    print("| table | eps | " + " | ".join(ARMS) + " | auto - best explicit | before - best "
+          "| public - best |")
+    print("|---|---:|" + "---:|" * (len(ARMS) + 3))
     cells = []
     for name in args.tables:
         for epsilon in args.epsilons:
@@ -145,7 +174,8 @@ def main(argv=None):
             best = max(med[a] for a in ("gd", "cyclic", "preconditioned"))
             cells.append(dict(table=name, epsilon=epsilon, median=med, best_explicit=best))
             print(f"| {name} | {epsilon:g} | " + " | ".join(f"{med[a]:.4f}" for a in ARMS)
-                  + f" | {med['auto'] - best:+.4f} | {med['public'] - best:+.4f} |")
+                  + f" | {med['auto'] - best:+.4f} | {med['before'] - best:+.4f} "
+                  f"| {med['public'] - best:+.4f} |")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(dict(
         command=" ".join([Path(sys.executable).name] + sys.argv), seconds=time.perf_counter()

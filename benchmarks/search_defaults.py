@@ -21,17 +21,23 @@ Per table and seed, in one run, at the same total epsilon (``--epsilon``, 1) and
 (1e-5):
 
 * **default**: the pipeline fitted once on all rows (no search);
-* **before**: ``DPSearchCV(pipe, grid, epsilon)`` as its defaults were,
+* **random**: ``DPSearchCV(pipe, grid, epsilon)`` as its defaults were first,
   ``expected_trials=10, eta=0, refit=False`` (Papernot and Steinke's random number of
   trials, uniform draws from the grid);
-* **after**: ``DPSearchCV(pipe, grid, epsilon)`` with today's defaults (every candidate
-  once, the reference first, kept unless beaten by the margin; refit on all rows).
+* **before**: every candidate once, the reference first, kept unless beaten by the
+  margin, refit on all rows, the trials always taking 10% of the estimator's mu^2 (the
+  previous default, reproduced here by patching the share rule to 0.1);
+* **after**: ``DPSearchCV(pipe, grid, epsilon)`` with today's defaults (the same, the
+  trials' share the smallest that brings the first round's margin to r_0 = 0.02 of the
+  score's scale, at most 0.1; where 0.1 cannot, no trial: the pipeline's own fit).
 
 The grid is the user guide's, five values of C (``alpha`` for ridge) over four decades,
 which does not hold the estimator's own ``"auto"``. Reported: the median and the worst
-seed of each, the differences after - default, and how often "after" kept the reference.
+seed of each, the differences to default, how often "after" kept the reference and how
+often it ran trials at all.
 
     python benchmarks/search_defaults.py [--seeds 10] [--epsilon 1] [--tables adult diamonds poll]
+        [--rows N] [--out PATH]
 
 Results: ``benchmarks/results/search_defaults.json``.
 """
@@ -39,6 +45,7 @@ Results: ``benchmarks/results/search_defaults.json``.
 import argparse
 import json
 import platform
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -48,7 +55,7 @@ import pandas as pd
 
 from skdpgd import DPLogisticRegression, DPRidge, make_dp_pipeline
 from skdpgd.datasets import load_adult
-from skdpgd.model_selection import DPSearchCV
+from skdpgd.model_selection import DPSearchCV, _search_plan
 from skdpgd.preprocessing import DPTableVectorizer
 
 DELTA = 1e-5
@@ -56,7 +63,22 @@ GRIDS = {"adult": {"dplogisticregression__C": [0.01, 0.1, 1.0, 10.0, 100.0]},
          "diamonds": {"dpridge__alpha": [0.01, 0.1, 1.0, 10.0, 100.0]},
          "poll": {"dplogisticregression__C": [0.01, 0.1, 1.0, 10.0, 100.0]}}
 ROWS = {"adult": 4000, "diamonds": 3000, "poll": 2500}
-BEFORE = dict(expected_trials=10.0, eta=0.0, refit=False)  # the defaults before
+RANDOM = dict(expected_trials=10.0, eta=0.0, refit=False)  # the first defaults
+TODAY_SHARE = _search_plan.selection_share
+
+
+def _fixed_share(n_candidates, *args, **kwargs):
+    """The previous default's share: 10% of the estimator's mu^2, whatever the budget."""
+    return 0.1
+
+
+def _search(table, data, epsilon, seed, share=TODAY_SHARE, **kw):
+    _search_plan.selection_share = share
+    try:
+        return DPSearchCV(_pipe(table), GRIDS[table], epsilon=epsilon, delta=DELTA,
+                          random_state=seed, **kw).fit(data[0], data[1])
+    finally:
+        _search_plan.selection_share = TODAY_SHARE
 
 
 def _adult(rows):
@@ -117,32 +139,40 @@ def _pipe(table, **kw):
 def one_seed(table, data, epsilon, seed):
     X, y, X_test, y_test = data
     default = _pipe(table, epsilon=epsilon, random_state=seed).fit(X, y)
-    before = DPSearchCV(_pipe(table), GRIDS[table], epsilon=epsilon, delta=DELTA,
-                        random_state=seed, **BEFORE).fit(X, y)
-    after = DPSearchCV(_pipe(table), GRIDS[table], epsilon=epsilon, delta=DELTA,
-                       random_state=seed).fit(X, y)
+    random = _search(table, data, epsilon, seed, **RANDOM)
+    before = _search(table, data, epsilon, seed, share=_fixed_share)
+    after = _search(table, data, epsilon, seed)
     key = next(iter(GRIDS[table]))
+    trials = getattr(after.privacy_, "trial_mu", 0.0) > 0.0
     return {"seed": seed, "default": float(default.score(X_test, y_test)),
+            "random": float(random.score(X_test, y_test)),
             "before": float(before.score(X_test, y_test)),
             "after": float(after.score(X_test, y_test)),
-            "before_params": before.best_params_, "after_params": after.best_params_,
+            "random_params": random.best_params_, "before_params": before.best_params_,
+            "after_params": after.best_params_,
             "after_kept_reference": after.best_params_[key] == "auto",
-            "before_epsilon": before.privacy_.epsilon, "after_epsilon": after.privacy_.epsilon,
-            "after_trial_mu": after.privacy_.trial_mu, "after_refit_mu": after.privacy_.refit_mu,
-            "after_margin": after.privacy_.switch_margin,
+            "after_ran_trials": bool(trials),
+            "random_epsilon": random.privacy_.epsilon,
+            "before_epsilon": before.privacy_.epsilon,
+            "after_epsilon": after.privacy_.epsilon,
+            "before_trial_mu": before.privacy_.trial_mu,
+            "before_margin": before.privacy_.switch_margin,
+            "after_trial_mu": getattr(after.privacy_, "trial_mu", 0.0),
+            "after_margin": getattr(after.privacy_, "switch_margin", None),
             "default_estimator_mu": float(default.privacy_.steps[-1][1].mu)}
 
 
 def summary(runs):
     out = {}
-    for name in ("default", "before", "after"):
+    for name in ("default", "random", "before", "after"):
         scores = np.array([r[name] for r in runs])
         out[name] = {"median": float(np.median(scores)), "worst": float(scores.min())}
-    for name in ("before", "after"):
+    for name in ("random", "before", "after"):
         out[f"{name}_minus_default"] = {
             "median": out[name]["median"] - out["default"]["median"],
             "worst": out[name]["worst"] - out["default"]["worst"]}
     out["after_kept_reference"] = int(sum(r["after_kept_reference"] for r in runs))
+    out["after_ran_trials"] = int(sum(r["after_ran_trials"] for r in runs))
     return out
 
 
@@ -158,7 +188,9 @@ def main():
     args = parser.parse_args()
     warnings.simplefilter("ignore")  # the vectorizer's per-fit notes, not measured here
     result = {"machine": platform.platform(), "epsilon": args.epsilon, "delta": DELTA,
-              "seeds": args.seeds, "grids": GRIDS, "before": BEFORE, "tables": {}}
+              "seeds": args.seeds, "grids": GRIDS, "random": RANDOM,
+              "command": "python benchmarks/search_defaults.py " + " ".join(sys.argv[1:]),
+              "tables": {}}
     for table in args.tables:
         rows = args.rows or ROWS[table]
         data = {"adult": _adult, "diamonds": _diamonds, "poll": _poll}[table](rows)
@@ -169,12 +201,13 @@ def main():
         s = result["tables"][table]["summary"]
         print(f"{table} ({rows} rows, epsilon {args.epsilon}, {args.seeds} seeds): "
               + "; ".join(f"{k} median {s[k]['median']:.4f} worst {s[k]['worst']:.4f}"
-                          for k in ("default", "before", "after"))
-              + f"; after - default: median {s['after_minus_default']['median']:+.4f}, "
-              f"worst {s['after_minus_default']['worst']:+.4f}; before - default: median "
-              f"{s['before_minus_default']['median']:+.4f}, worst "
-              f"{s['before_minus_default']['worst']:+.4f}; reference kept "
-              f"{s['after_kept_reference']}/{args.seeds}", flush=True)
+                          for k in ("default", "random", "before", "after"))
+              + "; minus default (median/worst): "
+              + ", ".join(f"{k} {s[k + '_minus_default']['median']:+.4f}/"
+                          f"{s[k + '_minus_default']['worst']:+.4f}"
+                          for k in ("random", "before", "after"))
+              + f"; after ran trials {s['after_ran_trials']}/{args.seeds}, kept the "
+              f"reference {s['after_kept_reference']}/{args.seeds}", flush=True)
     Path(args.out).write_text(json.dumps(result, indent=1, default=str) + "\n")
 
 

@@ -46,13 +46,12 @@ import math
 import numbers
 from collections import namedtuple
 from copy import deepcopy
+from dataclasses import replace
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, is_classifier
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils import get_tags
-from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
 
 from ..accounting.allowance import admit
 from ..linear_model._base import fit_or_forget
@@ -65,7 +64,9 @@ from ..utils._sklearn_compat import (
     validate_data,
 )
 from ..utils._validation import make_generator, resolve_delta
+from ._best_estimator import BestEstimatorMixin
 from ._candidates import check_candidates, make_candidate
+from ._no_search import one_fit, one_fit_report
 from ._pipeline import final_params, is_dp_pipeline, split_estimator
 from ._search_input import (
     ESTIMATOR_REFUSED,
@@ -75,7 +76,7 @@ from ._search_input import (
     withheld,
 )
 from ._search_plan import every_candidate_plan, random_trials_plan
-from ._selection_rule import validation_score
+from ._selection_rule import score_scale, validation_score
 from ._shared_preparation import (
     plan_shared_preparation,
     planning_stand_in,
@@ -95,18 +96,7 @@ _Plan = namedtuple("_Plan", "base n m refit shared template score search charges
 _RESERVED = ("epsilon", "delta", "ledger", "random_state")
 
 
-def _estimator_has(attr):
-    """Delegate ``attr`` when the best (or, before fit, the template) estimator has it."""
-
-    def check(self):
-        getattr(self.best_estimator_ if hasattr(self, "best_estimator_") else self.estimator,
-                attr)
-        return True
-
-    return check
-
-
-class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
+class DPSearchCV(BestEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
     r"""Private hyperparameter selection: a random number of noisy trials, best one kept.
 
     Parameters
@@ -140,8 +130,10 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         values of the grid's parameters, added when the grid lacks them), the trials and
         the refit composed as Gaussian DP, and the reference is kept unless a candidate's
         noisy score beats it by a public margin
-        (:mod:`~skdpgd.model_selection._grid_selection`; never worse than no search up to
-        the 5% noise the trials' share costs the refit). A number: E[K] of a *random*
+        (:mod:`~skdpgd.model_selection._grid_selection`; the trials take the smallest
+        share that resolves the score to 0.02, at most 10%, and where none can, no
+        trial runs and the search is the estimator's own fit: ``._no_search``). A
+        number: E[K] of a *random*
         number of trials drawn uniformly from the grid (Papernot and Steinke's selection,
         > 1; the bound grows with log E[K]); with E[K] = 10 a search runs a single random
         trial with probability 0.27.
@@ -152,9 +144,10 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
     validation_size : float, default=0.2
         Fraction of rows held out for the noisy scores.
     refit : bool or "auto", default="auto"
-        Refit the winner on all rows (accounted). Every candidate once: the refit gets 90%
-        of the estimator's mu^2 and the trials 10%; without a refit the trials get all
-        of it. Random trials: the refit is one more trial-sized run. Without a refit
+        Refit the winner on all rows (accounted). Every candidate once: the refit gets at
+        least 90% of the estimator's mu^2 and the trials the rest (or none: no search);
+        without a refit the trials get all of it. Random trials: the refit is one more
+        trial-sized run. Without a refit
         ``best_estimator_`` is the winning trial's model, trained on the training part.
         ``"auto"``: refit when every candidate runs once, not with ``expected_trials``.
     ledger : skdpgd.PrivacyLedger or None, default=None
@@ -172,11 +165,12 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
     best_params_ : dict
     best_score_ : float
         The winner's *noisy* validation score (accuracy, or minus the clipped mean squared
-        error); it is part of the private release.
+        error); it is part of the private release. NaN where no trial ran.
     best_estimator_ : estimator
     privacy_ : GridSelectionPrivacyReport or SelectionPrivacyReport
         Every candidate once (Gaussian DP: ``mu``, ``trial_mu``, ``refit_mu``,
-        ``n_trials``, ``switch_margin``), or a random number of trials (Renyi DP).
+        ``n_trials``, ``switch_margin``), or a random number of trials (Renyi DP); where
+        no trial ran, the planned report of the estimator's own fit.
     n_features_in_ : int
     classes_ : ndarray (classifiers)
 
@@ -305,8 +299,10 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         # a DP pipeline's private preparation: released once, before the trials (public plan)
         shared = plan_shared_preparation(self.estimator, X, grid, delta)
         score, sensitivity = validation_score(base, m)
-        make_plan = every_candidate_plan if self.expected_trials is None else random_trials_plan
-        search = make_plan(self, grid, epsilon, delta, m, refit, shared, sensitivity)
+        search = (every_candidate_plan(self, grid, epsilon, delta, m, refit, shared,
+                                       sensitivity, score_scale(base))
+                  if self.expected_trials is None else
+                  random_trials_plan(self, grid, epsilon, delta, m, refit, shared, sensitivity))
         template = None if shared is None else planning_stand_in(self.estimator, shared)
         # the trials fit n - m rows at the trial mu, the refit all n at its own: every
         # candidate is planned at both
@@ -315,6 +311,10 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         if refit:
             self._check_candidates(base, search.candidates, search.refit_mu, (n,), n_features,
                                    X, template)
+        if search.direct:  # no search can pay: one fit of the estimator (._no_search)
+            one = one_fit_report(self.estimator, epsilon, delta, n, n_features, X)
+            search = replace(search, report=one, selection_report=one)
+            return _Plan(base, n, m, refit, shared, template, score, search, [(self, one)])
         charges = []  # what the ledger is charged, in order, before any value is read
         if shared is not None:  # the preparation first, then the selection
             charges.append((shared_source(self.estimator, shared),
@@ -368,6 +368,12 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         # a bare estimator (no pipeline steps, not a DPPipeline): the search reads X itself
         bare = split_estimator(self.estimator)[2] is None and not is_dp_pipeline(self.estimator)
         X, y = read_values(X, y, base, bare=bare)  # refusals from here on have been paid for
+        refused = ESTIMATOR_REFUSED if bare else PIPELINE_REFUSED
+        if search.direct:  # the estimator's own fit, its seed the search's (._no_search)
+            model = one_fit(self.estimator, float(self.epsilon), resolve_delta(self.delta, n),
+                            self.random_state)
+            return self._released(withheld(refused, model.fit, X, y), math.nan,
+                                  dict(search.candidates[0]), search.report)
         rng = make_generator(self.random_state)
         order = rng.permutation(n)  # the split: from the seed and n only
         val, train = np.sort(order[:m]), np.sort(order[m:])
@@ -380,7 +386,6 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
         # A candidate's own (epsilon, delta): the run is then at most mu-GDP (calibration
         # rounds down); the guard re-checks each report before the fit touches the data.
         guard = MuGuard(search.trial_mu)
-        refused = ESTIMATOR_REFUSED if bare else PIPELINE_REFUSED
 
         def run_trial(params):  # one trial: fit on the training part, noisy score
             model = self._candidate(params, search.trial_mu, train.size,
@@ -391,20 +396,23 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
             noisy = withheld(refused, score, model, X_val, y_val)
             return noisy + search.noise_std * float(rng.standard_normal()), params, model
 
-        self.best_score_, self.best_params_, self.best_estimator_ = search.select(
-            run_trial, trials, rng)
+        score, params, model = search.select(run_trial, trials, rng)
         if refit:
-            model = self._candidate(self.best_params_, search.refit_mu, n,
-                                    int(rng.integers(2**32)), MuGuard(search.refit_mu),
-                                    template)
-            self.best_estimator_ = withheld(refused, model.fit, X, y)
+            model = self._candidate(params, search.refit_mu, n, int(rng.integers(2**32)),
+                                    MuGuard(search.refit_mu), template)
+            model = withheld(refused, model.fit, X, y)
+        return self._released(model, score, params, search.report)
+
+    def _released(self, model, score, params, report):
+        """Store the released model, its noisy score, its parameters and the report."""
+        self.best_estimator_, self.best_score_, self.best_params_ = model, score, params
         # the seed that drew the released model's noise is not kept with it (with it, a
         # refit on a neighbouring data set would reproduce the noise: "Fixed seeds" in
         # docs/privacy_model.md); the search's own random_state is the user's choice
-        self.best_estimator_.set_params(**final_params(self.estimator, random_state=None))
-        self.privacy_ = search.report
-        if is_classifier(base):
-            self.classes_ = self.best_estimator_.classes_
+        model.set_params(**final_params(self.estimator, random_state=None))
+        self.privacy_ = report
+        if is_classifier(model):
+            self.classes_ = model.classes_
         return self
 
     def _forget_fit(self):
@@ -414,33 +422,3 @@ class DPSearchCV(MetaEstimatorMixin, BaseEstimator):
 
     def _candidate(self, params, mu, n_rows, seed, guard, template=None):
         return make_candidate(self.estimator, params, mu, n_rows, seed, guard, template)
-
-    @available_if(_estimator_has("predict"))
-    def predict(self, X):
-        """Predict with ``best_estimator_``."""
-        check_is_fitted(self)
-        return self.best_estimator_.predict(X)
-
-    @available_if(_estimator_has("score"))
-    def score(self, X, y):
-        """``best_estimator_.score`` (on data you may look at, e.g. a public test set)."""
-        check_is_fitted(self)
-        return self.best_estimator_.score(X, y)
-
-    @available_if(_estimator_has("decision_function"))
-    def decision_function(self, X):
-        """``best_estimator_.decision_function``."""
-        check_is_fitted(self)
-        return self.best_estimator_.decision_function(X)
-
-    @available_if(_estimator_has("predict_proba"))
-    def predict_proba(self, X):
-        """``best_estimator_.predict_proba``."""
-        check_is_fitted(self)
-        return self.best_estimator_.predict_proba(X)
-
-    @available_if(_estimator_has("predict_log_proba"))
-    def predict_log_proba(self, X):
-        """``best_estimator_.predict_log_proba``."""
-        check_is_fitted(self)
-        return self.best_estimator_.predict_log_proba(X)

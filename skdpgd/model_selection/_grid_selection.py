@@ -66,11 +66,19 @@ from scipy.stats import norm
 
 from ..pipeline import PREPARATION_SHARE, split_budget
 
-__all__ = ["SELECTION_SHARE", "SWITCH_LEVEL", "GridBudget", "budgeted_trials", "chosen_index",
-           "confirm_margin", "grid_budget", "grid_candidates", "switch_margin"]
+__all__ = ["MIN_SELECTION_SHARE", "RESOLUTION", "SELECTION_SHARE", "SWITCH_LEVEL", "GridBudget",
+           "budgeted_trials", "chosen_index", "confirm_margin", "grid_budget",
+           "grid_candidates", "selection_share", "switch_margin"]
 
-#: s: the share of the estimator's mu^2 the trials take when the winner is refitted.
+#: The largest share of the estimator's mu^2 the trials take when the winner is refitted.
 SELECTION_SHARE = 0.1
+
+#: The smallest share: at large budgets, a first round finer than r_0 for 1% more noise.
+MIN_SELECTION_SHARE = 0.02
+
+#: r_0: the largest first-round margin, as a fraction of the score's scale, at which the
+#: trials run (the resolution of the pipeline's constant check).
+RESOLUTION = 0.02
 
 #: a: the largest probability of leaving the reference when no candidate is better.
 SWITCH_LEVEL = 0.05
@@ -143,7 +151,7 @@ class GridBudget:
 
 
 def grid_budget(epsilon, delta, n_trials, *, refit, needs_extra_delta=(),
-                preparation_share=PREPARATION_SHARE):
+                preparation_share=PREPARATION_SHARE, share=SELECTION_SHARE):
     r"""Split (epsilon, delta) between the preparation, the T trials and the refit.
 
     Parameters
@@ -158,6 +166,8 @@ def grid_budget(epsilon, delta, n_trials, *, refit, needs_extra_delta=(),
         Per private step of a shared preparation, whether it thresholds (empty: none).
     preparation_share : float, default=0.1
         :math:`\rho` of a shared preparation.
+    share : float, default=0.1
+        s, the trials' share with a refit (:func:`selection_share`).
 
     Returns
     -------
@@ -172,13 +182,55 @@ def grid_budget(epsilon, delta, n_trials, *, refit, needs_extra_delta=(),
     one_fit = split_budget(epsilon, delta, needs_extra_delta,
                            preparation_share=preparation_share)
     mu_est = one_fit.estimator_mu
-    share = SELECTION_SHARE if refit else 1.0
+    share = float(share) if refit else 1.0
     guard = 1.0 - 2.0 ** -40
     return GridBudget(
         mu=one_fit.mu, extra_delta=float(one_fit.extra_delta), estimator_mu=mu_est,
         trial_mu=mu_est * math.sqrt(share / n_trials) * guard,
         refit_mu=mu_est * math.sqrt(1.0 - share) * guard if refit else 0.0,
         n_trials=int(n_trials))
+
+
+def selection_share(n_candidates, estimator_mu, sensitivity, scale, resolution=RESOLUTION):
+    r"""s: the trials' share of :math:`\mu_{\mathrm{est}}^2`, or 0 where no search can pay.
+
+    The first round's margin at share s is
+    :math:`M(s) = z\sqrt2\,\Delta\sqrt{T/s}/\mu_{\mathrm{est}}`
+    (:func:`switch_margin` at :math:`\mu_s = \mu_{\mathrm{est}}\sqrt{s/T}`). The share
+    is the smallest with :math:`M(s) \le r_0 S` (S the score's scale: 1 for accuracy,
+    :math:`y_{\mathrm{bound}}^2` for minus the squared error, the largest loss of the
+    constant 0 on targets in the bound), at least :data:`MIN_SELECTION_SHARE`. Where it
+    would exceed :data:`SELECTION_SHARE`, the trials cannot see a gain of :math:`r_0 S`
+    over the reference for the largest cost the search may take: no trial runs, and the
+    search is one fit of the estimator with its whole budget (0 is returned). With fewer
+    than two candidates there is nothing to choose (0).
+
+    Parameters
+    ----------
+    n_candidates : int
+        K.
+    estimator_mu : float
+        :math:`\mu_{\mathrm{est}}`.
+    sensitivity : float
+        :math:`\Delta`, the score's replace-one sensitivity on the validation rows.
+    scale : float
+        S.
+    resolution : float, default=0.02
+        :math:`r_0`.
+
+    Returns
+    -------
+    float
+        s in [MIN_SELECTION_SHARE, SELECTION_SHARE], or 0.
+    """
+    if n_candidates < 2 or not estimator_mu > 0.0:
+        return 0.0
+    margin_at_one = switch_margin(n_candidates, sensitivity) * math.sqrt(
+        budgeted_trials(n_candidates)) / estimator_mu  # M(s) = margin_at_one / sqrt(s)
+    needed = (margin_at_one / (resolution * scale)) ** 2
+    if not needed <= SELECTION_SHARE:
+        return 0.0
+    return max(needed, MIN_SELECTION_SHARE)
 
 
 def budgeted_trials(n_candidates):

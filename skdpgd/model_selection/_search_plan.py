@@ -33,6 +33,7 @@ from ._grid_selection import (
     confirm_margin,
     grid_budget,
     grid_candidates,
+    selection_share,
     switch_margin,
 )
 from ._selection_budget import calibrate_trial_mu, selection_rdp
@@ -66,6 +67,11 @@ class SearchPlan:
     margin, confirm_margin : float
         The reference's protection in the first round and in the confirmation (every
         candidate once; 0 and None otherwise).
+    direct : bool
+        No search can pay (:mod:`._no_search`): no trial runs, the search is one fit of
+        the estimator; ``trial_mu`` is then what a trial would have had (its candidates
+        are checked at it all the same), ``refit_mu`` the estimator's whole mu, and
+        ``report`` the one fit's planned report.
     """
 
     candidates: list
@@ -79,6 +85,7 @@ class SearchPlan:
     gamma: float = None
     margin: float = 0.0
     confirm_margin: float = None
+    direct: bool = False
 
     @property
     def random(self):
@@ -161,16 +168,23 @@ def random_trials_plan(search, grid, epsilon, delta, m, refit, shared, sensitivi
                       selection_report=selection, eta=eta, gamma=gamma)
 
 
-def every_candidate_plan(search, grid, epsilon, delta, m, refit, shared, sensitivity):
-    """The plan of every candidate once, the reference first (:mod:`._grid_selection`)."""
+def every_candidate_plan(search, grid, epsilon, delta, m, refit, shared, sensitivity, scale):
+    """The plan of every candidate once, the reference first (:mod:`._grid_selection`);
+    ``scale`` is the score's (:func:`._selection_rule.score_scale`)."""
     candidates = grid_candidates(search.estimator, grid)
     n_trials = budgeted_trials(len(candidates))  # K, and two to confirm a switch
-    if shared is None:
-        budget = grid_budget(epsilon, delta, n_trials, refit=refit)
-    else:  # the pipeline's own split: its preparation share and thresholds
-        budget = grid_budget(epsilon, delta, n_trials, refit=refit,
-                             needs_extra_delta=shared.needs_extra_delta,
-                             preparation_share=float(search.estimator.preparation_share))
+    split = {} if shared is None else dict(  # the pipeline's own split
+        needs_extra_delta=shared.needs_extra_delta,
+        preparation_share=float(search.estimator.preparation_share))
+    budget = grid_budget(epsilon, delta, n_trials, refit=refit, **split)
+    if refit:  # the trials' share: the smallest that resolves r_0, or none (no search)
+        share = selection_share(len(candidates), budget.estimator_mu, sensitivity, scale)
+        if share == 0.0:
+            return SearchPlan(candidates=candidates, trial_mu=budget.trial_mu,
+                              refit_mu=budget.estimator_mu,
+                              preparation_scale=budget.estimator_mu, noise_std=math.nan,
+                              report=None, selection_report=None, direct=True)
+        budget = grid_budget(epsilon, delta, n_trials, refit=refit, share=share, **split)
     noise_std = sensitivity / budget.trial_mu
     margin = switch_margin(len(candidates), noise_std)
     confirm = confirm_margin(noise_std)

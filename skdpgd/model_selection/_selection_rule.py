@@ -44,3 +44,21 @@ def validation_score(base, m):
         )
     bound = float(base.y_bound)
     return _neg_clipped_mse(bound), (2.0 * bound) ** 2 / m
+
+
+def score_scale(base):
+    """S, the score's scale: 1 for accuracy, ``y_bound ** 2`` for minus the clipped squared
+    error (the largest mean squared error of the constant 0 on targets within the bound).
+
+    Parameters
+    ----------
+    base : skdpgd estimator
+        The search's estimator (a numeric ``y_bound`` for a regressor:
+        :func:`validation_score` refuses any other first).
+
+    Returns
+    -------
+    float
+        S.
+    """
+    return 1.0 if is_classifier(base) else float(base.y_bound) ** 2

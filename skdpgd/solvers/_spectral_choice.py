@@ -4,8 +4,12 @@ Where the public choice releases a Gram (:mod:`._spectral`), the fit chooses its
 again on the released matrix: each candidate's proxy (:mod:`._spectral_utility`) is
 evaluated on the released eigenvalues, with the spectrum the release cannot resolve
 bounded as there, instead of the worst case over every spectrum the public bounds allow.
-A function of the released Gram and public numbers only: post-processing of an accounted
-release (:ref:`choosing-on-the-released-spectrum`).
+A classifier's second choice leaves the public choice only for a candidate that beats it
+both at the bulk's estimated level and at its worst common level
+(``_spectral_utility.worst_bulk_excess_loss``): the release shows
+that it pays whatever level the unresolved bulk has; among those, the smallest proxy at
+the estimate. A function of the released Gram and public numbers only: post-processing
+of an accounted release (:ref:`choosing-on-the-released-spectrum`).
 """
 
 import math
@@ -18,6 +22,7 @@ from ._spectral_utility import (
     estimate_spectrum,
     released_offset_distance,
     spectral_excess_loss,
+    worst_bulk_excess_loss,
 )
 from ._utility import TIE_TOLERANCE
 
@@ -32,8 +37,9 @@ def _label(plan):
     return f"cyclic ({plan.n_batches} batches)" if plan.n_batches > 1 else "gd"
 
 
-def _spectral_prediction(plan, problem, released, spectrum, unresolved):
-    """(excess loss, passes) of one candidate on the released spectrum."""
+def _spectral_prediction(plan, problem, released, spectrum, unresolved,
+                         score=spectral_excess_loss):
+    """(excess loss, passes) of one candidate on the released spectrum (by ``score``)."""
     c = problem.curvature
     common = dict(curvature=c, strong_convexity=plan.strong_convexity, spectrum=spectrum,
                   n_outputs=problem.n_outputs, initial_distance=problem.largest_distance,
@@ -42,16 +48,15 @@ def _spectral_prediction(plan, problem, released, spectrum, unresolved):
         floor = plan.margin * np.ones_like(released)
         steps = plan.learning_rate / (c * np.maximum(released + plan.margin, floor)
                                       + plan.strong_convexity)
-        excess = spectral_excess_loss(plan.n_steps, plan.noise_std, steps=steps,
-                                      momentum=plan.momentum, **common)
+        excess = score(plan.n_steps, plan.noise_std, steps=steps, momentum=plan.momentum,
+                       **common)
         return excess, float(plan.n_steps)
     extra = 0.0
     if plan.n_batches > 1:
         extra = batch_heterogeneity(plan.learning_rate, gradient_bound=problem.gradient_bound,
                                     batch_size=plan.batch_size, n_samples=problem.n_samples)
-    excess = spectral_excess_loss(plan.n_steps, plan.noise_std,
-                                  steps=np.full(spectrum.shape, plan.learning_rate),
-                                  extra=extra, **common)
+    excess = score(plan.n_steps, plan.noise_std,
+                   steps=np.full(spectrum.shape, plan.learning_rate), extra=extra, **common)
     return excess, float(plan.n_epochs)
 
 
@@ -59,7 +64,10 @@ def choose_on_spectrum(plan, problem, released):
     """(index, notes): the candidate with the smallest proxy on the released spectrum.
 
     A function of the released Gram and public numbers only (post-processing). Ties
-    (within :data:`~skdpgd.solvers._utility.TIE_TOLERANCE`) go to the fewest passes.
+    (within :data:`~skdpgd.solvers._utility.TIE_TOLERANCE`) go to the fewest passes. A
+    classifier's candidates are those no worse than the public choice
+    (``plan.public_index``) at the bulk's estimate and at its worst common level (module
+    docstring); the public choice is always one of them.
 
     Parameters
     ----------
@@ -87,9 +95,16 @@ def choose_on_spectrum(plan, problem, released):
                       offset_distance=released_offset_distance(problem, released, tau))
     scored = [_spectral_prediction(candidate, problem, eigenvalues, spectrum, unresolved)
               for candidate in plan.candidates]
-    best = min(excess for excess, _ in scored)
-    tied = [i for i, (excess, _) in enumerate(scored)
-            if excess <= best + TIE_TOLERANCE * abs(best)]
+    eligible = range(len(scored))
+    public = plan.public_index
+    if problem.scale_free_score and public is not None and unresolved["bulk"].any():
+        worst = [_spectral_prediction(candidate, problem, eigenvalues, spectrum, unresolved,
+                                      worst_bulk_excess_loss)[0]
+                 for candidate in plan.candidates]
+        eligible = [i for i in eligible if scored[i][0] <= scored[public][0]
+                    and worst[i] <= worst[public]]
+    best = min(scored[i][0] for i in eligible)
+    tied = [i for i in eligible if scored[i][0] <= best + TIE_TOLERANCE * abs(best)]
     index = min(tied, key=lambda i: scored[i][1])
     notes = tuple(
         f"on the released spectrum: {_label(candidate)}: predicted excess loss "

@@ -9,7 +9,10 @@ be evaluated on it instead (docs/theory.md#choosing-on-the-released-spectrum):
   spectrum of G (the semicircle bias of the noise removed, clipped to the public range);
 * :func:`spectral_excess_loss` sums the proxy's per-direction terms over that spectrum
   (the worst case's :math:`\max_g` replaced by the sum over the d directions, each of
-  multiplicity k).
+  multiplicity k);
+* :func:`worst_bulk_excess_loss` scores a classifier with the unresolved bulk at its
+  worst common level instead of its estimate (what the second choice must also win at
+  to leave the public choice, :mod:`skdpgd.solvers._spectral_choice`).
 
 Both are post-processing of the released Gram and public numbers: a planning heuristic
 that plays no part in any privacy claim.
@@ -22,7 +25,8 @@ import numpy as np
 from ._preconditioned_planning import gram_noise_margin
 from ._utility import direction_errors
 
-__all__ = ["estimate_spectrum", "released_offset_distance", "spectral_excess_loss"]
+__all__ = ["estimate_spectrum", "released_offset_distance", "spectral_excess_loss",
+           "worst_bulk_excess_loss"]
 
 #: Levels (relative to the bulk's ceiling r/2) a regressor's score maximises over in the
 #: bulk, whose levels the release does not resolve.
@@ -195,6 +199,44 @@ def spectral_excess_loss(
     worst_opt = r0_2 * float(np.max(opt))  # the optimum where it costs most
     noise = k * float(np.sum(0.5 * h * variance))
     return 0.5 * lam * r0_2 + worst_opt + noise + float(extra)
+
+
+def worst_bulk_excess_loss(n_steps, noise_std, **kwargs):
+    r""":func:`spectral_excess_loss` with a classifier's bulk at its worst common level.
+
+    The bulk's directions (``bulk``) are below the noise edge: the release does not
+    resolve their levels, anywhere in :math:`[0, r/2]`, and at their estimate (the trace
+    share) an unfinished run looks finished. This scores a classifier (``scale_free``)
+    with every bulk direction at one common level g, the largest score over
+    :math:`g \in \{0\} \cup (r/2)` :data:`BULK_GRID` (a regressor's score already takes
+    the bulk's worst level; it, and a spectrum without a bulk, are scored as by
+    :func:`spectral_excess_loss`). (A worst two-level spread whose mean is the trace
+    share, a narrower set, was measured and not kept: it loses the tables this score is
+    for, ``benchmarks/auto_second_choice.py``.)
+
+    Parameters
+    ----------
+    n_steps : int
+        K.
+    noise_std : float
+        sigma.
+    **kwargs
+        As :func:`spectral_excess_loss` (``spectrum``, ``bulk``, ``bulk_ceiling``, ...).
+
+    Returns
+    -------
+    float
+        The predicted excess loss at the bulk's worst common level.
+    """
+    bulk = kwargs.get("bulk")
+    if not kwargs.get("scale_free") or bulk is None or not np.any(bulk):
+        return spectral_excess_loss(n_steps, noise_std, **kwargs)
+    spectrum = np.asarray(kwargs["spectrum"], dtype=float)
+    levels = float(kwargs.get("bulk_ceiling", 0.0)) * np.concatenate([[0.0], BULK_GRID])
+    return max(spectral_excess_loss(n_steps, noise_std,
+                                    **dict(kwargs, spectrum=np.where(bulk, g, spectrum),
+                                           bulk=None))
+               for g in levels)
 
 
 def released_offset_distance(problem, released, noise_std):

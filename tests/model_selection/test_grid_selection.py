@@ -2,8 +2,9 @@
 
 Exact accounting (the Gaussian trade-off computed here in closed form), the choice rule's
 error rate under the null (Monte Carlo with a binomial tolerance), and the behaviour the
-default promises: at a small budget it releases the reference, refitted on all rows, where
-the random number of trials released a uniformly drawn candidate.
+default promises: at a small budget it releases the estimator's own fit (no trial can pay),
+where the random number of trials released a uniformly drawn candidate; the trials' share
+resolves r_0 or no trial runs.
 """
 
 import math
@@ -15,11 +16,15 @@ from scipy.stats import norm
 from skdpgd import DPLogisticRegression, PrivacyLedger
 from skdpgd.model_selection import DPSearchCV
 from skdpgd.model_selection._grid_selection import (
+    MIN_SELECTION_SHARE,
+    RESOLUTION,
     SELECTION_SHARE,
     SWITCH_LEVEL,
+    budgeted_trials,
     chosen_index,
     grid_budget,
     grid_candidates,
+    selection_share,
     switch_margin,
 )
 
@@ -116,20 +121,54 @@ def test_nan_never_wins_and_ties_keep_the_reference():
     assert chosen_index([math.nan, 0.5], 0.1) == 1
 
 
-def test_default_search_releases_the_refitted_reference_at_a_small_budget(data):
+def test_default_search_releases_the_reference_at_a_small_budget(data):
     """The old default (a random K ~ logarithmic, E[K] = 10) ran one uniformly drawn trial
     with probability 0.27 and released C=1e-4 in seed 1 (training accuracy .809 against
-    .88 for the others); every candidate once keeps the reference, refitted on all rows."""
+    .88 for the others). At epsilon 1 on 2,000 rows no search can pay (the first round's
+    margin at the largest share is far above r_0), so the default runs no trial: it is
+    the estimator's own fit at the whole epsilon, with the search's seed, bit for bit."""
     X, y = data
     est = DPLogisticRegression(classes=[0, 1])
     for seed in range(6):
-        search = DPSearchCV(est, {"C": [1e-4, 10.0]}, epsilon=1.0,
+        ledger = PrivacyLedger()
+        search = DPSearchCV(est, {"C": [1e-4, 10.0]}, epsilon=1.0, ledger=ledger,
                             random_state=seed).fit(X, y)
-        assert search.best_params_ == {"C": "auto"}
+        alone = DPLogisticRegression(classes=[0, 1], epsilon=1.0, delta="auto",
+                                     random_state=seed).fit(X, y)
+        assert search.best_params_ == {"C": "auto"} and math.isnan(search.best_score_)
+        np.testing.assert_array_equal(search.best_estimator_.coef_, alone.coef_)
+        np.testing.assert_array_equal(search.best_estimator_.intercept_, alone.intercept_)
         assert search.score(X, y) > 0.86  # one fit at the whole epsilon: .88
-        assert search.best_estimator_.privacy_.n_samples == len(X)
-        assert search.best_estimator_.privacy_.mu <= search.privacy_.refit_mu
+        assert search.best_estimator_.random_state is None  # the seed is not kept
+        # charged once, before the data, with what the one fit spends
+        assert len(ledger.entries) == 1
+        assert search.privacy_.mu == pytest.approx(alone.privacy_.mu, rel=1e-12)
         assert search.privacy_.epsilon <= 1.0
+
+
+def test_the_trials_share_resolves_r0_or_no_trial_runs():
+    """s is the smallest share at which the first round's margin is r_0 S (at least the
+    floor), 0 where even SELECTION_SHARE leaves the margin above r_0 S, and 0 with one
+    candidate; at the share returned the margin is r_0 S, recomputed from the budget."""
+    delta_score = 1.0 / 6000  # accuracy on 6,000 validation rows
+    for k, mu_est, scale in [(6, 0.25, 1.0), (3, 0.4, 1.0), (6, 3.0, 4.0), (6, 0.05, 1.0),
+                             (2, 30.0, 1.0), (1, 100.0, 1.0)]:
+        share = selection_share(k, mu_est, delta_score, scale)
+        t = budgeted_trials(k)
+        margin_cap = switch_margin(k, delta_score / (mu_est * math.sqrt(SELECTION_SHARE / t)))
+        if k < 2 or margin_cap > RESOLUTION * scale:
+            assert share == 0.0
+            continue
+        assert MIN_SELECTION_SHARE <= share <= SELECTION_SHARE
+        margin = switch_margin(k, delta_score / (mu_est * math.sqrt(share / t)))
+        if share > MIN_SELECTION_SHARE:
+            assert margin == pytest.approx(RESOLUTION * scale, rel=1e-12)
+        else:
+            assert margin < RESOLUTION * scale
+    # the cases above cover all three outcomes
+    assert selection_share(6, 0.05, delta_score, 1.0) == 0.0
+    assert MIN_SELECTION_SHARE < selection_share(6, 0.25, delta_score, 1.0) < SELECTION_SHARE
+    assert selection_share(2, 30.0, delta_score, 1.0) == MIN_SELECTION_SHARE
 
 
 def test_default_search_leaves_a_bad_reference_on_evidence(data):

@@ -199,28 +199,48 @@ def test_dpsearch_with_random_trials_runs_on_the_default_pipeline_with_one_total
 
 def test_dpsearch_runs_on_the_default_pipeline_with_one_gaussian_total(table):
     """Every candidate once: the preparation gets what one pipeline fit gives it
-    (sqrt(rho) mu), the trials 10% and the refit 90% of the rest, composed exactly."""
+    (sqrt(rho) mu), the trials the share s that brings the first round's margin to r_0
+    and the refit the rest of the estimator's mu^2, composed exactly. (On 900 rows a
+    search pays from epsilon 50 on; below, it is the pipeline's own fit.)"""
     X, y = table
     ids = np.arange(len(X))
-    ledger = PrivacyLedger(epsilon=1.0, delta=DELTA)
-    search = DPSearchCV(_pipe(), {"dplogisticregression__C": [0.1, 1.0]}, epsilon=1.0,
+    ledger = PrivacyLedger(epsilon=50.0, delta=DELTA)
+    search = DPSearchCV(_pipe(), {"dplogisticregression__C": [0.1, 1.0]}, epsilon=50.0,
                         delta=DELTA, ledger=ledger, random_state=0).fit(X, y, sample_ids=ids)
     report = search.privacy_
-    one_fit = _pipe(epsilon=1.0).plan_privacy(len(X), X=X)  # the same budget, no search
+    one_fit = _pipe(epsilon=50.0).plan_privacy(len(X), X=X)  # the same budget, no search
     assert report.mu == pytest.approx(one_fit.mu, rel=1e-8) and report.mu <= one_fit.mu
     assert report.preparation_mu == pytest.approx(math.sqrt(0.1) * one_fit.mu, rel=1e-8)
     assert report.n_candidates == 3  # C="auto" (the reference), 0.1, 1.0
     assert report.n_trials == 5  # and two to confirm a switch
-    assert report.n_trials * report.trial_mu ** 2 == pytest.approx(
-        0.1 * 0.9 * one_fit.mu ** 2, rel=1e-8)
-    assert report.refit_mu ** 2 == pytest.approx(0.9 * 0.9 * one_fit.mu ** 2, rel=1e-8)
+    share = report.n_trials * report.trial_mu ** 2 / (0.9 * one_fit.mu ** 2)
+    assert 0.02 < share < 0.1
+    assert report.switch_margin == pytest.approx(0.02, rel=1e-9)  # r_0 in accuracy
+    assert report.refit_mu ** 2 == pytest.approx((1 - share) * 0.9 * one_fit.mu ** 2,
+                                                 rel=1e-8)
     assert report.preparation_extra_delta == pytest.approx(0.1 * DELTA)
     assert [type(e.event).__name__ for e in ledger.entries] == [
         "GaussianDpWithDeltaEvent", "GaussianDpEvent"]
-    assert report.epsilon <= 1.0
+    assert report.epsilon <= 50.0
     assert ledger.spent().epsilon == pytest.approx(report.epsilon, rel=1e-9)
     fitted = search.best_estimator_.privacy_
     assert fitted.n_samples == len(X) and fitted.mu <= report.refit_mu
+
+
+def test_dpsearch_that_cannot_pay_is_the_pipeline_fit_bit_for_bit(table):
+    """At epsilon 1 on 900 rows no search can pay: the search is the default pipeline's
+    own fit with the search's seed (same predictions), charged once with its plan."""
+    X, y = table
+    ledger = PrivacyLedger(epsilon=1.0, delta=DELTA)
+    search = DPSearchCV(_pipe(), {"dplogisticregression__C": [0.1, 1.0]}, epsilon=1.0,
+                        delta=DELTA, ledger=ledger, random_state=3).fit(X, y)
+    alone = _pipe(epsilon=1.0, delta=DELTA).set_params(random_state=3).fit(X, y)
+    np.testing.assert_array_equal(search.predict_proba(X), alone.predict_proba(X))
+    assert search.best_params_ == {"dplogisticregression__C": "auto"}
+    assert len(ledger.entries) == 1
+    plan = _pipe(epsilon=1.0, delta=DELTA).plan_privacy(len(X), X=X)
+    assert ledger.spent().epsilon == pytest.approx(plan.epsilon, rel=1e-12)
+    assert search.privacy_.epsilon <= 1.0
 
 
 def test_dpsearch_refuses_a_grid_over_the_shared_preparation_before_the_charge(table):
@@ -247,10 +267,10 @@ def test_dpsearch_searches_a_prepared_pipeline_as_it_is(table):
     X, y = table
     ledger = PrivacyLedger()
     prepared = _pipe(ledger=None).prepare(X, ledger=ledger)
-    search = DPSearchCV(prepared, {"dplogisticregression__C": [0.1, 1.0]}, epsilon=1.0,
+    search = DPSearchCV(prepared, {"dplogisticregression__C": [0.1, 1.0]}, epsilon=50.0,
                         delta=DELTA, ledger=ledger, random_state=0).fit(X, y)
     assert search.privacy_.preparation_steps == ()  # nothing left to release
-    assert search.privacy_.epsilon <= 1.0
+    assert search.privacy_.epsilon <= 50.0  # (a search pays on 900 rows at 50)
     # the preparation was charged by prepare, the selection by the search
     assert [type(e.event).__name__ for e in ledger.entries] == [
         "GaussianDpWithDeltaEvent", "GaussianDpEvent"]
