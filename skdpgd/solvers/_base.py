@@ -19,6 +19,8 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ._capabilities import Capabilities
+
 __all__ = [
     "AUTO_MAX_PASSES", "PublicProblem", "Solver", "check_learning_rate", "projection_radius",
 ]
@@ -147,28 +149,18 @@ def projection_radius(problem, strong_convexity):
     return math.inf
 
 
-class Solver:
+class Solver(Capabilities):
     """Base class: ``plan`` / ``report`` / ``run`` (see the module docstring).
 
     A subclass sets :attr:`name` and defines ``_plan(problem)``, ``_report(plan, problem,
     notes)`` and ``_run(data, loss, plan, rng, callback)``; registering it
     (:func:`skdpgd.solvers.register`) makes it a ``solver=`` of every estimator.
+
+    What else it supports (its report's currency, private inference, its candidates of
+    ``"auto"`` and their utility prediction, ``"auto"``'s second choice) it declares on
+    :class:`~skdpgd.solvers._capabilities.Capabilities`; the rest of the package reads
+    those declarations, never a solver's class or name.
     """
-
-    #: The ``solver=`` string of this solver.
-    name = None
-
-    #: Whether every report of this solver is Gaussian DP (has a ``mu``): the declared
-    #: capability that ``DPPipeline`` (its fit, ``plan_privacy``, ``prepare``) and
-    #: ``DPSearchCV`` read to admit a solver before any charge, and that ``skdpgd
-    #: account`` reads to compare against composition (False for sampled SGD).
-    reports_mu = True
-
-    #: Whether the solver plans from a Gaussian-DP target (``PublicProblem.mu``) as well as
-    #: from ``(epsilon, delta)``: an estimator handed an allowance in mu (a DP pipeline's)
-    #: then passes it on unconverted; to a solver without it, it passes the allowance's
-    #: epsilon at the fit's delta.
-    plans_in_mu = False
 
     def __eq__(self, other):
         return type(self) is type(other) and vars(self) == vars(other)

@@ -38,8 +38,6 @@ import math
 
 import numpy as np
 
-from ._cyclic import CyclicSolver
-from ._preconditioned import PreconditionedSolver
 from ._proxy_kernels import minimax_pair, minimax_sum
 from ._spectral import PROBE_FRACTION
 from ._utility import predicted_excess_losses
@@ -70,10 +68,10 @@ def gram_route_values(problem, runs, plans, terms):
         candidate.
     """
     plain = [run for (_, _, run), plan in zip(runs, plans)
-             if isinstance(plan.solver, CyclicSolver)]
-    preconditioned = [(plan.solver.gram_share, level_terms)
+             if plan.solver.second_choice and not plan.solver.releases_gram]
+    preconditioned = [(plan.gram_share, level_terms)
                       for plan, level_terms in zip(plans, terms)
-                      if isinstance(plan.solver, PreconditionedSolver)]
+                      if plan.solver.releases_gram]
     shares = sorted({share for share, _ in preconditioned})
     if not plain or not shares:
         return {}
