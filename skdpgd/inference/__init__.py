@@ -15,7 +15,6 @@ from ._budget import (
     split_inference_budget,
 )
 from ._fit import (
-    SUPPORTED_SOLVERS,
     check_identifiable,
     check_solver,
     compose_report,
@@ -36,7 +35,6 @@ from ._table import CoefficientTable
 
 __all__ = [
     "INFERENCE_SHARES",
-    "SUPPORTED_SOLVERS",
     "CoefficientTable",
     "InferenceBudget",
     "InferencePrivacyReport",

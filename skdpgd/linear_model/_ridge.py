@@ -312,6 +312,25 @@ class DPRidge(CoefficientTableMixin, BudgetReprMixin, RegressorMixin, BaseDPLine
         self.alpha_ = charged.plan.strong_convexity * n_rows
         self.residual_clip_ = charged.loss.residual_clip
 
+    # -- what a DP pipeline releases for it (._pipeline_releases) -------------------------
+    def _pipeline_releases(self):
+        """``"target_range"`` for ``y_bound="auto"``: a private range of y."""
+        return ("target_range",) if isinstance(self.y_bound, str) else ()
+
+    def _use_pipeline_release(self, kind, value):
+        """The released range: the fit sees y mapped to [-1, 1], so y_bound = 1."""
+        if kind != "target_range":
+            return super()._use_pipeline_release(kind, value)
+        self.set_params(y_bound=1.0)
+        return self
+
+    def _check_in_pipeline(self):
+        """A bound on |y| is needed: public, or ``"auto"`` (released by the pipeline)."""
+        if self.y_bound is None:
+            raise ValueError(
+                "DPRidge inside a DPPipeline needs y_bound: a public bound on |y|, or "
+                "y_bound='auto' for a private range of y released by the pipeline.")
+
     def predict(self, X):
         """Predict with the linear model on the rows clipped to ``data_norm``, as in fit.
 

@@ -205,6 +205,10 @@ class AutoSolver(Solver):
 
     name = "auto"
 
+    #: Inference runs its public choice (no second choice), among candidates that
+    #: declare ``supports_inference`` (checked again on the chosen one, before the charge).
+    supports_inference = True
+
     def _plan(self, problem):
         plan, notes, planned, fixed = _choose(problem, AUTO_PASS_BUDGETS, second_choice=True)
         plan = replace(plan, notes=plan.notes + notes)

@@ -216,10 +216,16 @@ class PreconditionedSolver(Solver):
         ----------
         row_sums : row-sum engine
             The entered engine over all rows.
-        data, plan, rng, callback
+        data : FitData
             As in :meth:`run`.
         released : ndarray of shape (d, d)
             The released Gram (the probe and the top-up combined).
+        plan : PreconditionedGDPlan
+            As in :meth:`run`.
+        rng : numpy.random.Generator
+            As in :meth:`run`.
+        callback : callable, optional
+            As in :meth:`run`.
 
         Returns
         -------
