@@ -229,7 +229,8 @@ def check_owned_params(name, step, pipeline):
 
 def check_classes(final, ledger):
     """With a ledger, a classifier's label set must be public (given before the charge)."""
-    if is_classifier(final) and final.classes is None and ledger is not None:
+    from_y = final._pipeline_classes() is None and "label_set" not in final._pipeline_releases()
+    if is_classifier(final) and from_y and ledger is not None:
         raise ValueError(
             "with a ledger, the classifier's classes= must be given: the label set "
             "decides the loss and the noise, and reading it from y before the charge "
