@@ -3,7 +3,9 @@
 Every candidate is planned by its own solver from the public numbers of the fit, then
 scored by one utility proxy (:mod:`skdpgd.solvers._utility`, docs/theory.md#predicted-utility):
 the excess loss the run is predicted to leave (noise and optimisation), in the same units
-for every solver, with its compute cost in passes over the data. The candidates:
+for every solver, with its compute cost in passes over the data. The candidates are
+those every registered solver declares (:meth:`~skdpgd.solvers.Solver.auto_candidates`,
+read in registration order; no solver is named here), today:
 
 * ``"gd"``: full-batch noisy GD (Bok, Su and Altschuler's convergent bound or composition,
   whichever is smaller). Not at its own longer budget (up to 1000 passes): chosen from

@@ -242,7 +242,7 @@ def plan_candidates(problem: Any, solvers: Sequence[Any], calibrate: bool = Fals
     list of dataclass
         One plan per solver, in the order of ``solvers``.
     """
-    groups: dict[type, list[Any]] = {}
+    groups: dict[type[Capabilities], list[Any]] = {}
     for solver in solvers:
         groups.setdefault(type(solver), []).append(solver)
     planned: dict[int, Any] = {}
