@@ -345,7 +345,7 @@ class CoefficientTableMixin:
         if column_notes is not None:  # coef_.ravel() order: class-major for multinomial
             per_row = list(column_notes) * (len(names) // self.n_features_in_)
             row_notes[:len(per_row)] = ["; ".join(filter(None, (old, new)))
-                                        for old, new in zip(row_notes, per_row)]
+                                        for old, new in zip(row_notes, per_row, strict=False)]
         self._set_inference_table(table.replace(
             names=names + table.names[len(names):], notes=tuple(table.notes) + tuple(notes),
             row_notes=row_notes))

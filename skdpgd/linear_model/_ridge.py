@@ -295,7 +295,7 @@ class DPRidge(CoefficientTableMixin, BudgetReprMixin, RegressorMixin, BaseDPLine
     def _public_labels(self, X, y, n_samples):
         """A single target, from y's shape only."""
         y_shape = getattr(y, "shape", (n_samples,))
-        if len(y_shape) > 2 or len(y_shape) == 2 and y_shape[1] != 1:
+        if len(y_shape) > 2 or (len(y_shape) == 2 and y_shape[1] != 1):
             raise ValueError(f"DPRidge supports a single target; y has shape {y_shape}.")
         return PublicLabels()
 

@@ -31,7 +31,7 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
     """
     rng = make_generator(pipeline.random_state)
     allowance = {name: (mu, extra) for (name, _, _), mu, extra in
-                 zip(releases, budget.step_mu, budget.step_extra_delta)}
+                 zip(releases, budget.step_mu, budget.step_extra_delta, strict=True)}
     fitted, spent, shared, Xt = [], [], [], X
     for name, step in pre:
         if is_skip(step):

@@ -139,7 +139,7 @@ def planned_report(releases, budget, last_name, n_samples, shared=()):
         (name, ReleasePrivacyReport(mu=mu, extra_delta=extra,
                                     mechanism="planned allowance (upper bound)"))
         for (name, _, _), mu, extra in zip(releases, budget.step_mu,
-                                           budget.step_extra_delta)
+                                           budget.step_extra_delta, strict=True)
     ]
     steps.append((last_name, ReleasePrivacyReport(
         mu=budget.estimator_mu, extra_delta=0.0,

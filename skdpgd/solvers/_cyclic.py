@@ -126,7 +126,7 @@ class CyclicSolver(Solver):
 
     def auto_candidates(self, problem, budgets):
         """``"auto"``'s candidates: gd at every budget (``solver="gd"``), or one cyclic
-        candidate per l of :data:`AUTO_CYCLIC_BATCHES` and budget; with a fixed
+        candidate per l of ``AUTO_CYCLIC_BATCHES`` and budget; with a fixed
         ``learning_rate`` or ``batch_size``, the plain-step run that honours it (gd without
         a fixed batch size, cyclic with one).
 
@@ -154,7 +154,7 @@ class CyclicSolver(Solver):
 
     @classmethod
     def plan_candidates(cls, problem, solvers, calibrate=False):
-        """One search for every candidate (:func:`plan_cyclic_together`).
+        """One search for every candidate (``plan_cyclic_together``).
 
         Parameters
         ----------
@@ -173,7 +173,7 @@ class CyclicSolver(Solver):
         return plan_cyclic_together(problem, solvers, calibrate=calibrate)
 
     def calibrate(self, plan, problem):
-        """:func:`calibrate_cyclic`.
+        """``calibrate_cyclic``.
 
         Parameters
         ----------
@@ -388,13 +388,13 @@ def plan_cyclic_together(problem, solvers, calibrate=False):
             raise ValueError("cyclic solvers planned together have one batch size each.")
         found = _plan_cyclic(*target, lams=lams, batch_sizes=[b for (b,) in sizes],
                              each=True, budgets=budgets, **common)
-        plans = [found[choice[0], budget] for choice, budget in zip(sizes, budgets)]
+        plans = [found[choice[0], budget] for choice, budget in zip(sizes, budgets, strict=True)]
     if eta is not None:  # once, against the planned objective's smoothness beta_l + lam
         for plan in plans:
             check_learning_rate(eta, plan.smoothness)
     return [replace(plan, solver=solver,
                     projection_radius=projection_radius(problem, plan.strong_convexity))
-            for plan, solver in zip(plans, solvers)]
+            for plan, solver in zip(plans, solvers, strict=True)]
 
 
 def calibrate_cyclic(plan, problem):

@@ -106,8 +106,8 @@ class PreconditionedSolver(Solver):
         )
 
     def auto_candidates(self, problem, budgets):
-        """``"auto"``'s candidates: every Gram share of :data:`AUTO_GRAM_SHARES` and margin
-        factor of :data:`AUTO_MARGIN_FACTORS` at every budget (steps), while the augmented
+        """``"auto"``'s candidates: every Gram share of ``AUTO_GRAM_SHARES`` and margin
+        factor of ``AUTO_MARGIN_FACTORS`` at every budget (steps), while the augmented
         design has at most ``MAX_DENSE_DIM`` columns; none with a fixed ``learning_rate``
         or ``batch_size`` (its step is the majoriser's, its batch full).
 
@@ -133,7 +133,7 @@ class PreconditionedSolver(Solver):
 
     @classmethod
     def plan_candidates(cls, problem, solvers, calibrate=False):
-        """One recursion of the planner's proxy for every setting (:func:`plan_together`).
+        """One recursion of the planner's proxy for every setting (``plan_together``).
 
         Parameters
         ----------
@@ -152,7 +152,7 @@ class PreconditionedSolver(Solver):
         return plan_together(problem, solvers, calibrate=calibrate)
 
     def calibrate(self, plan, problem):
-        """:func:`calibrate_preconditioned`.
+        """``calibrate_preconditioned``.
 
         Parameters
         ----------
@@ -423,7 +423,7 @@ def plan_together(problem, solvers, calibrate=True):
     return [replace(plan, solver=solver,
                     smoothness=problem.data_smoothness + plan.strong_convexity,
                     projection_radius=projection_radius(problem, plan.strong_convexity))
-            for plan, solver in zip(plans, solvers)]
+            for plan, solver in zip(plans, solvers, strict=True)]
 
 
 def calibrate_preconditioned(plan, problem):

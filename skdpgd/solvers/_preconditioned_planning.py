@@ -311,7 +311,7 @@ def plan_preconditioned_settings(
         lams = list(c * row_norm**2 * np.logspace(-8, 0, 9))
     target = epsilon_delta_to_gdp(epsilon, delta)
     sigma1s, margins, taus = [], [], []
-    for share, kappa in zip(shares, kappas):
+    for share, kappa in zip(shares, kappas, strict=True):
         if target == math.inf:
             tau, sigma1 = 0.0, 0.0
         else:
@@ -327,7 +327,7 @@ def plan_preconditioned_settings(
         n_outputs=p // dim, budgets=budgets,
     )
     plans: list[PreconditionedGDPlan] = []
-    for share, kappa, table, budget in zip(shares, kappas, tables, budgets):
+    for share, kappa, table, budget in zip(shares, kappas, tables, budgets, strict=True):
         table = table[:budget]
         if target == math.inf:  # no noise: the cap; the run stops on convergence (tolerance)
             pair = int(np.argmin(table.sum(axis=0)))  # the fastest decrease over all K

@@ -217,7 +217,7 @@ def spectral_plan(problem, public_plan, found, settings=None):
         public_plan=public_plan, candidates=tuple(plans), run_reports=tuple(reports),
         run_mus=tuple(mus), gram_mu=gram_mu, problem=problem, n_steps=public_plan.n_steps,
         strong_convexity=public_plan.strong_convexity, solver=SpectralChoiceSolver(),
-        notes=public_plan.notes + (note,), public_index=public_index,
+        notes=(*public_plan.notes, note), public_index=public_index,
     )
 
 

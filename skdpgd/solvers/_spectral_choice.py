@@ -78,6 +78,6 @@ def choose_on_spectrum(plan, problem, released):
     notes = tuple(
         f"on the released spectrum: {_label(candidate)}: predicted excess loss "
         f"{excess:.2e}, {passes:.0f} passes"
-        for candidate, (excess, passes) in zip(plan.candidates, scored))
-    return index, notes + (f"solver='auto' ran {_label(plan.candidates[index])}, chosen on "
-                           "the released Gram's spectrum",)
+        for candidate, (excess, passes) in zip(plan.candidates, scored, strict=True))
+    return index, (*notes, f"solver='auto' ran {_label(plan.candidates[index])}, chosen on "
+                           "the released Gram's spectrum")

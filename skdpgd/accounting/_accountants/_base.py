@@ -130,7 +130,7 @@ class Accountant:
     source: ClassVar[str] = ""
     #: The neighbouring relation its guarantees are stated for.
     relation: ClassVar[NeighbouringRelation] = NeighbouringRelation.REPLACE_ONE
-    #: Its place in the order :func:`accountant_for` tries the accountants (smallest
+    #: Its place in the order ``accountant_for`` tries the accountants (smallest
     #: first): declared by every registered accountant, and unique, so that which one
     #: composes a list of events never depends on an import order.
     priority: ClassVar[int | None] = None
@@ -187,7 +187,7 @@ class Accountant:
         for event in events:
             check_event(event, self.relation)
         forms = [event.gaussian_dp() for event in events]
-        rest = tuple(event for event, form in zip(events, forms) if form is None)
+        rest = tuple(event for event, form in zip(events, forms, strict=True) if form is None)
         changes = self._compose_rest(rest) if rest else {}
         parts = [form for form in forms if form is not None]
         if parts:
