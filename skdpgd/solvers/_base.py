@@ -31,9 +31,6 @@ if TYPE_CHECKING:  # annotations only
     from ..accounting import PrivacyReport
     from ._utility import Prediction
 
-#: The run's callback: called with the step index after each step.
-Callback = Callable[[int], object]
-
 __all__ = [
     "AUTO_MAX_PASSES", "PublicProblem", "Solver", "check_learning_rate", "projection_radius",
 ]
@@ -249,7 +246,7 @@ class Solver(Capabilities):
         return None
 
     def run(self, data: Any, loss: Any, plan: Any, rng: np.random.Generator,
-            callback: Callback | None = None) -> np.ndarray:
+            callback: Callable[[int], object] | None = None) -> np.ndarray:
         """Run ``plan`` on ``data``; only the last iterate leaves.
 
         Parameters
@@ -273,11 +270,11 @@ class Solver(Capabilities):
         return self._run(data, loss, plan, rng, callback)
 
     def _run(self, data: Any, loss: Any, plan: Any, rng: np.random.Generator,
-             callback: Callback | None) -> np.ndarray:
+             callback: Callable[[int], object] | None) -> np.ndarray:
         raise NotImplementedError  # pragma: no cover - abstract
 
     def run_chosen(self, data: Any, loss: Any, plan: Any, report: PrivacyReport,
-                   rng: np.random.Generator, callback: Callback | None = None
+                   rng: np.random.Generator, callback: Callable[[int], object] | None = None
                    ) -> tuple[np.ndarray, Any, PrivacyReport]:
         """Like :meth:`run`, and the plan and report of the run that ran.
 
@@ -313,7 +310,8 @@ class Solver(Capabilities):
         return self.run(data, loss, plan, rng, callback), plan, report
 
     def run_released(self, data: Any, loss: Any, plan: Any, rng: np.random.Generator,
-                     callback: Callback | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+                     callback: Callable[[int], object] | None = None
+                     ) -> tuple[np.ndarray, np.ndarray | None]:
         """Like :meth:`run`, and also what the run released besides its last iterate.
 
         Private inference (:mod:`skdpgd.inference`) needs the preconditioner a
