@@ -32,10 +32,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parent))  # the checkout's skdpgd
 
-import auto_grid  # noqa: E402
-from bounded_domain import _commit, _short, bound_epsilons  # noqa: E402
+import auto_grid
+from bounded_domain import _commit, _short, bound_epsilons
 
-from skdpgd import DPLogisticRegression, DPRidge, accounting  # noqa: E402
+from skdpgd import DPLogisticRegression, DPRidge, accounting
 
 TABLES = ("adult-32561", "diamonds")
 EPSILONS = (0.3, 1.0, 4.0)

@@ -63,10 +63,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parent))  # the checkout's skdpgd
 
-import auto_grid  # noqa: E402
+import auto_grid
 
-from skdpgd import DPLogisticRegression, accounting  # noqa: E402
-from skdpgd.accounting._gd_report import run_bounds  # noqa: E402
+from skdpgd import DPLogisticRegression, accounting
+from skdpgd.accounting._gd_report import run_bounds
 
 PROBLEMS = ("adult-750", "adult-2000", "synthetic-500", "adult-32561")
 EPSILONS = (0.1, 0.3, 1.0, 4.0)
@@ -107,7 +107,7 @@ def past_burn_in_steps(est, n, d):
 
 def past_burn_in_epochs(est, n, d):
     """2 x the first E at which bound (F) is below composition (l = PAST_BATCHES), public."""
-    est.set_params(batch_size=int(math.ceil(n / PAST_BATCHES)))
+    est.set_params(batch_size=math.ceil(n / PAST_BATCHES))
     plan = est.plan_privacy(n, d)
     sizes = accounting.cyclic_batch_sizes(n, est.batch_size)
     x = 2.0 * est.max_coef_norm * int(sizes.min()) / (plan.sensitivity * plan.learning_rate)
@@ -340,7 +340,7 @@ def _commit():
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                               text=True, cwd=HERE, check=True).stdout.strip()
-    except Exception:  # noqa: BLE001 - a benchmark outside git still runs
+    except Exception:
         return None
 
 

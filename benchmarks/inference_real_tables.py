@@ -84,7 +84,7 @@ def counts(n=20000, seed=46):
          + 6.0 * rng.standard_normal(n))
     frame = pd.DataFrame(c, columns=COUNTS).astype("int64")
     frame["position"] = position
-    vec = DPTableVectorizer(bounds={k: (0, 8 * lam) for k, lam in zip(COUNTS, LAMBDA)},
+    vec = DPTableVectorizer(bounds={k: (0, 8 * lam) for k, lam in zip(COUNTS, LAMBDA, strict=False)},
                             categories={"position": ["guard", "forward", "centre"]})
     correlation = np.corrcoef(c, rowvar=False)[np.triu_indices(LAMBDA.size, 1)]
     return frame, y, vec, DPRidge(y_bound="auto", inference=True), correlation
@@ -200,7 +200,7 @@ def run_table(name, frame, y, vec, estimator, epsilon, seeds):
         })
     table_checks = {key: all(c[key] for c in checks) for key in checks[0]}
     contained = [r["contains_non_private"] for r in rows if r["contains_non_private"] is not None]
-    return {"table": name, "n": int(len(y)), "p": len(names), "rows": rows,
+    return {"table": name, "n": len(y), "p": len(names), "rows": rows,
             "table_checks": table_checks,
             "min_containment": min(contained) if contained else None,
             "min_contains_or_nan": min(r["contains_or_nan"] for r in rows),

@@ -143,6 +143,7 @@ nitpick_ignore_regex += [
     # private modules and functions (a leading underscore somewhere in the dotted path)
     (r"py:.*", r"(.*\.)?_\w+(\..*)?"),
     (r"py:.*", r"skdpgd\.(optim|linear_model|utils)(\..*)?"),  # internal layers, no pages
+    (r"py:.*", r"skdpgd\.accounting\.allowance(\..*)?"),  # the protocol's module, no page
     (r"py:.*", r"(.*\.)?(" + "|".join(UNDOCUMENTED_INTERNALS) + r")"),
     # :attr:`delta` inside a class docstring: an entry of its numpydoc Attributes section,
     # which numpydoc renders as a list rather than as link targets.

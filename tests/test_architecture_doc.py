@@ -69,6 +69,7 @@ def _how_to_add():
     from skdpgd import accounting, losses, solvers
     from skdpgd._data import _fused
     from skdpgd.accounting import _margin
+    from skdpgd.linear_model._base import BaseDPLinearModel
     from skdpgd.preprocessing._private_step import PrivateStepMixin
     from skdpgd.solvers import _auto
 
@@ -76,7 +77,19 @@ def _how_to_add():
         ("Adding a solver", solvers, ["Solver", "PublicProblem", "register"]),
         ("Adding a solver", solvers.Solver, ["name", "_plan", "_report", "_run", "_predict",
                                              "plan"]),
-        ("Adding a solver", _auto, ["candidates"]),
+        ("Adding a solver", _auto, ["candidates", "TIE_TOLERANCE"]),
+        ("Adding a solver", solvers.Solver, ["reports_mu", "plans_in_mu", "supports_inference",
+                                             "auto_candidates", "_prediction_run",
+                                             "plan_candidates", "calibrate", "second_choice",
+                                             "spectral_run", "choice_label", "run_after_gram",
+                                             "releases_gram", "gram_settings",
+                                             "run_released"]),
+        ("Adding an estimator", BaseDPLinearModel, [
+            "_fit", "_loss_and_shape", "_public_labels", "_read_targets", "_store_model",
+            "_strong_convexity", "_output_scale", "_initial_distance", "_pipeline_releases",
+            "_use_pipeline_release", "_pipeline_classes", "_check_in_pipeline"]),
+        ("Adding an estimator", losses.BaseLoss, ["inference_bounds", "inference_rows",
+                                                  "inference_loss"]),
         ("Adding a loss", losses, ["BaseLoss"]),
         ("Adding a loss", losses.BaseLoss, ["value_sum", "gradient_sum", "gradient_bound",
                                             "sensitivity", "curvature", "smoothness",
@@ -84,12 +97,13 @@ def _how_to_add():
         ("Adding a loss", _fused, ["KERNELS"]),
         ("Adding an event kind", accounting, ["PrivacyEvent", "NeighbouringRelation",
                                               "event_to_dict", "event_from_dict"]),
-        ("Adding an event kind", accounting.PrivacyEvent, ["gaussian_dp", "renyi_dp",
+        ("Adding an event kind", accounting.PrivacyEvent, ["form", "gaussian_dp", "renyi_dp",
                                                            "poisson_runs", "to_dict",
                                                            "from_dict"]),
         ("Adding an accountant", accounting, ["Accountant", "register_accountant", "compose",
                                               "check_supported", "RecordAccount"]),
-        ("Adding an accountant", accounting.Accountant, ["name", "source", "_compose_rest",
+        ("Adding an accountant", accounting.Accountant, ["name", "source", "priority",
+                                                         "_compose_rest",
                                                          "_epsilon", "epsilon", "delta",
                                                          "supports", "compose"]),
         ("Adding an accountant", accounting.PrivacyReport, ["epsilon_at", "delta_at",

@@ -18,7 +18,9 @@ the report and the class attribute that marks a private step.
 """
 
 from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
+from ._events import PrivacyEvent
 from ._format import format_up
 from ._report import PrivacyReport
 from .allowance import Allowance
@@ -75,21 +77,21 @@ class ReleasePrivacyReport(PrivacyReport):
     mu: float
     extra_delta: float
     mechanism: str
-    releases: tuple = field(default_factory=tuple)
+    releases: tuple[tuple[str, float], ...] = field(default_factory=tuple)
 
-    title = "ReleasePrivacyReport"
-    released = "the step's releases"
+    title: ClassVar[str] = "ReleasePrivacyReport"
+    released: ClassVar[str] = "the step's releases"
 
-    def _curve(self):
+    def _curve(self) -> Allowance:
         r"""``Allowance(mu, extra_delta)``: the GDP curve at :math:`\delta - \delta_0`."""
         return Allowance(self.mu, self.extra_delta)
 
     @property
-    def event(self):
+    def event(self) -> PrivacyEvent:
         """The release as a privacy event: Gaussian DP, plus the additive delta if any."""
         return Allowance(self.mu, self.extra_delta).event
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         """Plain-type summary (for logs and the ledger); holds no data value.
 
         The stored format of a step's report (unchanged): the stated point, which a step
@@ -106,10 +108,10 @@ class ReleasePrivacyReport(PrivacyReport):
             "neighbouring_relation": self.neighbouring_relation,
         }
 
-    def _guarantee(self):
+    def _guarantee(self) -> str:
         extra = f" + additive delta {format_up(self.extra_delta)}" if self.extra_delta else ""
         return f"mu={format_up(self.mu)}-GDP{extra}, "
 
-    def _lines(self):
+    def _lines(self) -> list[str]:
         return [f"  mechanism: {self.mechanism}",
                 *(f"  {name}: mu={format_up(mu)}" for name, mu in self.releases)]

@@ -18,11 +18,12 @@ each with only the fields that mean something for it.
 import dataclasses
 import math
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
-from ._events import GaussianDpEvent, NeighbouringRelation
+from ._events import GaussianDpEvent, NeighbouringRelation, PrivacyEvent
 from ._format import DIGITS, format_contraction, format_near, format_up  # noqa: F401
 from ._gdp import gdp_to_epsilon
-from .allowance import Allowance
+from .allowance import Allowance, EpsilonCurve
 
 __all__ = ["GaussianRunPrivacyReport", "PrivacyReport", "RunPrivacyReport"]
 
@@ -33,7 +34,7 @@ NEIGHBOURING_RELATION = "replace-one"
 LABELS_READ_NOTE = "label set read from y and treated as public (pass classes= to fix it)"
 
 
-def epsilon_of(mu, delta):
+def epsilon_of(mu: float, delta: float) -> float:
     """``gdp_to_epsilon(mu, delta)``, inf for an infinite mu."""
     return math.inf if mu == math.inf else gdp_to_epsilon(mu, delta)
 
@@ -74,24 +75,24 @@ class PrivacyReport:
 
     epsilon: float = math.nan
     delta: float = math.nan
-    notes: tuple = ()
+    notes: tuple[str, ...] = ()
     neighbouring_relation: str = NEIGHBOURING_RELATION
 
     #: The name the header prints.
-    title = "PrivacyReport"
+    title: ClassVar[str] = "PrivacyReport"
 
     #: What was released, as the header says it.
-    released = "last iterate only"
+    released: ClassVar[str] = "last iterate only"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if math.isnan(self.epsilon) and not math.isnan(self.delta):
             object.__setattr__(self, "epsilon", float(self.epsilon_at(self.delta)))
 
-    def _curve(self):
+    def _curve(self) -> Allowance | EpsilonCurve:
         """The release's privacy curve: ``epsilon_at(delta)`` and ``delta_at(epsilon)``."""
         raise NotImplementedError  # pragma: no cover - each report class defines it
 
-    def epsilon_at(self, delta):
+    def epsilon_at(self, delta: float) -> float:
         """Smallest epsilon such that the release is (epsilon, delta)-DP.
 
         Parameters
@@ -106,7 +107,7 @@ class PrivacyReport:
         """
         return self._curve().epsilon_at(delta)
 
-    def delta_at(self, epsilon):
+    def delta_at(self, epsilon: float) -> float:
         """Smallest delta such that the release is (epsilon, delta)-DP.
 
         Exact for a Gaussian-DP curve (``Allowance.delta_at``); otherwise within 1e-3
@@ -125,11 +126,11 @@ class PrivacyReport:
         return self._curve().delta_at(epsilon)
 
     @property
-    def event(self):
+    def event(self) -> PrivacyEvent:
         """What was released, as a privacy event (:mod:`skdpgd.accounting._events`)."""
         raise NotImplementedError  # pragma: no cover - each accountant's report defines it
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         """All fields as a plain dict (JSON-serialisable).
 
         Returns
@@ -141,15 +142,15 @@ class PrivacyReport:
         out["notes"] = list(self.notes)
         return out
 
-    def _guarantee(self):
+    def _guarantee(self) -> str:
         """What the header says after (epsilon, delta) (e.g. ``"mu=0.3-GDP, "``)."""
         return ""
 
-    def _lines(self):
+    def _lines(self) -> list[str]:
         """The lines under the header (each report class its own)."""
         return []
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         caveat = ("; NOT COVERED: the label set was read from the data"
                   if LABELS_READ_NOTE in self.notes else "")
         point = ("" if math.isnan(self.delta)
@@ -190,7 +191,7 @@ class RunPrivacyReport(PrivacyReport):
     sensitivity: float
     n_samples: int
 
-    def _lines(self):
+    def _lines(self) -> list[str]:
         return [f"  bound: {self.theorem}; binding: {self.binding_bound}"]
 
 
@@ -207,13 +208,13 @@ class GaussianRunPrivacyReport(RunPrivacyReport):
 
     mu: float
 
-    def _curve(self):
+    def _curve(self) -> Allowance:
         """``Allowance(mu)``: ``gdp_to_epsilon(mu, delta)`` and ``gdp_to_delta(mu, epsilon)``
         (Dong, Roth, Su 2022, Corollary 2.13)."""
         return Allowance(self.mu)
 
     @property
-    def event(self):
+    def event(self) -> PrivacyEvent:
         """What this run released, as a privacy event: ``GaussianDpEvent(mu)``.
 
         The currency the ledger and the searches compose (:mod:`skdpgd.accounting._events`),
@@ -221,5 +222,5 @@ class GaussianRunPrivacyReport(RunPrivacyReport):
         """
         return GaussianDpEvent(self.mu, NeighbouringRelation.parse(self.neighbouring_relation))
 
-    def _guarantee(self):
+    def _guarantee(self) -> str:
         return f"mu={format_up(self.mu)}-GDP, "

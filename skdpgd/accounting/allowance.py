@@ -203,10 +203,10 @@ class EpsilonCurve:
         The smallest epsilon at ``delta``, non-increasing in ``delta``.
     """
 
-    def __init__(self, epsilon_at):
+    def __init__(self, epsilon_at: Callable[[float], float]) -> None:
         self.epsilon_at = epsilon_at
 
-    def delta_at(self, epsilon):
+    def delta_at(self, epsilon: float) -> float:
         """A delta (within 1e-3 relative, rounded up) at which the curve gives ``epsilon``.
 
         Bisection on log delta over ``epsilon_at`` with the conservative inverter

@@ -16,7 +16,6 @@ from ._budget import (
 )
 from ._fit import (
     DROPPED_NOTE,
-    SUPPORTED_SOLVERS,
     check_identifiable,
     check_solver,
     compose_report,
@@ -39,7 +38,6 @@ from ._table import CoefficientTable
 __all__ = [
     "DROPPED_NOTE",
     "INFERENCE_SHARES",
-    "SUPPORTED_SOLVERS",
     "CoefficientTable",
     "InferenceBudget",
     "InferencePrivacyReport",

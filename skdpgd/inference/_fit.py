@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from .. import solvers
 from ._budget import INFERENCE_SHARES, inference_shares, split_inference_budget
 from ._identification import NOT_IDENTIFIED
 from ._inference_block import inference_block
@@ -24,9 +25,8 @@ from ._report import inference_report
 from ._sandwich import FIRST_ORDER_LIMIT, coefficient_covariance
 from ._table import CoefficientTable
 
-__all__ = ["DROPPED_NOTE", "SUPPORTED_SOLVERS", "check_identifiable", "check_solver",
-           "compose_report", "dropped_note", "fit_budget", "infer", "public_noise_ratio",
-           "reliability_note"]
+__all__ = ["DROPPED_NOTE", "check_identifiable", "check_solver", "compose_report",
+           "dropped_note", "fit_budget", "infer", "public_noise_ratio", "reliability_note"]
 
 #: The table's note naming the columns dropped from the inference block.
 DROPPED_NOTE = (
@@ -35,24 +35,25 @@ DROPPED_NOTE = (
     "{columns}"
 )
 
-#: The solvers whose noise covariance is computed (sgd: refused, see ``plan_inference``).
-SUPPORTED_SOLVERS = ("gd", "cyclic", "preconditioned")
+def check_solver(solver):
+    """Refuse a solver whose optimizer noise is not computed (public: its declaration).
 
-
-def check_solver(name):
-    """Refuse a solver whose optimizer noise is not computed (public: the solver's name).
+    Reads the solver's declared ``supports_inference``
+    (:class:`~skdpgd.solvers.Solver`), never its name.
 
     Parameters
     ----------
-    name : str
-        The solver's registry name.
+    solver : str or Solver
+        The solver, or its registry name.
     """
-    if name not in SUPPORTED_SOLVERS:
+    declared = solvers.get(solver) if isinstance(solver, str) else solver
+    if not declared.supports_inference:
+        supported = [name for name in solvers.names() if solvers.get(name).supports_inference]
         raise ValueError(
-            f"inference=True is not available with solver={name!r}: the noise of a sampled "
-            "run depends on which rows each step drew (Poisson or shuffled batches), and its "
-            "linearised covariance is not computed here. Use solver='auto', 'gd', 'cyclic' "
-            "or 'preconditioned'."
+            f"inference=True is not available with solver={declared.name!r}: its run's "
+            "linearised noise covariance is not computed here (the noise of a sampled run "
+            "depends on which rows each step drew). Use solver="
+            f"{', '.join(map(repr, supported))}."
         )
 
 

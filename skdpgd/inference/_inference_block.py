@@ -152,7 +152,8 @@ def inference_block(hessian, noise_std, preconditioner=None, candidates=None,
     if not dropped.any() or dropped.all():
         return everything
     keep = ~dropped
-    notes = [DROPPED.format(ratio=r, z=z) if out else "" for out, r in zip(dropped, ratio)]
+    notes = [DROPPED.format(ratio=r, z=z) if out else ""
+             for out, r in zip(dropped, ratio, strict=True)]
     return keep, notes, block_run(preconditioner, keep)
 
 

@@ -31,6 +31,7 @@ from ..utils._validation import check_epsilon, make_generator, resolve_delta
 from ._defaults import auto_intercept_scaling
 from ._inference import Inference, WithoutTable
 from ._inputs import InputChecks
+from ._pipeline_releases import PipelineReleases
 from ._refusals import public_sampling, refuse_fit_params, refuse_warm_start
 from ._run import Charged, PlainRun, StepCounter, Target
 from ._weights import check_sample_weight_shape, row_weights
@@ -61,7 +62,7 @@ def fit_or_forget(fit):
     return wrapper
 
 
-class BaseDPLinearModel(InputChecks, BaseEstimator):
+class BaseDPLinearModel(InputChecks, PipelineReleases, BaseEstimator):
     """Projected noisy gradient descent on an L2-regularised linear model (not public)."""
 
     _parameter_constraints = {
@@ -187,8 +188,7 @@ class BaseDPLinearModel(InputChecks, BaseEstimator):
         run_loss, weight_notes = self._weighted_loss(loss)
         problem = self._problem(run_loss, n_samples, n_features, int(np.prod(coef_shape)),
                                 run_target)
-        solver = get_solver(self.solver)
-        plan = solver.plan(problem)  # "auto": the chosen candidate's plan, naming it
+        plan = (solver := get_solver(self.solver)).plan(problem)  # "auto": names its pick
         plan, report = component.plan_report(solver, plan, problem,
                                              tuple(notes) + weight_notes, loss, target)
         return Charged(run_loss, coef_shape, problem, plan, report)

@@ -146,7 +146,7 @@ class Inference(PlainRun):
             The run and the three releases, composed.
         """
         plan = getattr(plan, "plan_without_choice", plan)  # no second choice on a Gram
-        check_solver(plan.solver.name)
+        check_solver(plan.solver)
         run_report = solver.report(plan, problem, notes)
         # the releases' sensitivities are those of the unweighted loss: every row's
         # coefficient w l'' and w^2 psi^2 stays in [0, c_H] and [0, psi_max^2] for w in
@@ -261,8 +261,8 @@ class CoefficientTableMixin:
                 "its Hessian releases are not implemented. Fit one binary model per class "
                 "of interest (one against the rest), each with its own budget."
             )
-        if type(loss) is BinaryLogisticLoss and getattr(self, "residual_clip", None) == "auto":
-            loss = BinaryLogisticLoss(1.0)  # the plain loss: its target is the model's
+        if getattr(self, "residual_clip", None) == "auto":
+            loss = loss.inference_loss()  # the plain loss: its target is the model's
         return loss, shape
 
     def _check_inference_parameters(self, n_classes=None):
@@ -271,8 +271,7 @@ class CoefficientTableMixin:
         A DP pipeline calls it before its ledger charge (``n_classes`` None when the label
         set is released by the pipeline): every refusal here is decided without data.
         """
-        if self.solver != "auto":
-            check_solver(self.solver)
+        check_solver(self.solver)
         sample_bound = getattr(self, "max_sample_weight", None)
         if self._class_weight_bound() is not None or (
                 sample_bound is not None and sample_bound > MAX_INFERENCE_WEIGHT):
@@ -354,7 +353,7 @@ class CoefficientTableMixin:
         if column_notes is not None:  # coef_.ravel() order: class-major for multinomial
             per_row = list(column_notes) * (len(names) // self.n_features_in_)
             row_notes[:len(per_row)] = ["; ".join(filter(None, (old, new)))
-                                        for old, new in zip(row_notes, per_row)]
+                                        for old, new in zip(row_notes, per_row, strict=False)]
         names = names + table.names[len(names):]
         kept = tuple(note for note in table.notes
                      if not note.startswith(DROPPED_NOTE.split("{")[0]))

@@ -336,6 +336,38 @@ class DPLogisticRegression(
         lam = charged.plan.strong_convexity
         self.C_ = np.inf if lam == 0.0 else 1.0 / (lam * n_rows)
 
+    # -- what a DP pipeline releases for it (._pipeline_releases) -------------------------
+    def _pipeline_releases(self):
+        """``"label_set"`` for ``classes="private"``, ``"class_counts"`` for
+        ``class_weight="balanced"``, in that order."""
+        private = isinstance(self.classes, str)  # "private"
+        balanced = isinstance(self.class_weight, str) and self.class_weight == "balanced"
+        return ("label_set",) * private + ("class_counts",) * balanced
+
+    def _use_pipeline_release(self, kind, value):
+        """The released label set (rows of other labels get weight 0: weights in {0, 1},
+        W_s = 1, the same plan) or the balanced weights of the noisy counts."""
+        if kind == "label_set":
+            self.set_params(classes=value)
+            if self.max_sample_weight is None:
+                self.set_params(max_sample_weight=1.0)
+        elif kind == "class_counts":
+            self.set_params(class_weight=value)
+        else:
+            return super()._use_pipeline_release(kind, value)
+        return self
+
+    def _pipeline_classes(self):
+        """``classes`` when public (None, or ``"private"``: none)."""
+        return None if isinstance(self.classes, str) else self.classes
+
+    def _check_in_pipeline(self):
+        """Balanced weights need the public label set the counts are of."""
+        if self._pipeline_releases() == ("class_counts",) and self.classes is None:
+            raise ValueError(
+                "class_weight='balanced' inside a DPPipeline needs the public label set "
+                "(classes=...): the pipeline releases noisy counts of those classes.")
+
     def decision_function(self, X):
         """Scores of the rows clipped to ``data_norm``, as in fit.
 

@@ -300,7 +300,7 @@ class DPRidge(CoefficientTableMixin, BudgetReprMixin, RegressorMixin, BaseDPLine
     def _public_labels(self, X, y, n_samples):
         """A single target, from y's shape only."""
         y_shape = getattr(y, "shape", (n_samples,))
-        if len(y_shape) > 2 or len(y_shape) == 2 and y_shape[1] != 1:
+        if len(y_shape) > 2 or (len(y_shape) == 2 and y_shape[1] != 1):
             raise ValueError(f"DPRidge supports a single target; y has shape {y_shape}.")
         return PublicLabels()
 
@@ -316,6 +316,25 @@ class DPRidge(CoefficientTableMixin, BudgetReprMixin, RegressorMixin, BaseDPLine
         self.coef_, self.intercept_ = coef_[0], float(intercept_[0])
         self.alpha_ = charged.plan.strong_convexity * n_rows
         self.residual_clip_ = charged.loss.residual_clip
+
+    # -- what a DP pipeline releases for it (._pipeline_releases) -------------------------
+    def _pipeline_releases(self):
+        """``"target_range"`` for ``y_bound="auto"``: a private range of y."""
+        return ("target_range",) if isinstance(self.y_bound, str) else ()
+
+    def _use_pipeline_release(self, kind, value):
+        """The released range: the fit sees y mapped to [-1, 1], so y_bound = 1."""
+        if kind != "target_range":
+            return super()._use_pipeline_release(kind, value)
+        self.set_params(y_bound=1.0)
+        return self
+
+    def _check_in_pipeline(self):
+        """A bound on |y| is needed: public, or ``"auto"`` (released by the pipeline)."""
+        if self.y_bound is None:
+            raise ValueError(
+                "DPRidge inside a DPPipeline needs y_bound: a public bound on |y|, or "
+                "y_bound='auto' for a private range of y released by the pipeline.")
 
     def predict(self, X):
         """Predict with the linear model on the rows clipped to ``data_norm``, as in fit.

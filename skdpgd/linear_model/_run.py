@@ -20,7 +20,17 @@ that template at fixed points:
 (:class:`~skdpgd.linear_model._inference.WithoutTable`) are the others.
 """
 
-from typing import Any, NamedTuple
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:  # annotations only (the layers below; nothing imported at run time)
+    import numpy as np
+
+    from ..accounting import PrivacyReport
+    from ..losses import BaseLoss
+    from ..solvers import FitData, PublicProblem, Solver
 
 __all__ = ["Charged", "PlainRun", "PublicLabels", "StepCounter", "Target"]
 
@@ -41,11 +51,11 @@ class Target(NamedTuple):
 class Charged(NamedTuple):
     """What a fit planned from public numbers and charged (computed once, passed down)."""
 
-    loss: Any
-    coef_shape: tuple
-    problem: Any
-    plan: Any
-    report: Any
+    loss: BaseLoss
+    coef_shape: tuple[int, ...]
+    problem: PublicProblem
+    plan: Any  # a frozen dataclass of its solver's (plan.solver names it)
+    report: PrivacyReport
 
 
 class PublicLabels(NamedTuple):
@@ -56,7 +66,7 @@ class PublicLabels(NamedTuple):
     """
 
     n_classes: int | None = None
-    notes: tuple = ()
+    notes: tuple[str, ...] = ()
     classes: Any = None
     class_weight: Any = None
     read: Any = None
@@ -65,11 +75,11 @@ class PublicLabels(NamedTuple):
 class StepCounter:
     """The run's callback: counts the steps and prints progress; never sees an iterate."""
 
-    def __init__(self, progress=None):
+    def __init__(self, progress: Callable[[int], object] | None = None) -> None:
         self.done = 0
         self._progress = progress
 
-    def __call__(self, step):
+    def __call__(self, step: int) -> None:
         self.done = step + 1
         if self._progress is not None:
             self._progress(step)
@@ -81,7 +91,9 @@ class PlainRun:
     #: Whether the component's planning takes a target in mu (an unconverted allowance).
     plans_in_mu = True
 
-    def plan_cost(self, estimator, n_samples, n_features, n_classes, target):
+    def plan_cost(self, estimator: Any, n_samples: int, n_features: int,
+                  n_classes: int | None, target: Target
+                  ) -> tuple[BaseLoss, tuple[int, ...], Target]:
         """The estimator's loss and shape, and the run's target: the fit's, unchanged.
 
         Parameters
@@ -107,7 +119,9 @@ class PlainRun:
         loss, coef_shape = estimator._loss_and_shape(n_features, n_classes)
         return loss, coef_shape, target
 
-    def plan_report(self, solver, plan, problem, notes, loss, target):
+    def plan_report(self, solver: Solver, plan: Any, problem: PublicProblem,
+                    notes: tuple[str, ...], loss: BaseLoss, target: Target
+                    ) -> tuple[Any, PrivacyReport]:
         """The plan and the charged report: the solver's own.
 
         Parameters
@@ -134,7 +148,8 @@ class PlainRun:
         """
         return plan, solver.report(plan, problem, notes)
 
-    def run(self, estimator, data, charged, rng, steps):
+    def run(self, estimator: Any, data: FitData, charged: Charged, rng: np.random.Generator,
+            steps: StepCounter) -> tuple[np.ndarray, Any, PrivacyReport]:
         """The planned run; ``"auto"`` may choose it on a released Gram (same guarantee).
 
         Parameters
@@ -162,7 +177,7 @@ class PlainRun:
         return charged.plan.solver.run_chosen(data, charged.loss, charged.plan,
                                               charged.report, rng, callback=steps)
 
-    def store(self, estimator):
+    def store(self, estimator: Any) -> None:
         """Nothing besides the model (the template stores the run's attributes).
 
         Parameters

@@ -206,6 +206,21 @@ class BaseLoss:
         """
         return math.inf
 
+    def inference_loss(self):
+        """The loss whose estimate private inference targets when the estimator chose
+        this loss's clip itself (``residual_clip="auto"``).
+
+        A loss whose automatic clip only speeds the fit (the logistic residual clip)
+        returns its plain form; the base returns itself (the clip is part of the target,
+        as Huber's threshold is).
+
+        Returns
+        -------
+        BaseLoss
+            The loss inference fits and releases at.
+        """
+        return self
+
     def inference_bounds(self):
         r"""(:math:`c_H`, :math:`\psi_{\max}`) for private inference, None where unsupported.
 

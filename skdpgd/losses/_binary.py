@@ -130,6 +130,16 @@ class BinaryLogisticLoss(BaseLoss):
         a = math.log((1.0 - c) / c)
         return float(np.logaddexp(0.0, -a)) + c * a
 
+    def inference_loss(self):
+        """The plain loss (c = 1): an automatic clip is not part of the model's target.
+
+        Returns
+        -------
+        BinaryLogisticLoss
+            ``BinaryLogisticLoss(1.0)``.
+        """
+        return BinaryLogisticLoss(1.0)
+
     def inference_bounds(self):
         r"""(1/4, 1): :math:`l'' = \sigma(t)(1 - \sigma(t)) \le 1/4`, :math:`|\sigma(t) - y| < 1`.
 

@@ -33,6 +33,7 @@ few percent of n rows) stands far above noise of standard deviation
 """
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..accounting import gdp_to_epsilon
@@ -82,7 +83,7 @@ class PipelineBudget:
     preparation_share: float
 
     @property
-    def estimator_allowance(self):
+    def estimator_allowance(self) -> Allowance:
         """The ``accounting.allowance.Allowance`` the estimator is fitted within.
 
         ``estimator_mu`` rounded down by the one margin
@@ -93,7 +94,7 @@ class PipelineBudget:
         return Allowance(round_down(self.estimator_mu))
 
     @property
-    def estimator_epsilon(self):
+    def estimator_epsilon(self) -> float:
         """The estimator's allowance as epsilon at ``estimator_delta`` (an edge, on demand).
 
         What a planner that takes epsilon is calibrated to (inference's split, a solver
@@ -104,8 +105,10 @@ class PipelineBudget:
         return float(gdp_to_epsilon(round_down(self.estimator_mu), self.estimator_delta))
 
 
-def split_budget(epsilon, delta, needs_extra_delta, *, preparation_share=PREPARATION_SHARE,
-                 extra_delta_share=EXTRA_DELTA_SHARE, reserve=None):
+def split_budget(epsilon: float, delta: float, needs_extra_delta: Sequence[bool], *,
+                 preparation_share: float = PREPARATION_SHARE,
+                 extra_delta_share: float = EXTRA_DELTA_SHARE,
+                 reserve: bool | None = None) -> PipelineBudget:
     r"""Split (epsilon, delta) between private releases and the estimator (see module doc).
 
     Parameters

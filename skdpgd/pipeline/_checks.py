@@ -11,7 +11,6 @@ from sklearn.base import clone, is_classifier
 
 from .._data import refuse_dask_table
 from ..accounting._release import PRIVATE_FIT_ATTRIBUTE
-from ..linear_model import DPRidge
 from ..linear_model._base import BaseDPLinearModel
 from ..preprocessing._public_steps import why_not_public
 from ..solvers import get as get_solver
@@ -58,18 +57,6 @@ def is_skip(step):
     return step is None or (isinstance(step, str) and step == "passthrough")
 
 
-def is_balanced(estimator):
-    """Whether the estimator asks for ``class_weight="balanced"`` (noisy class counts)."""
-    weight = getattr(estimator, "class_weight", None)
-    return isinstance(weight, str) and weight == "balanced"
-
-
-def is_private_classes(estimator):
-    """Whether the estimator asks for a private label set (``classes="private"``)."""
-    classes = getattr(estimator, "classes", None)
-    return isinstance(classes, str) and classes == "private"
-
-
 def is_auto(value):
     """Whether a parameter is the string ``"auto"``."""
     return isinstance(value, str) and value == "auto"
@@ -95,16 +82,7 @@ def check_steps(pipeline):
         )
     check_reports_mu(final, "inside a DPPipeline")
     check_owned_params(last_name, final, pipeline)
-    if is_balanced(final) and final.classes is None:
-        raise ValueError(
-            "class_weight='balanced' inside a DPPipeline needs the public label set "
-            "(classes=...): the pipeline releases noisy counts of those classes."
-        )
-    if isinstance(final, DPRidge) and final.y_bound is None:
-        raise ValueError(
-            "DPRidge inside a DPPipeline needs y_bound: a public bound on |y|, or "
-            "y_bound='auto' for a private range of y released by the pipeline."
-        )
+    final._check_in_pipeline()  # its declared refusals (linear_model._pipeline_releases)
     for name, step in pre:
         if is_skip(step):
             continue
@@ -251,7 +229,8 @@ def check_owned_params(name, step, pipeline):
 
 def check_classes(final, ledger):
     """With a ledger, a classifier's label set must be public (given before the charge)."""
-    if is_classifier(final) and final.classes is None and ledger is not None:
+    from_y = final._pipeline_classes() is None and "label_set" not in final._pipeline_releases()
+    if is_classifier(final) and from_y and ledger is not None:
         raise ValueError(
             "with a ledger, the classifier's classes= must be given: the label set "
             "decides the loss and the noise, and reading it from y before the charge "

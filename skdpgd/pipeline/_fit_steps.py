@@ -31,7 +31,7 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
     """
     rng = make_generator(pipeline.random_state)
     allowance = {name: (mu, extra) for (name, _, _), mu, extra in
-                 zip(releases, budget.step_mu, budget.step_extra_delta)}
+                 zip(releases, budget.step_mu, budget.step_extra_delta, strict=True)}
     fitted, spent, shared, Xt = [], [], [], X
     for name, step in pre:
         if is_skip(step):
@@ -68,18 +68,16 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
         (low, high), report = target.range_, target.privacy_
         spent.append((TARGET_RANGE, report))
         y_fit = scale_target(y, low, high)
-        estimator.set_params(y_bound=1.0)
+        estimator._use_pipeline_release("target_range", (low, high))
         pipeline.target_range_ = (low, high)
-    classes, sample_weight = getattr(final, "classes", None), None
+    classes, sample_weight = final._pipeline_classes(), None
     if LABEL_SET in allowance:
         mu, extra = allowance[LABEL_SET]
         classes, y_fit, sample_weight, report = release_label_set(
             y, mu=mu, delta0=extra, random_state=_child_seed(rng))
         check_allowance(LABEL_SET, report, mu, extra)
         spent.append((LABEL_SET, report))
-        estimator.set_params(classes=classes)
-        if estimator.max_sample_weight is None:  # weights in {0, 1}: W_s = 1, same plan
-            estimator.set_params(max_sample_weight=1.0)
+        estimator._use_pipeline_release("label_set", classes)
     if CLASS_COUNTS in allowance:
         mu, _ = allowance[CLASS_COUNTS]
         counts = PrivateClassCounts(classes)._fit_private(
@@ -87,7 +85,7 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
         check_allowance(CLASS_COUNTS, counts.privacy_, mu, 0.0)
         weights, report = counts.class_weight_, counts.privacy_
         spent.append((CLASS_COUNTS, report))
-        estimator.set_params(class_weight=weights)
+        estimator._use_pipeline_release("class_counts", weights)
         pipeline.class_weight_ = weights
     # public numbers the preparation released may leave no table: a model, no interval
     no_table = _table_refusal(estimator, n, Xt, classes, within.epsilon_at,

@@ -8,17 +8,9 @@ is read, and what :meth:`skdpgd.DPPipeline.plan_privacy` returns.
 from sklearn.base import clone, is_classifier
 
 from ..accounting import ReleasePrivacyReport
-from ..linear_model import DPRidge
 from ..utils._validation import check_epsilon, resolve_delta
 from ._budget import EXTRA_DELTA_SHARE, split_budget
-from ._checks import (
-    is_auto,
-    is_balanced,
-    is_prepared,
-    is_private,
-    is_private_classes,
-    is_skip,
-)
+from ._checks import is_prepared, is_private, is_skip
 from ._report import PipelinePrivacyReport
 
 #: The name of the target's range release in reports.
@@ -29,6 +21,15 @@ LABEL_SET = "label set (classes='private')"
 
 #: The name of the class-count release in reports.
 CLASS_COUNTS = "class counts (class_weight='balanced')"
+
+#: The releases an estimator may ask for (``_pipeline_releases()``,
+#: :mod:`skdpgd.linear_model._pipeline_releases`): kind -> (its name in reports, whether
+#: it is thresholded, so needs an additive delta).
+ESTIMATOR_RELEASES = {
+    "target_range": (TARGET_RANGE, False),
+    "label_set": (LABEL_SET, True),
+    "class_counts": (CLASS_COUNTS, False),
+}
 
 
 def privacy_plan(step, X):
@@ -67,12 +68,9 @@ def planned_releases(pre, final, X):
         # what a step hands on may have other columns and dtypes (a private step's
         # output may even depend on its release): later steps plan without it
         structure = None
-    if isinstance(final, DPRidge) and is_auto(final.y_bound):
-        releases.append((TARGET_RANGE, None, False))
-    if is_private_classes(final):  # thresholded: an additive delta
-        releases.append((LABEL_SET, None, True))
-    if is_balanced(final):
-        releases.append((CLASS_COUNTS, None, False))
+    for kind in final._pipeline_releases():  # what the estimator declares it needs
+        name, thresholded = ESTIMATOR_RELEASES[kind]
+        releases.append((name, None, thresholded))
     return releases
 
 
@@ -111,14 +109,14 @@ def check_table_plan(final, budget, n_samples):
     """
     if not getattr(final, "inference", False):
         return
-    classes = getattr(final, "classes", None)
-    public = classes is not None and not is_private_classes(final)
+    classes = final._pipeline_classes()
+    public = classes is not None
     n_classes = len(classes) if public else None
     final._check_inference_parameters(n_classes)
     estimator = clone(final).set_params(epsilon=budget.estimator_epsilon,
                                         delta=budget.estimator_delta)
-    if isinstance(final, DPRidge) and is_auto(final.y_bound):
-        estimator.set_params(y_bound=1.0)  # as the fit sets it: y mapped to [-1, 1]
+    if "target_range" in final._pipeline_releases():  # as the fit sets it: y in [-1, 1]
+        estimator._use_pipeline_release("target_range", (-1.0, 1.0))
     smallest = n_classes if public or not is_classifier(final) else 2  # two labels at least
     refusal = estimator._table_refusal(n_samples, 1, smallest)
     if refusal is not None:
@@ -143,7 +141,7 @@ def planned_report(releases, budget, last_name, n_samples, shared=(), check=None
         (name, ReleasePrivacyReport(mu=mu, extra_delta=extra,
                                     mechanism="planned allowance (upper bound)"))
         for (name, _, _), mu, extra in zip(releases, budget.step_mu,
-                                           budget.step_extra_delta)
+                                           budget.step_extra_delta, strict=True)
     ]
     split = ("" if check is None else
              f" and the constant check within mu={check.check_mu:.6g} (fit within "

@@ -3,7 +3,9 @@
 Every candidate is planned by its own solver from the public numbers of the fit, then
 scored by one utility proxy (:mod:`skdpgd.solvers._utility`, docs/theory.md#predicted-utility):
 the excess loss the run is predicted to leave (noise and optimisation), in the same units
-for every solver, with its compute cost in passes over the data. The candidates:
+for every solver, with its compute cost in passes over the data. The candidates are
+those every registered solver declares (:meth:`~skdpgd.solvers.Solver.auto_candidates`,
+read in registration order; no solver is named here), today:
 
 * ``"gd"``: full-batch noisy GD (Bok, Su and Altschuler's convergent bound or composition,
   whichever is smaller). Not at its own longer budget (up to 1000 passes): chosen from
@@ -46,38 +48,18 @@ import math
 from dataclasses import replace
 
 from ..accounting import epsilon_delta_to_gdp
-from ..optim import MAX_DENSE_DIM
 from ._base import AUTO_MAX_PASSES, Solver
-from ._cyclic import (
-    AUTO_N_BATCHES,
-    CyclicSolver,
-    calibrate_cyclic,
-    plan_cyclic_together,
-)
+from ._capabilities import plan_candidates
+from ._cyclic import AUTO_CYCLIC_BATCHES
 from ._gram_route import gram_route_values
-from ._preconditioned import PreconditionedSolver, calibrate_preconditioned, plan_together
+from ._preconditioned import AUTO_GRAM_SHARES, AUTO_MARGIN_FACTORS
+from ._registry import registered
 from ._spectral import SpectralChoicePlan, spectral_plan
 from ._utility import TIE_TOLERANCE, predict_runs
 
 __all__ = ["AUTO_GRAM_SHARES", "AUTO_MARGIN_FACTORS", "AUTO_CYCLIC_BATCHES",
            "AUTO_PASS_BUDGETS", "AutoSolver", "SpectralChoicePlan", "TIE_TOLERANCE", "candidates",
            "choose"]
-
-#: Numbers of batches of the cyclic candidates: every l > 1 that ``solver="cyclic"``
-#: chooses among (:data:`~skdpgd.solvers._cyclic.AUTO_N_BATCHES`), so that the proxy
-#: ranks the cyclic solver's own choice too. The l the proxy prefers moves with the
-#: problem (2 on Adult-2000 at epsilon 1, 8 at epsilon 4, 32 on a 40,000-row design), so
-#: that a sparser grid (4 and 16, the earlier set) misses it; the four more batch sizes cost
-#: about 4 ms of planning (benchmarks/README.md, "Cyclic candidates at every l").
-AUTO_CYCLIC_BATCHES = tuple(l for l in AUTO_N_BATCHES if l > 1)
-
-#: Gram shares s of the preconditioned candidates: the proxy picks the share, on a
-#: factor-2 grid around the planner's default 1/4.
-AUTO_GRAM_SHARES = (0.125, 0.25, 0.5)
-
-#: Margin factors kappa of the preconditioned candidates (the preconditioner's margin in
-#: units of the Gram noise bound; a convergence parameter, not a privacy one).
-AUTO_MARGIN_FACTORS = (1.0, 2.0, 4.0)
 
 #: Compute budgets of the candidates, in passes over the data (steps of the preconditioned
 #: candidates): each candidate is planned once per budget (ties go to the fewest passes).
@@ -91,6 +73,11 @@ AUTO_PASS_BUDGETS = (AUTO_MAX_PASSES,)
 def candidates(problem, budgets=AUTO_PASS_BUDGETS):
     """The solver objects ``"auto"`` compares on ``problem`` (public numbers only).
 
+    Every registered solver, in registration order, adds its own
+    (:meth:`~skdpgd.solvers._capabilities.Capabilities.auto_candidates`): gd, cyclic and
+    the preconditioned settings today, and a solver registered later that declares
+    candidates, scored by the same proxy.
+
     Parameters
     ----------
     problem : PublicProblem
@@ -102,21 +89,12 @@ def candidates(problem, budgets=AUTO_PASS_BUDGETS):
     Returns
     -------
     list of Solver
-        Kind by kind (gd, cyclic, preconditioned settings), each at every budget.
+        Solver by solver (gd, cyclic, preconditioned settings), each at every budget.
     """
-    if problem.learning_rate is not None or problem.batch_size is not None:
-        full = problem.batch_size is None
-        return [CyclicSolver(full_batch=full, max_passes=None if full else AUTO_MAX_PASSES)]
     # a fixed max_iter is every candidate's number of passes: one budget
     budgets = sorted(budgets) if problem.max_iter is None else [AUTO_MAX_PASSES]
-    found = [CyclicSolver(full_batch=True, max_passes=b) for b in budgets]
-    found += [CyclicSolver(n_batches=l, max_passes=b)
-              for l in AUTO_CYCLIC_BATCHES if l < problem.n_samples for b in budgets]
-    if problem.gram_dim <= MAX_DENSE_DIM:
-        found += [PreconditionedSolver(gram_share=share, margin_factor=kappa, max_steps=b)
-                  for share in AUTO_GRAM_SHARES for kappa in AUTO_MARGIN_FACTORS
-                  for b in budgets]
-    return found
+    return [candidate for solver in registered()
+            for candidate in solver.auto_candidates(problem, budgets)]
 
 
 def choose(problem, budgets=AUTO_PASS_BUDGETS):
@@ -152,16 +130,10 @@ def _choose(problem, budgets, second_choice=False):
     choice follows), None where the route was not taken.
     """
     found = candidates(problem, budgets)
-    planned = {}
-    for kind, plan_kind in ((CyclicSolver, plan_cyclic_together),
-                            (PreconditionedSolver, plan_together)):
-        together = [solver for solver in found if isinstance(solver, kind)]
-        if together:  # one search per kind; the noise calibrated for the winner only
-            planned.update(zip(map(id, together),
-                               plan_kind(problem, together, calibrate=False)))
+    # one search per kind; the noise calibrated for the winner only
+    found_plans = plan_candidates(problem, found, calibrate=False)
     kept, seen = [], set()
-    for solver in found:  # a plan that a smaller budget reached already is that candidate
-        plan = planned[id(solver)]
+    for plan in found_plans:  # a plan that a smaller budget reached already is that candidate
         key = repr(replace(plan, solver=None))
         if key not in seen:
             seen.add(key)
@@ -184,9 +156,9 @@ def _choose(problem, budgets, second_choice=False):
         why = (f"solver='auto' chose {winner.label}: the fewest passes among the candidates "
                f"within {TIE_TOLERANCE:.0%} of the smallest predicted excess loss")
     chosen = _calibrated(plan, problem), lines + (_with_kind(why, problem),)
-    found_plans = [planned[id(solver)] for solver in found]
-    route = _gram_route(problem, runs, every, terms, best) if second_choice and isinstance(
-        plan.solver, CyclicSolver) else None
+    # a plain-step winner the second choice could run: would a Gram be worth more?
+    route = (_gram_route(problem, runs, every, terms, best) if second_choice
+             and plan.solver.second_choice and not plan.solver.releases_gram else None)
     if route is None:
         return (*chosen, found_plans, None)
     (winner, plan), value = route
@@ -209,16 +181,14 @@ def _gram_route(problem, runs, every, terms, best):
     share = min(values, key=values.get)  # the smallest share of equal values
     if not best > values[share] + TIE_TOLERANCE * abs(values[share]):
         return None
-    members = [pair for pair in every if isinstance(pair[1].solver, PreconditionedSolver)
-               and pair[1].solver.gram_share == share]
+    members = [pair for pair in every if pair[1].solver.releases_gram
+               and pair[1].gram_share == share]
     return min(members, key=lambda pair: (pair[0].excess_loss, pair[0].passes)), values[share]
 
 
 def _calibrated(plan, problem):
     """The plan ``plan.solver.plan(problem)`` gives: the winner's noise calibrated."""
-    if isinstance(plan.solver, CyclicSolver):
-        return calibrate_cyclic(plan, problem)
-    return calibrate_preconditioned(plan, problem)
+    return plan.solver.calibrate(plan, problem)
 
 
 def _with_kind(why, problem):
@@ -237,17 +207,21 @@ class AutoSolver(Solver):
 
     name = "auto"
 
+    #: Inference runs its public choice (no second choice), among candidates that
+    #: declare ``supports_inference`` (checked again on the chosen one, before the charge).
+    supports_inference = True
+
     def _plan(self, problem):
         plan, notes, planned, fixed = _choose(problem, AUTO_PASS_BUDGETS, second_choice=True)
         plan = replace(plan, notes=plan.notes + notes)
         if fixed is not None:  # the choice where no second choice follows
             fixed = replace(fixed[0], notes=fixed[0].notes + fixed[1])
-        if not isinstance(plan.solver, PreconditionedSolver):
+        if not plan.solver.releases_gram:
             return plan
         # a Gram will be released: choose again on it, among the preconditioned settings
         # planned here (same problem) and the plain-step runs planned for the rest of the
         # budget
-        settings = [p for p in planned if isinstance(p.solver, PreconditionedSolver)]
+        settings = [p for p in planned if p.solver.releases_gram]
         chosen = spectral_plan(problem, plan, candidates, settings)
         if chosen is None:  # no second choice: the route was not worth the Gram
             return plan if fixed is None else fixed

@@ -15,9 +15,21 @@ Every solver has the same three methods, so that a new optimizer is one module:
 step is one pass; one epoch of cyclic or sampled mini-batches is about one pass.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from ._capabilities import Capabilities
+
+if TYPE_CHECKING:  # annotations only
+    import numpy as np
+
+    from ..accounting import PrivacyReport
+    from ._utility import Prediction
 
 __all__ = [
     "AUTO_MAX_PASSES", "PublicProblem", "Solver", "check_learning_rate", "projection_radius",
@@ -103,17 +115,17 @@ class PublicProblem:
     sampling: str = "poisson"
 
     @property
-    def gram_dim(self):
+    def gram_dim(self) -> int:
         """Columns of the augmented design (features + intercept column)."""
         return self.n_params // self.n_outputs
 
     @property
-    def curvature(self):
+    def curvature(self) -> float:
         r"""c = beta_l / Rt^2: the loss's bound on l'' (1/4, 1/2 or 1)."""
         return self.data_smoothness / self.row_norm**2
 
 
-def check_learning_rate(eta, smoothness):
+def check_learning_rate(eta: float, smoothness: float) -> None:
     """Refuse a fixed step at or above 2/beta (GD would not contract)."""
     if not eta < 2.0 / smoothness:
         raise ValueError(
@@ -123,7 +135,7 @@ def check_learning_rate(eta, smoothness):
         )
 
 
-def projection_radius(problem, strong_convexity):
+def projection_radius(problem: PublicProblem, strong_convexity: float) -> float:
     r"""The radius r of the public ball a run on ``problem`` projects onto (:ref:`projection`).
 
     The user's ``max_coef_norm`` when given; else, for lam > 0,
@@ -152,39 +164,29 @@ def projection_radius(problem, strong_convexity):
     return math.inf
 
 
-class Solver:
+class Solver(Capabilities):
     """Base class: ``plan`` / ``report`` / ``run`` (see the module docstring).
 
     A subclass sets :attr:`name` and defines ``_plan(problem)``, ``_report(plan, problem,
     notes)`` and ``_run(data, loss, plan, rng, callback)``; registering it
     (:func:`skdpgd.solvers.register`) makes it a ``solver=`` of every estimator.
+
+    What else it supports (its report's currency, private inference, its candidates of
+    ``"auto"`` and their utility prediction, ``"auto"``'s second choice) it declares on
+    :class:`~skdpgd.solvers._capabilities.Capabilities`; the rest of the package reads
+    those declarations, never a solver's class or name.
     """
 
-    #: The ``solver=`` string of this solver.
-    name = None
-
-    #: Whether every report of this solver is Gaussian DP (has a ``mu``): the declared
-    #: capability that ``DPPipeline`` (its fit, ``plan_privacy``, ``prepare``) and
-    #: ``DPSearchCV`` read to admit a solver before any charge, and that ``skdpgd
-    #: account`` reads to compare against composition (False for sampled SGD).
-    reports_mu = True
-
-    #: Whether the solver plans from a Gaussian-DP target (``PublicProblem.mu``) as well as
-    #: from ``(epsilon, delta)``: an estimator handed an allowance in mu (a DP pipeline's)
-    #: then passes it on unconverted; to a solver without it, it passes the allowance's
-    #: epsilon at the fit's delta.
-    plans_in_mu = False
-
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(self) is type(other) and vars(self) == vars(other)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((type(self), tuple(sorted(vars(self).items()))))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 
-    def plan(self, problem):
+    def plan(self, problem: PublicProblem) -> Any:
         """The run plan for ``problem`` (cached: a pure function of public numbers).
 
         Parameters
@@ -200,10 +202,11 @@ class Solver:
         """
         return _cached_plan(self, problem)
 
-    def _plan(self, problem):
+    def _plan(self, problem: PublicProblem) -> Any:
         raise NotImplementedError  # pragma: no cover - abstract
 
-    def report(self, plan, problem, notes=()):
+    def report(self, plan: Any, problem: PublicProblem,
+               notes: tuple[str, ...] = ()) -> PrivacyReport:
         """The privacy report of ``plan``, from the accountant that covers the run.
 
         Parameters
@@ -222,10 +225,11 @@ class Solver:
         """
         return self._report(plan, problem, tuple(notes))
 
-    def _report(self, plan, problem, notes):
+    def _report(self, plan: Any, problem: PublicProblem,
+                notes: tuple[str, ...]) -> PrivacyReport:
         raise NotImplementedError  # pragma: no cover - abstract
 
-    def predict(self, plan, problem):
+    def predict(self, plan: Any, problem: PublicProblem) -> Prediction | None:
         """The predicted excess loss of ``plan`` and its cost (``solver="auto"``'s proxy).
 
         Parameters
@@ -243,10 +247,11 @@ class Solver:
         """
         return self._predict(plan, problem)
 
-    def _predict(self, plan, problem):
+    def _predict(self, plan: Any, problem: PublicProblem) -> Prediction | None:
         return None
 
-    def run(self, data, loss, plan, rng, callback=None):
+    def run(self, data: Any, loss: Any, plan: Any, rng: np.random.Generator,
+            callback: Callable[[int], object] | None = None) -> np.ndarray:
         """Run ``plan`` on ``data``; only the last iterate leaves.
 
         Parameters
@@ -269,10 +274,13 @@ class Solver:
         """
         return self._run(data, loss, plan, rng, callback)
 
-    def _run(self, data, loss, plan, rng, callback):
+    def _run(self, data: Any, loss: Any, plan: Any, rng: np.random.Generator,
+             callback: Callable[[int], object] | None) -> np.ndarray:
         raise NotImplementedError  # pragma: no cover - abstract
 
-    def run_chosen(self, data, loss, plan, report, rng, callback=None):
+    def run_chosen(self, data: Any, loss: Any, plan: Any, report: PrivacyReport,
+                   rng: np.random.Generator, callback: Callable[[int], object] | None = None
+                   ) -> tuple[np.ndarray, Any, PrivacyReport]:
         """Like :meth:`run`, and the plan and report of the run that ran.
 
         A solver that chooses its run after an accounted release (``"auto"`` on a
@@ -306,7 +314,9 @@ class Solver:
         """
         return self.run(data, loss, plan, rng, callback), plan, report
 
-    def run_released(self, data, loss, plan, rng, callback=None):
+    def run_released(self, data: Any, loss: Any, plan: Any, rng: np.random.Generator,
+                     callback: Callable[[int], object] | None = None
+                     ) -> tuple[np.ndarray, np.ndarray | None]:
         """Like :meth:`run`, and also what the run released besides its last iterate.
 
         Private inference (:mod:`skdpgd.inference`) needs the preconditioner a
@@ -337,6 +347,6 @@ class Solver:
 
 
 @lru_cache(maxsize=512)
-def _cached_plan(solver, problem):
+def _cached_plan(solver: Solver, problem: PublicProblem) -> Any:
     """A grid search or an audit that fits one public configuration many times plans once."""
     return solver._plan(problem)

@@ -27,10 +27,19 @@ from ._cyclic_planning import (
 )
 from ._utility import predict_runs
 
-__all__ = ["AUTO_N_BATCHES", "CyclicSolver", "calibrate_cyclic", "plan_cyclic_together"]
+__all__ = ["AUTO_CYCLIC_BATCHES", "AUTO_N_BATCHES", "CyclicSolver", "calibrate_cyclic",
+           "plan_cyclic_together"]
 
 #: Numbers of batches l that batch_size="auto" tries with solver="cyclic" (b = ceil(n/l)).
 AUTO_N_BATCHES = (1, 2, 4, 8, 16, 32, 64)
+
+#: Numbers of batches of the cyclic candidates of ``solver="auto"``: every l > 1 that
+#: ``solver="cyclic"`` chooses among (:data:`AUTO_N_BATCHES`), so that the proxy ranks the
+#: cyclic solver's own choice too. The l the proxy prefers moves with the problem (2 on
+#: Adult-2000 at epsilon 1, 8 at epsilon 4, 32 on a 40,000-row design), so that a sparser
+#: grid (4 and 16, the earlier set) misses it; the four more batch sizes cost about 4 ms of
+#: planning (benchmarks/README.md, "Cyclic candidates at every l").
+AUTO_CYCLIC_BATCHES = tuple(l for l in AUTO_N_BATCHES if l > 1)
 
 #: Passes over the data "auto" plans for with one batch (full-batch noisy GD). A compute
 #: budget, not a privacy one: bound (A) saturates in the number of steps.
@@ -60,6 +69,12 @@ class CyclicSolver(Solver):
 
     #: The planner and the calibration take a target in mu (``PublicProblem.mu``).
     plans_in_mu = True
+
+    #: Inference computes the noise covariance of a fixed-partition run.
+    supports_inference = True
+
+    #: Its runs are candidates of ``"auto"``'s second choice (they release no Gram).
+    second_choice = True
 
     def __init__(self, full_batch=False, max_passes=None, n_batches=None):
         self.full_batch = bool(full_batch)
@@ -108,6 +123,141 @@ class CyclicSolver(Solver):
         return accounting.noisy_cyclic_gd_report(
             plan.noise_std, plan.n_epochs, batch_size=plan.batch_size, **common
         )
+
+    def auto_candidates(self, problem, budgets):
+        """``"auto"``'s candidates: gd at every budget (``solver="gd"``), or one cyclic
+        candidate per l of ``AUTO_CYCLIC_BATCHES`` and budget; with a fixed
+        ``learning_rate`` or ``batch_size``, the plain-step run that honours it (gd without
+        a fixed batch size, cyclic with one).
+
+        Parameters
+        ----------
+        problem : PublicProblem
+            The public numbers of the fit.
+        budgets : list of int
+            The compute budgets (passes), ascending.
+
+        Returns
+        -------
+        tuple of CyclicSolver
+            The candidates.
+        """
+        if problem.learning_rate is not None or problem.batch_size is not None:
+            if self.full_batch != (problem.batch_size is None):
+                return ()
+            full = self.full_batch
+            return (CyclicSolver(full_batch=full, max_passes=None if full else AUTO_MAX_PASSES),)
+        if self.full_batch:
+            return tuple(CyclicSolver(full_batch=True, max_passes=b) for b in budgets)
+        return tuple(CyclicSolver(n_batches=l, max_passes=b)
+                     for l in AUTO_CYCLIC_BATCHES if l < problem.n_samples for b in budgets)
+
+    @classmethod
+    def plan_candidates(cls, problem, solvers, calibrate=False):
+        """One search for every candidate (``plan_cyclic_together``).
+
+        Parameters
+        ----------
+        problem : PublicProblem
+            The public numbers of the fit.
+        solvers : list of CyclicSolver
+            The candidates.
+        calibrate : bool, default=False
+            Calibrate every plan's noise exactly.
+
+        Returns
+        -------
+        list of NoisyCyclicGDPlan
+            One per solver.
+        """
+        return plan_cyclic_together(problem, solvers, calibrate=calibrate)
+
+    def calibrate(self, plan, problem):
+        """``calibrate_cyclic``.
+
+        Parameters
+        ----------
+        plan : NoisyCyclicGDPlan
+            A plan of :meth:`plan_candidates` (uncalibrated).
+        problem : PublicProblem
+            The public numbers it was planned from.
+
+        Returns
+        -------
+        NoisyCyclicGDPlan
+            The calibrated plan.
+        """
+        return calibrate_cyclic(plan, problem)
+
+    def choice_label(self, plan):
+        """``"gd"`` or ``"cyclic (l batches)"``.
+
+        Parameters
+        ----------
+        plan : NoisyCyclicGDPlan
+            One of its plans.
+
+        Returns
+        -------
+        str
+            The label.
+        """
+        return f"cyclic ({plan.n_batches} batches)" if plan.n_batches > 1 else "gd"
+
+    def spectral_run(self, plan, problem, eigenvalues, spectrum):
+        """The constant step eta on every direction, and the batches' heterogeneity.
+
+        Parameters
+        ----------
+        plan : NoisyCyclicGDPlan
+            A candidate's plan.
+        problem : PublicProblem
+            The public numbers of the fit.
+        eigenvalues : ndarray of shape (d,)
+            The released Gram's eigenvalues (unused: a plain step).
+        spectrum : ndarray of shape (d,)
+            The estimated spectrum.
+
+        Returns
+        -------
+        run : dict
+            ``steps`` and ``extra``.
+        passes : float
+            Its epochs.
+        """
+        extra = 0.0
+        if plan.n_batches > 1:
+            extra = batch_heterogeneity(plan.learning_rate, gradient_bound=problem.gradient_bound,
+                                        batch_size=plan.batch_size, n_samples=problem.n_samples)
+        return (dict(steps=np.full(spectrum.shape, plan.learning_rate), extra=extra),
+                float(plan.n_epochs))
+
+    def run_after_gram(self, row_sums, data, released, plan, rng, callback=None):
+        """A full-batch run on the Gram pass's engine (one per fit); None for l > 1.
+
+        Parameters
+        ----------
+        row_sums : row-sum engine
+            The entered engine over all rows.
+        data : FitData
+            As in :meth:`run`.
+        released : None
+            Unused.
+        plan : NoisyCyclicGDPlan
+            As in :meth:`run`.
+        rng : numpy.random.Generator
+            As in :meth:`run`.
+        callback : callable, optional
+            As in :meth:`run`.
+
+        Returns
+        -------
+        ndarray or None
+            The last iterate, or None (run on its own row sets afterwards).
+        """
+        if plan.n_batches != 1:
+            return None
+        return self.descend(row_sums, data, plan, rng, callback)
 
     def _predict(self, plan, problem):
         return predict_runs(problem, [self._prediction_run(plan, problem)])[0]
@@ -238,13 +388,13 @@ def plan_cyclic_together(problem, solvers, calibrate=False):
             raise ValueError("cyclic solvers planned together have one batch size each.")
         found = _plan_cyclic(*target, lams=lams, batch_sizes=[b for (b,) in sizes],
                              each=True, budgets=budgets, **common)
-        plans = [found[choice[0], budget] for choice, budget in zip(sizes, budgets)]
+        plans = [found[choice[0], budget] for choice, budget in zip(sizes, budgets, strict=True)]
     if eta is not None:  # once, against the planned objective's smoothness beta_l + lam
         for plan in plans:
             check_learning_rate(eta, plan.smoothness)
     return [replace(plan, solver=solver,
                     projection_radius=projection_radius(problem, plan.strong_convexity))
-            for plan, solver in zip(plans, solvers)]
+            for plan, solver in zip(plans, solvers, strict=True)]
 
 
 def calibrate_cyclic(plan, problem):

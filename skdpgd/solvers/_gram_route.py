@@ -38,8 +38,6 @@ import math
 
 import numpy as np
 
-from ._cyclic import CyclicSolver
-from ._preconditioned import PreconditionedSolver
 from ._proxy_kernels import minimax_pair, minimax_sum
 from ._spectral import PROBE_FRACTION
 from ._utility import predicted_excess_losses
@@ -69,11 +67,11 @@ def gram_route_values(problem, runs, plans, terms):
         ``{share: V_s}``; empty where there is no preconditioned or no plain-step
         candidate.
     """
-    plain = [run for (_, _, run), plan in zip(runs, plans)
-             if isinstance(plan.solver, CyclicSolver)]
-    preconditioned = [(plan.solver.gram_share, level_terms)
-                      for plan, level_terms in zip(plans, terms)
-                      if isinstance(plan.solver, PreconditionedSolver)]
+    plain = [run for (_, _, run), plan in zip(runs, plans, strict=True)
+             if plan.solver.second_choice and not plan.solver.releases_gram]
+    preconditioned = [(plan.gram_share, level_terms)
+                      for plan, level_terms in zip(plans, terms, strict=True)
+                      if plan.solver.releases_gram]
     shares = sorted({share for share, _ in preconditioned})
     if not plain or not shares:
         return {}
@@ -101,7 +99,7 @@ def minimax_value(terms):
     regressors. With one run it is that run's prediction."""
     extra = np.array([level_terms.extra for level_terms in terms])
     if terms[0].scale_free:
-        c, a, b = (np.stack(arrays) for arrays in zip(*(t.levels for t in terms)))
+        c, a, b = (np.stack(arrays) for arrays in zip(*(t.levels for t in terms), strict=True))
         return minimax_pair(c, a, b, extra)
-    opt, noise = (np.stack(arrays) for arrays in zip(*(t.levels for t in terms)))
+    opt, noise = (np.stack(arrays) for arrays in zip(*(t.levels for t in terms), strict=True))
     return minimax_sum(np.array([t.bias for t in terms]), opt, noise, extra)

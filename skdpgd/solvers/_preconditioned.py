@@ -43,8 +43,16 @@ from ._preconditioned_planning import (
 )
 from ._utility import predict_runs
 
-__all__ = ["PreconditionedSolver", "calibrate_preconditioned", "plan_together"]
+__all__ = ["AUTO_GRAM_SHARES", "AUTO_MARGIN_FACTORS", "PreconditionedSolver",
+           "calibrate_preconditioned", "plan_together"]
 
+#: Gram shares s of the preconditioned candidates of ``solver="auto"``: the proxy picks
+#: the share, on a factor-2 grid around the planner's default 1/4.
+AUTO_GRAM_SHARES = (0.125, 0.25, 0.5)
+
+#: Margin factors kappa of the preconditioned candidates (the preconditioner's margin in
+#: units of the Gram noise bound; a convergence parameter, not a privacy one).
+AUTO_MARGIN_FACTORS = (1.0, 2.0, 4.0)
 
 
 class PreconditionedSolver(Solver):
@@ -67,6 +75,14 @@ class PreconditionedSolver(Solver):
 
     name = "preconditioned"
 
+    #: Inference computes the noise covariance of a fixed preconditioner's run.
+    supports_inference = True
+
+    #: Its settings are candidates of ``"auto"``'s second choice, which it starts: its run
+    #: releases a Gram first.
+    second_choice = True
+    releases_gram = True
+
     def __init__(self, gram_share=None, margin_factor=1.0, max_steps=None):
         self.gram_share = gram_share
         self.margin_factor = margin_factor
@@ -88,6 +104,172 @@ class PreconditionedSolver(Solver):
             margin=plan.margin, row_norm=problem.row_norm, momentum=plan.momentum,
             notes=tuple(notes) + plan.notes,
         )
+
+    def auto_candidates(self, problem, budgets):
+        """``"auto"``'s candidates: every Gram share of ``AUTO_GRAM_SHARES`` and margin
+        factor of ``AUTO_MARGIN_FACTORS`` at every budget (steps), while the augmented
+        design has at most ``MAX_DENSE_DIM`` columns; none with a fixed ``learning_rate``
+        or ``batch_size`` (its step is the majoriser's, its batch full).
+
+        Parameters
+        ----------
+        problem : PublicProblem
+            The public numbers of the fit.
+        budgets : list of int
+            The compute budgets (steps), ascending.
+
+        Returns
+        -------
+        tuple of PreconditionedSolver
+            The candidates.
+        """
+        if problem.learning_rate is not None or problem.batch_size is not None:
+            return ()
+        if problem.gram_dim > MAX_DENSE_DIM:
+            return ()
+        return tuple(PreconditionedSolver(gram_share=share, margin_factor=kappa, max_steps=b)
+                     for share in AUTO_GRAM_SHARES for kappa in AUTO_MARGIN_FACTORS
+                     for b in budgets)
+
+    @classmethod
+    def plan_candidates(cls, problem, solvers, calibrate=False):
+        """One recursion of the planner's proxy for every setting (``plan_together``).
+
+        Parameters
+        ----------
+        problem : PublicProblem
+            The public numbers of the fit.
+        solvers : list of PreconditionedSolver
+            The candidates.
+        calibrate : bool, default=False
+            Calibrate every plan's noise exactly.
+
+        Returns
+        -------
+        list of PreconditionedGDPlan
+            One per solver.
+        """
+        return plan_together(problem, solvers, calibrate=calibrate)
+
+    def calibrate(self, plan, problem):
+        """``calibrate_preconditioned``.
+
+        Parameters
+        ----------
+        plan : PreconditionedGDPlan
+            A plan of :meth:`plan_candidates` (uncalibrated).
+        problem : PublicProblem
+            The public numbers it was planned from.
+
+        Returns
+        -------
+        PreconditionedGDPlan
+            The calibrated plan.
+        """
+        return calibrate_preconditioned(plan, problem)
+
+    def choice_label(self, plan):
+        """``"preconditioned (margin x kappa, K steps)"``.
+
+        Parameters
+        ----------
+        plan : PreconditionedGDPlan
+            One of its plans.
+
+        Returns
+        -------
+        str
+            The label.
+        """
+        return f"preconditioned (margin x{self.margin_factor:g}, {plan.n_steps} steps)"
+
+    def spectral_run(self, plan, problem, eigenvalues, spectrum):
+        """The preconditioned step on each released eigenvalue, with its momentum.
+
+        Parameters
+        ----------
+        plan : PreconditionedGDPlan
+            A candidate's plan.
+        problem : PublicProblem
+            The public numbers of the fit.
+        eigenvalues : ndarray of shape (d,)
+            The released Gram's eigenvalues.
+        spectrum : ndarray of shape (d,)
+            The estimated spectrum (unused: the step reads the released one).
+
+        Returns
+        -------
+        run : dict
+            ``steps`` and ``momentum``.
+        passes : float
+            Its steps.
+        """
+        floor, c = plan.margin * np.ones_like(eigenvalues), problem.curvature
+        steps = plan.learning_rate / (c * np.maximum(eigenvalues + plan.margin, floor)
+                                      + plan.strong_convexity)
+        return dict(steps=steps, momentum=plan.momentum), float(plan.n_steps)
+
+    def run_after_gram(self, row_sums, data, released, plan, rng, callback=None):
+        """The run on the released Gram, on the Gram pass's engine.
+
+        Parameters
+        ----------
+        row_sums : row-sum engine
+            The entered engine over all rows.
+        data : FitData
+            As in :meth:`run`.
+        released : ndarray of shape (d, d)
+            The released Gram (the probe and the top-up combined).
+        plan : PreconditionedGDPlan
+            As in :meth:`run`.
+        rng : numpy.random.Generator
+            As in :meth:`run`.
+        callback : callable, optional
+            As in :meth:`run`.
+
+        Returns
+        -------
+        ndarray
+            The last iterate.
+        """
+        coef, _ = self.descend(row_sums, data, released, plan, rng, callback)
+        return coef
+
+    def gram_settings(self, problem, share, found, settings, budgets):
+        """The pick's settings (its Gram share, every margin factor) at every budget of
+        ``budgets``, calibrated: those ``settings`` holds (the first choice's, at its
+        budget) and the others planned here (each the plan its solver gives alone).
+
+        Parameters
+        ----------
+        problem : PublicProblem
+            The public numbers of the fit.
+        share : float
+            The public pick's Gram share.
+        found : callable
+            ``found(problem)``: ``"auto"``'s candidates.
+        settings : list of PreconditionedGDPlan or None
+            ``"auto"``'s Gram-releasing plans before calibration, or None (planned here).
+        budgets : tuple of int
+            The second choice's budgets (steps).
+
+        Returns
+        -------
+        list of PreconditionedGDPlan
+            Calibrated plans.
+        """
+        if settings is None:
+            settings = plan_together(problem, [
+                solver for solver in found(problem)
+                if type(solver) is type(self) and solver.gram_share == share])
+        else:
+            settings = [plan.solver.calibrate(plan, problem) for plan in settings
+                        if plan.gram_share == share]
+        have = {plan.solver.max_steps for plan in settings}
+        more = [PreconditionedSolver(gram_share=share, margin_factor=kappa, max_steps=budget)
+                for budget in budgets if budget not in have
+                for kappa in sorted({plan.solver.margin_factor for plan in settings})]
+        return settings + (plan_together(problem, more) if more else [])
 
     def _predict(self, plan, problem):
         return predict_runs(problem, [self._prediction_run(plan, problem)])[0]
@@ -241,7 +423,7 @@ def plan_together(problem, solvers, calibrate=True):
     return [replace(plan, solver=solver,
                     smoothness=problem.data_smoothness + plan.strong_convexity,
                     projection_radius=projection_radius(problem, plan.strong_convexity))
-            for plan, solver in zip(plans, solvers)]
+            for plan, solver in zip(plans, solvers, strict=True)]
 
 
 def calibrate_preconditioned(plan, problem):

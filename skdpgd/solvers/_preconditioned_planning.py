@@ -311,7 +311,7 @@ def plan_preconditioned_settings(
         lams = list(c * row_norm**2 * np.logspace(-8, 0, 9))
     target = epsilon_delta_to_gdp(epsilon, delta)
     sigma1s, margins, taus = [], [], []
-    for share, kappa in zip(shares, kappas):
+    for share, kappa in zip(shares, kappas, strict=True):
         if target == math.inf:
             tau, sigma1 = 0.0, 0.0
         else:
@@ -326,14 +326,15 @@ def plan_preconditioned_settings(
         learning_rate=eta, n_params=p, initial_distance=r0, row_norm=row_norm,
         n_outputs=p // dim, budgets=budgets,
     )
-    plans = []
-    for share, kappa, table, budget in zip(shares, kappas, tables, budgets):
+    plans: list[PreconditionedGDPlan] = []
+    for share, kappa, table, budget in zip(shares, kappas, tables, budgets, strict=True):
         table = table[:budget]
         if target == math.inf:  # no noise: the cap; the run stops on convergence (tolerance)
             pair = int(np.argmin(table.sum(axis=0)))  # the fastest decrease over all K
             proxy, k = float(table[-1, pair]), budget
         else:
-            k_index, pair = np.unravel_index(int(np.argmin(table)), table.shape)
+            k_index, pair_index = np.unravel_index(int(np.argmin(table)), table.shape)
+            pair = int(pair_index)
             proxy, k = float(table[k_index, pair]), int(k_index) + 1
         beta, lam = pairs[pair]
         if n_steps is not None:  # a fixed number of steps is that number

@@ -8,7 +8,7 @@ The names are kept in one live set (:data:`NAMES`): the estimators' parameter co
 holds that very set, so a solver registered later is accepted by ``solver=`` at once.
 """
 
-__all__ = ["DEFAULT", "NAMES", "get", "names", "register", "unregister"]
+__all__ = ["DEFAULT", "NAMES", "get", "names", "register", "registered", "unregister"]
 
 #: The ``solver=`` default of the estimators.
 DEFAULT = "auto"
@@ -87,3 +87,17 @@ def get(name):
         raise ValueError(f"unknown solver {name!r}; choose one of {list(names())}.") from None
     return factory()
 
+
+
+def registered():
+    """A new object of every registered solver, in registration order.
+
+    ``"auto"`` asks each for its candidates
+    (:meth:`~skdpgd.solvers._capabilities.Capabilities.auto_candidates`).
+
+    Returns
+    -------
+    list of Solver
+        One per registered name.
+    """
+    return [factory() for factory in _FACTORIES.values()]

@@ -45,8 +45,7 @@ from ..accounting import (
     gram_then_run_report,
 )
 from ..optim import release_gram
-from ._cyclic import CyclicSolver, plan_cyclic_together
-from ._preconditioned import PreconditionedSolver, calibrate_preconditioned, plan_together
+from ._capabilities import plan_candidates
 from ._spectral_choice import _label, choose_on_spectrum
 
 __all__ = ["SpectralChoicePlan", "SpectralChoiceSolver", "spectral_plan"]
@@ -179,9 +178,11 @@ def spectral_plan(problem, public_plan, found, settings=None):
     share = public_plan.gram_share
     # gd and cyclic: one search of the grid for all of them, each calibrated as its own
     # plan() would be, at the public pick's budget
-    cyclic = [solver for solver in found(run_problem) if isinstance(solver, CyclicSolver)]
-    found_plans = plan_cyclic_together(run_problem, cyclic, calibrate=True) if cyclic else []
-    found_plans += _preconditioned_candidates(problem, share, found, settings)
+    plain = [solver for solver in found(run_problem)
+             if solver.second_choice and not solver.releases_gram]
+    found_plans = plan_candidates(run_problem, plain, calibrate=True)
+    found_plans += public_plan.solver.gram_settings(problem, share, found, settings,
+                                                    SPECTRAL_PASS_BUDGETS)
     plans, reports, mus, seen = [], [], [], set()
     public_key, public_index = repr(replace(public_plan, solver=None, notes=())), None
     for plan in found_plans:  # a plan that another budget reached already is listed once
@@ -191,7 +192,7 @@ def spectral_plan(problem, public_plan, found, settings=None):
         seen.add(key)
         if public_index is None and repr(replace(plan, solver=None, notes=())) == public_key:
             public_index = len(plans)  # the public choice among the candidates
-        if isinstance(plan.solver, CyclicSolver):
+        if not plan.solver.releases_gram:
             report = plan.solver.report(plan, run_problem)
             mu = report.mu
         else:  # the top-up Gram release and its steps (the probe is counted once)
@@ -216,7 +217,7 @@ def spectral_plan(problem, public_plan, found, settings=None):
         public_plan=public_plan, candidates=tuple(plans), run_reports=tuple(reports),
         run_mus=tuple(mus), gram_mu=gram_mu, problem=problem, n_steps=public_plan.n_steps,
         strong_convexity=public_plan.strong_convexity, solver=SpectralChoiceSolver(),
-        notes=public_plan.notes + (note,), public_index=public_index,
+        notes=(*public_plan.notes, note), public_index=public_index,
     )
 
 
@@ -265,25 +266,6 @@ def combine_releases(probe, top_up):
     :math:`qE_P + (1-q)E_T`, of variance :math:`q^2\tau^2/q + (1-q)^2\tau^2/(1-q) =
     \tau^2` per entry (post-processing of the two releases)."""
     return PROBE_FRACTION * probe + (1.0 - PROBE_FRACTION) * top_up
-
-
-def _preconditioned_candidates(problem, share, found, settings):
-    """The pick's preconditioned settings (its Gram share, every margin factor) at every
-    budget of :data:`SPECTRAL_PASS_BUDGETS`, calibrated: those ``settings`` holds (the
-    first choice's, at its budget) and the others planned here (each the plan its solver
-    gives alone)."""
-    if settings is None:
-        settings = [plan for plan in plan_together(problem, [
-            solver for solver in found(problem)
-            if isinstance(solver, PreconditionedSolver) and solver.gram_share == share])]
-    else:
-        settings = [calibrate_preconditioned(plan, problem) for plan in settings
-                    if plan.solver.gram_share == share]
-    have = {plan.solver.max_steps for plan in settings}
-    more = [PreconditionedSolver(gram_share=share, margin_factor=kappa, max_steps=budget)
-            for budget in SPECTRAL_PASS_BUDGETS if budget not in have
-            for kappa in sorted({plan.solver.margin_factor for plan in settings})]
-    return settings + (plan_together(problem, more) if more else [])
 
 
 class SpectralChoiceSolver:
@@ -386,16 +368,14 @@ class SpectralChoiceSolver:
             probe = release_gram(gram, n_samples, plan.probe_noise_std, rng)
             index, notes = choose_on_spectrum(plan, problem, probe)  # reads the probe only
             chosen = plan.candidates[index]
-            preconditioned = isinstance(chosen.solver, PreconditionedSolver)
-            if preconditioned:  # the rest of its Gram
+            released = None
+            if chosen.solver.releases_gram:  # the rest of its Gram
                 top_up = release_gram(gram, n_samples, plan.top_up_noise_std, rng)
-            del gram  # from here on only the released Grams
-            if preconditioned:
                 released = combine_releases(probe, top_up)
-                coef, _ = chosen.solver.descend(row_sums, data, released, chosen, rng, callback)
-            elif chosen.n_batches == 1:  # full batch: on this engine (one per fit)
-                coef = chosen.solver.descend(row_sums, data, chosen, rng, callback)
-        if not preconditioned and chosen.n_batches > 1:  # its own row sets
+            del gram  # from here on only the released Grams
+            # on this engine (a full batch, or the released Gram), else None
+            coef = chosen.solver.run_after_gram(row_sums, data, released, chosen, rng, callback)
+        if coef is None:  # its own row sets
             coef = chosen.solver.run(data, loss, chosen, rng, callback)
         if report is not None:
             report = replace(self.report(plan, problem, index=index), notes=report.notes + notes)

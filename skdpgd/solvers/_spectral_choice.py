@@ -16,8 +16,6 @@ import math
 
 import numpy as np
 
-from ._cyclic_planning import batch_heterogeneity
-from ._preconditioned import PreconditionedSolver
 from ._spectral_utility import (
     estimate_spectrum,
     released_offset_distance,
@@ -31,33 +29,20 @@ __all__ = ["choose_on_spectrum"]
 
 
 def _label(plan):
-    solver = plan.solver
-    if isinstance(solver, PreconditionedSolver):
-        return f"preconditioned (margin x{solver.margin_factor:g}, {plan.n_steps} steps)"
-    return f"cyclic ({plan.n_batches} batches)" if plan.n_batches > 1 else "gd"
+    """The candidate's name in the notes (its solver's declared ``choice_label``)."""
+    return plan.solver.choice_label(plan)
 
 
 def _spectral_prediction(plan, problem, released, spectrum, unresolved,
                          score=spectral_excess_loss):
-    """(excess loss, passes) of one candidate on the released spectrum (by ``score``)."""
-    c = problem.curvature
-    common = dict(curvature=c, strong_convexity=plan.strong_convexity, spectrum=spectrum,
-                  n_outputs=problem.n_outputs, initial_distance=problem.largest_distance,
+    """(excess loss, passes) of one candidate on the released spectrum (by ``score``; its
+    run there: its solver's declared ``spectral_run``)."""
+    common = dict(curvature=problem.curvature, strong_convexity=plan.strong_convexity,
+                  spectrum=spectrum, n_outputs=problem.n_outputs,
+                  initial_distance=problem.largest_distance,
                   scale_free=problem.scale_free_score, **unresolved)
-    if isinstance(plan.solver, PreconditionedSolver):
-        floor = plan.margin * np.ones_like(released)
-        steps = plan.learning_rate / (c * np.maximum(released + plan.margin, floor)
-                                      + plan.strong_convexity)
-        excess = score(plan.n_steps, plan.noise_std, steps=steps, momentum=plan.momentum,
-                       **common)
-        return excess, float(plan.n_steps)
-    extra = 0.0
-    if plan.n_batches > 1:
-        extra = batch_heterogeneity(plan.learning_rate, gradient_bound=problem.gradient_bound,
-                                    batch_size=plan.batch_size, n_samples=problem.n_samples)
-    excess = score(plan.n_steps, plan.noise_std,
-                   steps=np.full(spectrum.shape, plan.learning_rate), extra=extra, **common)
-    return excess, float(plan.n_epochs)
+    run, passes = plan.solver.spectral_run(plan, problem, released, spectrum)
+    return score(plan.n_steps, plan.noise_std, **run, **common), passes
 
 
 def choose_on_spectrum(plan, problem, released):
@@ -109,6 +94,6 @@ def choose_on_spectrum(plan, problem, released):
     notes = tuple(
         f"on the released spectrum: {_label(candidate)}: predicted excess loss "
         f"{excess:.2e}, {passes:.0f} passes"
-        for candidate, (excess, passes) in zip(plan.candidates, scored))
-    return index, notes + (f"solver='auto' ran {_label(plan.candidates[index])}, chosen on "
-                           "the released Gram's spectrum",)
+        for candidate, (excess, passes) in zip(plan.candidates, scored, strict=True))
+    return index, (*notes, f"solver='auto' ran {_label(plan.candidates[index])}, chosen on "
+                           "the released Gram's spectrum")

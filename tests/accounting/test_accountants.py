@@ -31,7 +31,7 @@ from skdpgd.accounting import (
     register_accountant,
 )
 from skdpgd.accounting._accountants import _base as accountant_base
-from skdpgd.accounting._accountants import accountant_names
+from skdpgd.accounting._accountants import accountant_for, accountant_names
 from skdpgd.accounting._events import _base as event_base
 
 DELTA = 1e-5
@@ -58,6 +58,18 @@ def test_the_registry_holds_the_three_accountants_in_the_order_tried():
         register_accountant(type("Other", (GdpAccountant,), {"name": "gdp"}))
     with pytest.raises(TypeError, match="not an Accountant"):
         register_accountant(dict)
+
+
+def test_the_order_tried_is_the_declared_priority_never_the_import_order(registries):
+    with pytest.raises(TypeError, match="no integer priority"):
+        register_accountant(type("Unordered", (GdpAccountant,), {"name": "u", "priority": None}))
+    with pytest.raises(ValueError, match="the priority 10 of"):
+        register_accountant(type("Tied", (GdpAccountant,), {"name": "tied", "priority": 10}))
+    # registered last, tried first: its priority is the smallest
+    first = register_accountant(dataclass(frozen=True)(
+        type("First", (GdpAccountant,), {"name": "first", "priority": -1})))
+    assert accountant_names() == ("first", "gdp", "pld", "rdp")
+    assert type(accountant_for(GaussianDpEvent(0.3))) is first
 
 
 def test_gdp_accountant_composes_exactly_and_converts_both_ways():
@@ -131,10 +143,11 @@ def pure_dp(registries):
     class PureAccountant(Accountant):
         pure_epsilon: float = 0.0
         name = "test_pure"
+        priority = 100  # after the built-in ones
         source = "basic composition (Dwork and Roth 2014, Theorem 3.16)"
 
         def _compose_rest(self, events):
-            forms = [getattr(event, "pure_dp", lambda: None)() for event in events]
+            forms = [event.form("pure_dp") for event in events]  # the currency's one hook
             if None in forms:
                 raise UnsupportedEventError("not pure DP")
             return {"pure_epsilon": self.pure_epsilon + sum(forms)}

@@ -272,5 +272,5 @@ def test_bound_f_where_the_projection_binds():
         minus = _projected_walk([-g for g in shifts], points=601, **walk)
         worst = np.maximum(worst, [_delta(plus, minus, eps) for eps in _EPSILONS])
     assert worst[0] > 0.0
-    for eps, exact in zip(_EPSILONS, worst):
+    for eps, exact in zip(_EPSILONS, worst, strict=False):
         _check_above(float(mp_delta(bound, eps)), exact)

@@ -22,7 +22,7 @@ def test_an_empty_column_is_dropped_and_a_column_with_data_is_kept():
     exact = design.T @ design / 4000
     tau, dropped = 1e-3, 0
     for _ in range(400):
-        mask, ratio, z = empty_columns(_noisy(exact, tau, rng), tau)
+        mask, _ratio, z = empty_columns(_noisy(exact, tau, rng), tau)
         assert not mask[[0, 1, 2, 4]].any()
         dropped += bool(mask[3])
     assert abs(z - 2.326) < 1e-3  # Phi^-1(1 - 0.05/5)

@@ -228,7 +228,7 @@ def test_the_regressor_release_computes_the_documented_lead():
 def test_a_model_no_better_than_the_constant_is_kept_at_most_at_the_level():
     # the model predicts the majority class on every row: its lead over the constant is 0,
     # the boundary of the null; 4000 independent checks
-    X, y = _binary(n=2000, seed=3)
+    _X, y = _binary(n=2000, seed=3)
     budget = split_budget(0.3, 1e-5, [])
     plan = plan_constant_check(DPLogisticRegression(classes=[0, 1]), budget, len(y))
     majority = int(np.bincount(y).argmax())

@@ -27,7 +27,7 @@ dpa = pytest.importorskip("dp_accounting")
 
 # the package's without-replacement orders (fewer orders only loosen the bound; the same
 # grid makes the comparison an equality)
-_WOR_ORDERS = [float(a) for a in list(range(2, 17)) + [20, 24, 32, 48, 64, 96, 128]]
+_WOR_ORDERS = [float(a) for a in [*list(range(2, 17)), 20, 24, 32, 48, 64, 96, 128]]
 
 
 def _data(n=2000, d=5, seed=0):
@@ -146,7 +146,7 @@ def test_uniform_run_is_the_documented_loop_and_plan_privacy_matches_the_fit():
 
 
 def test_ridge_uniform_without_a_radius_reads_the_default_ball():
-    X, y = _data(n=800)
+    X, _y = _data(n=800)
     target = np.tanh(X[:, 0])
     est = DPRidge(epsilon=1.0, alpha=1.0, y_bound=1.0, solver="sgd", sampling="uniform",
                   batch_size=40, max_iter=3, random_state=0).fit(X, target)
@@ -214,7 +214,7 @@ def test_pipeline_and_search_refuse_uniform_sgd_by_its_declaration_before_any_ch
     search = DPSearchCV(DPLogisticRegression(classes=[0, 1], solver="sgd"),
                         {"sampling": ["poisson", "uniform"]}, epsilon=2.0, delta=1e-5,
                         ledger=ledger, random_state=0)
-    with pytest.raises(ValueError, match="solver='sgd'.*reports_mu=False"):
+    with pytest.raises(ValueError, match=r"solver='sgd'.*reports_mu=False"):
         search.fit(X, y)
     # a gd template with a uniform candidate: the sampler's refusal, also before the charge
     search = DPSearchCV(DPLogisticRegression(classes=[0, 1], solver="gd", max_iter=5),

@@ -17,11 +17,11 @@ composition. Every accountant composes two parts the same way:
   ``delta`` is the rest's epsilon at ``delta - Delta`` (infinite when
   :math:`\Delta \ge \delta`).
 
-A subclass declares ``name`` and ``source``, composes the events without a Gaussian-DP
-form in ``_compose_rest`` (refusing with :class:`UnsupportedEventError` what it cannot
-bound) and computes epsilon of the rest in ``_epsilon``. :func:`register_accountant` adds
-it to the registry; :func:`accountant_for` picks, for a list of events, the first
-registered accountant (in registration order) that composes every one of them.
+A subclass declares ``name``, ``source`` and ``priority``, composes the events without a
+Gaussian-DP form in ``_compose_rest`` (refusing with :class:`UnsupportedEventError` what it
+cannot bound) and computes epsilon of the rest in ``_epsilon``. :func:`register_accountant`
+adds it to the registry; :func:`accountant_for` picks, for a list of events, the
+registered accountant of smallest priority that composes every one of them.
 """
 
 import dataclasses
@@ -130,6 +130,10 @@ class Accountant:
     source: ClassVar[str] = ""
     #: The neighbouring relation its guarantees are stated for.
     relation: ClassVar[NeighbouringRelation] = NeighbouringRelation.REPLACE_ONE
+    #: Its place in the order ``accountant_for`` tries the accountants (smallest
+    #: first): declared by every registered accountant, and unique, so that which one
+    #: composes a list of events never depends on an import order.
+    priority: ClassVar[int | None] = None
 
     @property
     def mu(self):
@@ -183,7 +187,7 @@ class Accountant:
         for event in events:
             check_event(event, self.relation)
         forms = [event.gaussian_dp() for event in events]
-        rest = tuple(event for event, form in zip(events, forms) if form is None)
+        rest = tuple(event for event, form in zip(events, forms, strict=True) if form is None)
         changes = self._compose_rest(rest) if rest else {}
         parts = [form for form in forms if form is not None]
         if parts:
@@ -270,16 +274,17 @@ class Accountant:
         return Composition(epsilon, delta, self.mu, self.name, self.source)
 
 
-#: name -> Accountant subclass, in registration order (the order accountant_for tries).
-_ACCOUNTANTS = {}
+#: name -> Accountant subclass, by ascending ``priority`` (the order accountant_for tries).
+_ACCOUNTANTS: dict[str, type[Accountant]] = {}
 
 
 def register_accountant(accountant_class):
     """Add an :class:`Accountant` subclass to the registry under its ``name``.
 
     Usable as a class decorator. :func:`compose` (and so the ledger) tries the registered
-    accountants in registration order, so a new one is used only for events no earlier one
-    composes.
+    accountants by their declared ``priority``, smallest first, so a new one is used only
+    for events that no accountant of a smaller priority composes. A class without a
+    priority, or with one another accountant has, is refused: no silent order.
 
     Parameters
     ----------
@@ -297,12 +302,22 @@ def register_accountant(accountant_class):
     known = _ACCOUNTANTS.get(cls.name)
     if known is not None and known is not cls:
         raise ValueError(f"an accountant named {cls.name!r} is already registered: {known!r}")
-    _ACCOUNTANTS[cls.name] = cls
+    if not isinstance(cls.priority, int) or isinstance(cls.priority, bool):
+        raise TypeError(f"{cls.__name__} declares no integer priority (Accountant.priority).")
+    same = [other for other in _ACCOUNTANTS.values()
+            if other.priority == cls.priority and other is not cls]
+    if same:
+        raise ValueError(f"{cls.__name__} has the priority {cls.priority} of {same[0]!r}: "
+                         "the order of the accountants must be explicit.")
+    ordered = sorted({**_ACCOUNTANTS, cls.name: cls}.items(), key=lambda item: item[1].priority)
+    _ACCOUNTANTS.clear()
+    _ACCOUNTANTS.update(ordered)
     return cls
 
 
 def accountant_names():
-    """The registered accountants' names, in the order :func:`accountant_for` tries them.
+    """The registered accountants' names, by priority: the order :func:`accountant_for`
+    tries them.
 
     Returns
     -------
@@ -332,7 +347,8 @@ def get_accountant(name):
 
 
 def accountant_for(events, *, mu2=0.0, extra_delta=0.0):
-    """The first registered accountant that composes ``events`` (after a Gaussian part).
+    """The registered accountant of smallest priority that composes ``events`` (after a
+    Gaussian part).
 
     Parameters
     ----------

@@ -30,6 +30,7 @@ class GdpAccountant(Accountant):
 
     name = "gdp"
     source = GDP_SOURCE
+    priority = 0
 
     @property
     def mu(self):

@@ -38,6 +38,7 @@ class PldAccountant(Accountant):
 
     name = "pld"
     source = GDP_SOURCE + "; " + PLD_SOURCE
+    priority = 10
 
     def _compose_rest(self, events):
         runs = list(self.runs)

@@ -43,6 +43,7 @@ class RdpAccountant(Accountant):
 
     name = "rdp"
     source = GDP_SOURCE + "; " + RDP_SOURCE
+    priority = 20
 
     def _compose_rest(self, events):
         orders, curves = self.orders, list(self.curves)

@@ -235,6 +235,29 @@ class PrivacyEvent:
         reason.
         """
 
+    def form(self, currency):
+        """The release's form in ``currency``, or None: the one hook of a new currency.
+
+        ``currency`` names the method of the event kind that states the form:
+        ``"gaussian_dp"``, ``"renyi_dp"``, ``"poisson_runs"`` below, or the method a new
+        kind defines for a new currency (``pure_dp``, say). An event whose kind has no such
+        method has no such form, so a new currency adds nothing to this base: its event
+        kind defines the method, its accountant reads ``event.form("pure_dp")``
+        (docs/architecture.md, "Adding an event kind").
+
+        Parameters
+        ----------
+        currency : str
+            The method's name.
+
+        Returns
+        -------
+        object or None
+            What that method returns; None without one.
+        """
+        method = getattr(type(self), currency, None)
+        return None if method is None else method(self)
+
     def gaussian_dp(self):
         r"""``(mu, extra_delta)`` when the release is mu-GDP up to an additive delta.
 
