@@ -22,6 +22,14 @@ Privacy only: bounds, events, composition, calibration by inversion
 (:mod:`skdpgd.accounting._inverter`) and one report class per accountant. Planning (the
 utility proxies and the planners that choose run parameters) lives in
 :mod:`skdpgd.solvers`.
+
+The API is ``__all__``: the conversions, the accountants and their registry, the
+events, the reports, the bounds of the runs and their calibrations. The closed forms
+behind the bounds (``contraction_factor``, ``convergent_gd_factor``, ...), the report
+builders (``noisy_gd_report``, ...), the ledger's record account and cap are importable
+from here for the layers above (imported as ``name as name``) but are internal: no API
+page, no promise. The planners' face of the accountant is the internal module
+``skdpgd.accounting.calibration``; the release protocol is ``skdpgd.accounting.allowance``.
 """
 
 from ._accountants import (
@@ -32,8 +40,12 @@ from ._accountants import (
     get_accountant,
     register_accountant,
 )
-from ._composition import Cap, Composition, check_supported, compose
-from ._convex_gd import convex_cyclic_squares, convex_gd_squares, noisy_cyclic_gd_convex_gdp
+from ._composition import Cap as Cap
+from ._composition import Composition, compose
+from ._composition import check_supported as check_supported
+from ._convex_gd import convex_cyclic_squares as convex_cyclic_squares
+from ._convex_gd import convex_gd_squares as convex_gd_squares
+from ._convex_gd import noisy_cyclic_gd_convex_gdp
 from ._events import (
     GaussianDpEvent,
     GaussianDpWithDeltaEvent,
@@ -47,44 +59,67 @@ from ._events import (
     event_to_dict,
 )
 
-# re-exported for the layers above (formatting and the label note of reports; not in __all__)
+# internal, re-exported for the layers above (not in __all__: see the docstring)
 from ._format import format_near as format_near
 from ._format import format_up as format_up
 from ._gd_report import (
     NoisyCyclicGDPrivacyReport,
     NoisyGDPrivacyReport,
-    noisy_cyclic_gd_report,
-    noisy_gd_report,
+)
+from ._gd_report import (
+    noisy_cyclic_gd_report as noisy_cyclic_gd_report,
+)
+from ._gd_report import (
+    noisy_gd_report as noisy_gd_report,
 )
 from ._gdp import epsilon_delta_to_gdp, gdp_to_delta, gdp_to_epsilon
 from ._gram_then_run import (
     GramThenRunPrivacyReport,
-    calibrate_run_after_gram,
-    gram_then_run_mu,
-    gram_then_run_report,
+)
+from ._gram_then_run import (
+    calibrate_run_after_gram as calibrate_run_after_gram,
+)
+from ._gram_then_run import (
+    gram_then_run_mu as gram_then_run_mu,
+)
+from ._gram_then_run import (
+    gram_then_run_report as gram_then_run_report,
 )
 from ._noisy_cyclic_gd import (
-    convergent_cyclic_factor,
-    cyclic_batch_sizes,
+    convergent_cyclic_factor as convergent_cyclic_factor,
+)
+from ._noisy_cyclic_gd import (
+    cyclic_batch_sizes as cyclic_batch_sizes,
+)
+from ._noisy_cyclic_gd import (
     noisy_cyclic_gd_gdp,
 )
 from ._noisy_gd import (
     composition_gdp,
-    contraction_factor,
-    convergent_gd_factor,
-    convex_gd_burn_in,
     noisy_gd_convex_gdp,
     noisy_gd_gdp,
 )
-from ._preconditioned import PreconditionedPrivacyReport, preconditioned_gd_report
+from ._noisy_gd import (
+    contraction_factor as contraction_factor,
+)
+from ._noisy_gd import (
+    convergent_gd_factor as convergent_gd_factor,
+)
+from ._noisy_gd import (
+    convex_gd_burn_in as convex_gd_burn_in,
+)
+from ._preconditioned import PreconditionedPrivacyReport
+from ._preconditioned import preconditioned_gd_report as preconditioned_gd_report
 from ._rdp import (
-    DEFAULT_ORDERS,
+    DEFAULT_ORDERS as DEFAULT_ORDERS,
+)
+from ._rdp import (
     chourasia_rdp,
     composition_rdp,
     gdp_to_rdp,
     rdp_to_epsilon,
 )
-from ._record_account import RecordAccount
+from ._record_account import RecordAccount as RecordAccount
 from ._release import ReleasePrivacyReport
 from ._report import (
     LABELS_READ_NOTE as LABELS_READ_NOTE,
@@ -97,18 +132,48 @@ from ._report import (
 from ._report import (
     epsilon_of as epsilon_of,
 )
-from ._sampled_sgd import composed_replace_one_epsilon, poisson_sgd_epsilon
+from ._sampled_sgd import composed_replace_one_epsilon as composed_replace_one_epsilon
+from ._sampled_sgd import poisson_sgd_epsilon as poisson_sgd_epsilon
 from ._sgd_bounds import (
     SampledSGDBounds,
-    calibrate_poisson_sgd,
     calibrate_sampled_sgd,
     sampled_sgd_bounds,
 )
-from ._sgd_report import SampledSGDPrivacyReport, sampled_sgd_report
+from ._sgd_bounds import (
+    calibrate_poisson_sgd as calibrate_poisson_sgd,
+)
+from ._sgd_report import SampledSGDPrivacyReport
+from ._sgd_report import sampled_sgd_report as sampled_sgd_report
 from .calibration import calibrate_noisy_cyclic_gd, calibrate_noisy_gd
 
 __all__ = [
-    "DEFAULT_ORDERS",
+    # Gaussian DP and Renyi DP: the conversions
+    "gdp_to_delta",
+    "gdp_to_epsilon",
+    "epsilon_delta_to_gdp",
+    "gdp_to_rdp",
+    "rdp_to_epsilon",
+    # accountants, their registry and composition
+    "Accountant",
+    "GdpAccountant",
+    "PldAccountant",
+    "RdpAccountant",
+    "get_accountant",
+    "register_accountant",
+    "compose",
+    "Composition",
+    # privacy events (the ledger's stored format)
+    "PrivacyEvent",
+    "GaussianDpEvent",
+    "GaussianDpWithDeltaEvent",
+    "PoissonSampledGaussianEvent",
+    "RenyiDpEvent",
+    "UnsupportedEvent",
+    "UnsupportedEventError",
+    "NeighbouringRelation",
+    "event_to_dict",
+    "event_from_dict",
+    # the reports (``privacy_``)
     "PrivacyReport",
     "RunPrivacyReport",
     "GaussianRunPrivacyReport",
@@ -116,63 +181,20 @@ __all__ = [
     "NoisyCyclicGDPrivacyReport",
     "PreconditionedPrivacyReport",
     "GramThenRunPrivacyReport",
+    "SampledSGDPrivacyReport",
     "ReleasePrivacyReport",
-    "preconditioned_gd_report",
-    "gram_then_run_report",
-    "gram_then_run_mu",
-    "calibrate_run_after_gram",
-    "calibrate_noisy_cyclic_gd",
-    "calibrate_noisy_gd",
+    # the bounds of the noisy runs
+    "noisy_gd_gdp",
+    "noisy_gd_convex_gdp",
+    "noisy_cyclic_gd_gdp",
+    "noisy_cyclic_gd_convex_gdp",
     "chourasia_rdp",
     "composition_gdp",
     "composition_rdp",
-    "contraction_factor",
-    "convergent_cyclic_factor",
-    "convergent_gd_factor",
-    "convex_cyclic_squares",
-    "convex_gd_burn_in",
-    "convex_gd_squares",
-    "cyclic_batch_sizes",
-    "epsilon_delta_to_gdp",
-    "gdp_to_delta",
-    "gdp_to_epsilon",
-    "gdp_to_rdp",
-    "noisy_cyclic_gd_convex_gdp",
-    "noisy_cyclic_gd_gdp",
-    "noisy_cyclic_gd_report",
-    "noisy_gd_convex_gdp",
-    "noisy_gd_gdp",
-    "noisy_gd_report",
-    "rdp_to_epsilon",
-    # sampled noisy SGD (docs/theory.md#sampled-sgd)
-    "SampledSGDBounds",
-    "SampledSGDPrivacyReport",
-    "calibrate_poisson_sgd",
-    "calibrate_sampled_sgd",
-    "composed_replace_one_epsilon",
-    "poisson_sgd_epsilon",
     "sampled_sgd_bounds",
-    "sampled_sgd_report",
-    # privacy events, accountants and composition
-    "Accountant",
-    "GdpAccountant",
-    "PldAccountant",
-    "PrivacyEvent",
-    "RdpAccountant",
-    "event_from_dict",
-    "event_to_dict",
-    "get_accountant",
-    "register_accountant",
-    "Cap",
-    "Composition",
-    "GaussianDpEvent",
-    "GaussianDpWithDeltaEvent",
-    "NeighbouringRelation",
-    "PoissonSampledGaussianEvent",
-    "RecordAccount",
-    "RenyiDpEvent",
-    "UnsupportedEvent",
-    "UnsupportedEventError",
-    "check_supported",
-    "compose",
+    "SampledSGDBounds",
+    # calibration: the noise that meets a target
+    "calibrate_noisy_gd",
+    "calibrate_noisy_cyclic_gd",
+    "calibrate_sampled_sgd",
 ]

@@ -1,5 +1,8 @@
 r"""The one release protocol: public plan, admission by the ledger, run, check, store.
 
+An internal layer of skdpgd, not API: no ``__all__`` and no API page; what it
+charges and checks is documented in :doc:`/architecture`.
+
 Every private computation of skdpgd (an estimator's fit, a private step's standalone
 fit, a DPPipeline's fit and ``prepare``, a DPSearchCV, ``privacy_utility_curve``, the
 planned costs of a search) follows one order, written here once:
@@ -47,8 +50,6 @@ from ._events import GaussianDpEvent, GaussianDpWithDeltaEvent, PrivacyEvent
 from ._gdp import gdp_to_delta, gdp_to_epsilon
 from ._inverter import TargetUnreachableError, invert_monotone
 from ._margin import within_allowance
-
-__all__ = ["Allowance", "AllowanceCharge", "Charge", "EpsilonCurve", "Ledger", "admit", "release"]
 
 PlanT = TypeVar("PlanT")
 ResultT = TypeVar("ResultT")

@@ -1,7 +1,10 @@
 r"""From a privacy target (epsilon, delta) to run parameters: what a planner may use.
 
-The public face of the accountant towards :mod:`skdpgd.solvers`: the planners import
-from here (or from :mod:`skdpgd.accounting`) only, never a private name
+An internal layer, not API: no ``__all__`` and no API page (the user-facing calibrations,
+:func:`~skdpgd.accounting.calibrate_noisy_gd` and
+:func:`~skdpgd.accounting.calibrate_noisy_cyclic_gd`, are defined here and exported by
+:mod:`skdpgd.accounting`). The face of the accountant towards :mod:`skdpgd.solvers`:
+the planners import from here (or from :mod:`skdpgd.accounting`) only, never a private name
 (``tests/test_import_layers.py`` checks it). Besides the calibrations defined here it
 re-exports the one rounding rule (:func:`round_down`, :func:`calibrated_mu`), the
 accountant's argument checks and the vectorised closed forms a planner
@@ -20,10 +23,12 @@ import math
 import numpy as np
 
 from ._checks import check_count, check_positive, check_probability
-from ._convex_gd import convex_cyclic_squares, convex_gd_squares, shift_ratio
+from ._convex_gd import convex_cyclic_squares, shift_ratio
+from ._convex_gd import convex_gd_squares as convex_gd_squares
 from ._gdp import epsilon_delta_to_gdp, gdp_to_epsilon
 from ._inverter import nudge_up
-from ._margin import calibrated_mu, round_down
+from ._margin import calibrated_mu as calibrated_mu
+from ._margin import round_down as round_down
 from ._noisy_cyclic_gd import (
     convergent_cyclic_factor,
     convergent_cyclic_squares,
@@ -36,31 +41,11 @@ from ._noisy_gd import (
     convergent_gd_factor,
     convergent_gd_squares,
 )
-from ._preconditioned import calibrate_preconditioned_gd, check_share
-from ._sampled_sgd import check_sgd_epsilon, clt_noise_multiplier
-from ._sgd_bounds import check_sampling
-
-__all__ = [
-    "calibrate_noisy_cyclic_gd",
-    "calibrated_mu",
-    "calibrate_noisy_gd",
-    "calibrate_preconditioned_gd",
-    "check_count",
-    "check_positive",
-    "check_probability",
-    "check_sampling",
-    "check_sgd_epsilon",
-    "check_share",
-    "check_target",
-    "clt_noise_multiplier",
-    "convex_cyclic_squares",
-    "convex_gd_squares",
-    "cyclic_factors",
-    "gd_factors",
-    "round_down",
-    "shift_ratio",
-    "target_mu_of",
-]
+from ._preconditioned import calibrate_preconditioned_gd as calibrate_preconditioned_gd
+from ._preconditioned import check_share as check_share
+from ._sampled_sgd import check_sgd_epsilon as check_sgd_epsilon
+from ._sampled_sgd import clt_noise_multiplier as clt_noise_multiplier
+from ._sgd_bounds import check_sampling as check_sampling
 
 
 def check_target(epsilon, delta):

@@ -7,23 +7,23 @@ evidence of a privacy bug. :class:`NoisyGDMean` is the exact case on which the c
 tight, to measure the audit's own power. Built on the public API only.
 """
 
-from ._audit import AuditError, audit_epsilon, default_statistic
-from ._bounds import ThresholdTest, clopper_pearson, epsilon_from_counts, epsilon_from_scores
+from ._audit import AuditError, audit_epsilon
+from ._audit import default_statistic as default_statistic
+from ._bounds import ThresholdTest as ThresholdTest
+from ._bounds import clopper_pearson as clopper_pearson
+from ._bounds import epsilon_from_counts as epsilon_from_counts
+from ._bounds import epsilon_from_scores as epsilon_from_scores
 from ._canaries import Canary, make_canary
 from ._quadratic import NoisyGDMean
-from ._result import AuditResult, gdp_tradeoff
+from ._result import AuditResult
+from ._result import gdp_tradeoff as gdp_tradeoff
 
+# the API; the statistic and the bounds behind audit_epsilon are internal
 __all__ = [
-    "AuditError",
+    "audit_epsilon",
     "AuditResult",
+    "AuditError",
+    "make_canary",
     "Canary",
     "NoisyGDMean",
-    "ThresholdTest",
-    "audit_epsilon",
-    "clopper_pearson",
-    "default_statistic",
-    "epsilon_from_counts",
-    "epsilon_from_scores",
-    "gdp_tradeoff",
-    "make_canary",
 ]

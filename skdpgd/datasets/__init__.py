@@ -9,15 +9,17 @@
 from ._adult import (
     ADULT_BOUNDS,
     ADULT_CATEGORIES,
-    ADULT_ROW_SCALE,
     load_adult,
     make_adult_preprocessor,
 )
+from ._adult import (
+    ADULT_ROW_SCALE as ADULT_ROW_SCALE,
+)
 
+# the API; ADULT_ROW_SCALE is internal (the preprocessor's row scale)
 __all__ = [
-    "ADULT_BOUNDS",
-    "ADULT_CATEGORIES",
-    "ADULT_ROW_SCALE",
     "load_adult",
     "make_adult_preprocessor",
+    "ADULT_BOUNDS",
+    "ADULT_CATEGORIES",
 ]

@@ -9,53 +9,62 @@ estimators: the estimators call
 """
 
 from ._budget import (
-    INFERENCE_SHARES,
-    InferenceBudget,
-    inference_shares,
-    split_inference_budget,
+    INFERENCE_SHARES as INFERENCE_SHARES,
+)
+from ._budget import (
+    InferenceBudget as InferenceBudget,
+)
+from ._budget import (
+    inference_shares as inference_shares,
+)
+from ._budget import (
+    split_inference_budget as split_inference_budget,
 )
 from ._fit import (
-    DROPPED_NOTE,
-    check_identifiable,
-    check_solver,
-    compose_report,
-    dropped_note,
-    fit_budget,
-    infer,
-    public_noise_ratio,
+    DROPPED_NOTE as DROPPED_NOTE,
 )
-from ._optimizer_noise import impulse_responses, optimizer_noise
+from ._fit import (
+    check_identifiable as check_identifiable,
+)
+from ._fit import (
+    check_solver as check_solver,
+)
+from ._fit import (
+    compose_report as compose_report,
+)
+from ._fit import (
+    dropped_note as dropped_note,
+)
+from ._fit import (
+    fit_budget as fit_budget,
+)
+from ._fit import (
+    infer as infer,
+)
+from ._fit import (
+    public_noise_ratio as public_noise_ratio,
+)
+from ._optimizer_noise import impulse_responses as impulse_responses
+from ._optimizer_noise import optimizer_noise as optimizer_noise
 from ._releases import (
-    curvature_and_residual_bounds,
-    matrix_sensitivity,
-    release_at,
-    row_weights_and_residuals,
+    curvature_and_residual_bounds as curvature_and_residual_bounds,
 )
-from ._report import InferencePrivacyReport, inference_report
-from ._sandwich import coefficient_covariance
+from ._releases import (
+    matrix_sensitivity as matrix_sensitivity,
+)
+from ._releases import (
+    release_at as release_at,
+)
+from ._releases import (
+    row_weights_and_residuals as row_weights_and_residuals,
+)
+from ._report import InferencePrivacyReport
+from ._report import inference_report as inference_report
+from ._sandwich import coefficient_covariance as coefficient_covariance
 from ._table import CoefficientTable
 
+# what a fit with inference=True returns; the rest is the estimators' internal layer
 __all__ = [
-    "DROPPED_NOTE",
-    "INFERENCE_SHARES",
     "CoefficientTable",
-    "InferenceBudget",
     "InferencePrivacyReport",
-    "check_identifiable",
-    "check_solver",
-    "coefficient_covariance",
-    "compose_report",
-    "curvature_and_residual_bounds",
-    "dropped_note",
-    "fit_budget",
-    "impulse_responses",
-    "infer",
-    "inference_report",
-    "inference_shares",
-    "matrix_sensitivity",
-    "optimizer_noise",
-    "public_noise_ratio",
-    "release_at",
-    "row_weights_and_residuals",
-    "split_inference_budget",
 ]

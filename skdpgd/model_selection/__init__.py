@@ -15,34 +15,36 @@
 """
 
 from ._admission import check_search_budget
-from ._cost import NOT_COVERED, SearchPrivacyCost, planned_report, search_privacy_cost
+from ._cost import NOT_COVERED, SearchPrivacyCost, search_privacy_cost
+from ._cost import planned_report as planned_report
 from ._curves import plot_privacy_utility_curve, privacy_utility_curve
 from ._dpsearch import DPSearchCV
 from ._grid_report import GridSelectionPrivacyReport
-from ._selection_budget import calibrate_trial_mu, selection_rdp
+from ._selection_budget import calibrate_trial_mu as calibrate_trial_mu
+from ._selection_budget import selection_rdp as selection_rdp
 from ._selection_report import SelectionPrivacyReport
 from ._tuning_privacy import (
-    best_of_random_trials_rdp,
-    expected_trials,
-    gamma_for_expected_trials,
-    sample_trials,
+    best_of_random_trials_rdp as best_of_random_trials_rdp,
+)
+from ._tuning_privacy import (
+    expected_trials as expected_trials,
+)
+from ._tuning_privacy import (
+    gamma_for_expected_trials as gamma_for_expected_trials,
+)
+from ._tuning_privacy import (
+    sample_trials as sample_trials,
 )
 
+# the API; the selection's accounting helpers and planned_report are internal
 __all__ = [
     "DPSearchCV",
-    "GridSelectionPrivacyReport",
-    "NOT_COVERED",
-    "SearchPrivacyCost",
-    "SelectionPrivacyReport",
-    "best_of_random_trials_rdp",
-    "calibrate_trial_mu",
-    "check_search_budget",
-    "expected_trials",
-    "gamma_for_expected_trials",
-    "planned_report",
-    "plot_privacy_utility_curve",
-    "privacy_utility_curve",
-    "sample_trials",
     "search_privacy_cost",
-    "selection_rdp",
+    "check_search_budget",
+    "SearchPrivacyCost",
+    "NOT_COVERED",
+    "GridSelectionPrivacyReport",
+    "SelectionPrivacyReport",
+    "privacy_utility_curve",
+    "plot_privacy_utility_curve",
 ]

@@ -6,18 +6,19 @@ composes every release exactly (:doc:`/budgets`, "One budget for a pipeline").
 (:class:`PreparedStep`; :doc:`/budgets`, "Prepare once, search many").
 """
 
-from ._budget import EXTRA_DELTA_SHARE, PREPARATION_SHARE, PipelineBudget, split_budget
+from ._budget import EXTRA_DELTA_SHARE, PREPARATION_SHARE
+from ._budget import PipelineBudget as PipelineBudget
+from ._budget import split_budget as split_budget
 from ._dp_pipeline import DPPipeline, make_dp_pipeline
 from ._prepare import PreparedStep
 from ._report import PipelinePrivacyReport
 
+# the API; PipelineBudget and split_budget are internal (importable, no API page)
 __all__ = [
     "DPPipeline",
-    "EXTRA_DELTA_SHARE",
-    "PREPARATION_SHARE",
-    "PipelineBudget",
+    "make_dp_pipeline",
     "PipelinePrivacyReport",
     "PreparedStep",
-    "make_dp_pipeline",
-    "split_budget",
+    "PREPARATION_SHARE",
+    "EXTRA_DELTA_SHARE",
 ]

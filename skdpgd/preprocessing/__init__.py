@@ -29,33 +29,32 @@ against its allowance).
 """
 
 from ._bounded import BoundedScaler
-from ._column_maps import BooleanEncoding, CategoricalEncoding, NumericEncoding
+from ._column_maps import BooleanEncoding as BooleanEncoding
+from ._column_maps import CategoricalEncoding as CategoricalEncoding
+from ._column_maps import NumericEncoding as NumericEncoding
 from ._log import Log1pTransformer
-from ._missing import DEFAULT_MISSING_STRINGS, is_missing
+from ._missing import DEFAULT_MISSING_STRINGS as DEFAULT_MISSING_STRINGS
+from ._missing import is_missing as is_missing
 from ._one_hot import PublicOneHotEncoder, public_one_hot
 from ._private_bound import PrivateBound, private_abs_bound
 from ._private_range import PrivateRange, private_range
-from ._private_step import PrivateStepMixin, StepBudget, check_allowance
+from ._private_step import PrivateStepMixin
+from ._private_step import StepBudget as StepBudget
+from ._private_step import check_allowance as check_allowance
 from ._row_norm import RowNormClipper
 from ._table_vectorizer import DPTableVectorizer
 
+# the API; the encodings, StepBudget, check_allowance and the missing-value rule are internal
 __all__ = [
-    "BooleanEncoding",
-    "BoundedScaler",
-    "CategoricalEncoding",
-    "DEFAULT_MISSING_STRINGS",
     "DPTableVectorizer",
-    "Log1pTransformer",
-    "NumericEncoding",
-    "PrivateBound",
-    "PrivateRange",
-    "PrivateStepMixin",
-    "PublicOneHotEncoder",
+    "BoundedScaler",
     "RowNormClipper",
-    "StepBudget",
-    "check_allowance",
-    "is_missing",
-    "private_abs_bound",
-    "private_range",
+    "Log1pTransformer",
+    "PublicOneHotEncoder",
     "public_one_hot",
+    "private_range",
+    "private_abs_bound",
+    "PrivateRange",
+    "PrivateBound",
+    "PrivateStepMixin",
 ]

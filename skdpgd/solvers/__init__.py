@@ -20,30 +20,44 @@ The solvers (see the user guide, "Solvers"):
 """
 
 from .._data import FitData
-from ._auto import AutoSolver
+from ._auto import AutoSolver as AutoSolver
 from ._base import PublicProblem, Solver
-from ._cyclic import CyclicSolver
+from ._cyclic import CyclicSolver as CyclicSolver
 from ._cyclic_planning import (
-    NoisyCyclicGDPlan,
-    batch_heterogeneity,
-    plan_noisy_cyclic_gd,
-    plan_noisy_cyclic_gd_regularization,
+    NoisyCyclicGDPlan as NoisyCyclicGDPlan,
+)
+from ._cyclic_planning import (
+    batch_heterogeneity as batch_heterogeneity,
+)
+from ._cyclic_planning import (
+    plan_noisy_cyclic_gd as plan_noisy_cyclic_gd,
+)
+from ._cyclic_planning import (
+    plan_noisy_cyclic_gd_regularization as plan_noisy_cyclic_gd_regularization,
 )
 from ._gd import gd_solver
-from ._gd_planning import optimisation_error, utility_proxy
-from ._preconditioned import PreconditionedSolver
-from ._preconditioned_planning import PreconditionedGDPlan
+from ._gd_planning import optimisation_error as optimisation_error
+from ._gd_planning import utility_proxy as utility_proxy
+from ._preconditioned import PreconditionedSolver as PreconditionedSolver
+from ._preconditioned_planning import PreconditionedGDPlan as PreconditionedGDPlan
 from ._registry import DEFAULT as DEFAULT  # the registry's constants, for the layers above
 from ._registry import NAMES as NAMES
 from ._registry import get, names, register, unregister
-from ._sgd import SampledSolver
+from ._sgd import SampledSolver as SampledSolver
 from ._sgd_planning import (
-    SampledSGDPlan,
-    plan_sampled_sgd,
-    sgd_sampling_variance,
-    sgd_utility_proxy,
+    SampledSGDPlan as SampledSGDPlan,
 )
-from ._utility import Prediction, concentrated_initial_distance, predicted_excess_loss
+from ._sgd_planning import (
+    plan_sampled_sgd as plan_sampled_sgd,
+)
+from ._sgd_planning import (
+    sgd_sampling_variance as sgd_sampling_variance,
+)
+from ._sgd_planning import (
+    sgd_utility_proxy as sgd_utility_proxy,
+)
+from ._utility import Prediction, predicted_excess_loss
+from ._utility import concentrated_initial_distance as concentrated_initial_distance
 
 # The registry: one line per solver.
 register("auto", AutoSolver)
@@ -52,15 +66,15 @@ register("cyclic", CyclicSolver)
 register("sgd", SampledSolver)
 register("preconditioned", PreconditionedSolver)
 
+# the extension points; the concrete solvers and the planners are internal
 __all__ = [
-    "AutoSolver", "CyclicSolver", "FitData", "PreconditionedSolver", "PublicProblem",
-    "SampledSolver", "Solver", "get", "names", "register", "unregister",
-    # planning: utility proxies and planners (public numbers only)
-    "NoisyCyclicGDPlan", "PreconditionedGDPlan", "SampledSGDPlan", "batch_heterogeneity",
-    "optimisation_error", "plan_noisy_cyclic_gd", "plan_noisy_cyclic_gd_regularization",
-    "plan_sampled_sgd",
-    "sgd_sampling_variance", "sgd_utility_proxy", "utility_proxy",
-    "concentrated_initial_distance",
-    # the proxy "auto" compares the candidates with
-    "Prediction", "predicted_excess_loss",
+    "Solver",
+    "PublicProblem",
+    "FitData",
+    "Prediction",
+    "predicted_excess_loss",
+    "register",
+    "unregister",
+    "get",
+    "names",
 ]

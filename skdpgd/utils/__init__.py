@@ -1,12 +1,17 @@
-"""Validation, clipping and scikit-learn compatibility helpers (not public API).
+"""Validation, clipping and scikit-learn compatibility helpers: an internal layer, not API.
+
+No ``__all__`` and no API page: the names below are re-exported for skdpgd's own packages.
 
 The budget checks every estimator and private step shares are importable from here, and
 the label rules (:mod:`skdpgd.utils._labels`: missing labels, canonical labels).
 """
 
-from ._labels import canonical_labels, is_missing_label, label_array, missing_labels_as_nan
-from ._row_index import row_index_column
-from ._validation import check_epsilon, make_generator, resolve_delta
+from ._labels import canonical_labels as canonical_labels
+from ._labels import is_missing_label as is_missing_label
+from ._labels import label_array as label_array
+from ._labels import missing_labels_as_nan as missing_labels_as_nan
+from ._row_index import row_index_column as row_index_column
+from ._validation import check_epsilon as check_epsilon
+from ._validation import make_generator as make_generator
+from ._validation import resolve_delta as resolve_delta
 
-__all__ = ["canonical_labels", "check_epsilon", "is_missing_label", "label_array",
-           "make_generator", "missing_labels_as_nan", "resolve_delta", "row_index_column"]
