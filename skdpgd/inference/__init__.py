@@ -16,6 +16,7 @@ from ._budget import (
 )
 from ._fit import (
     SUPPORTED_SOLVERS,
+    adaptive_release,
     check_identifiable,
     check_solver,
     compose_report,
@@ -40,6 +41,7 @@ __all__ = [
     "CoefficientTable",
     "InferenceBudget",
     "InferencePrivacyReport",
+    "adaptive_release",
     "check_identifiable",
     "check_solver",
     "coefficient_covariance",

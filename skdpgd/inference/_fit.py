@@ -16,15 +16,16 @@ import math
 
 import numpy as np
 
+from ..optim import symmetric_gaussian
 from ._budget import INFERENCE_SHARES, inference_shares, split_inference_budget
 from ._identification import NOT_IDENTIFIED
-from ._releases import curvature_and_residual_bounds, matrix_sensitivity, release_at
+from ._releases import curvature_and_residual_bounds, exact_at, matrix_sensitivity
 from ._report import inference_report
 from ._sandwich import FIRST_ORDER_LIMIT, coefficient_covariance
 from ._table import CoefficientTable
 
-__all__ = ["SUPPORTED_SOLVERS", "check_identifiable", "check_solver", "compose_report",
-           "fit_budget", "infer", "public_noise_ratio", "reliability_note"]
+__all__ = ["SUPPORTED_SOLVERS", "adaptive_release", "check_identifiable", "check_solver",
+           "compose_report", "fit_budget", "infer", "public_noise_ratio", "reliability_note"]
 
 #: The solvers whose noise covariance is computed (sgd: refused, see ``plan_inference``).
 SUPPORTED_SOLVERS = ("gd", "cyclic", "preconditioned")
@@ -140,18 +141,16 @@ def infer(row_sums, loss, coef, *, plan, report, n_steps, rng, preconditioner=No
         In the caller's units, with the diagnostics in ``diagnostics``.
     """
     n = report.n_samples
-    gradient, hessian, score = release_at(
-        row_sums, loss, coef, n,
-        (report.gradient_noise_std, report.hessian_noise_std, report.score_noise_std), rng,
-    )
+    gradient, hessian, score, sigma_g, tau_m, second = adaptive_release(
+        exact_at(row_sums, loss, coef, n), report, rng)
     estimate, cov, diag = coefficient_covariance(
         coef, gradient, hessian, score, n_samples=n,
-        gradient_noise_std=report.gradient_noise_std,
-        hessian_noise_std=report.hessian_noise_std,
+        gradient_noise_std=sigma_g, hessian_noise_std=tau_m,
         score_noise_std=report.score_noise_std, strong_convexity=plan.strong_convexity,
         learning_rate=plan.learning_rate, noise_std=plan.noise_std, n_steps=n_steps,
         momentum=getattr(plan, "momentum", 0.0), preconditioner=preconditioner,
     )
+    diag["second_hessian"] = second
     scale = np.ones(estimate.shape[0])
     names = list(names)
     if intercept_scaling is not None:
@@ -167,6 +166,59 @@ def infer(row_sums, loss, coef, *, plan, report, n_steps, rng, preconditioner=No
                              row_notes=row_notes)
     table.diagnostics = diag
     return table
+
+
+def adaptive_release(exact, report, rng):
+    r"""The releases in their adaptive order: the Hessian, the score covariance, then the
+    reserve's use, then the gradient (:ref:`inference-budget`).
+
+    The first Hessian :math:`M_1 = \bar H + E_1` (noise :math:`\tau_1`) and Q are released;
+    where :math:`M_1` shows :math:`\rho > 1/2`, i.e. :math:`\lambda_{\min}(M_1) <
+    2f_1` with :math:`f_1 = 2\tau_1\sqrt p` (post-processing of it), a second
+    :math:`M_2 = \bar H + E_2` is released with the reserve (noise :math:`\tau_2`) and
+    the two are averaged with inverse-variance weights, :math:`M = (M_1/\tau_1^2 +
+    M_2/\tau_2^2)\tau^2`, :math:`\tau^{-2} = \tau_1^{-2} + \tau_2^{-2}` (i.i.d.
+    :math:`\mathcal N(0, \tau^2)` entries again: the noise of one release at
+    :math:`\sqrt{\mu_M^2 + \mu_r^2}`), and the gradient gets the rest of its share;
+    otherwise the gradient gets all of it.
+
+    Parameters
+    ----------
+    exact : tuple
+        (gradient, Hessian, score covariance) before noise
+        (:func:`~skdpgd.inference._releases.exact_at`).
+    report : InferencePrivacyReport
+        The noise of each release (``reserve_mu`` 0: no reserve).
+    rng : numpy.random.Generator
+        Draws M_1's and Q's noise, then M_2's (if released), then the gradient's.
+
+    Returns
+    -------
+    gradient, hessian, score : ndarray
+        The released gradient, M and Q.
+    gradient_noise_std, hessian_noise_std : float
+        sigma_g and tau of what was released.
+    second : bool
+        Whether the reserve went to a second Hessian.
+    """
+    gradient, hessian, score = exact
+    dim = gradient.shape[0]
+    tau, sigma = report.hessian_noise_std, report.gradient_noise_std
+    first = hessian + symmetric_gaussian(dim, tau, rng)
+    score = score + symmetric_gaussian(dim, report.score_noise_std, rng)
+    edge = 2.0 * tau * math.sqrt(dim)
+    second = bool(report.reserve_mu > 0.0 and tau > 0.0
+                  and np.linalg.eigvalsh(0.5 * (first + first.T))[0] < edge / FIRST_ORDER_LIMIT)
+    if second:
+        tau_2 = report.reserve_hessian_noise_std
+        other = hessian + symmetric_gaussian(dim, tau_2, rng)
+        weight = tau_2**2 / (tau**2 + tau_2**2)
+        first = weight * first + (1.0 - weight) * other
+        tau = tau * tau_2 / math.sqrt(tau**2 + tau_2**2)
+        sigma = report.reserve_gradient_noise_std
+    if sigma > 0.0:
+        gradient = gradient + sigma * rng.standard_normal(dim)
+    return gradient, first, score, sigma, tau, second
 
 
 def public_noise_ratio(n_samples, n_params, hessian_mu):

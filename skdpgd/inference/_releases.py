@@ -53,6 +53,7 @@ from ..optim import symmetric_gaussian
 
 __all__ = [
     "curvature_and_residual_bounds",
+    "exact_at",
     "matrix_sensitivity",
     "release_at",
     "row_weights_and_residuals",
@@ -187,16 +188,41 @@ def release_at(row_sums, loss, coef, n_samples, noise_stds, rng):
     hessian, score_cov : ndarray of shape (p, p), symmetric
         The released M and Q.
     """
+    gradient, *matrices = exact_at(row_sums, loss, coef, n_samples)
+    dim = gradient.shape[0]
+    if noise_stds[0] > 0.0:
+        gradient = gradient + noise_stds[0] * rng.standard_normal(dim)
+    return (gradient, *(matrix + symmetric_gaussian(dim, tau, rng)
+                        for matrix, tau in zip(matrices, noise_stds[1:])))
+
+
+def exact_at(row_sums, loss, coef, n_samples):
+    """The averaged gradient, Hessian and score covariance at ``coef``, before any noise.
+
+    What the Gaussian mechanisms of :func:`release_at` (and the adaptive order of
+    :func:`skdpgd.inference.infer`) add their noise to; never returned to a caller
+    without it.
+
+    Parameters
+    ----------
+    row_sums : ChunkedRowSums or DaskRowSums
+        The fit's row sums, entered.
+    loss : BinaryLogisticLoss or HuberLoss
+        The fit's loss.
+    coef : ndarray of shape (p,)
+        The released estimate (augmented).
+    n_samples : int
+        n (public).
+
+    Returns
+    -------
+    gradient : ndarray of shape (p,)
+    hessian, score_cov : ndarray of shape (p, p), symmetric
+    """
     coef = np.asarray(coef, dtype=np.float64)
     dim = coef.shape[0]
     gradient = np.asarray(row_sums.sum(coef), dtype=np.float64) / n_samples
-    if noise_stds[0] > 0.0:
-        gradient = gradient + noise_stds[0] * rng.standard_normal(dim)
     sums = np.asarray(row_sums.sum(coef, method=_chunk_matrices(loss),
                                    chunk_size=gram_chunk_rows(n_samples, dim)), dtype=np.float64)
-    out = [gradient]
-    for matrix, tau in zip(sums, noise_stds[1:]):
-        matrix = 0.5 * (matrix + matrix.T) / n_samples
-        out.append(matrix + symmetric_gaussian(dim, tau, rng))
-    return tuple(out)
+    return (gradient, *(0.5 * (matrix + matrix.T) / n_samples for matrix in sums))
 
