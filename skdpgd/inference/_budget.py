@@ -20,7 +20,10 @@ The fit is planned at :math:`\varepsilon_{\mathrm{fit}} =
 :math:`\mu_{\mathrm{fit}}`; each matrix release gets the noise
 :math:`\tau = S/(n\mu_i)` with S its sensitivity
 (:func:`skdpgd.inference._releases.matrix_sensitivity`), and the gradient
-:math:`\sigma_g = S/(n\mu_g)` with S the loss's replace-one sensitivity.
+:math:`\sigma_g = S/(n\mu_g)` with S the loss's replace-one sensitivity. The gradient's
+share carries a reserve :math:`r = s_g - 0.2` (:func:`hessian_reserve`) that a second
+Hessian release takes where the first shows :math:`\rho > 1/2`
+(:func:`skdpgd.inference.adaptive_release`; the same mu either way).
 """
 
 import math

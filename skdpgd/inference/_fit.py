@@ -7,9 +7,10 @@ coefficients"):
   budget (:func:`~skdpgd.inference._budget.split_inference_budget`), refuse what
   inference does not support (with the reason) and compose the one report
   (:func:`~skdpgd.inference._report.inference_report`) the ledger charges;
-* :func:`infer`, after the run: releases the gradient, M and Q at the estimate
-  (:func:`~skdpgd.inference._releases.release_at`) and post-processes them with the
-  plan's public numbers into a :class:`~skdpgd.inference._table.CoefficientTable`.
+* :func:`infer`, after the run: releases M and Q at the estimate, a second M from the
+  gradient's reserve where the first shows rho > 1/2, then the gradient
+  (:func:`adaptive_release`), and post-processes them with the plan's public numbers
+  into a :class:`~skdpgd.inference._table.CoefficientTable`.
 """
 
 import math
