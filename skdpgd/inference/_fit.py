@@ -20,13 +20,24 @@ import numpy as np
 from ..optim import symmetric_gaussian
 from ._budget import INFERENCE_SHARES, inference_shares, split_inference_budget
 from ._identification import NOT_IDENTIFIED
-from ._releases import curvature_and_residual_bounds, exact_at, matrix_sensitivity
+from ._releases import (
+    curvature_and_residual_bounds,
+    curvature_drift_at,
+    exact_at,
+    matrix_sensitivity,
+    third_derivative_bound,
+)
 from ._report import inference_report
-from ._sandwich import FIRST_ORDER_LIMIT, coefficient_covariance
+from ._sandwich import FIRST_ORDER_LIMIT, coefficient_covariance, repaired_hessian
 from ._table import CoefficientTable
 
 __all__ = ["SUPPORTED_SOLVERS", "adaptive_release", "check_identifiable", "check_solver",
            "compose_report", "fit_budget", "infer", "public_noise_ratio", "reliability_note"]
+
+#: The fraction of the gradient's mu_g^2 that releases the Newton step's second-order term
+#: (losses with a bounded third derivative; docs/theory.md, "The Newton step's
+#: second-order term").
+CORRECTION_FRACTION = 0.02
 
 #: The solvers whose noise covariance is computed (sgd: refused, see ``plan_inference``).
 SUPPORTED_SOLVERS = ("gd", "cyclic", "preconditioned")
@@ -97,12 +108,14 @@ def compose_report(loss, run_report, budget, *, row_norm, delta, notes=()):
         mu of the run and the three releases, composed.
     """
     bound_h, bound_psi = curvature_and_residual_bounds(loss)
+    bound_3 = third_derivative_bound(loss)
     sensitivities = (float(loss.sensitivity(row_norm)), matrix_sensitivity(bound_h, row_norm),
                      matrix_sensitivity(bound_psi**2, row_norm))
     return inference_report(
         run_report, delta=delta, sensitivities=sensitivities,
         mus=(budget.gradient_mu, budget.hessian_mu, budget.score_mu), shares=budget.shares,
-        notes=notes,
+        notes=notes, correction=((CORRECTION_FRACTION, 2.0 * bound_3 * float(row_norm) ** 3)
+                                 if bound_3 > 0.0 else (0.0, 0.0)),
     )
 
 
@@ -152,6 +165,13 @@ def infer(row_sums, loss, coef, *, plan, report, n_steps, rng, preconditioner=No
         momentum=getattr(plan, "momentum", 0.0), preconditioner=preconditioner,
     )
     diag["second_hessian"] = second
+    moment = diag.pop("run_error_moment")
+    if report.correction_mu > 0.0 and diag["hessian_noise_ratio"] <= FIRST_ORDER_LIMIT:
+        estimate, cov = step_correction(estimate, cov, curvature_drift_at(
+            row_sums, loss, coef, moment, n), moment, repaired_hessian(hessian, tau_m), report,
+            rng)
+    diag["step_corrected"] = bool(report.correction_mu > 0.0
+                                  and diag["hessian_noise_ratio"] <= FIRST_ORDER_LIMIT)
     scale = np.ones(estimate.shape[0])
     names = list(names)
     if intercept_scaling is not None:
@@ -167,6 +187,48 @@ def infer(row_sums, loss, coef, *, plan, report, n_steps, rng, preconditioner=No
                              row_notes=row_notes)
     table.diagnostics = diag
     return table
+
+
+def step_correction(estimate, covariance, drift, moment, repaired, report, rng):
+    r"""Remove the one Newton step's second-order term (docs/theory.md, "The Newton
+    step's second-order term").
+
+    The step from :math:`\theta_K` with M released there lands at
+    :math:`\hat\theta_n + \frac12 M^{-1}T[e, e]` to second order in the run's error e
+    (T the loss's third-derivative tensor); its mean :math:`\frac12 M^{-1}T[W]` is removed
+    with the released drift :math:`\tilde v = T[W] + \sigma_c Z`
+    (:func:`~skdpgd.inference._releases.curvature_drift_at`), whose noise adds
+    :math:`\frac14\sigma_c^2 M_+^{-2}` to the covariance.
+
+    Parameters
+    ----------
+    estimate, covariance : ndarray
+        From :func:`~skdpgd.inference._sandwich.coefficient_covariance`.
+    drift : ndarray of shape (p,)
+        T[W] before noise.
+    moment : ndarray of shape (p, p)
+        W.
+    repaired : ndarray of shape (p, p)
+        :math:`M_+`.
+    report : InferencePrivacyReport
+        Gives :math:`\mu_c` and the sensitivity per unit :math:`\lambda_{\max}(W)`.
+    rng : numpy.random.Generator
+        Draws the drift's p normals (after every other release).
+
+    Returns
+    -------
+    estimate, covariance : ndarray
+        Corrected.
+    """
+    dim = estimate.shape[0]
+    sigma = 0.0
+    if report.correction_mu != math.inf:
+        top = max(float(np.linalg.eigvalsh(0.5 * (moment + moment.T))[-1]), 0.0)
+        sigma = report.correction_sensitivity * top / (report.n_samples * report.correction_mu)
+        drift = drift + sigma * rng.standard_normal(dim)
+    inverse = np.linalg.inv(repaired)
+    covariance = covariance + 0.25 * sigma**2 * (inverse @ inverse)
+    return estimate - 0.5 * inverse @ drift, covariance
 
 
 def adaptive_release(exact, report, rng):

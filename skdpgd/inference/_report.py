@@ -81,6 +81,8 @@ class InferencePrivacyReport(GaussianRunPrivacyReport):
     reserve_mu: float = 0.0
     reserve_hessian_noise_std: float = 0.0
     reserve_gradient_noise_std: float = 0.0
+    correction_mu: float = 0.0
+    correction_sensitivity: float = 0.0
 
     title = "InferencePrivacyReport"
     released = "last iterate, then its private gradient, Hessian and score covariance"
@@ -106,10 +108,15 @@ class InferencePrivacyReport(GaussianRunPrivacyReport):
              f"mu_r={format_up(self.reserve_mu)} of mu_g goes to a second Hessian "
              f"(tau={format_near(self.reserve_hessian_noise_std)}) and the gradient gets "
              f"sigma={format_near(self.reserve_gradient_noise_std)}"),
-        ] if self.reserve_mu > 0.0 else [])
+        ] if self.reserve_mu > 0.0 else []) + ([
+            (f"  step correction: mu_c={format_up(self.correction_mu)} of mu_g releases the "
+             "Newton step's second-order term (sensitivity "
+             f"{format_near(self.correction_sensitivity)} times the largest eigenvalue of "
+             "the run's error moment)"),
+        ] if self.correction_mu > 0.0 else [])
 
 
-def inference_report(run, *, delta, sensitivities, mus, shares, notes=()):
+def inference_report(run, *, delta, sensitivities, mus, shares, notes=(), correction=(0.0, 0.0)):
     """Build the :class:`InferencePrivacyReport` of a run and the three releases.
 
     ``sensitivities`` and ``mus`` are (gradient, Hessian, score covariance); each
@@ -129,6 +136,10 @@ def inference_report(run, *, delta, sensitivities, mus, shares, notes=()):
         The public shares of mu^2.
     notes : tuple of str, default=()
         Lines for the report's notes.
+    correction : (float, float), default=(0, 0)
+        The fraction of mu_g^2 the step's correction takes (0: none) and its
+        sensitivity per unit lambda_max(W), 2 c_3 Rt^3
+        (:func:`~skdpgd.inference._releases.curvature_drift_at`).
 
     Returns
     -------
@@ -136,10 +147,12 @@ def inference_report(run, *, delta, sensitivities, mus, shares, notes=()):
         The one report of the fit.
     """
     n = run.n_samples
-    noise = [release_noise_std(s, n, m) for s, m in zip(sensitivities, mus)]
+    fraction = float(correction[0])  # of mu_g^2, out of the gradient's release
+    noise = [release_noise_std(s, n, m) for s, m in
+             zip(sensitivities, (mus[0] * math.sqrt(1.0 - fraction), *mus[1:]))]
     reserve = hessian_reserve(shares) / float(shares[1])  # of mu_g^2
     reserve_mu = float(mus[0]) * math.sqrt(reserve)
-    rest_mu = float(mus[0]) * math.sqrt(1.0 - reserve)
+    rest_mu = float(mus[0]) * math.sqrt(1.0 - reserve - fraction)
     events = [run.event, *(GaussianDpEvent(m) for m in mus)]
     mu = get_accountant("gdp").compose(events).mu
     return InferencePrivacyReport(
@@ -158,4 +171,6 @@ def inference_report(run, *, delta, sensitivities, mus, shares, notes=()):
                                    if reserve > 0.0 else 0.0),
         reserve_gradient_noise_std=(release_noise_std(sensitivities[0], n, rest_mu)
                                     if reserve > 0.0 else 0.0),
+        correction_mu=float(mus[0]) * math.sqrt(fraction),
+        correction_sensitivity=float(correction[1]) if fraction > 0.0 else 0.0,
     )
