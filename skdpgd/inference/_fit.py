@@ -9,7 +9,8 @@ coefficients"):
   (:func:`~skdpgd.inference._report.inference_report`) the ledger charges;
 * :func:`infer`, after the run: releases M and Q at the estimate, a second M from the
   gradient's reserve where the first shows rho > 1/2, then the gradient
-  (:func:`adaptive_release`), and post-processes them with the plan's public numbers
+  (:func:`adaptive_release`), for the logistic loss the step's second-order term
+  (:func:`step_correction`), and post-processes them with the plan's public numbers
   into a :class:`~skdpgd.inference._table.CoefficientTable`.
 """
 
@@ -31,8 +32,10 @@ from ._report import inference_report
 from ._sandwich import FIRST_ORDER_LIMIT, coefficient_covariance, repaired_hessian
 from ._table import CoefficientTable
 
-__all__ = ["SUPPORTED_SOLVERS", "adaptive_release", "check_identifiable", "check_solver",
-           "compose_report", "fit_budget", "infer", "public_noise_ratio", "reliability_note"]
+__all__ = ["CORRECTION_FRACTION", "SUPPORTED_SOLVERS", "adaptive_release", "check_identifiable",
+           "check_solver",
+           "compose_report", "fit_budget", "infer", "public_noise_ratio", "reliability_note",
+           "step_correction"]
 
 #: The fraction of the gradient's mu_g^2 that releases the Newton step's second-order term
 #: (losses with a bounded third derivative; docs/theory.md, "The Newton step's

@@ -14,7 +14,10 @@ reserve's :math:`\mu_r` goes to a second Hessian release and the gradient is rel
 :math:`\mu_g`. Either way what follows the first Hessian is a :math:`\mu_g`-GDP mechanism
 (two Gaussian mechanisms of :math:`\mu_r^2 + \mu_{g0}^2 = \mu_g^2` compose to
 :math:`G_{\mu_g}`, Corollary 3.3), chosen from earlier outputs: adaptive composition,
-the same mu.
+the same mu. For the logistic loss a fixed fraction 0.02 of :math:`\mu_g^2` (out of the
+gradient's release) releases the Newton step's second-order term
+(:func:`~skdpgd.inference._releases.curvature_drift_at`): the squares still sum to
+:math:`\mu_g^2`.
 """
 
 import math
