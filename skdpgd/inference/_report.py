@@ -68,6 +68,12 @@ class InferencePrivacyReport(GaussianRunPrivacyReport):
         rho > 1/2 (0: no reserve).
     reserve_hessian_noise_std, reserve_gradient_noise_std : float
         The second Hessian's tau and the gradient's sigma at mu_g0 in that case.
+    correction_mu : float
+        mu_c, the part of mu_g that releases the Newton step's second-order term (logistic
+        loss; 0: none). ``gradient_noise_std`` and ``reserve_gradient_noise_std`` are then
+        at sqrt(mu_g^2 - mu_c^2) and sqrt(mu_g^2 - mu_r^2 - mu_c^2).
+    correction_sensitivity : float
+        2 c_3 Rt^3: the replace-one sensitivity of that sum per unit lambda_max(W).
     """
 
     run: GaussianRunPrivacyReport
