@@ -33,7 +33,7 @@ from ._sandwich import FIRST_ORDER_LIMIT, coefficient_covariance, repaired_hessi
 from ._table import CoefficientTable
 
 __all__ = ["CORRECTION_FRACTION", "SUPPORTED_SOLVERS", "adaptive_release", "check_identifiable",
-           "check_solver",
+           "check_solver", "correction_applies",
            "compose_report", "fit_budget", "infer", "public_noise_ratio", "reliability_note",
            "step_correction"]
 
@@ -169,12 +169,13 @@ def infer(row_sums, loss, coef, *, plan, report, n_steps, rng, preconditioner=No
     )
     diag["second_hessian"] = second
     moment = diag.pop("run_error_moment")
-    if report.correction_mu > 0.0 and diag["hessian_noise_ratio"] <= FIRST_ORDER_LIMIT:
+    # the same decision adaptive_release took from the same M and tau
+    diag["step_corrected"] = bool(report.correction_mu > 0.0
+                                  and correction_applies(hessian, tau_m))
+    if diag["step_corrected"]:
         estimate, cov = step_correction(estimate, cov, curvature_drift_at(
             row_sums, loss, coef, moment, n), moment, repaired_hessian(hessian, tau_m), report,
             rng)
-    diag["step_corrected"] = bool(report.correction_mu > 0.0
-                                  and diag["hessian_noise_ratio"] <= FIRST_ORDER_LIMIT)
     scale = np.ones(estimate.shape[0])
     names = list(names)
     if intercept_scaling is not None:
@@ -282,9 +283,39 @@ def adaptive_release(exact, report, rng):
         first = weight * first + (1.0 - weight) * other
         tau = tau * tau_2 / math.sqrt(tau**2 + tau_2**2)
         sigma = report.reserve_gradient_noise_std
+    if (getattr(report, "correction_mu", 0.0) > 0.0 and sigma > 0.0
+            and not correction_applies(first, tau)):
+        # the correction will not be released (decided from M): its mu_c goes back to the
+        # gradient, which is then the one mechanism of its mu_g (or mu_g0) after M
+        rest = (math.sqrt(report.gradient_mu**2 - report.reserve_mu**2) if second
+                else report.gradient_mu)
+        sigma = report.gradient_sensitivity / (report.n_samples * rest)
     if sigma > 0.0:
         gradient = gradient + sigma * rng.standard_normal(dim)
     return gradient, first, score, sigma, tau, second
+
+
+def correction_applies(hessian, hessian_noise_std):
+    r"""Whether the step's correction is released: :math:`\rho \le 1/2` for the released M.
+
+    Post-processing of M alone (the same :math:`\rho = \min(1, f_M/\lambda_{\min}(M_+))`
+    as :func:`~skdpgd.inference._sandwich.coefficient_covariance`), so the gradient's
+    release that follows may take the correction's :math:`\mu_c` where it is not spent.
+
+    Parameters
+    ----------
+    hessian : ndarray of shape (p, p)
+        The released M (after the reserve's average, if any).
+    hessian_noise_std : float
+        Its tau.
+
+    Returns
+    -------
+    bool
+    """
+    floor = 2.0 * hessian_noise_std * math.sqrt(hessian.shape[0])
+    smallest = float(np.linalg.eigvalsh(repaired_hessian(hessian, hessian_noise_std))[0])
+    return min(1.0, floor / smallest) <= FIRST_ORDER_LIMIT
 
 
 def public_noise_ratio(n_samples, n_params, hessian_mu):

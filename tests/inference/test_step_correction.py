@@ -109,3 +109,23 @@ def test_the_fit_corrects_the_logistic_step_only():
     ridge = DPRidge(epsilon=1.0, delta=1e-5, y_bound=4.0, random_state=0,
                     inference=True).fit(X, t + 0.5 * np.clip(rng.normal(size=n), -4, 4))
     assert not ridge.inference_.diagnostics["step_corrected"]
+
+
+def test_unspent_correction_goes_back_to_the_gradient():
+    """rho > 1/2 (decided from M alone): no correction, and the gradient is released at the
+    whole mu_g; rho <= 1/2: at sqrt(mu_g^2 - mu_c^2), the report's sigma."""
+    from types import SimpleNamespace
+
+    from skdpgd.inference import adaptive_release, correction_applies
+
+    dim, n, sens, mu_g, mu_c = 3, 1000, 2.0, 0.5, 0.5 * math.sqrt(0.02)
+    report = SimpleNamespace(
+        hessian_noise_std=0.01, score_noise_std=0.0, reserve_mu=0.0, n_samples=n,
+        gradient_noise_std=sens / (n * math.sqrt(mu_g**2 - mu_c**2)), gradient_mu=mu_g,
+        gradient_sensitivity=sens, correction_mu=mu_c)
+    for curvature, applies in ((1.0, True), (0.02, False)):
+        exact = (np.zeros(dim), curvature * np.eye(dim), np.eye(dim))
+        _, hessian, _, sigma, tau, _ = adaptive_release(exact, report, np.random.default_rng(0))
+        assert correction_applies(hessian, tau) is applies
+        expected = report.gradient_noise_std if applies else sens / (n * mu_g)
+        assert sigma == pytest.approx(expected)
