@@ -24,6 +24,9 @@ from ._fit import (
     DROPPED_NOTE as DROPPED_NOTE,
 )
 from ._fit import (
+    adaptive_release as adaptive_release,
+)
+from ._fit import (
     check_identifiable as check_identifiable,
 )
 from ._fit import (
@@ -31,6 +34,9 @@ from ._fit import (
 )
 from ._fit import (
     compose_report as compose_report,
+)
+from ._fit import (
+    correction_applies as correction_applies,
 )
 from ._fit import (
     dropped_note as dropped_note,

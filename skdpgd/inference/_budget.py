@@ -20,7 +20,10 @@ The fit is planned at :math:`\varepsilon_{\mathrm{fit}} =
 :math:`\mu_{\mathrm{fit}}`; each matrix release gets the noise
 :math:`\tau = S/(n\mu_i)` with S its sensitivity
 (:func:`skdpgd.inference._releases.matrix_sensitivity`), and the gradient
-:math:`\sigma_g = S/(n\mu_g)` with S the loss's replace-one sensitivity.
+:math:`\sigma_g = S/(n\mu_g)` with S the loss's replace-one sensitivity. The gradient's
+share carries a reserve :math:`r = s_g - 0.2` (:func:`hessian_reserve`) that a second
+Hessian release takes where the first shows :math:`\rho > 1/2`
+(:func:`skdpgd.inference.adaptive_release`; the same mu either way).
 """
 
 import math
@@ -39,6 +42,9 @@ MAX_HESSIAN_SHARE = 0.3
 
 #: The public noise ratio rho_pub the Hessian's share aims at (inference_shares).
 HESSIAN_RATIO_TARGET = 0.04
+
+#: The gradient keeps this share of mu^2 when its reserve goes to a second Hessian release.
+MIN_GRADIENT_SHARE = 0.2
 
 #: The fit is calibrated to this fraction of its mu (the GDP inverses are conservative to
 #: about 1e-10 relative; the pipeline's budget uses the same margin).
@@ -131,6 +137,24 @@ def inference_shares(epsilon, delta, n_samples, n_params):
     ratio = 2.0 * math.sqrt(2.0) * int(n_params) ** 1.5 / (int(n_samples) * mu * math.sqrt(hessian))
     share = min(MAX_HESSIAN_SHARE, max(hessian, hessian * (ratio / HESSIAN_RATIO_TARGET) ** 2))
     return (run, gradient + hessian - share, share, score)
+
+
+def hessian_reserve(shares):
+    r"""The share :math:`r = s_g - 0.2` of the gradient's that a second Hessian release
+    takes where the first shows :math:`\rho > 1/2` (:ref:`inference-budget`).
+
+    Parameters
+    ----------
+    shares : tuple of 4 floats
+        (run, gradient, Hessian, score covariance).
+
+    Returns
+    -------
+    float
+        r, in [0, s_g): with the reserve spent the gradient keeps
+        :data:`MIN_GRADIENT_SHARE` and the two Hessians :math:`s_M + r`.
+    """
+    return max(0.0, float(shares[1]) - MIN_GRADIENT_SHARE)
 
 
 def release_noise_std(sensitivity, n_samples, mu):

@@ -7,9 +7,11 @@ coefficients"):
   budget (:func:`~skdpgd.inference._budget.split_inference_budget`), refuse what
   inference does not support (with the reason) and compose the one report
   (:func:`~skdpgd.inference._report.inference_report`) the ledger charges;
-* :func:`infer`, after the run: releases the gradient, M and Q at the estimate
-  (:func:`~skdpgd.inference._releases.release_at`) and post-processes them with the
-  plan's public numbers into a :class:`~skdpgd.inference._table.CoefficientTable`.
+* :func:`infer`, after the run: releases M and Q at the estimate, a second M from the
+  gradient's reserve where the first shows rho > 1/2, then the gradient
+  (:func:`adaptive_release`), for the logistic loss the step's second-order term
+  (:func:`step_correction`), and post-processes them with the plan's public numbers
+  into a :class:`~skdpgd.inference._table.CoefficientTable`.
 """
 
 import math
@@ -17,16 +19,29 @@ import math
 import numpy as np
 
 from .. import solvers
+from ._adaptive_release import adaptive_release, correction_applies, step_correction
 from ._budget import INFERENCE_SHARES, inference_shares, split_inference_budget
 from ._identification import NOT_IDENTIFIED
 from ._inference_block import inference_block
-from ._releases import curvature_and_residual_bounds, matrix_sensitivity, release_at
+from ._releases import (
+    curvature_and_residual_bounds,
+    curvature_drift_at,
+    exact_at,
+    matrix_sensitivity,
+    third_derivative_bound,
+)
 from ._report import inference_report
-from ._sandwich import FIRST_ORDER_LIMIT, coefficient_covariance
+from ._sandwich import FIRST_ORDER_LIMIT, coefficient_covariance, repaired_hessian
 from ._table import CoefficientTable
 
-__all__ = ["DROPPED_NOTE", "check_identifiable", "check_solver", "compose_report",
-           "dropped_note", "fit_budget", "infer", "public_noise_ratio", "reliability_note"]
+__all__ = ["CORRECTION_FRACTION", "DROPPED_NOTE", "adaptive_release", "check_identifiable",
+           "check_solver", "compose_report", "correction_applies", "dropped_note", "fit_budget",
+           "infer", "public_noise_ratio", "reliability_note", "step_correction"]
+
+#: The fraction of the gradient's mu_g^2 that releases the Newton step's second-order term
+#: (losses with a bounded third derivative; docs/theory.md, "The Newton step's
+#: second-order term").
+CORRECTION_FRACTION = 0.02
 
 #: The table's note naming the columns dropped from the inference block.
 DROPPED_NOTE = (
@@ -105,12 +120,14 @@ def compose_report(loss, run_report, budget, *, row_norm, delta, notes=()):
         mu of the run and the three releases, composed.
     """
     bound_h, bound_psi = curvature_and_residual_bounds(loss)
+    bound_3 = third_derivative_bound(loss)
     sensitivities = (float(loss.sensitivity(row_norm)), matrix_sensitivity(bound_h, row_norm),
                      matrix_sensitivity(bound_psi**2, row_norm))
     return inference_report(
         run_report, delta=delta, sensitivities=sensitivities,
         mus=(budget.gradient_mu, budget.hessian_mu, budget.score_mu), shares=budget.shares,
-        notes=notes,
+        notes=notes, correction=((CORRECTION_FRACTION, 2.0 * bound_3 * float(row_norm) ** 3)
+                                 if bound_3 > 0.0 else (0.0, 0.0)),
     )
 
 
@@ -154,25 +171,36 @@ def infer(row_sums, loss, coef, *, plan, report, n_steps, rng, preconditioner=No
         In the caller's units, with the diagnostics in ``diagnostics``.
     """
     n = report.n_samples
-    gradient, hessian, score = release_at(
-        row_sums, loss, coef, n,
-        (report.gradient_noise_std, report.hessian_noise_std, report.score_noise_std), rng,
-    )
-    # the columns the release shows empty leave the block (post-processing of M)
+    gradient, hessian, score, sigma_g, tau_m, second = adaptive_release(
+        exact_at(row_sums, loss, coef, n), report, rng)
+    # the columns the release shows empty leave the block (post-processing of M and g)
     candidates = None if indicators is None else np.r_[
         np.asarray(indicators, dtype=bool), np.zeros(coef.size - len(indicators), bool)]
     keep, dropped_notes, run = inference_block(
-        hessian, report.hessian_noise_std, preconditioner, candidates, gradient=gradient,
-        gradient_noise_std=report.gradient_noise_std)
+        hessian, tau_m, preconditioner, candidates, gradient=gradient,
+        gradient_noise_std=sigma_g)
     block = np.ix_(keep, keep)
     estimate_k, cov_k, diag = coefficient_covariance(
         coef[keep], gradient[keep], hessian[block], score[block], n_samples=n,
-        gradient_noise_std=report.gradient_noise_std,
-        hessian_noise_std=report.hessian_noise_std,
+        gradient_noise_std=sigma_g, hessian_noise_std=tau_m,
         score_noise_std=report.score_noise_std, strong_convexity=plan.strong_convexity,
         learning_rate=plan.learning_rate, noise_std=plan.noise_std, n_steps=n_steps,
         momentum=getattr(plan, "momentum", 0.0), **run,
     )
+    diag["second_hessian"] = second
+    moment = diag.pop("run_error_moment")
+    # the same decision adaptive_release took from the same (whole) M and tau
+    diag["step_corrected"] = bool(report.correction_mu > 0.0
+                                  and correction_applies(hessian, tau_m))
+    if diag["step_corrected"]:
+        # W of the block, zero on the dropped coordinates (held at the run's values): the
+        # released drift T[W] is the whole p-vector; its kept part corrects the block
+        full_moment = np.zeros((coef.size, coef.size))
+        full_moment[block] = moment
+        drift = curvature_drift_at(row_sums, loss, coef, full_moment, n)
+        estimate_k, cov_k = step_correction(
+            estimate_k, cov_k, drift, full_moment, repaired_hessian(hessian[block], tau_m),
+            report, rng, keep=keep)
     estimate, cov = np.array(coef, dtype=np.float64), np.full((coef.size, coef.size), np.nan)
     estimate[keep], cov[block] = estimate_k, cov_k  # a dropped coefficient keeps the run's
     diag = _embedded(diag, keep)

@@ -48,14 +48,18 @@ import math
 import numpy as np
 
 from .._data import gram_chunk_rows
-from ..losses import WeightedLoss
+from ..losses import BinaryLogisticLoss, WeightedLoss
 from ..optim import symmetric_gaussian
 
 __all__ = [
+    "LOGISTIC_THIRD_BOUND",
     "curvature_and_residual_bounds",
+    "curvature_drift_at",
+    "exact_at",
     "matrix_sensitivity",
     "release_at",
     "row_weights_and_residuals",
+    "third_derivative_bound",
 ]
 
 
@@ -130,6 +134,64 @@ def row_weights_and_residuals(loss, t, y):
     return loss.inference_rows(t, y)
 
 
+#: The bound on the binary logistic loss's third derivative: :math:`|\sigma(1-\sigma)(1-2\sigma)|`
+#: peaks at :math:`1/(6\sqrt3)` (where :math:`\sigma = 1/2 \pm 1/(2\sqrt3)`).
+LOGISTIC_THIRD_BOUND = 1.0 / (6.0 * math.sqrt(3.0))
+
+
+def third_derivative_bound(loss):
+    r"""The bound :math:`c_3` on the loss's third derivative the step's correction needs.
+
+    Public: :data:`LOGISTIC_THIRD_BOUND` for the plain binary logistic loss; 0 (no
+    correction) for every other loss (Huber's second derivative is a step function: its
+    remainder is not quadratic in the run's error).
+    """
+    plain = isinstance(loss, BinaryLogisticLoss) and not isinstance(loss, WeightedLoss)
+    return LOGISTIC_THIRD_BOUND if plain else 0.0
+
+
+def curvature_drift_at(row_sums, loss, coef, moment, n_samples):
+    r""":math:`\frac1n\sum_i l^{(3)}(t_i)\,(\tilde x_i^\top W\tilde x_i)\,\tilde x_i` at
+    ``coef``, before noise: the mean of the Newton step's quadratic remainder
+    (docs/theory.md, "The Newton step's second-order term").
+
+    Replacing one row moves the sum by at most :math:`2c_3\lambda_{\max}(W)\tilde R^3`
+    in norm (:math:`0 \le x^\top Wx \le \lambda_{\max}(W)\tilde R^2` for W positive
+    semi-definite, :math:`|l^{(3)}| \le c_3`), so the Gaussian release of the average
+    with std :math:`2c_3\lambda_{\max}(W)\tilde R^3/(n\mu_c)` per coordinate is
+    :math:`\mu_c`-GDP; W is a post-processing of the released Hessian and of public plan
+    numbers (adaptive composition).
+
+    Parameters
+    ----------
+    row_sums : ChunkedRowSums or DaskRowSums
+        The fit's row sums, entered.
+    loss : BinaryLogisticLoss
+        The fit's loss (plain binary logistic: ``third_derivative_bound(loss) > 0``).
+    coef : ndarray of shape (p,)
+        The released last iterate (augmented).
+    moment : ndarray of shape (p, p)
+        W, positive semi-definite (the run's error moment).
+    n_samples : int
+        n (public).
+
+    Returns
+    -------
+    ndarray of shape (p,)
+    """
+    moment = np.asarray(moment, dtype=np.float64)
+    coef = np.asarray(coef, dtype=np.float64)
+
+    def method(point, design, y):
+        rows = design.toarray()
+        prob = 1.0 / (1.0 + np.exp(-(rows @ np.asarray(point, dtype=np.float64))))
+        third = prob * (1.0 - prob) * (1.0 - 2.0 * prob)
+        return rows.T @ (third * np.einsum("ij,jk,ik->i", rows, moment, rows))
+
+    total = row_sums.sum(coef, method=method, chunk_size=gram_chunk_rows(n_samples, coef.shape[0]))
+    return np.asarray(total, dtype=np.float64) / n_samples
+
+
 def _chunk_matrices(loss):
     r"""The worker-side method: one chunk's two weighted Gram sums, stacked (2, p, p).
 
@@ -187,16 +249,41 @@ def release_at(row_sums, loss, coef, n_samples, noise_stds, rng):
     hessian, score_cov : ndarray of shape (p, p), symmetric
         The released M and Q.
     """
+    gradient, *matrices = exact_at(row_sums, loss, coef, n_samples)
+    dim = gradient.shape[0]
+    if noise_stds[0] > 0.0:
+        gradient = gradient + noise_stds[0] * rng.standard_normal(dim)
+    return (gradient, *(matrix + symmetric_gaussian(dim, tau, rng)
+                        for matrix, tau in zip(matrices, noise_stds[1:])))
+
+
+def exact_at(row_sums, loss, coef, n_samples):
+    """The averaged gradient, Hessian and score covariance at ``coef``, before any noise.
+
+    What the Gaussian mechanisms of :func:`release_at` (and the adaptive order of
+    :func:`skdpgd.inference.infer`) add their noise to; never returned to a caller
+    without it.
+
+    Parameters
+    ----------
+    row_sums : ChunkedRowSums or DaskRowSums
+        The fit's row sums, entered.
+    loss : BinaryLogisticLoss or HuberLoss
+        The fit's loss.
+    coef : ndarray of shape (p,)
+        The released estimate (augmented).
+    n_samples : int
+        n (public).
+
+    Returns
+    -------
+    gradient : ndarray of shape (p,)
+    hessian, score_cov : ndarray of shape (p, p), symmetric
+    """
     coef = np.asarray(coef, dtype=np.float64)
     dim = coef.shape[0]
     gradient = np.asarray(row_sums.sum(coef), dtype=np.float64) / n_samples
-    if noise_stds[0] > 0.0:
-        gradient = gradient + noise_stds[0] * rng.standard_normal(dim)
     sums = np.asarray(row_sums.sum(coef, method=_chunk_matrices(loss),
                                    chunk_size=gram_chunk_rows(n_samples, dim)), dtype=np.float64)
-    out = [gradient]
-    for matrix, tau in zip(sums, noise_stds[1:]):
-        matrix = 0.5 * (matrix + matrix.T) / n_samples
-        out.append(matrix + symmetric_gaussian(dim, tau, rng))
-    return tuple(out)
+    return (gradient, *(0.5 * (matrix + matrix.T) / n_samples for matrix in sums))
 

@@ -84,7 +84,7 @@ import numpy as np
 from ._identification import unidentified
 from ._optimizer_noise import optimizer_noise
 
-__all__ = ["FIRST_ORDER_LIMIT", "coefficient_covariance"]
+__all__ = ["FIRST_ORDER_LIMIT", "coefficient_covariance", "repaired_hessian"]
 
 #: Above this rho the leftover takes its bound instead of its first-order covariance.
 FIRST_ORDER_LIMIT = 0.5
@@ -166,10 +166,28 @@ def coefficient_covariance(coef, gradient, hessian, score_cov, *, n_samples,
         "unfinished": float(np.linalg.norm(unfinished, 2)), "hessian_noise_ratio": rho,
         "leftover_share": float(np.trace(leftover) / np.trace(covariance)),
         "not_identified": not_identified, "identified_ratio": identified_ratio,
+        "run_error_moment": second,
     }
     covariance[not_identified, :] = np.nan  # no interval where the release sees nothing
     covariance[:, not_identified] = np.nan
     return estimate, covariance, diagnostics
+
+
+def repaired_hessian(hessian, hessian_noise_std):
+    r""":math:`M_+ = V\max(\Lambda, f_M)V^\top`, :math:`f_M = 2\tau_M\sqrt p` (step 1).
+
+    Parameters
+    ----------
+    hessian : ndarray of shape (p, p)
+        The released M.
+    hessian_noise_std : float
+        :math:`\tau_M`.
+
+    Returns
+    -------
+    ndarray of shape (p, p)
+    """
+    return _floor(hessian, 2.0 * hessian_noise_std * np.sqrt(hessian.shape[0]))[0]
 
 
 def lowest_curvature(hessian, floor):

@@ -130,7 +130,7 @@ class BaseDPLinearModel(InputChecks, PipelineReleases, BaseEstimator):
         if not self.fit_intercept:
             return None
         if self.intercept_scaling == "auto":
-            return auto_intercept_scaling(self.data_norm, n_features, n_outputs)
+            return auto_intercept_scaling(self.data_norm, n_features, n_outputs, self._infers())
         return float(self.intercept_scaling)
 
     def _problem(self, loss, n_samples, n_features, n_params, target):

@@ -45,8 +45,9 @@ def initial_distance(output_scale, data_norm, n_features, n_outputs=1, intercept
     return math.hypot(features, output_scale * math.sqrt(n_outputs) / intercept_scaling)
 
 
-def auto_intercept_scaling(data_norm, n_features, n_outputs=1):
-    r"""Default intercept column :math:`b = R\,(k/d)^{1/8}` from public R, d and k alone.
+def auto_intercept_scaling(data_norm, n_features, n_outputs=1, inference=False):
+    r"""Default intercept column :math:`b = R\,(k/d)^{1/8}` from public R, d and k alone
+    (:math:`b = R/\sqrt d` with ``inference``: :func:`inference_intercept_scaling`).
 
     The intercept is learnt as one more weight per output on a constant column b, so
     b trades two things. The row-norm bound :math:`R_t = \sqrt{R^2 + b^2}` grows with b
@@ -70,7 +71,28 @@ def auto_intercept_scaling(data_norm, n_features, n_outputs=1):
     :math:`b = R\,d^{-1/8}`. The scikit-learn-style b = 1 = R would spend half of
     :math:`R_t^2` on one coordinate. Pure function of public numbers.
     """
+    if inference:
+        return inference_intercept_scaling(data_norm, n_features)
     return float(data_norm) * (float(n_outputs) / float(n_features)) ** 0.125
+
+
+def inference_intercept_scaling(data_norm, n_features):
+    r"""The intercept column of a fit with ``inference=True``: :math:`b = R/\sqrt d`.
+
+    The private table's width is decided by the Hessian release's noise edge
+    :math:`f_M \propto c_H R_t^2 = c_H(R^2 + b^2)` against the smallest curvature of the
+    augmented design (docs/theory.md, "The intercept column of a fit with inference").
+    The intercept's own curvature is at most :math:`c_H b^2` (its column is the constant
+    b) and the d slopes' at most :math:`c_H R^2/d` on average (the slope block's trace is
+    at most :math:`c_H R^2`), so the best smallest curvature any data set can show is
+    :math:`c_H\min(b^2, R^2/d)`, and the public noise ratio
+    :math:`(R^2 + b^2)/\min(b^2, R^2/d)` is smallest at :math:`b^2 = R^2/d` (below it
+    the ratio falls with b, above it rises). There every augmented coordinate can carry
+    :math:`R_t^2/p`, the isotropic bound of the identifiability rule is attained, and
+    :math:`R_t^2 = R^2(1 + 1/d)` instead of :math:`R^2(1 + d^{-1/4})`. Pure function of
+    public numbers (one output: inference supports binary and regression fits only).
+    """
+    return float(data_norm) / math.sqrt(float(n_features))
 
 
 def logistic_initial_distance(data_norm, n_features, n_outputs=1, intercept_scaling=None):

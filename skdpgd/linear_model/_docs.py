@@ -38,7 +38,10 @@ intercept_scaling : float or "auto", default="auto"
     ``"auto"`` is b = data_norm * (k / n_features) ** (1/8), k the number of outputs
     (1 for a regression or two classes, the number of classes beyond), the b that
     minimises the planner's utility proxy over b
-    (:func:`~skdpgd.linear_model._defaults.auto_intercept_scaling`); the value
+    (:func:`~skdpgd.linear_model._defaults.auto_intercept_scaling`); with
+    ``inference=True`` it is b = data_norm / sqrt(n_features), the b that minimises the
+    Hessian release's public noise ratio
+    (:func:`~skdpgd.linear_model._defaults.inference_intercept_scaling`). The value
     used is ``intercept_scaling_``.""",
     "solver": """\
 solver : {"auto", "preconditioned", "gd", "cyclic", "sgd"}, default="auto"

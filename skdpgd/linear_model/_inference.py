@@ -251,6 +251,11 @@ class WithoutTable(PlainRun):
 class CoefficientTableMixin:
     """The coefficient table's public rules and readers (``inference=True``; module doc)."""
 
+    def _infers(self):
+        """Whether the fit asks for the table (``intercept_scaling="auto"`` then gives
+        :func:`~skdpgd.linear_model._defaults.inference_intercept_scaling`)."""
+        return bool(getattr(self, "inference", False))
+
     def _inference_loss_and_shape(self, n_features, n_classes):
         """The estimator's loss and shape, with the plain logistic loss for ``"auto"``."""
         loss, shape = self._loss_and_shape(n_features, n_classes)
