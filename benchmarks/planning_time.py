@@ -68,10 +68,13 @@ def measure(repeats, sizes=()):
         # past its threshold, a cost of the whole process's heap, not of planning
         gc.collect()
         _base._cached_plan.cache_clear()
-        try:  # the cyclic grid's kept terms (skdpgd.solvers._cyclic_grid), where present
-            from skdpgd.solvers._cyclic_grid import clear_grid_terms
+        try:  # the cyclic grid's kept terms (skdpgd.solvers._cyclic), where present
+            from skdpgd.solvers._cyclic import clear_grid_terms
         except ImportError:
-            return
+            try:  # a tree of before the cyclic sub-package
+                from skdpgd.solvers._cyclic_grid import clear_grid_terms
+            except ImportError:
+                return
         clear_grid_terms()
 
     plans = {"calls": 0, "seconds": 0.0, "cpu": 0.0}

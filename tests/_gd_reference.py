@@ -12,7 +12,7 @@ import numpy as np
 from skdpgd.accounting import calibrate_noisy_gd, contraction_factor, epsilon_delta_to_gdp
 from skdpgd.accounting.calibration import gd_factors
 from skdpgd.solvers import utility_proxy
-from skdpgd.solvers._gd_planning import STEP_FRACTIONS
+from skdpgd.solvers._cyclic import STEP_FRACTIONS
 
 
 def full_batch_plan(epsilon, delta, *, sensitivity, n_samples, n_params, data_smoothness,

@@ -45,7 +45,10 @@ LAYERS = [
     ["skdpgd._demo", "skdpgd._cli", "skdpgd.__main__", "skdpgd"],
 ]
 
-MAX_LINES = 450
+#: One concept per file: a solver's planner, proxy, grid and run fit in one module (or one
+#: sub-package), as in scikit-learn's ``linear_model``, whose median file is 776 lines;
+#: a smaller cap split one algorithm by job across files.
+MAX_LINES = 800
 
 
 def _modules():

@@ -11,7 +11,7 @@ The solvers (see the user guide, "Solvers"):
 
 * ``"auto"`` (:mod:`._auto`, the default): plans gd, cyclic and preconditioned candidates
   and runs the one with the smallest predicted excess loss (:mod:`._utility`).
-* ``"gd"`` (:mod:`._gd`) and ``"cyclic"`` (:mod:`._cyclic`): noisy GD on a fixed partition
+* ``"gd"`` and ``"cyclic"`` (:mod:`._cyclic`): noisy GD on a fixed partition
   into l batches visited in order; Bok, Su and Altschuler (ICML 2024), Theorem 4.5 / 4.4,
   with Theorem 4.2 for one batch.
 * ``"sgd"`` (:mod:`._sgd`): Poisson-sampled noisy SGD, the minimum of the bounds that apply.
@@ -23,21 +23,15 @@ from .._data import FitData
 from ._auto import AutoSolver as AutoSolver
 from ._base import PublicProblem, Solver
 from ._cyclic import CyclicSolver as CyclicSolver
-from ._cyclic_planning import (
-    NoisyCyclicGDPlan as NoisyCyclicGDPlan,
-)
-from ._cyclic_planning import (
-    batch_heterogeneity as batch_heterogeneity,
-)
-from ._cyclic_planning import (
-    plan_noisy_cyclic_gd as plan_noisy_cyclic_gd,
-)
-from ._cyclic_planning import (
+from ._cyclic import NoisyCyclicGDPlan as NoisyCyclicGDPlan
+from ._cyclic import batch_heterogeneity as batch_heterogeneity
+from ._cyclic import gd_solver
+from ._cyclic import optimisation_error as optimisation_error
+from ._cyclic import plan_noisy_cyclic_gd as plan_noisy_cyclic_gd
+from ._cyclic import (
     plan_noisy_cyclic_gd_regularization as plan_noisy_cyclic_gd_regularization,
 )
-from ._gd import gd_solver
-from ._gd_planning import optimisation_error as optimisation_error
-from ._gd_planning import utility_proxy as utility_proxy
+from ._cyclic import utility_proxy as utility_proxy
 from ._preconditioned import PreconditionedSolver as PreconditionedSolver
 from ._preconditioned_planning import PreconditionedGDPlan as PreconditionedGDPlan
 from ._registry import DEFAULT as DEFAULT  # the registry's constants, for the layers above

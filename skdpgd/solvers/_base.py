@@ -24,12 +24,12 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ._capabilities import Capabilities
+from ._utility import Prediction, predict_runs
 
 if TYPE_CHECKING:  # annotations only
     import numpy as np
 
     from ..accounting import PrivacyReport
-    from ._utility import Prediction
 
 __all__ = [
     "AUTO_MAX_PASSES", "PublicProblem", "Solver", "check_learning_rate", "projection_radius",
@@ -248,7 +248,11 @@ class Solver(Capabilities):
         return self._predict(plan, problem)
 
     def _predict(self, plan: Any, problem: PublicProblem) -> Prediction | None:
-        return None
+        # the declared utility prediction's run, scored by the one proxy; None for a
+        # solver that declares none (not a candidate of "auto")
+        if type(self)._prediction_run is Capabilities._prediction_run:
+            return None
+        return predict_runs(problem, [self._prediction_run(plan, problem)])[0]
 
     def run(self, data: Any, loss: Any, plan: Any, rng: np.random.Generator,
             callback: Callable[[int], object] | None = None) -> np.ndarray:

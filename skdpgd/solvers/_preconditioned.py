@@ -41,7 +41,6 @@ from ._preconditioned_planning import (
     gram_noise_margin,
     plan_preconditioned_settings,
 )
-from ._utility import predict_runs
 
 __all__ = ["AUTO_GRAM_SHARES", "AUTO_MARGIN_FACTORS", "PreconditionedSolver",
            "calibrate_preconditioned", "plan_together"]
@@ -270,9 +269,6 @@ class PreconditionedSolver(Solver):
                 for budget in budgets if budget not in have
                 for kappa in sorted({plan.solver.margin_factor for plan in settings})]
         return settings + (plan_together(problem, more) if more else [])
-
-    def _predict(self, plan, problem):
-        return predict_runs(problem, [self._prediction_run(plan, problem)])[0]
 
     def _prediction_run(self, plan, problem):
         """(label, passes, run) of the proxy (:func:`~._utility.predict_runs`)."""

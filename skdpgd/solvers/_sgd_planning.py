@@ -1,6 +1,6 @@
 r"""From a privacy target to a sampled noisy SGD run: batch size, steps, step size, noise, lam.
 
-Same recipe as the full-batch planner (:mod:`._gd_planning`, docs/theory.md#calibration): every
+Same recipe as the full-batch planner (:mod:`._cyclic`, docs/theory.md#calibration): every
 candidate run is scored by a utility proxy built from public numbers only, the best is
 kept, and its noise is calibrated exactly and conservatively
 (:func:`calibrate_sampled_sgd`). Within one sampling rate, candidates are ranked with a
@@ -26,7 +26,7 @@ from ..accounting.calibration import (
     check_sgd_epsilon,
     clt_noise_multiplier,
 )
-from ._gd_planning import optimisation_error
+from ._cyclic import optimisation_error
 
 #: Sampling rates q = b/n the planner tries by default.
 SGD_SAMPLING_RATES = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5)

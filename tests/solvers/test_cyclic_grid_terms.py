@@ -1,4 +1,4 @@
-"""The cyclic planner's grid (skdpgd/solvers/_cyclic_grid.py).
+"""The cyclic planner's grid (skdpgd/solvers/_cyclic/_planning.py, its grid).
 
 The proxy of every grid point is the utility proxy at K = l E with the noise of bound (C)
 plus the batch heterogeneity, computed from two target-free terms that are kept for the
@@ -13,10 +13,13 @@ from skdpgd import DPLogisticRegression
 from skdpgd.accounting import contraction_factor, epsilon_delta_to_gdp
 from skdpgd.accounting.calibration import cyclic_factors
 from skdpgd.solvers import CyclicSolver
-from skdpgd.solvers import _cyclic_grid as grid
-from skdpgd.solvers._cyclic import plan_cyclic_together
-from skdpgd.solvers._cyclic_planning import batch_heterogeneity
-from skdpgd.solvers._gd_planning import STEP_FRACTIONS, utility_proxy
+from skdpgd.solvers._cyclic import (
+    STEP_FRACTIONS,
+    batch_heterogeneity,
+    plan_cyclic_together,
+    utility_proxy,
+)
+from skdpgd.solvers._cyclic import _planning as grid
 
 
 @pytest.mark.parametrize("n_batches", [1, 4, 16])

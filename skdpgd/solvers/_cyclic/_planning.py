@@ -1,25 +1,49 @@
-r"""Planning cyclic (and full-batch) noisy GD: choose b, E, eta, lam by a public utility proxy.
+r"""Planning noisy GD on l cyclic batches (l = 1: ``solver="gd"``): the plain-step proxy,
+the planner's grid and the planner.
 
 docs/theory.md#calibration, step 3. The plan of ``solver="gd"`` (one batch) and
-``solver="cyclic"`` (:mod:`skdpgd.solvers._cyclic`). For every candidate run the noise that
-meets the target comes from the accountant's closed form of bound (C)
-(:func:`skdpgd.accounting.calibration.cyclic_factors`), the candidates are scored by the
-public proxy of :func:`~skdpgd.solvers._gd_planning.utility_proxy` plus
-:func:`batch_heterogeneity`, the whole grid (lam x eta x E, per batch size) at once as
-numpy arrays with the target mu* computed once, and the winner's noise is calibrated
-exactly and conservatively by the accountant
-(:func:`~skdpgd.accounting.calibrate_noisy_cyclic_gd`). The grid's proxy is
-:mod:`._cyclic_grid`'s, whose terms that no target, n or sensitivity enters are kept for
-the next search of the same grid.
+``solver="cyclic"`` (:mod:`skdpgd.solvers._cyclic`). Three parts, in this order:
+
+* **The plain-step proxy** (:func:`utility_proxy`, :func:`optimisation_error`): the
+  worst-case excess loss of full-batch noisy GD over quadratics, from public numbers only
+  (not privacy maths); the SGD planner (:mod:`skdpgd.solvers._sgd`) reuses its
+  optimisation term.
+* **The grid** (:func:`grid_proxy`, :func:`grid_terms`): per batch size, every lam of the
+  planner's grid, every step eta and every number of passes E = 1..max_epochs scored by
+
+  .. math::
+
+      U = \frac{\lambda r_0^2}{2} + \text{optimisation}(K = lE)
+        + \frac{p\,\eta\,\sigma^2}{4} + \text{heterogeneity},\qquad
+      \sigma = \frac{S\,h(E)}{b_{\min}\mu^*},
+
+  :func:`utility_proxy` with the noise of bound (C), :math:`h(E)^2` the accountant's
+  :func:`~skdpgd.accounting.calibration.cyclic_factors` (its one closed form). Neither the
+  bias and optimisation terms nor h(E) depend on the target, n or the sensitivity: they
+  are computed once per grid and kept, read-only, for the next search of the same grid.
+  ``solver="auto"``'s second choice searches it again for the rest of its budget, and the
+  folds of a search share it whatever their n.
+* **The planner** (:func:`plan_noisy_cyclic_gd`): for every candidate run the noise that
+  meets the target comes from the accountant's closed form of bound (C)
+  (:func:`skdpgd.accounting.calibration.cyclic_factors`), the candidates are scored by
+  the grid's proxy plus :func:`batch_heterogeneity`, the whole grid (lam x eta x E, per
+  batch size) at once as numpy arrays with the target mu* computed once, and the winner's
+  noise is calibrated exactly and conservatively by the accountant
+  (:func:`~skdpgd.accounting.calibrate_noisy_cyclic_gd`).
+
+A planning heuristic from public numbers only: it plays no part in any privacy claim (the
+winner's noise is calibrated by the accountant).
 """
 
 import math
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..accounting import contraction_factor, cyclic_batch_sizes
-from ..accounting.calibration import (
+from ...accounting import contraction_factor, cyclic_batch_sizes
+from ...accounting.calibration import (
     calibrate_noisy_cyclic_gd,
     calibrate_noisy_gd,
     check_count,
@@ -29,15 +53,262 @@ from ..accounting.calibration import (
     shift_ratio,
     target_mu_of,
 )
-from ._cyclic_grid import grid_proxy
-from ._gd_planning import STEP_FRACTIONS
 
 __all__ = [
+    "GRID_TERMS_KEPT",
+    "GRID_TERMS_MAX_BYTES",
+    "STEP_FRACTIONS",
     "NoisyCyclicGDPlan",
     "batch_heterogeneity",
+    "clear_grid_terms",
+    "grid_proxy",
+    "grid_terms",
+    "optimisation_error",
     "plan_noisy_cyclic_gd",
     "plan_noisy_cyclic_gd_regularization",
+    "utility_proxy",
 ]
+
+# --- the plain-step proxy of full-batch noisy GD, and the planner's step fractions ---
+
+def optimisation_error(n_steps, *, learning_rate, strong_convexity, smoothness, initial_distance):
+    r"""Worst-case optimisation error of K gradient steps from 0 over quadratics.
+
+    For a quadratic whose curvatures h lie in [lam, beta] with the optimum at distance
+    r0, the excess objective after K steps of size eta is at most
+
+    .. math::
+
+        \frac{r_0^2}{2}\max_{h\in[\lambda,\beta]} h\,(1-\eta h)^{2K},
+
+    attained by putting the whole of theta* on the worst curvature. The maximum is at an
+    end of the interval or at the critical point :math:`h^* = 1/(\eta(2K+1))`, giving
+    :math:`\approx r_0^2/(4 e \eta K)` (the O(1/K) rate of convex GD) until the
+    :math:`\lambda`-contraction takes over. On a quadratic, gradient descent from 0
+    multiplies the error in a direction of curvature h by :math:`(1 - \eta h)` per step,
+    and that direction's excess objective is h/2 times the squared error
+    (:ref:`calibration`, step 3). Vectorised over ``n_steps``. Planning only: it
+    plays no part in any privacy claim.
+
+    Parameters
+    ----------
+    n_steps : int or array-like of int
+        K >= 0, the number of steps (broadcast against the other arguments).
+    learning_rate : float or array-like of float
+        eta > 0, the step size.
+    strong_convexity : float or array-like of float
+        lam >= 0, the smallest curvature of the objective.
+    smoothness : float or array-like of float
+        beta >= lam, the largest curvature of the objective.
+    initial_distance : float
+        r0, a public guess of the optimum's norm (the start is 0).
+
+    Returns
+    -------
+    float or ndarray of float
+        :math:`\frac{r_0^2}{2}\max_{h\in[\lambda,\beta]} h\,|1-\eta h|^{2K}`, with the
+        broadcast shape of the arguments.
+    """
+    k = np.asarray(n_steps, dtype=float)
+    eta, lam, beta = (np.asarray(x, dtype=float)
+                      for x in (learning_rate, strong_convexity, smoothness))
+
+    def worst(h):  # the power as exp(2K log|1 - eta h|) (numpy's pow is not vectorised)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            exponent = 2.0 * k * np.log(np.abs(1.0 - eta * h))
+        return h * np.exp(np.where(np.isnan(exponent), 0.0, exponent))  # 0^0 = 1 at K = 0
+
+    critical = np.clip(1.0 / (eta * (2.0 * k + 1.0)), lam, beta)
+    # a step beyond 2 / beta diverges: the error is +inf, a value (the caller refuses such
+    # a fixed learning_rate with its own message), not a floating-point accident to report
+    with np.errstate(over="ignore"):
+        return 0.5 * float(initial_distance) ** 2 * np.maximum(
+            np.maximum(worst(lam), worst(beta)), worst(critical)
+        )
+
+
+def utility_proxy(
+    n_steps, noise_std, *, n_params, learning_rate, strong_convexity, smoothness, initial_distance
+):
+    r"""Public proxy for the excess (unregularised) loss of the released iterate.
+
+    .. math::
+
+        U = \underbrace{\tfrac{\lambda}{2} r_0^2}_{\text{regularisation bias}}
+          + \underbrace{\tfrac{r_0^2}{2}\max_{h\in[\lambda,\beta]} h(1-\eta
+          h)^{2K}}_{\text{optimisation}} + \underbrace{\tfrac{p\,\eta\,\sigma^2}{4}}_{\text{noise}}
+
+    :ref:`calibration`, step 3, with each term a worst case over quadratic objectives whose
+    curvatures lie in [lam, beta]: the bias term is the classical bound
+    :math:`L(\theta^*_\lambda) - L(\theta^*_0) \le \frac{\lambda}{2}\|\theta^*_0\|^2`; the
+    optimisation term is :func:`optimisation_error` (it refines the textbook
+    :math:`\frac{\beta}{2}c^{2K}r_0^2`, which pairs the largest curvature with the slowest
+    contraction, a combination no quadratic attains); the noise term is the stationary
+    excess loss of noisy GD, :math:`p\,\eta\sigma^2/(2(2-\eta h)) \le p\,\eta\sigma^2/4`
+    per direction of curvature h <= 1/eta, whatever the curvature. ``r0``
+    (``initial_distance``) is a public guess of the optimum's norm and ``p`` the number
+    of parameters. Vectorised over ``n_steps`` / ``noise_std``. Planning only: it plays
+    no part in any privacy claim.
+
+    Parameters
+    ----------
+    n_steps : int or array-like of int
+        K >= 0, the number of steps.
+    noise_std : float or array-like of float
+        sigma >= 0, the noise on the averaged gradient (broadcast against ``n_steps``).
+    n_params : int
+        p, the number of parameters.
+    learning_rate : float
+        eta > 0, the step size.
+    strong_convexity : float
+        lam >= 0, the L2 regularisation (the smallest curvature of the objective).
+    smoothness : float
+        beta >= lam, the smoothness of the objective.
+    initial_distance : float
+        r0, a public guess of the optimum's norm (the start is 0).
+
+    Returns
+    -------
+    float or ndarray of float
+        U, with the broadcast shape of ``n_steps`` and ``noise_std``.
+
+    Raises
+    ------
+    ValueError
+        When eta, lam or beta is out of range (:func:`~skdpgd.accounting.contraction_factor`
+        validates them).
+    """
+    contraction_factor(learning_rate, strong_convexity, smoothness)  # validates
+    return _proxy(n_steps, noise_std, n_params=n_params, learning_rate=learning_rate,
+                  strong_convexity=strong_convexity, smoothness=smoothness,
+                  initial_distance=initial_distance)
+
+
+def _proxy(n_steps, noise_std, *, n_params, learning_rate, strong_convexity, smoothness,
+           initial_distance):
+    """:func:`utility_proxy` without its checks, elementwise in K, sigma, eta, lam, beta."""
+    optimisation = optimisation_error(
+        n_steps, learning_rate=learning_rate, strong_convexity=strong_convexity,
+        smoothness=smoothness, initial_distance=initial_distance,
+    )
+    noise = n_params * learning_rate * np.asarray(noise_std, dtype=float) ** 2 / 4.0
+    return 0.5 * strong_convexity * float(initial_distance) ** 2 + optimisation + noise
+
+
+#: Step sizes the planner tries, as fractions of 2/(beta + lam). The largest minimises
+#: the contraction factor (less noise) but leaves the top-curvature direction oscillating
+#: at the same slow rate; a slightly smaller step damps it at a small privacy cost.
+STEP_FRACTIONS = (1.0, 0.95, 0.9, 0.8, 0.65, 0.5)
+
+
+# --- the planner's grid: its proxy at every (lam, eta, E), from terms kept for reuse ---
+
+
+#: How many grids are kept, and the largest kept (bytes of both terms; at most 8 MiB in
+#: all): auto's grids (21 lams x 6 steps x 50 passes, 100 KB) are, a full-batch search
+#: over 1000 passes is not.
+GRID_TERMS_KEPT, GRID_TERMS_MAX_BYTES = 32, 1 << 18
+
+#: The kept terms, most recent last.
+_KEPT = OrderedDict()
+_LOCK = threading.Lock()
+
+
+def grid_proxy(contraction, etas, lam, beta, heterogeneity, *, epochs, n_batches, sensitivity,
+               denominator, r0, n_params, return_root=False, convex=None):
+    r"""The cyclic proxy U at every (row, step, E): an array of shape (rows, F, E).
+
+    Parameters
+    ----------
+    contraction, etas, heterogeneity : ndarray of shape (rows, F)
+        c, eta and the batch heterogeneity term of each (lam, eta).
+    lam, beta : ndarray of shape (rows, 1)
+        lam and the smoothness beta of each row.
+    epochs : ndarray of shape (E,)
+        1..max_epochs.
+    n_batches : int
+        l.
+    sensitivity, denominator : float
+        S and :math:`b_{\min}\mu^*` (``inf`` for no target: sigma = 0).
+    r0 : float
+    n_params : int
+    return_root : bool, default=False
+        Also return h(E) at every point (the kept term: sigma is S h(E) / denominator).
+    convex : ndarray of shape (rows, F, E), optional
+        The bounded-domain factor of a run projected onto a ball (Theorem 4.3 or bound
+        (F)): h(E) is then the smaller of the two (not kept: it depends on n and S).
+
+    Returns
+    -------
+    ndarray of shape (rows, F, E)
+        The operations of :func:`utility_proxy` in its order, plus the
+        heterogeneity.
+    root : ndarray of shape (rows, F, E), read-only
+        h(E), with ``return_root``.
+    """
+    bias_and_optimisation, root = grid_terms(contraction, etas, lam, beta, epochs=epochs,
+                                             n_batches=n_batches, r0=r0)
+    if convex is not None:
+        root = np.minimum(root, convex)
+    sigmas = sensitivity * root / denominator
+    noise = n_params * etas[:, :, None] * sigmas**2 / 4.0
+    proxy = bias_and_optimisation + noise + heterogeneity[:, :, None]
+    return (proxy, root) if return_root else proxy
+
+
+def clear_grid_terms():
+    """Forget the kept grid terms: the next search computes them afresh."""
+    with _LOCK:
+        _KEPT.clear()
+
+
+def grid_terms(contraction, etas, lam, beta, *, epochs, n_batches, r0):
+    r"""(bias + optimisation, h(E)) of the grid at every E, each of shape (rows, F, E).
+
+    :math:`\lambda r_0^2/2 +` :func:`optimisation_error` at K = l E, and
+    the square root of :func:`~skdpgd.accounting.calibration.cyclic_factors`. Pure
+    functions of their public arguments, kept read-only for the next search of the same
+    grid (module docstring).
+
+    Parameters
+    ----------
+    contraction, etas : ndarray of shape (rows, F)
+    lam, beta : ndarray of shape (rows, 1)
+    epochs : ndarray of shape (E,)
+        1..max_epochs.
+    n_batches : int
+        l.
+    r0 : float
+
+    Returns
+    -------
+    bias_and_optimisation, root : ndarray of shape (rows, F, E), read-only
+    """
+    key = (int(n_batches), float(r0), int(epochs[-1]), contraction.shape,
+           contraction.tobytes(), etas.tobytes(), lam.tobytes(), beta.tobytes())
+    with _LOCK:
+        found = _KEPT.get(key)
+        if found is not None:
+            _KEPT.move_to_end(key)
+            return found
+    lam3, eta3, beta3 = lam[:, :, None], etas[:, :, None], beta[:, :, None]
+    bias_and_optimisation = 0.5 * lam3 * float(r0) ** 2 + optimisation_error(
+        n_batches * epochs, learning_rate=eta3, strong_convexity=lam3, smoothness=beta3,
+        initial_distance=r0)
+    root = np.sqrt(cyclic_factors(contraction[:, :, None], n_batches, epochs))
+    found = (bias_and_optimisation, root)
+    for term in found:
+        term.flags.writeable = False
+    if sum(term.nbytes for term in found) <= GRID_TERMS_MAX_BYTES:
+        with _LOCK:
+            _KEPT[key] = found
+            while len(_KEPT) > GRID_TERMS_KEPT:
+                _KEPT.popitem(last=False)
+    return found
+
+
+# --- the planner ---
+
 
 
 @dataclass(frozen=True)

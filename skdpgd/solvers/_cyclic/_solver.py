@@ -1,13 +1,14 @@
-r"""``solver="cyclic"``: noisy GD on a fixed partition into l batches visited in order.
+r"""``solver="cyclic"`` and ``solver="gd"``: noisy GD on a fixed partition into l batches.
 
 .. math::
 
     \theta_{k+1} = \theta_k - \eta\,\big(\nabla F_{B_{k \bmod l}}(\theta_k) + \sigma Z_k\big)
 
 Accounted by Bok, Su and Altschuler (ICML 2024), Theorem 4.5 (convergent) / 4.4
-(composition); with one batch (``solver="gd"``, :mod:`skdpgd.solvers._gd`) by Theorem 4.2.
-Planned by :func:`skdpgd.solvers.plan_noisy_cyclic_gd` (:mod:`._cyclic_planning`, one
-planner for all l).
+(composition); with one batch (``solver="gd"``, :func:`gd_solver`) by Theorem 4.2
+(convergent) / 4.1 (composition), exact for full batches (the report also gives what
+Chourasia, Ye and Shokri (2021), Corollary 1, would claim). Planned by
+:func:`skdpgd.solvers.plan_noisy_cyclic_gd` (:mod:`._planning`, one planner for all l).
 """
 
 import math
@@ -15,20 +16,15 @@ from dataclasses import replace
 
 import numpy as np
 
-from .. import accounting
-from .._data import single_threaded_blas
-from ..accounting.calibration import check_positive
-from ..optim import cyclic_partition, noisy_cyclic_gradient_descent
-from ._base import AUTO_MAX_PASSES, Solver, check_learning_rate, projection_radius
-from ._cyclic_planning import (
-    _calibrate_cyclic,
-    _plan_cyclic,
-    batch_heterogeneity,
-)
-from ._utility import predict_runs
+from ... import accounting
+from ..._data import single_threaded_blas
+from ...accounting.calibration import check_positive
+from ...optim import cyclic_partition, noisy_cyclic_gradient_descent
+from .._base import AUTO_MAX_PASSES, Solver, check_learning_rate, projection_radius
+from ._planning import _calibrate_cyclic, _plan_cyclic, batch_heterogeneity
 
 __all__ = ["AUTO_CYCLIC_BATCHES", "AUTO_N_BATCHES", "CyclicSolver", "calibrate_cyclic",
-           "plan_cyclic_together"]
+           "gd_solver", "plan_cyclic_together"]
 
 #: Numbers of batches l that batch_size="auto" tries with solver="cyclic" (b = ceil(n/l)).
 AUTO_N_BATCHES = (1, 2, 4, 8, 16, 32, 64)
@@ -154,121 +150,35 @@ class CyclicSolver(Solver):
 
     @classmethod
     def plan_candidates(cls, problem, solvers, calibrate=False):
-        """One search for every candidate (``plan_cyclic_together``).
-
-        Parameters
-        ----------
-        problem : PublicProblem
-            The public numbers of the fit.
-        solvers : list of CyclicSolver
-            The candidates.
-        calibrate : bool, default=False
-            Calibrate every plan's noise exactly.
-
-        Returns
-        -------
-        list of NoisyCyclicGDPlan
-            One per solver.
-        """
+        """One search of the planner's grid for all (:func:`plan_cyclic_together`)."""
         return plan_cyclic_together(problem, solvers, calibrate=calibrate)
 
     def calibrate(self, plan, problem):
-        """``calibrate_cyclic``.
-
-        Parameters
-        ----------
-        plan : NoisyCyclicGDPlan
-            A plan of :meth:`plan_candidates` (uncalibrated).
-        problem : PublicProblem
-            The public numbers it was planned from.
-
-        Returns
-        -------
-        NoisyCyclicGDPlan
-            The calibrated plan.
-        """
+        """:func:`calibrate_cyclic`."""
         return calibrate_cyclic(plan, problem)
 
     def choice_label(self, plan):
-        """``"gd"`` or ``"cyclic (l batches)"``.
-
-        Parameters
-        ----------
-        plan : NoisyCyclicGDPlan
-            One of its plans.
-
-        Returns
-        -------
-        str
-            The label.
-        """
+        """``"gd"`` or ``"cyclic (l batches)"``."""
         return f"cyclic ({plan.n_batches} batches)" if plan.n_batches > 1 else "gd"
 
     def spectral_run(self, plan, problem, eigenvalues, spectrum):
-        """The constant step eta on every direction, and the batches' heterogeneity.
-
-        Parameters
-        ----------
-        plan : NoisyCyclicGDPlan
-            A candidate's plan.
-        problem : PublicProblem
-            The public numbers of the fit.
-        eigenvalues : ndarray of shape (d,)
-            The released Gram's eigenvalues (unused: a plain step).
-        spectrum : ndarray of shape (d,)
-            The estimated spectrum.
-
-        Returns
-        -------
-        run : dict
-            ``steps`` and ``extra``.
-        passes : float
-            Its epochs.
-        """
-        extra = 0.0
-        if plan.n_batches > 1:
-            extra = batch_heterogeneity(plan.learning_rate, gradient_bound=problem.gradient_bound,
-                                        batch_size=plan.batch_size, n_samples=problem.n_samples)
-        return (dict(steps=np.full(spectrum.shape, plan.learning_rate), extra=extra),
-                float(plan.n_epochs))
+        """The constant step eta on every direction (the released eigenvalues unused),
+        and the batches' heterogeneity; its passes are its epochs."""
+        return (dict(steps=np.full(spectrum.shape, plan.learning_rate),
+                     extra=_heterogeneity(plan, problem)), float(plan.n_epochs))
 
     def run_after_gram(self, row_sums, data, released, plan, rng, callback=None):
-        """A full-batch run on the Gram pass's engine (one per fit); None for l > 1.
-
-        Parameters
-        ----------
-        row_sums : row-sum engine
-            The entered engine over all rows.
-        data : FitData
-            As in :meth:`run`.
-        released : None
-            Unused.
-        plan : NoisyCyclicGDPlan
-            As in :meth:`run`.
-        rng : numpy.random.Generator
-            As in :meth:`run`.
-        callback : callable, optional
-            As in :meth:`run`.
-
-        Returns
-        -------
-        ndarray or None
-            The last iterate, or None (run on its own row sets afterwards).
-        """
+        """A full-batch run on the Gram pass's engine (one per fit, :meth:`descend`); None
+        for l > 1 (run on its own row sets afterwards)."""
         if plan.n_batches != 1:
             return None
         return self.descend(row_sums, data, plan, rng, callback)
 
-    def _predict(self, plan, problem):
-        return predict_runs(problem, [self._prediction_run(plan, problem)])[0]
-
     def _prediction_run(self, plan, problem):
-        """(label, passes, run) of the proxy (:func:`~._utility.predict_runs`)."""
-        extra = 0.0
+        """(label, passes, run) of the proxy (:func:`~skdpgd.solvers._utility.predict_runs`)."""
+        extra = _heterogeneity(plan, problem)
         label = self.name
         if plan.n_batches > 1:
-            extra = batch_heterogeneity(plan.learning_rate, gradient_bound=problem.gradient_bound,
-                                        batch_size=plan.batch_size, n_samples=problem.n_samples)
             label = f"cyclic ({plan.n_batches} batches)"
         if self.max_passes is not None and self.max_passes != AUTO_MAX_PASSES:  # a budget
             label = (f"{label[:-1]}, " if label.endswith(")") else f"{label} (")
@@ -416,7 +326,26 @@ def calibrate_cyclic(plan, problem):
                              problem.n_samples, _diameter(plan), mu=problem.mu)
 
 
+def _heterogeneity(plan, problem):
+    """The proxy's batch heterogeneity term of the plan (0 for one batch)."""
+    if plan.n_batches == 1:
+        return 0.0
+    return batch_heterogeneity(plan.learning_rate, gradient_bound=problem.gradient_bound,
+                               batch_size=plan.batch_size, n_samples=problem.n_samples)
+
+
 def _diameter(plan):
     """D = 2r of the plan's ball, None without one."""
     radius = plan.projection_radius
     return 2.0 * radius if math.isfinite(radius) else None
+
+
+def gd_solver():
+    """The ``solver="gd"`` object: :class:`CyclicSolver` with l = 1 (full batches, up to
+    ``AUTO_MAX_PASSES_FULL_BATCH`` passes).
+
+    Returns
+    -------
+    CyclicSolver
+    """
+    return CyclicSolver(full_batch=True)
