@@ -14,7 +14,7 @@ split and scored on the test split (accuracy / R^2), every fit timed end to end:
   y_bound=1), everything else at its default (the installed package's default solver).
 * ``cyclic``: the same with ``solver="cyclic"``.
 * ``precond``: the Gram-preconditioned run planned by
-  :func:`skdpgd.solvers._preconditioned_planning.plan_preconditioned_gd` from public numbers only
+  :func:`skdpgd.solvers._preconditioned.plan_preconditioned_gd` from public numbers only
   (the estimators' default loss, clip and intercept column b; Gram share 1/4; r0 from
   ``concentrated_initial_distance``, the upper end of the public range), i.e. the proposed
   default; timed end to end (planning, clipping, Gram, eigendecomposition, K passes).
@@ -66,7 +66,7 @@ from skdpgd.losses import BinaryLogisticLoss, HuberLoss
 from skdpgd.optim._gram_release import gram_sensitivity, release_gram
 from skdpgd.optim._preconditioned import GramPreconditioner, preconditioned_noisy_gradient_descent
 from skdpgd.solvers import concentrated_initial_distance
-from skdpgd.solvers._preconditioned_planning import (
+from skdpgd.solvers._preconditioned import (
     gram_noise_margin,
     plan_preconditioned_gd,
 )

@@ -28,7 +28,7 @@ Altschuler (2024) do not apply to a preconditioned step and are not claimed.
 
 Calibration splits a target :math:`\mu^*` (= ``epsilon_delta_to_gdp(epsilon, delta)``) as
 :math:`\mu_G^2 = s\,\mu^{*2}` and :math:`K (S/(n\sigma))^2 = (1-s)\,\mu^{*2}` for a public share
-s in (0, 1). The solver's planner (``skdpgd.solvers._preconditioned_planning``) chooses K,
+s in (0, 1). The solver's planner (``skdpgd.solvers._preconditioned``) chooses K,
 the momentum and lam from public numbers only by minimising a utility proxy.
 
 References

@@ -32,8 +32,8 @@ from ._cyclic import (
     plan_noisy_cyclic_gd_regularization as plan_noisy_cyclic_gd_regularization,
 )
 from ._cyclic import utility_proxy as utility_proxy
+from ._preconditioned import PreconditionedGDPlan as PreconditionedGDPlan
 from ._preconditioned import PreconditionedSolver as PreconditionedSolver
-from ._preconditioned_planning import PreconditionedGDPlan as PreconditionedGDPlan
 from ._registry import DEFAULT as DEFAULT  # the registry's constants, for the layers above
 from ._registry import NAMES as NAMES
 from ._registry import get, names, register, unregister

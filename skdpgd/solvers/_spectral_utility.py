@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from ._preconditioned_planning import gram_noise_margin
+from ._preconditioned import gram_noise_margin
 from ._utility import direction_errors
 
 __all__ = ["estimate_spectrum", "released_offset_distance", "spectral_excess_loss",
@@ -44,7 +44,7 @@ def estimate_spectrum(released_eigenvalues, gram_noise_std, row_norm):
     and Féral 2009, Theorem 2.1). So
 
     * a released eigenvalue above the public bound m on :math:`\|E\|_{op}` that holds with
-      probability 0.99 (:func:`~skdpgd.solvers._preconditioned_planning.gram_noise_margin`,
+      probability 0.99 (:func:`~skdpgd.solvers._preconditioned.gram_noise_margin`,
       :math:`m = \tau(2\sqrt d + 2\sqrt{\log 200}) > r`: the edge of the bulk fluctuates
       above r) estimates :math:`\theta = \frac12\big(w + \sqrt{w^2 - r^2}\big)`, the
       inverse of that map;

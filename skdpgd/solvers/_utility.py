@@ -31,7 +31,7 @@ Two scores, both in units of the loss:
 * **excess loss** (regressors, whose score R^2 depends on the scale of theta):
   :math:`\frac\lambda2 r_0^2 + \frac{r_0^2}{p}\max_g t_g\bar O_g +
   \sigma^2\max_g\big[t_g\bar N_g + (p - t_g)N_0\big]`, the proxy of
-  :func:`~skdpgd.solvers._preconditioned_proxy.preconditioned_utility_proxy`;
+  :func:`~skdpgd.solvers._preconditioned.preconditioned_utility_proxy`;
 * **excess loss of the best rescaling** (classifiers, whose score, accuracy, depends on
   theta only through its direction): :math:`\max_g \min_\alpha` of the expected excess
   loss of :math:`\alpha\theta_K` in the block of g (:func:`~._proxy_scores.scale_free_excess`).

@@ -13,7 +13,7 @@ from skdpgd.solvers import CyclicSolver, PreconditionedSolver
 from skdpgd.solvers._auto import TIE_TOLERANCE, candidates, choose
 from skdpgd.solvers._cyclic import calibrate_cyclic, plan_cyclic_together
 from skdpgd.solvers._preconditioned import calibrate_preconditioned, plan_together
-from skdpgd.solvers._preconditioned_proxy import _proxy_table, _search_tables
+from skdpgd.solvers._preconditioned._planning import _proxy_table, _search_tables
 from skdpgd.solvers._utility import (
     SPECTRUM_GRID,
     direction_errors,

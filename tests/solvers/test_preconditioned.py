@@ -20,7 +20,7 @@ from skdpgd.accounting._preconditioned import (
 from skdpgd.losses import BinaryLogisticLoss, HuberLoss, MultinomialLogisticLoss, SquaredLoss
 from skdpgd.optim._gram_release import gram_sensitivity, release_gram, symmetric_gaussian
 from skdpgd.optim._preconditioned import GramPreconditioner, preconditioned_noisy_gradient_descent
-from skdpgd.solvers._preconditioned_planning import gram_noise_margin, plan_preconditioned_gd
+from skdpgd.solvers._preconditioned import gram_noise_margin, plan_preconditioned_gd
 
 
 def _coef_shape(loss, n_features):
@@ -423,7 +423,7 @@ def test_planner_is_public_and_calibrated():
 
 
 def test_proxy_recursion_matches_closed_form_and_the_loop():
-    from skdpgd.solvers._preconditioned_proxy import _recursion
+    from skdpgd.solvers._preconditioned._planning import _recursion
     from skdpgd.solvers._utility import error_moments
 
     def _unit_errors(n_steps, g, **kw):

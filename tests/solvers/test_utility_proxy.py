@@ -10,7 +10,7 @@ import pytest
 from skdpgd import DPLogisticRegression, DPRidge
 from skdpgd.solvers import CyclicSolver, PreconditionedSolver, get
 from skdpgd.solvers._auto import TIE_TOLERANCE, candidates, choose
-from skdpgd.solvers._preconditioned_proxy import preconditioned_utility_proxy
+from skdpgd.solvers._preconditioned import preconditioned_utility_proxy
 from skdpgd.solvers._proxy_scores import scale_free_excess
 from skdpgd.solvers._utility import direction_errors, predicted_excess_loss, semicircle_nodes
 

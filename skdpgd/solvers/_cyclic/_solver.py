@@ -124,20 +124,7 @@ class CyclicSolver(Solver):
         """``"auto"``'s candidates: gd at every budget (``solver="gd"``), or one cyclic
         candidate per l of ``AUTO_CYCLIC_BATCHES`` and budget; with a fixed
         ``learning_rate`` or ``batch_size``, the plain-step run that honours it (gd without
-        a fixed batch size, cyclic with one).
-
-        Parameters
-        ----------
-        problem : PublicProblem
-            The public numbers of the fit.
-        budgets : list of int
-            The compute budgets (passes), ascending.
-
-        Returns
-        -------
-        tuple of CyclicSolver
-            The candidates.
-        """
+        a fixed batch size, cyclic with one)."""
         if problem.learning_rate is not None or problem.batch_size is not None:
             if self.full_batch != (problem.batch_size is None):
                 return ()

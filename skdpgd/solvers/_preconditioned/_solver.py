@@ -14,7 +14,7 @@ Privacy is the adaptive composition of the K + 1 Gaussian releases,
 :math:`\mu^2 = \mu_G^2 + K (S/(n\sigma))^2` (Dong, Roth, Su 2022, Cor. 3.3): it holds
 for any step rule, so the step need not be below 2/beta; the convergent bounds of Bok
 et al. do not apply to a preconditioned step and are not claimed. Planned by
-:func:`skdpgd.solvers._preconditioned_planning.plan_preconditioned_gd`. Refused for more than
+:func:`skdpgd.solvers._preconditioned.plan_preconditioned_gd`. Refused for more than
 ``MAX_DENSE_DIM`` columns (the Gram and its eigendecomposition would cost more than
 they save).
 """
@@ -24,18 +24,18 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._data import gram_sum, single_threaded_blas
-from ..accounting import preconditioned_gd_report
-from ..accounting.calibration import calibrate_preconditioned_gd
-from ..optim import (
+from ..._data import gram_sum, single_threaded_blas
+from ...accounting import preconditioned_gd_report
+from ...accounting.calibration import calibrate_preconditioned_gd
+from ...optim import (
     MAX_DENSE_DIM,
     GramPreconditioner,
     gram_sensitivity,
     preconditioned_noisy_gradient_descent,
     release_gram,
 )
-from ._base import AUTO_MAX_PASSES, Solver, projection_radius
-from ._preconditioned_planning import (
+from .._base import AUTO_MAX_PASSES, Solver, projection_radius
+from ._planning import (
     GRAM_SHARE,
     MAX_STEPS,
     gram_noise_margin,
@@ -61,11 +61,11 @@ class PreconditionedSolver(Solver):
     ----------
     gram_share : float, optional
         Share s of :math:`\mu^{*2}` spent on the Gram release (default
-        :data:`~skdpgd.solvers._preconditioned_planning.GRAM_SHARE`); ``solver="auto"``
+        :data:`~skdpgd.solvers._preconditioned.GRAM_SHARE`); ``solver="auto"``
         plans one candidate per share of ``AUTO_GRAM_SHARES`` and keeps the best.
     margin_factor : float, default=1
         kappa >= 1, the preconditioner's margin in units of the Gram noise bound m
-        (:func:`~skdpgd.solvers._preconditioned_planning.plan_preconditioned_gd`); ``"auto"``
+        (:func:`~skdpgd.solvers._preconditioned.plan_preconditioned_gd`); ``"auto"``
         tries each of ``AUTO_MARGIN_FACTORS``.
     max_steps : int, optional
         Another compute budget (steps planned when ``max_iter="auto"``; default 100);
@@ -108,20 +108,7 @@ class PreconditionedSolver(Solver):
         """``"auto"``'s candidates: every Gram share of ``AUTO_GRAM_SHARES`` and margin
         factor of ``AUTO_MARGIN_FACTORS`` at every budget (steps), while the augmented
         design has at most ``MAX_DENSE_DIM`` columns; none with a fixed ``learning_rate``
-        or ``batch_size`` (its step is the majoriser's, its batch full).
-
-        Parameters
-        ----------
-        problem : PublicProblem
-            The public numbers of the fit.
-        budgets : list of int
-            The compute budgets (steps), ascending.
-
-        Returns
-        -------
-        tuple of PreconditionedSolver
-            The candidates.
-        """
+        or ``batch_size`` (its step is the majoriser's, its batch full)."""
         if problem.learning_rate is not None or problem.batch_size is not None:
             return ()
         if problem.gram_dim > MAX_DENSE_DIM:
@@ -132,131 +119,35 @@ class PreconditionedSolver(Solver):
 
     @classmethod
     def plan_candidates(cls, problem, solvers, calibrate=False):
-        """One recursion of the planner's proxy for every setting (``plan_together``).
-
-        Parameters
-        ----------
-        problem : PublicProblem
-            The public numbers of the fit.
-        solvers : list of PreconditionedSolver
-            The candidates.
-        calibrate : bool, default=False
-            Calibrate every plan's noise exactly.
-
-        Returns
-        -------
-        list of PreconditionedGDPlan
-            One per solver.
-        """
+        """One recursion of the planner's proxy for every setting (:func:`plan_together`)."""
         return plan_together(problem, solvers, calibrate=calibrate)
 
     def calibrate(self, plan, problem):
-        """``calibrate_preconditioned``.
-
-        Parameters
-        ----------
-        plan : PreconditionedGDPlan
-            A plan of :meth:`plan_candidates` (uncalibrated).
-        problem : PublicProblem
-            The public numbers it was planned from.
-
-        Returns
-        -------
-        PreconditionedGDPlan
-            The calibrated plan.
-        """
+        """:func:`calibrate_preconditioned`."""
         return calibrate_preconditioned(plan, problem)
 
     def choice_label(self, plan):
-        """``"preconditioned (margin x kappa, K steps)"``.
-
-        Parameters
-        ----------
-        plan : PreconditionedGDPlan
-            One of its plans.
-
-        Returns
-        -------
-        str
-            The label.
-        """
+        """``"preconditioned (margin x kappa, K steps)"``."""
         return f"preconditioned (margin x{self.margin_factor:g}, {plan.n_steps} steps)"
 
     def spectral_run(self, plan, problem, eigenvalues, spectrum):
-        """The preconditioned step on each released eigenvalue, with its momentum.
-
-        Parameters
-        ----------
-        plan : PreconditionedGDPlan
-            A candidate's plan.
-        problem : PublicProblem
-            The public numbers of the fit.
-        eigenvalues : ndarray of shape (d,)
-            The released Gram's eigenvalues.
-        spectrum : ndarray of shape (d,)
-            The estimated spectrum (unused: the step reads the released one).
-
-        Returns
-        -------
-        run : dict
-            ``steps`` and ``momentum``.
-        passes : float
-            Its steps.
-        """
+        """The preconditioned step on each released eigenvalue (the estimated spectrum
+        unused), with its momentum; its passes are its steps."""
         floor, c = plan.margin * np.ones_like(eigenvalues), problem.curvature
         steps = plan.learning_rate / (c * np.maximum(eigenvalues + plan.margin, floor)
                                       + plan.strong_convexity)
         return dict(steps=steps, momentum=plan.momentum), float(plan.n_steps)
 
     def run_after_gram(self, row_sums, data, released, plan, rng, callback=None):
-        """The run on the released Gram, on the Gram pass's engine.
-
-        Parameters
-        ----------
-        row_sums : row-sum engine
-            The entered engine over all rows.
-        data : FitData
-            As in :meth:`run`.
-        released : ndarray of shape (d, d)
-            The released Gram (the probe and the top-up combined).
-        plan : PreconditionedGDPlan
-            As in :meth:`run`.
-        rng : numpy.random.Generator
-            As in :meth:`run`.
-        callback : callable, optional
-            As in :meth:`run`.
-
-        Returns
-        -------
-        ndarray
-            The last iterate.
-        """
+        """The run on the released Gram (the probe and the top-up combined), on the Gram
+        pass's engine (:meth:`descend`)."""
         coef, _ = self.descend(row_sums, data, released, plan, rng, callback)
         return coef
 
     def gram_settings(self, problem, share, found, settings, budgets):
         """The pick's settings (its Gram share, every margin factor) at every budget of
         ``budgets``, calibrated: those ``settings`` holds (the first choice's, at its
-        budget) and the others planned here (each the plan its solver gives alone).
-
-        Parameters
-        ----------
-        problem : PublicProblem
-            The public numbers of the fit.
-        share : float
-            The public pick's Gram share.
-        found : callable
-            ``found(problem)``: ``"auto"``'s candidates.
-        settings : list of PreconditionedGDPlan or None
-            ``"auto"``'s Gram-releasing plans before calibration, or None (planned here).
-        budgets : tuple of int
-            The second choice's budgets (steps).
-
-        Returns
-        -------
-        list of PreconditionedGDPlan
-            Calibrated plans.
-        """
+        budget) and the others planned here (each the plan its solver gives alone)."""
         if settings is None:
             settings = plan_together(problem, [
                 solver for solver in found(problem)
@@ -271,7 +162,7 @@ class PreconditionedSolver(Solver):
         return settings + (plan_together(problem, more) if more else [])
 
     def _prediction_run(self, plan, problem):
-        """(label, passes, run) of the proxy (:func:`~._utility.predict_runs`)."""
+        """(label, passes, run) of the proxy (:func:`~skdpgd.solvers._utility.predict_runs`)."""
         c, lam, eta = plan.curvature, plan.strong_convexity, plan.learning_rate
         margin = plan.margin
         run = dict(
@@ -293,28 +184,7 @@ class PreconditionedSolver(Solver):
         return self.run_released(data, loss, plan, rng, callback)[0]
 
     def run_released(self, data, loss, plan, rng, callback=None):
-        """The run, and the preconditioner P it built from its released Gram.
-
-        Parameters
-        ----------
-        data : FitData
-            As in ``run``.
-        loss : skdpgd.losses loss
-            As in ``run``.
-        plan : dataclass
-            As in ``run``.
-        rng : numpy.random.Generator
-            As in ``run``.
-        callback : callable, optional
-            As in :meth:`skdpgd.solvers.Solver.run`.
-
-        Returns
-        -------
-        coef : ndarray
-            The last iterate.
-        preconditioner : ndarray of shape (p, p)
-            P as a dense matrix (post-processing of the released Gram).
-        """
+        """The run, and the preconditioner P it built from its released Gram."""
         n_samples = data.n_samples
         row_sums = data.row_sums(loss.gradient_sum)
         with single_threaded_blas(), row_sums:  # the data are placed once for both passes
@@ -369,7 +239,7 @@ def plan_together(problem, solvers, calibrate=True):
 
     ``solver="auto"`` plans its nine preconditioned candidates (Gram shares x margin
     factors, at each compute budget) in one recursion of the planner's proxy
-    (:func:`~skdpgd.solvers._preconditioned_planning.plan_preconditioned_settings`); each
+    (:func:`~skdpgd.solvers._preconditioned.plan_preconditioned_settings`); each
     plan is the one ``solver.plan(problem)`` gives, each solver keeping its ``max_steps``.
 
     Parameters
