@@ -37,19 +37,11 @@ from ._preconditioned import PreconditionedSolver as PreconditionedSolver
 from ._registry import DEFAULT as DEFAULT  # the registry's constants, for the layers above
 from ._registry import NAMES as NAMES
 from ._registry import get, names, register, unregister
+from ._sgd import SampledSGDPlan as SampledSGDPlan
 from ._sgd import SampledSolver as SampledSolver
-from ._sgd_planning import (
-    SampledSGDPlan as SampledSGDPlan,
-)
-from ._sgd_planning import (
-    plan_sampled_sgd as plan_sampled_sgd,
-)
-from ._sgd_planning import (
-    sgd_sampling_variance as sgd_sampling_variance,
-)
-from ._sgd_planning import (
-    sgd_utility_proxy as sgd_utility_proxy,
-)
+from ._sgd import plan_sampled_sgd as plan_sampled_sgd
+from ._sgd import sgd_sampling_variance as sgd_sampling_variance
+from ._sgd import sgd_utility_proxy as sgd_utility_proxy
 from ._utility import Prediction, predicted_excess_loss
 from ._utility import concentrated_initial_distance as concentrated_initial_distance
 
