@@ -32,11 +32,15 @@ import numpy as np
 
 SOLVERS = ("gd", "cyclic", "sgd", "preconditioned")
 
-#: The solver-side files of each algorithm, by name (docs/solvers.md's index).
+#: The solver-side files of each algorithm, by name under ``skdpgd/solvers/`` (docs/solvers.md's
+#: index): a module ``<name>.py``, or every file of a sub-package ``<name>/`` (its
+#: ``__init__.py`` of re-exports included). Names of both trees, before and after the
+#: algorithms were gathered; sgd's planner reuses the plain-step proxy's optimisation term
+#: (``_gd_planning.py`` before, ``_cyclic/_planning.py`` after).
 ALGORITHM_FILES = {
     "gd": ("_gd", "_gd_planning", "_cyclic", "_cyclic_planning", "_cyclic_grid"),
     "cyclic": ("_cyclic", "_cyclic_planning", "_cyclic_grid", "_gd_planning"),
-    "sgd": ("_sgd", "_sgd_planning", "_gd_planning"),
+    "sgd": ("_sgd", "_sgd_planning", "_gd_planning", "_cyclic/_planning"),
     "preconditioned": ("_preconditioned", "_preconditioned_planning",
                        "_preconditioned_proxy"),
 }

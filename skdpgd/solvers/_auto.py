@@ -237,33 +237,7 @@ class AutoSolver(Solver):
         return plan.solver.run(data, loss, plan, rng, callback)
 
     def run_chosen(self, data, loss, plan, report, rng, callback=None):
-        """The chosen candidate's :meth:`~skdpgd.solvers.Solver.run_chosen`.
-
-        A :class:`~skdpgd.solvers._spectral.SpectralChoicePlan` chooses its run on the
-        released Gram (:mod:`skdpgd.solvers._spectral`).
-
-        Parameters
-        ----------
-        data : FitData
-            As in :meth:`~skdpgd.solvers.Solver.run`.
-        loss : skdpgd.losses loss
-            As in :meth:`~skdpgd.solvers.Solver.run`.
-        plan : dataclass
-            What :meth:`plan` returned.
-        report : PrivacyReport
-            The charged report of ``plan``.
-        rng : numpy.random.Generator
-            As in :meth:`~skdpgd.solvers.Solver.run`.
-        callback : callable, optional
-            As in :meth:`~skdpgd.solvers.Solver.run`.
-
-        Returns
-        -------
-        coef : ndarray
-            The last iterate.
-        plan : dataclass
-            The plan that ran.
-        report : PrivacyReport
-            The charged report, naming the run that ran.
-        """
+        """The chosen candidate's :meth:`~skdpgd.solvers.Solver.run_chosen` (parameters and
+        returns as there): a :class:`~skdpgd.solvers._spectral.SpectralChoicePlan` chooses
+        its run on the released Gram (:mod:`skdpgd.solvers._spectral`)."""
         return plan.solver.run_chosen(data, loss, plan, report, rng, callback)
