@@ -1,9 +1,11 @@
 """How many of the package's files one fit enters: the default fit and each solver's.
 
 A fit is traced with :func:`sys.setprofile` (every Python call event; its code object's
-``co_filename``), after one untraced warm-up fit (imports, caches and lazy modules are not
-what is counted); the files under ``skdpgd/`` that the traced fit enters are counted, in
-all and per package (``skdpgd/<package>/``, "skdpgd" for the top level). The table is
+``co_filename``); the files under ``skdpgd/`` that it enters are counted, in all and per
+package (``skdpgd/<package>/``, "skdpgd" for the top level). Two fits per solver, each in
+a fresh process after ``import skdpgd``: the **first** fit of the process (it plans: the
+planners, grids and proxies run; a module imported lazily during the fit counts as
+entered) and a **repeat** of it (the plan is cached). The table is
 synthetic (2,000 x 10, a fixed seed), the estimator ``DPLogisticRegression`` with its
 defaults (``solver="auto"``) and then with each explicit solver; ``solver="sgd"`` only
 where its optional accountant is installed.
@@ -23,6 +25,7 @@ on the tree before the change with ``--label before``, once after).
 
 import argparse
 import json
+import subprocess
 import sys
 import warnings
 from collections import Counter
@@ -92,37 +95,58 @@ def _solver_files(root):
     return found
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--label", default="run")
-    parser.add_argument("--out", default=None)
-    args = parser.parse_args()
-
+def _measure(solver):
+    """{"first": ..., "repeat": ...} of one solver's fits, in this process."""
     import skdpgd
     from skdpgd.linear_model import DPLogisticRegression
 
     root = Path(skdpgd.__file__).resolve().parent
     X, y = _table()
+    params = {} if solver == "auto" else {"solver": solver}
+
+    def fit():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            DPLogisticRegression(random_state=0, **params).fit(X, y)
+
+    found = {}
+    for which in ("first", "repeat"):
+        try:
+            files = _entered(fit, root)
+        except ImportError as error:  # sgd's optional accountant
+            return {"skipped": str(error)}
+        per = Counter(_package(f) for f in files)
+        found[which] = {"files": len(files), "per_package": dict(sorted(per.items())),
+                        "entered": files}
+    return found
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--label", default="run")
+    parser.add_argument("--out", default=None)
+    parser.add_argument("--one", default=None, help=argparse.SUPPRESS)  # a child process
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(_measure(args.one)))
+        return
+
+    import skdpgd
+
+    root = Path(skdpgd.__file__).resolve().parent
     result = {"tree": str(root), "fits": {}, "solver_files": _solver_files(root)}
     for solver in ("auto", *SOLVERS):
-        params = {} if solver == "auto" else {"solver": solver}
-
-        def fit(params=params):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                DPLogisticRegression(random_state=0, **params).fit(X, y)
-
-        try:
-            fit()  # warm-up: imports and caches
-        except ImportError as error:  # sgd's optional accountant
-            result["fits"][solver] = {"skipped": str(error)}
-            continue
-        files = _entered(fit, root)
-        per = Counter(_package(f) for f in files)
-        result["fits"][solver] = {"files": len(files), "per_package": dict(sorted(per.items())),
-                                  "entered": files}
-        print(f"{solver:>15}: {len(files)} files; solvers {per.get('solvers', 0)}, "
-              f"accounting {per.get('accounting', 0)}, optim {per.get('optim', 0)}")
+        child = subprocess.run([sys.executable, __file__, "--one", solver], check=True,
+                               capture_output=True, text=True)
+        result["fits"][solver] = found = json.loads(child.stdout.splitlines()[-1])
+        for which, got in found.items():
+            if which == "skipped":
+                print(f"{solver:>15}: skipped ({got})")
+                continue
+            per = got["per_package"]
+            print(f"{solver:>15} {which:>6}: {got['files']} files; solvers "
+                  f"{per.get('solvers', 0)}, accounting {per.get('accounting', 0)}, "
+                  f"optim {per.get('optim', 0)}")
     for algorithm, files in result["solver_files"].items():
         print(f"{algorithm:>15}: {len(files)} solver-side files: {', '.join(files)}")
 
