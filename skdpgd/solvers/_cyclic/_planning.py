@@ -210,7 +210,7 @@ STEP_FRACTIONS = (1.0, 0.95, 0.9, 0.8, 0.65, 0.5)
 GRID_TERMS_KEPT, GRID_TERMS_MAX_BYTES = 32, 1 << 18
 
 #: The kept terms, most recent last.
-_KEPT = OrderedDict()
+_KEPT: OrderedDict[tuple, tuple] = OrderedDict()
 _LOCK = threading.Lock()
 
 
