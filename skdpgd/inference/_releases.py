@@ -48,7 +48,7 @@ import math
 import numpy as np
 
 from .._data import gram_chunk_rows
-from ..losses import BinaryLogisticLoss, WeightedLoss
+from ..losses import BinaryLogisticLoss
 from ..optim import symmetric_gaussian
 
 __all__ = [
@@ -136,18 +136,17 @@ def row_weights_and_residuals(loss, t, y):
 
 #: The bound on the binary logistic loss's third derivative: :math:`|\sigma(1-\sigma)(1-2\sigma)|`
 #: peaks at :math:`1/(6\sqrt3)` (where :math:`\sigma = 1/2 \pm 1/(2\sqrt3)`).
-LOGISTIC_THIRD_BOUND = 1.0 / (6.0 * math.sqrt(3.0))
+LOGISTIC_THIRD_BOUND = BinaryLogisticLoss(1.0).inference_third_bound()
 
 
 def third_derivative_bound(loss):
     r"""The bound :math:`c_3` on the loss's third derivative the step's correction needs.
 
-    Public: :data:`LOGISTIC_THIRD_BOUND` for the plain binary logistic loss; 0 (no
-    correction) for every other loss (Huber's second derivative is a step function: its
-    remainder is not quadratic in the run's error).
+    Public: the loss's declaration (``inference_third_bound``), :data:`LOGISTIC_THIRD_BOUND`
+    for the binary logistic loss; 0 (no correction) for every other loss (Huber's second
+    derivative is a step function: its remainder is not quadratic in the run's error).
     """
-    plain = isinstance(loss, BinaryLogisticLoss) and not isinstance(loss, WeightedLoss)
-    return LOGISTIC_THIRD_BOUND if plain else 0.0
+    return float(loss.inference_third_bound())
 
 
 def curvature_drift_at(row_sums, loss, coef, moment, n_samples):
@@ -201,16 +200,13 @@ def _chunk_matrices(loss):
     equation; both stay in :math:`[0, c_H]` and :math:`[0, \psi_{\max}^2]`, so the
     sensitivity above holds unchanged.
     """
-    weighted = isinstance(loss, WeightedLoss)
-    base = loss.loss if weighted else loss
 
     def method(coef, design, y):
         rows = design.toarray()
         t = rows @ np.asarray(coef, dtype=np.float64)
-        y = np.asarray(y, dtype=np.float64)
-        weight = np.ones(rows.shape[0])
-        if weighted:
-            y, weight = y[:, 0], np.clip(y[:, 1], 0.0, 1.0)
+        base, y, weight = loss.inference_targets(np.asarray(y, dtype=np.float64))
+        weight = (np.ones(rows.shape[0]) if weight is None
+                  else np.clip(weight, 0.0, 1.0))
         w, psi = row_weights_and_residuals(base, t, y)
         return np.stack([rows.T @ (rows * (weight * w)[:, None]),
                          rows.T @ (rows * (weight * weight * psi * psi)[:, None])])

@@ -221,6 +221,43 @@ class BaseLoss:
         """
         return self
 
+    def inference_third_bound(self):
+        r"""The bound :math:`c_3 \ge |l^{(3)}(t; y)|` that private inference's step correction
+        needs (docs/theory.md, "The Newton step's second-order term").
+
+        A loss whose remainder after a Newton step is quadratic in the run's error declares
+        its public bound; the base declares 0 (no correction: Huber's second derivative is
+        a step function, a weighted loss is corrected by none).
+
+        Returns
+        -------
+        float
+            :math:`c_3 \ge 0`; 0 on the base.
+        """
+        return 0.0
+
+    def inference_targets(self, y):
+        """(loss, targets, row weights) that private inference reads its rows with.
+
+        A loss that packs row weights with its targets (:class:`~skdpgd.losses.WeightedLoss`)
+        unpacks them here; the base has none.
+
+        Parameters
+        ----------
+        y : ndarray
+            The targets as the fit's row sums hold them.
+
+        Returns
+        -------
+        loss : BaseLoss
+            The loss whose :meth:`inference_rows` weigh the rows.
+        targets : ndarray
+            The targets of ``loss``.
+        weights : ndarray of shape (n_samples,) or None
+            The rows' weights; None on the base (every row weighs 1).
+        """
+        return self, y, None
+
     def inference_bounds(self):
         r"""(:math:`c_H`, :math:`\psi_{\max}`) for private inference, None where unsupported.
 

@@ -140,6 +140,17 @@ class BinaryLogisticLoss(BaseLoss):
         """
         return BinaryLogisticLoss(1.0)
 
+    def inference_third_bound(self):
+        r""":math:`c_3 = 1/(6\sqrt3)`, the maximum of :math:`|l^{(3)}| =
+        |\sigma(1-\sigma)(1-2\sigma)|`, attained at :math:`\sigma = (3 \pm \sqrt3)/6`.
+
+        Returns
+        -------
+        float
+            :math:`1/(6\sqrt3)`.
+        """
+        return 1.0 / (6.0 * math.sqrt(3.0))
+
     def inference_bounds(self):
         r"""(1/4, 1): :math:`l'' = \sigma(t)(1 - \sigma(t)) \le 1/4`, :math:`|\sigma(t) - y| < 1`.
 

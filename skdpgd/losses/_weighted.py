@@ -132,6 +132,25 @@ class WeightedLoss(BaseLoss):
         y = np.asarray(y)
         return self.loss.gradient_sum(coef, X, y[:, 0], sample_weight=y[:, 1])
 
+    def inference_targets(self, y):
+        """The wrapped loss, its targets and the weights packed with them (:meth:`pack`).
+
+        Parameters
+        ----------
+        y : ndarray of shape (n_samples, 2)
+            The packed targets and weights.
+
+        Returns
+        -------
+        loss : BaseLoss
+            The wrapped loss.
+        targets : ndarray of shape (n_samples,)
+            Its targets.
+        weights : ndarray of shape (n_samples,)
+            The rows' weights.
+        """
+        return self.loss, y[:, 0], y[:, 1]
+
     def gradient_bound(self, row_norm, *, y_bound=None, radius=None):
         """L_w = W L.
 
