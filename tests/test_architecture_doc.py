@@ -87,7 +87,8 @@ def _how_to_add():
         ("Adding an estimator", BaseDPLinearModel, [
             "_fit", "_loss_and_shape", "_public_labels", "_read_targets", "_store_model",
             "_strong_convexity", "_output_scale", "_initial_distance", "_pipeline_releases",
-            "_use_pipeline_release", "_pipeline_classes", "_check_in_pipeline"]),
+            "_use_pipeline_release", "_pipeline_classes", "_check_in_pipeline",
+            "_public_label_set", "_public_target_bound", "_weighs_classes"]),
         ("Adding an estimator", losses.BaseLoss, ["inference_bounds", "inference_rows",
                                                   "inference_loss", "inference_third_bound",
                                                   "inference_targets"]),

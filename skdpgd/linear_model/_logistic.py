@@ -361,6 +361,14 @@ class DPLogisticRegression(
         """``classes`` when public (None, or ``"private"``: none)."""
         return None if isinstance(self.classes, str) else self.classes
 
+    def _public_label_set(self):
+        """``classes`` as given (None, ``"private"`` or the label set)."""
+        return self.classes
+
+    def _weighs_classes(self):
+        """Whether ``class_weight`` is given."""
+        return self.class_weight is not None
+
     def _check_in_pipeline(self):
         """Balanced weights need the public label set the counts are of."""
         if self._pipeline_releases() == ("class_counts",) and self.classes is None:

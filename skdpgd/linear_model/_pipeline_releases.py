@@ -15,6 +15,16 @@ name of one of its parameters (docs/architecture.md, "Adding an estimator"):
 * ``_check_in_pipeline()``: refusals, from the parameters alone, of what no pipeline
   release can supply (before the ledger charge).
 
+Three more declarations say what public facts of the fit its parameters give, read by the
+layers above (``DPSearchCV``, ``privacy_utility_curve``, a pipeline's constant check)
+instead of a parameter by name:
+
+* ``_public_label_set()``: a classifier's label set as given (None: none; ``"private"``:
+  one a pipeline releases); None for a regressor;
+* ``_public_target_bound()``: the bound on |y| the targets are clipped to, as given
+  (None: none; ``"auto"``: one a pipeline releases); None for a classifier;
+* ``_weighs_classes()``: whether the objective weighs the classes (``class_weight``).
+
 All of them are functions of the parameters only (public).
 """
 
@@ -38,3 +48,15 @@ class PipelineReleases:
 
     def _check_in_pipeline(self):
         """Refuse, before the charge, what no pipeline release supplies (none here)."""
+
+    def _public_label_set(self):
+        """The public label set as given (None here: a regressor, or none given)."""
+        return None
+
+    def _public_target_bound(self):
+        """The public bound on |y| as given (None here: a classifier, or none given)."""
+        return None
+
+    def _weighs_classes(self):
+        """Whether the objective weighs the classes (False here)."""
+        return False

@@ -248,6 +248,10 @@ class DPRidge(CoefficientTableMixin, BudgetReprMixin, RegressorMixin, BaseDPLine
     def _output_scale(self):
         return float(self.y_bound)
 
+    def _public_target_bound(self):
+        """``y_bound`` as given (None, ``"auto"`` or the bound)."""
+        return self.y_bound
+
     def _zero_loss_bound(self, loss):
         """h_c(B) (times W when weighted): the Huber loss of the clipped targets at 0."""
         return float(loss.value_at_zero_bound(y_bound=self._public_y_bound()))

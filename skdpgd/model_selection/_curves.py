@@ -48,8 +48,9 @@ class _ClippedScorer:
         estimator, rows = estimator_rows(estimator, X)
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            if is_regressor(estimator) and not isinstance(estimator.y_bound, str):
-                bound = float(estimator.y_bound)
+            bound = estimator._public_target_bound() if is_regressor(estimator) else None
+            if is_regressor(estimator) and not isinstance(bound, str):
+                bound = float(bound)
                 y = np.clip(np.nan_to_num(np.asarray(y, dtype=np.float64), nan=0.0,
                                           posinf=bound, neginf=-bound), -bound, bound)
             return self.scorer(estimator, rows, y)

@@ -113,7 +113,7 @@ def planned_report(estimator, n_samples, n_features, classes=None, *, X=None):
     """
     n_classes = None
     if is_classifier(estimator):
-        labels = getattr(estimator, "classes", None)
+        labels = estimator._public_label_set()
         labels = classes if labels is None else labels
         if labels is None:
             raise ValueError("The label set is unknown: set classes= on the estimator.")

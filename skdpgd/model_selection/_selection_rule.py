@@ -36,13 +36,14 @@ def validation_score(base, m):
     """The validation score and its replace-one sensitivity on m rows."""
     if is_classifier(base):
         return clipped_accuracy, 1.0 / m
-    if isinstance(base.y_bound, str):  # a DPPipeline's DPRidge(y_bound="auto")
+    bound = base._public_target_bound()
+    if isinstance(bound, str):  # a DPPipeline's DPRidge(y_bound="auto")
         raise ValueError(
             "DPSearchCV's noisy validation score needs a public bound on |y|: its "
             "sensitivity is (2 y_bound)^2 / m. A DPPipeline with DPRidge(y_bound='auto') "
             "releases the range of y inside each trial, so give DPRidge a numeric y_bound."
         )
-    bound = float(base.y_bound)
+    bound = float(bound)
     return _neg_clipped_mse(bound), (2.0 * bound) ** 2 / m
 
 
@@ -61,4 +62,4 @@ def score_scale(base):
     float
         S.
     """
-    return 1.0 if is_classifier(base) else float(base.y_bound) ** 2
+    return 1.0 if is_classifier(base) else float(base._public_target_bound()) ** 2

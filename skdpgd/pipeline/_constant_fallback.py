@@ -164,10 +164,9 @@ def _kind(final):
     if getattr(final, "inference", False) or not getattr(final, "fit_intercept", True):
         return None
     if is_classifier(final):
-        classes = getattr(final, "classes", None)
+        classes = final._public_label_set()
         public = classes is not None and not isinstance(classes, str)
-        return ("classifier" if public and getattr(final, "class_weight", None) is None
-                else None)
+        return "classifier" if public and not final._weighs_classes() else None
     return "regressor" if is_regressor(final) else None
 
 

@@ -259,6 +259,14 @@ class DPPipeline(StepSequence, FittedPipelineMethods, _BaseComposition):
         """The final estimator's ``y_bound`` (regressors; read by the searches)."""
         return getattr(self._final_estimator, "y_bound", None)
 
+    def _public_label_set(self):
+        """The final estimator's declared public label set (read by the searches)."""
+        return self._final_estimator._public_label_set()
+
+    def _public_target_bound(self):
+        """The final estimator's declared bound on |y| (read by the searches)."""
+        return self._final_estimator._public_target_bound()
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         try:
