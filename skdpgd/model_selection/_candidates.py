@@ -102,7 +102,8 @@ def check_candidates(estimator, base, grid, mu, sizes, n_features, X=None, templ
     ValueError
         A candidate whose planned event is not a Gaussian-DP run within mu.
     """
-    n_classes = len(np.unique(np.asarray(base.classes))) if is_classifier(base) else None
+    n_classes = (len(np.unique(np.asarray(base._public_label_set()))) if is_classifier(base)
+                 else None)
     d = estimator_features(estimator, n_features)
     for n_train, params in ((size, params) for size in sizes for params in grid):
         model = make_candidate(estimator, params, mu, n_train, 0, None, template)

@@ -259,7 +259,7 @@ class DPSearchCV(BestEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
                 "Give the ledger to DPSearchCV(ledger=...), not to its estimator: the search "
                 "charges its total (trials + selection + refit) once, before any fit."
             )
-        if is_classifier(base) and base.classes is None:
+        if is_classifier(base) and base._public_label_set() is None:
             raise ValueError(
                 "DPSearchCV needs the public label set: set classes= on the estimator (labels "
                 "read from the private y would be an unaccounted release)."

@@ -64,7 +64,8 @@ def one_fit_report(estimator, epsilon, delta, n_samples, n_features, X=None):
         The fit's planned report (a DP pipeline's composed plan, or the estimator's).
     """
     final = split_estimator(one_fit(estimator, epsilon, delta, None))[1]
-    n_classes = len(np.unique(np.asarray(final.classes))) if is_classifier(final) else None
+    n_classes = (len(np.unique(np.asarray(final._public_label_set()))) if is_classifier(final)
+                 else None)
     d = estimator_features(estimator, n_features)
     if is_dp_pipeline(final):
         return final.plan_privacy(n_samples, d, n_classes, X=X)

@@ -146,7 +146,7 @@ def read_y(y, base):
         raise ValueError(COMPLEX.format(name="y"))
     y = validate_private(column_or_1d, y, role="y", estimator="DPSearchCV", warn=True)
     if is_classifier(base):
-        classes = np.unique(np.asarray(base.classes))
+        classes = np.unique(np.asarray(base._public_label_set()))
         codes = np.full(y.shape[0], -1, dtype=np.intp)
         for k, label in enumerate(classes):
             codes[labels_equal(y, label) & (codes < 0)] = k
@@ -164,6 +164,6 @@ def read_y(y, base):
         raise ValueError(
             "y contains NaN or infinity: remove those rows or impute the targets "
             f"before the search (finite targets of any size are clipped to "
-            f"y_bound={base.y_bound!r})."
+            f"y_bound={base._public_target_bound()!r})."
         )
     return y
