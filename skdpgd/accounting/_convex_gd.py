@@ -138,8 +138,9 @@ def convex_cyclic_squares(n_batches, n_epochs, ratio):
     spread = np.full(best.shape, np.inf)
     turn, edge = safe - 1.0 + 2.0 / batches, safe / (batches - 1.0)
     with np.errstate(over="ignore", invalid="ignore"):
+        last = np.where(np.isfinite(top), top, 1.0)  # E itself (E = inf: no candidate)
         for m in (np.floor(turn), np.floor(turn) + 1.0, np.floor(edge), np.floor(edge) + 1.0,
-                  top):
+                  last):
             spread = np.minimum(spread, _spread_squares(batches, np.clip(m, 1.0, top), safe))
     best = np.where(safe >= 1.0 - 1.0 / batches, np.minimum(best, spread), best)
     return np.where(finite, best, np.inf)

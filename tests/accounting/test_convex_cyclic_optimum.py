@@ -149,5 +149,8 @@ def test_bound_f_through_the_accountant_past_the_burn_in():
     limit = noisy_cyclic_gd_convex_gdp(1.0, 10**6, **args)
     assert limit == pytest.approx(math.sqrt(best) / 100, rel=1e-12)
     assert noisy_cyclic_gd_convex_gdp(1.0, 4 * 10**6, **args) == limit  # constant past it
+    assert noisy_cyclic_gd_convex_gdp(1.0, math.inf, **args) == limit  # and in the limit
+    grid = convex_cyclic_squares(10, np.array([1.0, 12.0, 10**6, np.inf]), np.array([[x], [0.5]]))
+    assert not np.any(np.isnan(grid)) and grid[0, 2] == grid[0, 3]
     early = noisy_cyclic_gd_convex_gdp(1.0, 12, **args)  # m <= E binds before the burn-in
     assert limit < early < math.sqrt(12) / 100
