@@ -131,7 +131,7 @@ TABLE_10_MU = {(0.25, 0.04): 0.534, (0.25, 0.02): 0.750, (0.25, 0.01): 1.057,
 
 
 def test_table_10_mu_column_is_consistent_with_bound_f():
-    # l, D b and b sigma are fitted (a one-parameter family of them fits: l = 8 ... 63),
+    # l, D b and b sigma are fitted (a one-parameter family of them fits: l = 8-10, 13-63),
     # so this is a consistency check of bound (F) with the paper's Theorem 4.6, not a
     # reproduction: every one of the 15 mu cells agrees to the paper's three digits
     n_batches, d_times_b, b_times_sigma = 10, 0.6415, 2.4027
