@@ -235,9 +235,17 @@ def build_parser():
                      help="optimiser: %(choices)s (default: the estimator's, auto; sgd needs the "
                      "sgd extra)")
     fit.add_argument("--C", type=float, default=None, dest="C",
-                     help="logistic: inverse regularisation (default 'auto')")
+                     help="logistic: inverse regularisation (default 'auto'; 'inf': none, "
+                     "with --max-coef-norm)")
     fit.add_argument("--alpha", type=float, default=None,
-                     help="ridge: regularisation (default 'auto')")
+                     help="ridge: regularisation (default 'auto'; 0: none, with "
+                     "--max-coef-norm)")
+    fit.add_argument("--max-coef-norm", type=float, default=None,
+                     help="public radius r of the ball every iterate is projected onto "
+                     "(the convex bounded-domain bounds); default none")
+    fit.add_argument("--sampling", choices=["poisson", "uniform"], default=None,
+                     help="batches of --solver sgd: 'poisson' (default) or 'uniform' "
+                     "(fixed size, without replacement)")
     fit.add_argument("--n-jobs", type=int, default=None, help="workers for the gradient sums")
     fit.add_argument("--verbose", type=int, default=None,
                      help="1 or more: the full privacy report and per-column decisions "

@@ -170,7 +170,8 @@ def _fit_config(args):
         if names:
             config[key] = list(config.get(key, [])) + names
     for key in ("target", "model", "y_bound", "epsilon", "delta", "random_state", "solver",
-                "C", "alpha", "n_jobs", "verbose", "sep", "decimal"):
+                "C", "alpha", "max_coef_norm", "sampling", "n_jobs", "verbose", "sep",
+                "decimal"):
         value = getattr(args, key)
         if value is not None:
             config[key] = value

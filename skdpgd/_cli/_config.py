@@ -39,6 +39,7 @@ CONFIG_KEYS = {
     "target", "model", "classes", "y_bound", "drop", "bounds", "categories", "epsilon",
     "delta", "random_state", "unknown_values", "handle_unknown", "log1p", "solver", "C",
     "alpha", "n_jobs", "verbose", "numeric", "categorical", "sep", "decimal", "inference",
+    "max_coef_norm", "sampling",
 }
 
 
@@ -123,9 +124,15 @@ def check_config(config):
                                     allow_inf=True)
     if "delta" in config and config["delta"] != "auto":
         config["delta"] = _number("delta", config["delta"], positive=True)
-    for key in ("y_bound", "C", "alpha"):
-        if key in config:
-            config[key] = _number(key, config[key], positive=True)
+    for key in ("y_bound", "C", "alpha", "max_coef_norm"):
+        if key in config:  # C = inf, alpha = 0: unregularised (the estimator needs a radius)
+            config[key] = _number(key, config[key], positive=key != "alpha",
+                                  allow_inf=key == "C")
+    if config.get("alpha", 0.0) < 0:
+        raise ValueError(f"alpha must be >= 0, got {config['alpha']!r}.")
+    if config.get("sampling", "poisson") not in ("poisson", "uniform"):
+        raise ValueError("sampling must be 'poisson' or 'uniform', got "
+                         f"{config['sampling']!r}.")
     for key in ("random_state", "n_jobs", "verbose"):
         value = config.get(key)
         if value is not None and not (isinstance(value, numbers.Integral)

@@ -73,10 +73,12 @@ def build_pipeline(numeric, categorical, config, estimator):
 
 def make_estimator(config, epsilon, delta, random_state):
     """DPLogisticRegression or DPRidge with ``data_norm=1`` and the config's public inputs
-    (``solver``, ``C`` / ``alpha``, ``n_jobs``, ``verbose`` when given)."""
+    (``solver``, ``C`` / ``alpha``, ``max_coef_norm``, ``sampling``, ``n_jobs``,
+    ``verbose`` when given)."""
     model = config.get("model", "logistic")
     common = dict(epsilon=epsilon, delta=delta, data_norm=1.0, random_state=random_state)
-    common.update({key: config[key] for key in ("solver", "n_jobs", "verbose", "inference")
+    common.update({key: config[key] for key in ("solver", "n_jobs", "verbose", "inference",
+                                                "max_coef_norm", "sampling")
                    if config.get(key) is not None})
     wrong = {"logistic": "alpha", "ridge": "C"}.get(model)
     if wrong in config:

@@ -140,7 +140,8 @@ def make_table_estimator(config):
     from ..linear_model import DPLogisticRegression, DPRidge
 
     model = config.get("model", "logistic")
-    common = {key: config[key] for key in ("solver", "n_jobs", "verbose", "inference")
+    common = {key: config[key] for key in ("solver", "n_jobs", "verbose", "inference",
+                                           "max_coef_norm", "sampling")
               if config.get(key) is not None}
     wrong = {"logistic": "alpha", "ridge": "C"}[model]
     if wrong in config:

@@ -43,6 +43,7 @@ the step expansive (:math:`\eta(\lambda + |B|\beta_\ell/b) > 2`).
 """
 
 import math
+from functools import lru_cache
 
 import numpy as np
 from scipy import special
@@ -111,18 +112,62 @@ def sampled_gaussian_rdp(orders, sampling_rate, noise_multiplier):
         return np.zeros_like(orders)
     if z == 0.0:
         return np.full_like(orders, math.inf)
+    return _sampled_gaussian_rdp_grid(orders, q, np.array([z]))[0]
+
+
+def _sampled_gaussian_rdp_grid(orders, q, noise_multipliers):
+    """:func:`sampled_gaussian_rdp` for 0 < q <= 1 and several 0 < z < inf at once.
+
+    One row per z; every element is computed by the same operations as one call with
+    that z (elementwise arithmetic, a log-sum-exp along the last, contiguous axis), so
+    the rows equal the single calls to the bit (tests/accounting/test_altschuler_talwar.py).
+    """
+    z = np.asarray(noise_multipliers, dtype=float)[:, None, None]
     if q == 1.0:
-        return orders / (2.0 * z * z)
+        return orders[None, :] / (2.0 * z[:, :, 0] * z[:, :, 0])
     k = np.arange(int(orders.max()) + 1, dtype=float)[None, :]
     alpha = orders[:, None]
     with np.errstate(invalid="ignore"):
-        terms = (
-            special.gammaln(alpha + 1.0) - special.gammaln(k + 1.0)
-            - special.gammaln(alpha - k + 1.0)
-            + (alpha - k) * math.log1p(-q) + k * math.log(q) + (k * k - k) / (2.0 * z * z)
-        )
-    terms = np.where(k <= alpha, terms, -np.inf)
-    return np.maximum(special.logsumexp(terms, axis=1), 0.0) / (orders - 1.0)
+        partial = (_log_binomials(tuple(orders.tolist()))
+                   + (alpha - k) * math.log1p(-q) + k * math.log(q))
+    # -inf past alpha before the last term (-inf + finite = -inf: as masking after it)
+    partial = np.where(k <= alpha, partial, -np.inf)
+    terms = partial[None, :, :] + (k * k - k)[None, :, :] / (2.0 * z * z)
+    return np.maximum(_logsumexp_rows(terms), 0.0) / (orders - 1.0)[None, :]
+
+
+def _logsumexp_rows(a):
+    """``scipy.special.logsumexp(a, axis=-1)`` for real ``a``, the same operations in the
+    same order (its maxima taken out of the sum, counted, and added back with log1p), with
+    none of its generic wrapping; rows whose result is not finite are handed to scipy."""
+    a_max = np.max(a, axis=-1, keepdims=True)
+    at_max = a == a_max
+    count = np.sum(at_max.astype(a.dtype), axis=-1, keepdims=True, dtype=a.dtype)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rest = np.sum(np.exp(np.where(at_max, -np.inf, a) - a_max), axis=-1, keepdims=True)
+        rest = np.where(rest == 0, rest, rest / count)
+        out = (np.log1p(rest) + np.log(count) + a_max)[..., 0]
+    bad = ~np.isfinite(out)
+    if np.any(bad):
+        out[bad] = special.logsumexp(a[bad], axis=-1)
+    return out
+
+
+@lru_cache(maxsize=16)
+def _log_binomials(orders):
+    """log binom(alpha, k) for k = 0..max(orders), one row per order (NaN past alpha).
+
+    The same operations, in the same order, as the sum it starts (so the bound is
+    unchanged to the bit), computed once per order grid instead of at every call
+    (planners call the bound thousands of times; docs/benchmarks: planning_time.py).
+    """
+    alpha = np.asarray(orders, dtype=float)[:, None]
+    k = np.arange(int(alpha.max()) + 1, dtype=float)[None, :]
+    with np.errstate(invalid="ignore"):
+        table = (special.gammaln(alpha + 1.0) - special.gammaln(k + 1.0)
+                 - special.gammaln(alpha - k + 1.0))
+    table.flags.writeable = False
+    return table
 
 
 def _best_m(a, b, n_steps):
@@ -256,8 +301,9 @@ def altschuler_talwar_rdp(
     if splits.ndim != 1 or np.any(~((splits > 0) & (splits < 1))):
         raise ValueError("splits must be a 1-D grid of numbers in (0, 1).")
     best = np.full(orders.shape, math.inf)
-    for s in splits:
-        a = sampled_gaussian_rdp(orders, b / n, b * sigma * math.sqrt(s) / (2.0 * lip))
+    grid = _sampled_gaussian_rdp_grid(  # every split at once: the same numbers as one by one
+        orders, b / n, [b * sigma * math.sqrt(s) / (2.0 * lip) for s in splits])
+    for s, a in zip(splits, grid, strict=True):
         bias = orders * d * d / (2.0 * eta * eta * sigma * sigma * (1.0 - s))
         best = np.minimum(best, _best_m(a, bias, float(t)))
     return best

@@ -77,17 +77,35 @@ def convex_gd_squares(n_steps, ratio):
         return np.where(np.isfinite(x) & (k >= tau), 3.0 * x + tau, np.inf)
 
 
+def _spread_squares(batches, m, x):
+    r"""The cost of the spread shifts over the last m epochs (docs/theory.md#bound-f).
+
+    :math:`\frac{(x+m)^2}{ml}` where :math:`x + m \ge ml` (equal shifts), else
+    :math:`\frac{(x+m-1)^2}{ml-1} + 1` (equal shifts but 1 at the record's last visit);
+    feasible for every batch position when :math:`x \ge 1 - 1/l`. Elementwise.
+    """
+    steps = m * batches
+    with np.errstate(over="ignore", invalid="ignore"):
+        equal = (x + m) ** 2 / steps
+        last = (x + m - 1.0) ** 2 / (steps - 1.0) + 1.0
+    return np.where(x + m >= steps, equal, last)
+
+
 def convex_cyclic_squares(n_batches, n_epochs, ratio):
-    r"""Bound (F)'s factor squared: :math:`\min_{1\le m\le E}\ \frac{x^2}{m l} + \frac{2x}{l} + m`.
+    r"""Bound (F)'s factor squared: the least of two explicit shift schedules, over m.
 
     docs/theory.md#bound-f: the last m epochs (m l steps) carry the shifted interpolation
-    from a distance of at most D to 0, each step shifting by D/(m l) plus the record's own
-    displacement :math:`\eta S/b` at its batch's step (m times), which costs
-    :math:`\frac{1}{(\eta\sigma)^2}\sum_k a_k^2 = (\frac{S}{b\sigma})^2
-    (\frac{x^2}{ml} + \frac{2x}{l} + m)`; the integer minimum over m is at the floor or the
-    ceiling of :math:`x/\sqrt l` (the function is convex in m). With one batch it is
-    Theorem 4.3's (:func:`convex_gd_squares`), the bound the full-batch accountant reports.
-    Elementwise in E and x.
+    from a distance of at most D to 0. Absorbing the record's displacement
+    :math:`\eta S/b` at the step it enters costs
+    :math:`\min_{1\le m\le E} \frac{x^2}{m l} + \frac{2x}{l} + m`; spreading it over
+    the following steps (equal shifts, 1 at the record's last visit) costs
+    :math:`\min_{1\le m\le E}\frac{(x+m-1)^2}{ml-1} + 1` (or :math:`\frac{(x+m)^2}{ml}`
+    where :math:`x+m \ge ml`), valid for :math:`x \ge 1 - 1/l` and within rounding of the
+    proof method's optimum there, about :math:`4(x-1+1/l)/l + 1`. Both in units
+    :math:`(S/(b\sigma))^2`; the integer minima over m are at the floors or ceilings of
+    :math:`x/\sqrt l`, of :math:`x - 1 + 2/l` and of :math:`x/(l-1)` (or at E). With one
+    batch it is Theorem 4.3's (:func:`convex_gd_squares`), the bound the full-batch
+    accountant reports. Elementwise in E and x.
 
     Parameters
     ----------
@@ -110,12 +128,21 @@ def convex_cyclic_squares(n_batches, n_epochs, ratio):
     finite = np.isfinite(x)
     safe = np.where(finite, x, 1.0)
     best = np.full(np.broadcast(e, safe).shape, np.inf)
+    top = np.maximum(e, 1.0)
     centre = safe / math.sqrt(batches)
     for m in (np.floor(centre), np.floor(centre) + 1.0):
-        m = np.clip(m, 1.0, np.maximum(e, 1.0))
+        m = np.clip(m, 1.0, top)
         with np.errstate(over="ignore"):
             value = safe * safe / (m * batches) + 2.0 * safe / batches + m
         best = np.minimum(best, value)
+    spread = np.full(best.shape, np.inf)
+    turn, edge = safe - 1.0 + 2.0 / batches, safe / (batches - 1.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        last = np.where(np.isfinite(top), top, 1.0)  # E itself (E = inf: no candidate)
+        for m in (np.floor(turn), np.floor(turn) + 1.0, np.floor(edge), np.floor(edge) + 1.0,
+                  last):
+            spread = np.minimum(spread, _spread_squares(batches, np.clip(m, 1.0, top), safe))
+    best = np.where(safe >= 1.0 - 1.0 / batches, np.minimum(best, spread), best)
     return np.where(finite, best, np.inf)
 
 
@@ -126,9 +153,10 @@ def noisy_cyclic_gd_convex_gdp(
 
     .. math::
 
-        \mu_E = \frac{S}{b\sigma}\min\Big(\sqrt E,\ \min_{1 \le m \le E}
-            \sqrt{\frac{x^2}{ml} + \frac{2x}{l} + m}\Big),\qquad x = \frac{Db}{S\eta},
+        \mu_E = \frac{S}{b\sigma}\min\Big(\sqrt E,\ \sqrt{h_E(x)}\Big),\qquad
+            x = \frac{Db}{S\eta},
 
+    :math:`h_E` the squares of :func:`convex_cyclic_squares` (two explicit shift schedules),
     with b the smallest batch of the balanced partition of n rows into l batches
     (:func:`cyclic_batch_sizes`); composition (Bok, Su and Altschuler 2024, Theorem 4.4) as
     the first term. docs/theory.md#bound-f; with l = 1 the second term is Theorem 4.3's.

@@ -96,7 +96,9 @@ def noisy_cyclic_gd_gdp(
                 \frac{1-c^2}{(1-c^l)^2}\cdot\frac{1-c^{l(E-1)}}{1+c^{l(E-1)}}}\Big)
 
         Bok, Su and Altschuler (ICML 2024), Theorem 4.5 (convergent) and Theorem 4.4
-        (composition, sqrt(E) S/(b sigma)). When ``c >= 1`` only composition applies.
+        (composition, sqrt(E) S/(b sigma)). At ``c = 1`` (lam = 0) the second term is
+        its limit :math:`\sqrt{1 + (E-1)/l}` (docs/theory.md#bound-c); when ``c > 1``
+        only composition applies.
     """
     sigma, s, n = _check_common(noise_std, sensitivity, n_samples)
     e = check_count("n_epochs", n_epochs, minimum=0, allow_inf=True)
@@ -116,9 +118,11 @@ def convergent_cyclic_squares(contraction, n_batches, n_epochs):
 
         1 + c^{2l-2}\frac{1-c^2}{(1-c^l)^2}\cdot\frac{1-c^{l(E-1)}}{1+c^{l(E-1)}}
 
-    for c < 1 and E > 1 (1 for E <= 1), ``inf`` for c >= 1; with one batch (l = 1) the
-    smaller of it and ``convergent_gd_squares()`` (Theorem 4.2 with K = E, exact for full
-    batches). ``contraction`` and ``n_epochs`` broadcast together.
+    for c < 1 and E > 1 (1 for E <= 1); at c = 1 (non-expansive steps: lam = 0, convex)
+    its limit :math:`1 + (E-1)/l`, proved there directly (docs/theory.md#bound-c); ``inf``
+    for c > 1. With one batch (l = 1) the smaller of it and ``convergent_gd_squares()``
+    (Theorem 4.2 with K = E, exact for full batches; at c = 1 the limit is E, composition).
+    ``contraction`` and ``n_epochs`` broadcast together.
     :func:`convergent_cyclic_factor` is its square root; the planners' vectorised factors
     (:func:`skdpgd.accounting.calibration.cyclic_factors`) take it as is.
     """
@@ -137,7 +141,11 @@ def convergent_cyclic_squares(contraction, n_batches, n_epochs):
     squares = np.where(e <= 1.0, 1.0, 1.0 + head * rest / (1.0 + power))
     if batches == 1:
         squares = np.minimum(squares, convergent_gd_squares(safe, e))
-    return np.where(inside, squares, np.inf)
+    # c = 1: the limit, whose shifts (1/l per step after the record's first batch, 1 at its
+    # last) are feasible for non-expansive steps (docs/theory.md#bound-c)
+    with np.errstate(invalid="ignore"):
+        limit = np.where(e <= 1.0, 1.0, 1.0 + (e - 1.0) / batches)
+    return np.where(inside, squares, np.where(c == 1.0, limit, np.inf))
 
 
 def convergent_cyclic_factor(contraction, n_batches, n_epochs):
@@ -168,6 +176,8 @@ def convergent_cyclic_factor(contraction, n_batches, n_epochs):
     Returns
     -------
     float
-        :math:`g_{\mathrm{cyc}}(E)`; ``inf`` when ``c >= 1`` (the theorem does not apply).
+        :math:`g_{\mathrm{cyc}}(E)`; at ``c = 1`` its limit :math:`\sqrt{1 + (E-1)/l}`
+        (l >= 2: shifted interpolation across batches, proved for non-expansive steps);
+        ``inf`` when ``c > 1``.
     """
     return math.sqrt(float(convergent_cyclic_squares(float(contraction), n_batches, n_epochs)))

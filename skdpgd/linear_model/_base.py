@@ -32,7 +32,12 @@ from ._defaults import auto_intercept_scaling
 from ._inference import Inference, WithoutTable
 from ._inputs import InputChecks
 from ._pipeline_releases import PipelineReleases
-from ._refusals import public_sampling, refuse_fit_params, refuse_warm_start
+from ._refusals import (
+    public_sampling,
+    refuse_fit_params,
+    refuse_public_parameters,
+    refuse_warm_start,
+)
 from ._run import Charged, PlainRun, StepCounter, Target
 from ._weights import check_sample_weight_shape, row_weights
 
@@ -104,6 +109,8 @@ class BaseDPLinearModel(InputChecks, PipelineReleases, BaseEstimator):
             delattr(self, name)
 
     # -- hooks for subclasses -------------------------------------------------------
+    _refuse_public_parameters = refuse_public_parameters
+
     def _strong_convexity(self, n_samples):
         """lam from the user's C / alpha, or None for "auto" (abstract hook)."""
         raise NotImplementedError(f"{type(self).__name__} must define _strong_convexity")
@@ -143,14 +150,7 @@ class BaseDPLinearModel(InputChecks, PipelineReleases, BaseEstimator):
         """
         scaling = self._intercept_scaling(n_features, loss.n_outputs)
         row_norm = math.hypot(self.data_norm, scaling or 0.0)
-        lam = self._strong_convexity(n_samples)
-        if lam == 0.0 and self.max_coef_norm is None:
-            raise ValueError(
-                f"{type(self).__name__}: an unregularised fit (lam = 0: C=np.inf or alpha=0) "
-                "needs a bounded domain: pass max_coef_norm, the public radius of the ball "
-                "of the coefficients and intercept (docs/theory.md#projection), or a "
-                "finite regularisation (C, alpha or 'auto')."
-            )
+        lam = self._refuse_public_parameters(n_samples)
         return PublicProblem(
             epsilon=None if target.epsilon is None else float(target.epsilon),
             delta=float(target.delta), mu=None if target.mu is None else float(target.mu),

@@ -69,3 +69,23 @@ def public_sampling(solver, sampling):
             "default, which every other solver ignores)."
         )
     return sampling
+
+
+def refuse_public_parameters(estimator, n_samples):
+    """lam of the fit, after the refusals its parameters alone decide (no value read).
+
+    An estimator method (``_refuse_public_parameters``): the fit's planning calls it, and a
+    DPPipeline calls it before its ledger's charge. Refused: ``sampling`` with a solver
+    other than ``"sgd"`` (:func:`public_sampling`), and lam = 0 (``C=np.inf``,
+    ``alpha=0``) without ``max_coef_norm``.
+    """
+    public_sampling(estimator.solver, estimator.sampling)
+    lam = estimator._strong_convexity(n_samples)
+    if lam == 0.0 and estimator.max_coef_norm is None:
+        raise ValueError(
+            f"{type(estimator).__name__}: an unregularised fit (lam = 0: C=np.inf or "
+            "alpha=0) needs a bounded domain: pass max_coef_norm, the public radius of the "
+            "ball of the coefficients and intercept (docs/theory.md#projection), or a "
+            "finite regularisation (C, alpha or 'auto')."
+        )
+    return lam

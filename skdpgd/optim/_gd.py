@@ -24,7 +24,7 @@ one :mod:`skdpgd.optim._preconditioned`.
 References
 ----------
 .. [1] J. Bok, W. Su, J. Altschuler. Shifted interpolation for differential privacy.
-   ICML 2024: Theorems 4.2, 4.3 (full batch) and 4.5, 4.6 (cyclic batches).
+   ICML 2024: Theorems 4.2, 4.3 (full batch), 4.5 and the method of 4.6 (cyclic batches).
 .. [2] J. Altschuler, K. Talwar. Privacy of noisy stochastic gradient descent: more
    iterations without more privacy loss. NeurIPS 2022.
 """
@@ -144,8 +144,8 @@ def noisy_cyclic_gradient_descent(
         \theta_{k+1} = \Pi_r\Big(\theta_k - \eta\,\big(\nabla F_{B_{k \bmod l}}(\theta_k)
         + \sigma Z_k\big)\Big), \quad k = 0, \dots, lE - 1
 
-    (docs/theory.md#conventions, solver "cyclic"; Bok, Su, Altschuler 2024, Theorems 4.5 and,
-    with the projection, 4.6 account it: docs/theory.md#bound-c, #bound-f).
+    (docs/theory.md#conventions, solver "cyclic"; Bok, Su, Altschuler 2024, Theorem 4.5 and,
+    with the projection, bound (F) by their method, account it: docs/theory.md#bound-c, #bound-f).
 
     Parameters
     ----------

@@ -96,7 +96,8 @@ def plan_budget(pipeline, releases, n_samples, pre=None, final=None):
 
 
 def check_table_plan(final, budget, n_samples):
-    """Refuse ``inference=True`` before the charge wherever public numbers decide it.
+    """Refuse ``inference=True`` (and the estimator's parameters: a sampler its solver does
+    not run, lam = 0 without a radius) before the charge wherever public numbers decide it.
 
     The parameters (solver, weights, residual clip, a public label set of more than two
     classes) are checked as the estimator checks them; the width is known only after the
@@ -107,6 +108,9 @@ def check_table_plan(final, budget, n_samples):
     reason (the estimator's ``table_refusal``; docs/theory.md, "Inference through a
     pipeline").
     """
+    refuse = getattr(final, "_refuse_public_parameters", None)
+    if callable(refuse):  # a sampler it cannot run, lam = 0 without max_coef_norm
+        refuse(n_samples)
     if not getattr(final, "inference", False):
         return
     classes = final._pipeline_classes()

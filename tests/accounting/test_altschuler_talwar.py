@@ -21,6 +21,8 @@ from scipy import special, stats
 from skdpgd.accounting._altschuler_talwar import (
     AT_ORDERS,
     AT_SPLITS,
+    _logsumexp_rows,
+    _sampled_gaussian_rdp_grid,
     altschuler_talwar_rdp,
     sampled_gaussian_rdp,
 )
@@ -157,3 +159,29 @@ def test_more_steps_past_the_burn_in_cost_nothing_and_the_hypotheses_are_checked
         altschuler_talwar_rdp(AT_ORDERS, 0.2, 100, **dict(run, learning_rate=2.5))
     with pytest.raises(ValueError, match="integer orders"):
         altschuler_talwar_rdp([2.5], 0.2, 100, **run)
+
+
+def test_the_grid_over_splits_and_its_log_sum_exp_are_the_single_calls_to_the_bit():
+    # planning calls the bound thousands of times: every split at once, the binomials
+    # cached and scipy's log-sum-exp without its wrapping, the same numbers
+    rng = np.random.default_rng(3)
+    for q in (1e-4, 0.01, 0.3, 1.0):
+        zs = rng.uniform(0.2, 20.0, 7)
+        grid = _sampled_gaussian_rdp_grid(AT_ORDERS, q, zs)
+        for z, row in zip(zs, grid, strict=True):
+            if q == 1.0:
+                assert np.array_equal(row, AT_ORDERS / (2.0 * z * z))
+                continue
+            k = np.arange(int(AT_ORDERS.max()) + 1, dtype=float)[None, :]
+            alpha = AT_ORDERS[:, None]
+            with np.errstate(invalid="ignore"):
+                terms = (special.gammaln(alpha + 1.0) - special.gammaln(k + 1.0)
+                         - special.gammaln(alpha - k + 1.0) + (alpha - k) * math.log1p(-q)
+                         + k * math.log(q) + (k * k - k) / (2.0 * z * z))
+            terms = np.where(k <= alpha, terms, -np.inf)
+            single = np.maximum(special.logsumexp(terms, axis=1), 0.0) / (AT_ORDERS - 1.0)
+            assert np.array_equal(row, single)
+    x = rng.normal(size=(4, 9, 257)) * 40.0
+    x[..., 5] = x.max(axis=-1)  # ties at the maximum
+    x[0, 0, 1:] = -np.inf
+    assert np.array_equal(_logsumexp_rows(x), special.logsumexp(x, axis=-1))

@@ -52,7 +52,10 @@ def test_the_one_closed_form_is_the_theorems(c, n_batches):
     # vectorised over the contraction too (the planners pass a grid of c)
     grid = cyclic_factors(np.array([[c], [0.5]]), n_batches, epochs)
     np.testing.assert_array_equal(grid[0], cyclic_factors(c, n_batches, epochs))
-    assert cyclic_factors(1.0, n_batches, epochs).tolist() == epochs.tolist()  # c >= 1
+    # c = 1 (no contraction): Theorem 4.5's limit 1 + (E - 1)/l; c > 1: composition only
+    limit = np.minimum(epochs, 1.0 + (epochs - 1.0) / n_batches)
+    np.testing.assert_allclose(cyclic_factors(1.0, n_batches, epochs), limit, rtol=1e-15)
+    assert cyclic_factors(1.5, n_batches, epochs).tolist() == epochs.tolist()
 
 
 def test_one_batch_is_close_to_the_full_batch_planner():

@@ -86,13 +86,18 @@ def _absorbing_schedule_cost(x, n_batches, m, position):
     return cost
 
 
-@pytest.mark.parametrize("n_batches, x", [(2, 3.0), (4, 10.0), (8, 25.0), (16, 2.0)])
-def test_bound_f_equals_its_explicit_shifts_for_every_batch_position(n_batches, x):
+@pytest.mark.parametrize("n_batches, x", [(2, 3.0), (4, 10.0), (8, 25.0), (16, 2.0), (4, 0.3)])
+def test_bound_f_is_at_most_its_absorbing_shifts_for_every_batch_position(n_batches, x):
+    # the absorbing schedule is one of bound (F)'s two (the spread one, in
+    # test_convex_cyclic_optimum.py, is the other): (F) is at most it, equal where x < 1 - 1/l
     epochs = 60
     m = range(1, epochs + 1)
-    best = min(min(_absorbing_schedule_cost(x, n_batches, k, p) for p in range(n_batches))
+    best = min(max(_absorbing_schedule_cost(x, n_batches, k, p) for p in range(n_batches))
                for k in m)
-    assert float(convex_cyclic_squares(n_batches, epochs, x)) == pytest.approx(best, rel=1e-12)
+    bound = float(convex_cyclic_squares(n_batches, epochs, x))
+    assert bound <= best * (1 + 1e-12)
+    if x < 1 - 1 / n_batches:
+        assert bound == pytest.approx(best, rel=1e-12)
 
 
 def test_past_the_burn_in_four_times_the_passes_need_the_same_noise():
@@ -102,8 +107,12 @@ def test_past_the_burn_in_four_times_the_passes_need_the_same_noise():
     once = calibrate_noisy_gd(1.0, 1e-5, n_steps=5000, **common)
     assert calibrate_noisy_gd(1.0, 1e-5, n_steps=20000, **common) == once
     cyclic = dict(common, batch_size=100)
-    once = calibrate_noisy_cyclic_gd(1.0, 1e-5, n_epochs=200, **cyclic)
-    assert calibrate_noisy_cyclic_gd(1.0, 1e-5, n_epochs=800, **cyclic) == once
+    # cyclic, l = 10, x = 100: bound (F) (about 4 x / l + 1 = 40.6) binds from the epoch
+    # where Theorem 4.5's c = 1 limit 1 + (E - 1)/l passes it (about 400) on
+    once = calibrate_noisy_cyclic_gd(1.0, 1e-5, n_epochs=1000, **cyclic)
+    assert calibrate_noisy_cyclic_gd(1.0, 1e-5, n_epochs=4000, **cyclic) == once
+    before = calibrate_noisy_cyclic_gd(1.0, 1e-5, n_epochs=100, **cyclic)
+    assert before < once  # before it the noise still grows with the passes
     # and without the ball the noise grows like sqrt(passes)
     free = dict(common, diameter=None)
     ratio = (calibrate_noisy_gd(1.0, 1e-5, n_steps=20000, **free)

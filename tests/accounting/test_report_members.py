@@ -15,7 +15,7 @@ import pytest
 
 import skdpgd
 from skdpgd import PrivacyReport
-from skdpgd.accounting import ReleasePrivacyReport, gdp_to_delta, gdp_to_epsilon
+from skdpgd.accounting import ReleasePrivacyReport, gdp_to_delta, gdp_to_epsilon, noisy_gd_report
 
 MEMBERS = ("epsilon", "delta", "epsilon_at", "delta_at")
 
@@ -78,3 +78,27 @@ def test_a_step_release_reads_its_curve_and_states_a_point_when_asked():
     assert set(stated.to_dict()) == {"mu", "extra_delta", "mechanism", "releases", "notes",
                                      "neighbouring_relation"}
     assert unstated.event == stated.event
+
+
+def _theorem_4_2_squares(c, k):  # (1 + c)/(1 - c) (1 - c^K)/(1 + c^K), written out
+    return (1 + c) / (1 - c) * (1 - c**k) / (1 + c**k)
+
+
+def test_convergent_only_where_twice_the_steps_is_within_one_percent():
+    # c = 0.99: Theorem 4.2 binds; the first K where the bound at 2K (same noise) is
+    # within 1% of the bound at K, found here from the theorem written out
+    c, run = 0.99, dict(delta=1e-5, sensitivity=1.0, n_samples=100, learning_rate=1.0,
+                        strong_convexity=0.01, smoothness=1.0)
+    first = next(k for k in range(2, 10_000)
+                 if _theorem_4_2_squares(c, 2 * k) <= 1.01**2 * _theorem_4_2_squares(c, k))
+    ratio = math.sqrt(_theorem_4_2_squares(c, 2 * first) / _theorem_4_2_squares(c, first))
+    assert 1.0095 < ratio <= 1.01  # the rule's edge, not a rounding of it
+    at = noisy_gd_report(1.0, first, **run).binding_bound
+    before = noisy_gd_report(1.0, first - 1, **run).binding_bound
+    assert at == "Theorem 4.2 (strongly convex), convergent"
+    assert before == "Theorem 4.2 (strongly convex), not converged"
+    # past Theorem 4.3's burn-in the bound is constant: convergent; before it, composition
+    ball = dict(run, strong_convexity=0.0, diameter=0.01)  # x = D n / (S eta) = 1
+    assert noisy_gd_report(0.01, 100, **ball).binding_bound == (
+        "Theorem 4.3 (convex, bounded domain), convergent")
+    assert noisy_gd_report(0.01, 1, **ball).binding_bound == "Theorem 4.1 (composition)"

@@ -45,3 +45,25 @@ def test_a_ball_reported_by_its_diameter_for_gd():
                                   solver="gd").plan_privacy(100_000, 3)
     assert report.diameter == 1.0 and report.bounded_domain_mu is not None
     assert report.mu <= min(report.composition_mu, report.bounded_domain_mu) * (1 + 1e-15)
+
+
+@pytest.mark.parametrize("solver, passes, batch_size", [("gd", 2000, "auto"),
+                                                         ("cyclic", 400, 20)])
+def test_past_the_burn_in_four_times_the_passes_plan_the_same_noise(solver, passes,
+                                                                     batch_size):
+    # C = inf on a small ball (x = D n/(S eta) small): Theorem 4.3 / bound (F) binds and is
+    # constant past its burn-in, so the planned noise does not grow with max_iter
+    def plan(max_iter):
+        return DPLogisticRegression(epsilon=1.0, classes=[0, 1], C=np.inf,
+                                    max_coef_norm=0.05, solver=solver, max_iter=max_iter,
+                                    batch_size=batch_size).plan_privacy(200, 5)
+
+    once, four = plan(passes), plan(4 * passes)
+    assert four.n_steps == 4 * once.n_steps
+    assert four.noise_std == once.noise_std
+    assert once.binding_bound.endswith("bounded domain), convergent") or (
+        once.binding_bound.endswith("cyclic), convergent"))
+    # without the ball's bound (the default C) the noise grows with the passes
+    free = [DPLogisticRegression(epsilon=1.0, classes=[0, 1], solver="gd", max_iter=k,
+                                 C=1e6).plan_privacy(200, 5).noise_std for k in (50, 200)]
+    assert free[1] > 1.5 * free[0]
