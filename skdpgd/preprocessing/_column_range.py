@@ -20,8 +20,10 @@ Gaussian histogram of :mod:`._private_range` (L2 sensitivity :math:`\sqrt 2` on 
 
    - where the first range lies on one side of 0 and spans at most a factor 2, two cells
      of the public grid (:func:`refines`; a year, a sensor reading far from zero, which the
-     log grid gives one or two cells): the grid is :math:`B` equal cells on
-     :math:`[\ell_1, h_1]` and the
+     log grid gives one or two cells), and its cells hold half of the records present
+     beyond their noise (:func:`holds_majority`; else the data are not all there, and
+     equal cells inside it would miss them): the grid is :math:`B` equal cells
+     on :math:`[\ell_1, h_1]` and the
      public grid's cells outside it (where tails beyond the first range are still seen);
    - elsewhere the public grid again; the two histograms are averaged with weights
      :math:`1/\sigma_i^2`, whose noise is :math:`\mathcal N(0, \sigma_c^2)` with
@@ -40,7 +42,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._private_range import PrivateRange, noisy_histogram, public_grid, sigma_for_mu
+from ._private_range import (
+    PrivateRange,
+    majority_of_present,
+    noisy_histogram,
+    public_grid,
+    sigma_for_mu,
+)
 from ._range_reading import (
     TAIL_WINDOW_RATE,
     present_count,
@@ -107,6 +115,29 @@ def refines(low, high):
     if not inner > 0.0 or not math.isfinite(outer):
         return False
     return outer / inner <= 2.0
+
+
+def holds_majority(noisy, edges, low, high, sigma, n_records):
+    r"""Whether the cells of :math:`[\ell, h]` surely hold half of the records present.
+
+    Post-processing of the locating release: the noisy counts of the k value cells inside
+    the range (edges of the grid) minus :math:`z_t\sigma\sqrt{k + 1/4}` (:math:`z_t` of the
+    tails, 3.29; the noise of that sum less half the missing cell's) are at least
+    :func:`~._private_range.majority_of_present` (n public). A range read from the
+    coarser scales can hold a minority (they stop at the coarsest scale where none reached
+    a majority): a column centred at 0, whose bulk near 0 the log grid spreads over many
+    small cells, had one side's two cells located; refined into 32 equal cells each below
+    the noise, the second reading kept the other side only, or nothing, and the first
+    range stood (a poll's status-quo scale, [-1.8, 2.05], got [0.7, 2.8] or [-1.4, -0.7]).
+    A column that fills its first range (a year, a sensor reading) passes whenever its 32
+    equal cells can be read at all.
+    """
+    lower = np.concatenate([[-np.inf], edges])
+    upper = np.concatenate([edges, [np.inf]])
+    inside = (lower >= low) & (upper <= high)
+    mass = float(np.sum(noisy[: edges.size + 1][inside]))
+    margin = tail_threshold_z() * sigma * math.sqrt(np.count_nonzero(inside) + 0.25)
+    return mass - margin >= majority_of_present(noisy[edges.size + 1], n_records)
 
 
 def inner_edges(low, high, n_cells=REFINED_CELLS, integer=False):
@@ -219,7 +250,9 @@ def column_range(x, mu, random_state=None, *, edges=None, integer=False):
     noisy_1 = noisy_histogram(x, sigma_1, rng, edges)
     first = read_column_range(noisy_1, edges, sigma_1, x.size, integer=integer)
     locating = ("histogram over the public grid (locating)", mu_1)
-    if first.found and refines(first.low, first.high):
+    if (first.found and refines(first.low, first.high)
+            and holds_majority(noisy_1, edges, first.low, first.high, sigma_1,
+                               x.size)):
         fine = refined_grid(first.low, first.high, edges, integer=integer)
         noisy_2 = noisy_histogram(x, sigma_2, rng, fine)
         shared, public_cells = shared_cells(fine, edges, first.low, first.high)
