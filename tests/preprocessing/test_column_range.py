@@ -131,6 +131,22 @@ def test_a_column_centred_at_zero_keeps_both_sides():
     assert both >= 95
 
 
+def test_a_point_mass_inside_a_refined_range_keeps_the_rest_of_the_range():
+    # a working-hours column: 47% of 30,000 records at 40, the rest spread over 32-63, at
+    # the share of a column of Adult's pipeline at epsilon 0.1 (mu 0.0026): the first range
+    # [32, 64] is refined into 32 cells of one hour, each of the rest's below the noise, and
+    # the refined reading kept the point mass alone, [40, 41] (30 of 40 draws at most 4
+    # wide); with the check of the first range's records and the one-group reading of each
+    # side, 9 of 40
+    collapsed = 0
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        x = np.where(rng.random(30000) < 0.47, 40, rng.integers(32, 64, 30000)).astype(float)
+        r = column_range(x, 0.0026, np.random.default_rng(100 + seed), integer=True).range
+        collapsed += r.high - r.low <= 4
+    assert collapsed <= 15
+
+
 def test_a_tail_cell_next_to_the_range_is_kept_at_the_tail_threshold():
     # 4,000 records uniform on [-2, 2) and, in the next cell [2, 2.83), 4 sigma records.
     # The single cells' threshold, 4.46 sigma, kept that cell when its noise exceeded
