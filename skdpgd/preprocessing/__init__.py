@@ -32,6 +32,7 @@ from ._bounded import BoundedScaler
 from ._column_maps import BooleanEncoding as BooleanEncoding
 from ._column_maps import CategoricalEncoding as CategoricalEncoding
 from ._column_maps import NumericEncoding as NumericEncoding
+from ._column_range import column_range as column_range
 from ._log import Log1pTransformer
 from ._missing import DEFAULT_MISSING_STRINGS as DEFAULT_MISSING_STRINGS
 from ._missing import is_missing as is_missing
@@ -44,7 +45,8 @@ from ._private_step import check_allowance as check_allowance
 from ._row_norm import RowNormClipper
 from ._table_vectorizer import DPTableVectorizer
 
-# the API; the encodings, StepBudget, check_allowance and the missing-value rule are internal
+# the API; the encodings, StepBudget, check_allowance, the missing-value rule and
+# column_range (the numeric columns' and the target range's releases) are internal
 __all__ = [
     "DPTableVectorizer",
     "BoundedScaler",
