@@ -31,7 +31,7 @@ Python per seed, its median and worst seed, before and after, in one run; beside
 the noise floor, the Python pipeline at another seed minus itself (two fits whose noise
 differs: what CLI minus Python would be if the two were the same mechanism).
 
-    SKDPGD_DATA=/work/shared/data python benchmarks/cli_vs_pipeline.py [--seeds 5]
+    SKDPGD_DATA=/path/to/data python benchmarks/cli_vs_pipeline.py [--seeds 15]
 
 Results: ``benchmarks/results/cli_vs_pipeline.json``.
 """

@@ -54,8 +54,8 @@ from sklearn.model_selection import ParameterGrid
 from sklearn.utils import get_tags
 
 from ..accounting.allowance import admit
-from ..exceptions import warns_once_each
 from ..linear_model._base import fit_or_forget
+from ..utils import warns_once_each
 from ..utils._sklearn_compat import (
     HasMethods,
     Interval,

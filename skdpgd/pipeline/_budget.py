@@ -164,7 +164,8 @@ def split_budget(epsilon: float, delta: float, needs_extra_delta: Sequence[bool]
     )
 
 
-def _shares(mu, rho, m, requested):
+def _shares(mu: float, rho: float, m: int,
+            requested: Sequence[float | None] | None) -> tuple[tuple, float]:
     """(each release's mu, the estimator's mu): equal parts of rho mu^2, a request capped
     at its equal part and the rest shared by the others (their sum of squares at most
     rho mu^2: the spare is shrunk by 2^-40 against rounding)."""
@@ -174,7 +175,8 @@ def _shares(mu, rho, m, requested):
         raise ValueError(f"requested has {len(asks)} entries for {m} releases.")
     if all(ask is None or ask >= equal for ask in asks) or mu == math.inf:
         return tuple(equal for _ in range(m)), mu * math.sqrt(1.0 - rho)
-    given = [None if ask is None else min(float(ask), equal) for ask in asks]
+    given: list[float | None] = [None if ask is None else min(float(ask), equal)
+                                 for ask in asks]
     spare = max(rho * mu**2 - sum(g**2 for g in given if g is not None), 0.0)
     free = sum(g is None for g in given)
     spare *= 1.0 - 2.0**-40
