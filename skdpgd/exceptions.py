@@ -1,8 +1,5 @@
 """Warnings and errors raised by skdpgd."""
 
-import os
-import sys
-import warnings
 
 
 class BoundNotApplicableError(ValueError):
@@ -62,21 +59,6 @@ class PreparationFallbackWarning(UserWarning):
         message : str
             Public text only (column names and the kind of fallback).
         """
-        prefixes = _library_dirs()
-        if sys.version_info >= (3, 12):
-            warnings.warn(message, cls, skip_file_prefixes=prefixes)
-            return
-        frame, level = sys._getframe(1), 2  # the caller of warn is stacklevel 2
-        while frame.f_back is not None and frame.f_code.co_filename.startswith(prefixes):
-            frame, level = frame.f_back, level + 1
-        warnings.warn(message, cls, stacklevel=level)
+        from .utils import warn_at_user  # the one walk to the user's frame
 
-
-def _library_dirs():
-    """The folders of skdpgd, scikit-learn and joblib, each ending with a separator."""
-    import joblib
-    import sklearn
-
-    folders = [os.path.dirname(os.path.abspath(__file__))]
-    folders += [os.path.dirname(os.path.abspath(m.__file__)) for m in (sklearn, joblib)]
-    return tuple(folder + os.sep for folder in folders)
+        warn_at_user(message, cls)

@@ -10,6 +10,7 @@ import math
 import sys
 
 from .._version import __version__
+from ._brief import plain_warnings
 from ._ledger import add_ledger_parser
 
 
@@ -282,7 +283,8 @@ def main(argv=None):
     if args.command is None:
         args = parser.parse_args(["demo"])
     try:
-        return args.run(args) or 0
+        with plain_warnings():  # no source path reaches the terminal
+            return args.run(args) or 0
     except KeyboardInterrupt:
         print(f"skdpgd {args.command}: interrupted", file=sys.stderr)
         return 130

@@ -12,6 +12,8 @@ report and the vectorizer's summary); nothing is read from the data.
 """
 
 import contextlib
+import sys
+import textwrap
 import warnings
 
 #: The width no line of the short account exceeds.
@@ -81,4 +83,29 @@ def warnings_as_lines(lines):
         text = f"warning: {item.message}"
         if text not in seen:
             seen.add(text)
-            lines.append(text)
+            lines.extend(warning_lines(item.message))
+
+
+def warning_lines(message, width=LINE_WIDTH):
+    """A warning as plain lines of at most ``width`` characters: ``warning: ...`` and
+    its continuation aligned under the message (never a source path or a class name)."""
+    text = " ".join(str(message).split())
+    return textwrap.wrap(f"warning: {text}", width=width, subsequent_indent=" " * len("warning: "),
+                         break_on_hyphens=False) or ["warning:"]
+
+
+@contextlib.contextmanager
+def plain_warnings(stream=None):
+    """Inside, every warning that reaches Python's display is printed as
+    :func:`warning_lines` on ``stream`` (default: standard error), not as Python's
+    ``file:line: Category: message`` form."""
+    def show(message, category, filename, lineno, file=None, line=None):
+        target = stream if stream is not None else sys.stderr
+        print("\n".join(warning_lines(message)), file=target)
+
+    original = warnings.showwarning
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = original

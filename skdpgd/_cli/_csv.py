@@ -157,8 +157,8 @@ def read_frame(path, *, sep=None, decimal=None, markers=(), min_rows=1):
     dropped = index_column(header)
     if dropped is not None:
         frame = frame.drop(columns=[dropped])
-        notes.append(f"the unnamed first column {dropped!r} is read as a row index and "
-                     "dropped (name it to use it as a feature)")
+        notes.append(f"first column {dropped!r} dropped: an unnamed column is a row index "
+                     "(name it to keep it)")
     if decimal == ",":
         frame = _decimal_commas(frame)
     return frame, sep, decimal, notes

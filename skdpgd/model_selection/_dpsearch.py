@@ -55,6 +55,7 @@ from sklearn.utils import get_tags
 
 from ..accounting.allowance import admit
 from ..linear_model._base import fit_or_forget
+from ..utils import warns_once_each
 from ..utils._sklearn_compat import (
     HasMethods,
     Interval,
@@ -342,6 +343,7 @@ class DPSearchCV(BestEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
 
     @_fit_context(prefer_skip_nested_validation=False)
     @fit_or_forget
+    @warns_once_each  # each trial's warning says one thing: the search says it once
     def fit(self, X, y, sample_ids=None):
         """Run the private selection; only the chosen trial (or its refit) is kept.
 

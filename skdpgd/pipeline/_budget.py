@@ -19,7 +19,10 @@ thresholds; never the data. It is written out and derived in ``docs/budgets.md``
    ``DPLogisticRegression(class_weight="balanced")``), a share
    :math:`\rho = 0.1` of :math:`\mu^2` goes to the preparation, in equal parts:
    :math:`\mu_i = \mu\sqrt{\rho/m}`; the estimator gets
-   :math:`\mu_{\mathrm{est}} = \mu\sqrt{1-\rho}`. Composition (Dong, Roth and Su 2022,
+   :math:`\mu_{\mathrm{est}} = \mu\sqrt{1-\rho}`. A release that states from public
+   numbers the most it needs (the type vote: ``requested``) gets
+   :math:`\min(\mu\sqrt{\rho/m}, \text{its request})`, and what it leaves of
+   :math:`\rho\mu^2` goes to the other releases in equal parts. Composition (Dong, Roth and Su 2022,
    Corollary 3.3): :math:`\sum_i \mu_i^2 + \mu_{\mathrm{est}}^2 = \mu^2`, and the
    additive deltas add (:mod:`skdpgd.accounting._composition`), so the pipeline is
    :math:`(\varepsilon, \delta)`-DP.
@@ -108,7 +111,8 @@ class PipelineBudget:
 def split_budget(epsilon: float, delta: float, needs_extra_delta: Sequence[bool], *,
                  preparation_share: float = PREPARATION_SHARE,
                  extra_delta_share: float = EXTRA_DELTA_SHARE,
-                 reserve: bool | None = None) -> PipelineBudget:
+                 reserve: bool | None = None,
+                 requested: Sequence[float | None] | None = None) -> PipelineBudget:
     r"""Split (epsilon, delta) between private releases and the estimator (see module doc).
 
     Parameters
@@ -130,6 +134,12 @@ def split_budget(epsilon: float, delta: float, needs_extra_delta: Sequence[bool]
         may threshold by its parameters sets it, so that the plan made without the
         table's structure bounds every fit and stays within epsilon
         (:doc:`/budgets`, "Plans without the table").
+    requested : sequence of (float or None), optional
+        One entry per release: the most mu it needs (a public function of n and the
+        parameters), or None (an equal part). A release with a request gets the smaller
+        of its request and the equal part :math:`\mu\sqrt{\rho/m}`; the rest of
+        :math:`\rho\mu^2` is split equally between the releases without one (with
+        none, it returns to the estimator).
 
     Returns
     -------
@@ -145,10 +155,32 @@ def split_budget(epsilon: float, delta: float, needs_extra_delta: Sequence[bool]
     delta_gdp = delta - max(extra, held)
     mu = calibrated_mu(epsilon, delta_gdp)  # docs/theory.md#conservative-rounding
     rho = preparation_share if m else 0.0
-    step_mu = tuple(mu * math.sqrt(rho / m) for _ in range(m))
+    step_mu, estimator_mu = _shares(mu, rho, m, requested)
     step_extra = tuple(extra / n_thresholded if need else 0.0 for need in needs)
     return PipelineBudget(
         epsilon=epsilon, delta=delta, mu=mu, extra_delta=extra, step_mu=step_mu,
-        step_extra_delta=step_extra, estimator_mu=mu * math.sqrt(1.0 - rho),
+        step_extra_delta=step_extra, estimator_mu=estimator_mu,
         estimator_delta=delta_gdp, preparation_share=rho,
     )
+
+
+def _shares(mu: float, rho: float, m: int,
+            requested: Sequence[float | None] | None) -> tuple[tuple, float]:
+    """(each release's mu, the estimator's mu): equal parts of rho mu^2, a request capped
+    at its equal part and the rest shared by the others (their sum of squares at most
+    rho mu^2: the spare is shrunk by 2^-40 against rounding)."""
+    equal = mu * math.sqrt(rho / m) if m else 0.0
+    asks = list(requested) if requested is not None else [None] * m
+    if len(asks) != m:
+        raise ValueError(f"requested has {len(asks)} entries for {m} releases.")
+    if all(ask is None or ask >= equal for ask in asks) or mu == math.inf:
+        return tuple(equal for _ in range(m)), mu * math.sqrt(1.0 - rho)
+    given: list[float | None] = [None if ask is None else min(float(ask), equal)
+                                 for ask in asks]
+    spare = max(rho * mu**2 - sum(g**2 for g in given if g is not None), 0.0)
+    free = sum(g is None for g in given)
+    spare *= 1.0 - 2.0**-40
+    if free == 0:  # every release asked: what they leave returns to the estimator
+        return tuple(given), math.sqrt((1.0 - rho) * mu**2 + spare)
+    part = math.sqrt(spare / free)
+    return tuple(part if g is None else g for g in given), mu * math.sqrt(1.0 - rho)

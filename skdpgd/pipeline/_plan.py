@@ -47,6 +47,15 @@ def privacy_plan(step, X):
     return int(n_gdp), int(n_thresholded)
 
 
+def requested_mu(step, n_samples):
+    """The most mu a private step says it needs on n rows (``_requested_mu(n)``, from its
+    parameters and n only), or None (an equal part of the preparation's share)."""
+    hook = getattr(step, "_requested_mu", None)
+    if step is None or not callable(hook) or n_samples is None:
+        return None
+    return hook(int(n_samples))
+
+
 def planned_releases(pre, final, X):
     """The private releases in order: (name, step or None, needs an additive delta).
 
@@ -89,7 +98,9 @@ def plan_budget(pipeline, releases, n_samples, pre=None, final=None):
     reserve = None if pre is None else may_threshold(pre, final)
     budget = split_budget(epsilon, delta, [needs for _, _, needs in releases],
                           preparation_share=float(pipeline.preparation_share),
-                          extra_delta_share=EXTRA_DELTA_SHARE, reserve=reserve)
+                          extra_delta_share=EXTRA_DELTA_SHARE, reserve=reserve,
+                          requested=[requested_mu(step, n_samples)
+                                     for _, step, _ in releases])
     if final is not None:
         check_table_plan(final, budget, n_samples)
     return budget

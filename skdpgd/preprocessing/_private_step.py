@@ -22,6 +22,9 @@ class attribute works too, but every skdpgd step derives from the mixin):
   ``mu``-GDP and ``extra_delta`` additive delta, set ``privacy_`` (a
   ``ReleasePrivacyReport`` within those allowances), return ``self``. The caller has
   charged any ledger already;
+- optionally ``_requested_mu(n)``: the most mu its releases need on n rows, from its
+  parameters and n only (a pipeline gives it no more, and the rest of the preparation's
+  share to the other releases; without it, an equal part);
 - optionally ``_reading(X)``: a context within which its fit and transform of X share
   their readings of X (the mixin's is empty; a pipeline fits and transforms a step
   through ``_fit_transform_private``, which enters it);

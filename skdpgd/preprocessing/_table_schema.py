@@ -30,7 +30,7 @@ from ..accounting import ReleasePrivacyReport
 from ..utils._validation import make_generator
 from ._cells import number_minus_text, to_categories, to_numbers
 from ._private_step import PrivateStepMixin
-from ._type_vote import VOTE_MECHANISM, type_vote
+from ._type_vote import VOTE_MECHANISM, type_vote, vote_mu_needed
 
 TYPES = ("numeric", "categorical")
 
@@ -240,6 +240,13 @@ class PrivateTableSchema(PrivateStepMixin, TableSchema):
         when some type is undeclared, else nothing (the pipeline then gives no share)."""
         columns, numeric, categorical = self._declared()
         return (int(any(c not in numeric | categorical for c in columns)), 0)
+
+    def _requested_mu(self, n_samples):
+        """The most mu the vote needs on n rows (public: the undeclared count and n;
+        :func:`~skdpgd.preprocessing._type_vote.vote_mu_needed`), None without a vote."""
+        columns, numeric, categorical = self._declared()
+        undeclared = [c for c in columns if c not in numeric | categorical]
+        return vote_mu_needed(len(undeclared), n_samples) if undeclared else None
 
     def _fit_private(self, X, y=None, *, mu, extra_delta=0.0, random_state=None):
         """Decide the undeclared types spending at most ``mu``-GDP (no additive delta)."""

@@ -20,12 +20,28 @@ per-cell rule fixed before the data are seen (the command line's
 :mod:`skdpgd.preprocessing._cells`; :func:`number_minus_text` for
 :class:`~skdpgd.preprocessing.DPTableVectorizer`, which reads a numeric column with
 :func:`~skdpgd.preprocessing._missing.to_float`); any such rule gives sensitivity 2.
-``docs/theory.md#type-vote``.
+
+**How much it needs.** The vote is right for every column whose count is far from 0:
+with a public margin :math:`c` (:data:`VOTE_MARGIN`), every column with
+:math:`|D_j| \ge c\,n` (at least 3/4 of its rows numbers, or text, when :math:`c = 1/2`;
+for instance a column of one kind with at most half its cells missing) gets its type
+with probability at least :math:`1 - \beta` (:data:`VOTE_FAILURE`; union bound over the
+:math:`u` columns) as soon as :math:`\sigma \le c\,n / z` with
+:math:`z = \Phi^{-1}(1 - \beta/u)`, that is at
+
+.. math::
+
+   \mu_{\rm vote} = 2\sqrt u\, z / (c\,n)
+
+(:func:`vote_mu_needed`, public: u and n). Inside a pipeline the vote asks for no more
+than that, so the rest of the preparation's share goes to the releases that set the
+ranges and categories. ``docs/theory.md#type-vote``.
 """
 
 import math
 
 import numpy as np
+from scipy.stats import norm
 
 from ._category_codes import distinct_cells
 from ._missing import category_key, to_float
@@ -35,6 +51,35 @@ VOTE_MECHANISM = (
     "(sensitivity 2 per column; Dong, Roth and Su 2022, Theorem 2.7); numeric when the "
     "noisy count is >= 0"
 )
+
+
+#: c: the vote must be right for every column with |number cells - text cells| >= c n.
+VOTE_MARGIN = 0.5
+
+#: beta: the probability that some such column gets the wrong type (all columns together).
+VOTE_FAILURE = 0.05
+
+
+def vote_mu_needed(n_columns, n_samples, margin=VOTE_MARGIN, failure=VOTE_FAILURE):
+    r"""The mu at which the vote types every column with ``|D_j| >= margin * n`` right
+    with probability at least ``1 - failure`` (module docstring).
+
+    Parameters
+    ----------
+    n_columns : int
+        u >= 1, the number of columns voted on together.
+    n_samples : int
+        n >= 1, the number of rows (public).
+    margin, failure : float
+        c in (0, 1] and beta in (0, 1).
+
+    Returns
+    -------
+    float
+        :math:`2\sqrt u\,\Phi^{-1}(1 - \beta/u) / (c\,n)`.
+    """
+    z = float(norm.isf(failure / n_columns))
+    return 2.0 * math.sqrt(n_columns) * z / (margin * n_samples)
 
 
 def vote_sigma(n_columns, mu):

@@ -14,4 +14,6 @@ from ._row_index import row_index_column as row_index_column
 from ._validation import check_epsilon as check_epsilon
 from ._validation import make_generator as make_generator
 from ._validation import resolve_delta as resolve_delta
+from ._warnings import warn_at_user as warn_at_user
+from ._warnings import warns_once_each as warns_once_each
 

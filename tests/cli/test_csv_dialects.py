@@ -46,7 +46,7 @@ def test_unnamed_index_column_is_dropped_with_a_note(tmp_path, capsys):
     out = tmp_path / "m.joblib"
     assert main(["fit", str(tmp_path / "pandas.csv"), "--target", "y", "--classes", "0,1",
                  "--epsilon", "2", "--random-state", "0", "--output", str(out)]) == 0
-    assert "unnamed first column" in capsys.readouterr().out
+    assert "first column '' dropped: an unnamed column is a row index" in capsys.readouterr().out
     assert joblib.load(out)["feature_columns"] == ["x"]
     (tmp_path / "r.csv").write_text('"","x","y"\n"1",0.5,1\n"2",-0.5,0\n"3",0.1,1\n')
     header, _, _, _ = sniff(tmp_path / "r.csv")  # R's write.csv: an empty name
