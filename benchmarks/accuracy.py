@@ -56,8 +56,8 @@ sys.path.insert(0, str(HERE))
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(1, str(REPO_ROOT))  # use the checkout's skdpgd without installing
 
-import datasets  # noqa: E402
-import peers  # noqa: E402
+import datasets
+import peers
 
 DEFAULT_EPSILONS = [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0]
 DEFAULT_C_GRID = [0.01, 0.1, 1.0, 10.0, 100.0]

@@ -44,11 +44,11 @@ from scipy.stats import norm
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # the checkout's skdpgd
 
-from skdpgd import DPLogisticRegression  # noqa: E402
-from skdpgd.datasets import ADULT_BOUNDS, ADULT_CATEGORIES, load_adult  # noqa: E402
-from skdpgd.solvers import _auto, _spectral, _spectral_choice, _spectral_utility  # noqa: E402
-from skdpgd.solvers._base import _cached_plan  # noqa: E402
-from skdpgd.solvers._utility import TIE_TOLERANCE  # noqa: E402
+from skdpgd import DPLogisticRegression
+from skdpgd.datasets import ADULT_BOUNDS, ADULT_CATEGORIES, load_adult
+from skdpgd.solvers import _auto, _spectral, _spectral_choice, _spectral_utility
+from skdpgd.solvers._base import _cached_plan
+from skdpgd.solvers._utility import TIE_TOLERANCE
 
 TABLES = {"adult-15": ("workclass", "sex"), "adult-18": ("race", "sex", "relationship"),
           "synthetic-15": None}

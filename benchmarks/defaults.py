@@ -64,12 +64,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parent))  # the checkout's skdpgd
 
-from datasets import load_adult, load_diamonds, load_diamonds_linear  # noqa: E402
-from sklearn.linear_model import LogisticRegression, Ridge  # noqa: E402
+from datasets import load_adult, load_diamonds, load_diamonds_linear
+from sklearn.linear_model import LogisticRegression, Ridge
 
-import skdpgd  # noqa: E402
-from skdpgd import DPLogisticRegression, DPRidge  # noqa: E402
-from skdpgd.losses import BinaryLogisticLoss, HuberLoss  # noqa: E402
+import skdpgd
+from skdpgd import DPLogisticRegression, DPRidge
+from skdpgd.losses import BinaryLogisticLoss, HuberLoss
 
 DELTA = 1e-5
 EPSILONS = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, math.inf)

@@ -47,10 +47,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from inference_anchor_port import HUBER_K, noisy_newton  # noqa: E402
+from inference_anchor_port import HUBER_K, noisy_newton
 
-from skdpgd import DPRidge  # noqa: E402
-from skdpgd.accounting import gdp_to_epsilon  # noqa: E402
+from skdpgd import DPRidge
+from skdpgd.accounting import gdp_to_epsilon
 
 Z95 = 1.959963984540054
 SIGMA = np.array([[1.0, 0.5, 0.0], [0.5, 2.0, 0.0], [0.0, 0.0, 2.0]])

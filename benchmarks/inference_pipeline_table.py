@@ -122,7 +122,7 @@ def main(argv=None):
             records[arm].append(
                 summary[["coef", "ci_low", "ci_high", "dropped"]].to_dict("index"))
     _inference_block.ENABLED = True
-    result = {"epsilon": args.epsilon, "seeds": args.seeds, "n": int(len(y)),
+    result = {"epsilon": args.epsilon, "seeds": args.seeds, "n": len(y),
               "wall_s": time.perf_counter() - start, "rows": []}
     for name in dict.fromkeys(names["before"] + names["after"]):
         ref_est, ref_width = reference.get(name, (np.nan, np.nan))

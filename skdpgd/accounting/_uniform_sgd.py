@@ -48,7 +48,7 @@ def _one_step_rdp(b, n, z):
     )
     accountant.compose(dpa.SampledWithoutReplacementDpEvent(n, b, dpa.GaussianDpEvent(z)), 1)
     # the accountant's composed RDP is public state of the library's epsilon computation
-    return tuple(float(x) for x in accountant._rdp)  # noqa: SLF001
+    return tuple(float(x) for x in accountant._rdp)
 
 
 def uniform_sgd_composition_rdp(noise_std, n_steps, *, batch_size, n_samples, gradient_bound):
