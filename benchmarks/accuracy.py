@@ -489,7 +489,7 @@ def main(argv=None):
 
     import sklearn
     meta = {
-        "command": "python " + " ".join([os.path.relpath(__file__, REPO_ROOT)] + sys.argv[1:]),
+        "command": "python " + " ".join([os.path.relpath(__file__, REPO_ROOT), *sys.argv[1:]]),
         "finished_at": None,
         "python": platform.python_version(),
         "platform": platform.platform(),
@@ -508,7 +508,7 @@ def main(argv=None):
         results[ds] = block
 
     meta["finished_at"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-    runs = stored.get("runs", []) + [meta]
+    runs = [*stored.get("runs", []), meta]
     out_path.parent.mkdir(parents=True, exist_ok=True)
     tmp = out_path.with_suffix(out_path.suffix + ".tmp")
     tmp.write_text(json.dumps({"runs": runs, "datasets": results}, indent=1, default=float))

@@ -134,7 +134,7 @@ def load_problem(name, seed, synthetic_n):
             X, y = X[idx], y[idx]
         return "classification", X, y, Xt, yt
     if name.startswith("diamonds"):
-        return ("regression",) + tuple(_diamonds(name))
+        return ("regression", *_diamonds(name))
     if name.startswith("synthetic-"):  # wide_designs.problem's generator, any n, 80 / 20
         d = int(name.split("-")[1])
         rng = np.random.default_rng(seed)
@@ -312,7 +312,7 @@ def table(cell_list, tgt):
         lines.append(f"| {c['problem']} | {c['epsilon']:g} | " + " | ".join(
             f"{med[m]:.4f}" if m in med else "" for m in methods) + " |")
     lines += ["", "auto's choice and the bound that binds in its report (seeds agree unless "
-              "several are listed):", ""] + choice_table(cell_list)
+              "several are listed):", "", *choice_table(cell_list)]
     lines += ["", "targets: " + json.dumps(tgt, indent=1)]
     return "\n".join(lines)
 
@@ -397,7 +397,7 @@ def main(argv=None):
         if name not in DATASETS:
             parser.error(f"unknown data set {name!r}: choose from {DATASETS}")
     started = time.perf_counter()
-    meta = dict(command=" ".join([Path(sys.executable).name] + sys.argv), commit=_commit(),
+    meta = dict(command=" ".join([Path(sys.executable).name, *sys.argv]), commit=_commit(),
                 skdpgd=getattr(skdpgd, "__version__", None), python=platform.python_version(),
                 numpy=np.__version__, machine=platform.machine(), cpu_count=os.cpu_count(),
                 load_average_start=os.getloadavg(), seeds=seeds, epsilons=list(epsilons),

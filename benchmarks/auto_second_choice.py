@@ -178,7 +178,7 @@ def main(argv=None):
                   f"| {med['public'] - best:+.4f} |")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(dict(
-        command=" ".join([Path(sys.executable).name] + sys.argv), seconds=time.perf_counter()
+        command=" ".join([Path(sys.executable).name, *sys.argv]), seconds=time.perf_counter()
         - started, cells=cells, rows=rows), indent=1) + "\n")
 
 

@@ -371,7 +371,7 @@ def main(argv=None):
 
     started = time.perf_counter()
     meta = dict(
-        command=" ".join([Path(sys.executable).name] + sys.argv), commit=_commit(),
+        command=" ".join([Path(sys.executable).name, *sys.argv]), commit=_commit(),
         skdpgd=getattr(skdpgd, "__version__", None), python=platform.python_version(),
         numpy=np.__version__, sklearn=__import__("sklearn").__version__,
         machine=platform.machine(), cpu_count=os.cpu_count(), load_average_start=os.getloadavg(),

@@ -310,7 +310,7 @@ def main():
     if args.out:  # a list of runs: this one appended
         out = Path(args.out)
         runs = json.loads(out.read_text())["runs"] if out.exists() else []
-        out.write_text(json.dumps({"runs": runs + [result]}, indent=1) + "\n")
+        out.write_text(json.dumps({"runs": [*runs, result]}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -150,7 +150,7 @@ class _StackedTranspose:
         residual, scaled = post_scaled(s.post_scale, residual, s.X.dtype)
         with np.errstate(over="ignore", invalid="ignore"):  # only a non-finite residual
             tops = np.asarray(s._block_transpose @ scaled, dtype=np.float64)
-        tops = tops.reshape((len(s._starts), s._d) + residual.shape[1:])
+        tops = tops.reshape((len(s._starts), s._d, *residual.shape[1:]))
         total = None
         for c, (start, end) in enumerate(zip(s._starts, s._ends)):
             part = tops[c]

@@ -252,7 +252,7 @@ def prepare_generator(random_state):
 def prepare_pipeline(pipeline, X, y=None, *, ledger=None, sample_ids=None):
     """:meth:`skdpgd.DPPipeline.prepare` (its docstring says what it does)."""
     pipeline._validate_params()
-    pre, last_name, final = check_steps(pipeline)
+    pre, _last_name, final = check_steps(pipeline)
     ledger = pipeline.ledger if ledger is None else ledger
     refuse_dask_table(X)  # from its type alone
     n = int(_num_samples(X))  # the container's structure only
@@ -298,7 +298,7 @@ def freeze(pipeline, X, y, allowance, rng):
     pre, last_name, final = check_steps(pipeline)
     steps, _ = release_preparation(pre, X, y, allowance, rng)
     prepared = clone(pipeline)
-    prepared.steps = steps + [(last_name, clone(final))]
+    prepared.steps = [*steps, (last_name, clone(final))]
     return prepared
 
 

@@ -61,7 +61,7 @@ def _record(fit):
 
     def profile(frame, event, arg):
         if event == "call":
-            events.append(("call",) + describe(frame.f_code))
+            events.append(("call", *describe(frame.f_code)))
         elif event == "c_call":
             events.append(("c_call", getattr(arg, "__module__", None),
                            getattr(arg, "__qualname__", type(arg).__name__)))
@@ -70,7 +70,7 @@ def _record(fit):
         if not _in_package(frame.f_code.co_filename):
             return None
         if event == "line":
-            events.append(("line",) + describe(frame.f_code) + (frame.f_lineno,))
+            events.append(("line", *describe(frame.f_code), frame.f_lineno))
         return trace
 
     collecting = gc.isenabled()

@@ -112,7 +112,7 @@ def test_fits_are_the_same_with_and_without_the_kernel(make, target, solver, mon
 def test_numpy_path_when_disabled(monkeypatch):
     monkeypatch.setattr(_fused, "ENABLED", False)
     assert not _fused.available()
-    design, y, rng = _design(np.float64, True)
+    design, y, _rng = _design(np.float64, True)
     loss = BinaryLogisticLoss()
     assert fused_gradient_sum(loss.gradient_sum, np.zeros(18), design, y) is None
 

@@ -366,7 +366,7 @@ def test_hessian_share_grows_only_where_the_shape_needs_it():
     shares = [inference_shares(1.0, 1e-6, n, 11) for n in (1000, 10000, 30000, 10**5, 10**6)]
     hessian = [s[2] for s in shares]
     assert hessian[0] == hessian[1] == 0.3 and hessian[-2] == hessian[-1] == 0.1
-    assert all(a >= b for a, b in zip(hessian, hessian[1:]))
+    assert all(a >= b for a, b in itertools.pairwise(hessian))
     for s in shares:
         assert sum(s) == pytest.approx(1.0) and s[0] == 0.3 and s[3] == 0.1
     middle = fit_budget(1.0, 1e-6, 30000, 11)

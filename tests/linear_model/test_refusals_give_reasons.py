@@ -107,7 +107,7 @@ def test_validation_warnings_are_shown_without_their_text():
     from skdpgd.utils._validation import validate_private
 
     def warns():
-        warnings.warn("value 'ssn 123-45-6789' was converted", UserWarning)
+        warnings.warn("value 'ssn 123-45-6789' was converted", UserWarning, stacklevel=1)
         return "result"
 
     with pytest.warns(UserWarning, match="withheld") as record:

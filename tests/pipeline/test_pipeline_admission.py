@@ -206,7 +206,7 @@ def test_a_parameter_the_pipeline_sets_is_refused_before_the_charge(table, param
 
 
 def test_the_defaults_written_out_are_the_pipelines_and_a_clone_keeps_the_rule(table):
-    X, y = table
+    X, _y = table
     explicit = DPRidge(epsilon=1.0, delta="auto", random_state=None, ledger=None,
                        y_bound=1.0, max_iter=5, solver="gd")
     pipe = make_dp_pipeline(BoundedScaler((-3, 3)), explicit, epsilon=0.5, random_state=0)

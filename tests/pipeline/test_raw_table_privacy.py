@@ -67,8 +67,8 @@ def test_histogram_counts_every_record_once_and_moves_by_sqrt2():
         expected_base[_cell(v)] += 1
     assert np.array_equal(cell_counts(np.array(base), EDGES), expected_base)
     for a, b in itertools.product(ADVERSARIAL_FLOATS, repeat=2):
-        d = np.array([a] + base[1:])
-        d2 = np.array([b] + base[1:])
+        d = np.array([a, *base[1:]])
+        d2 = np.array([b, *base[1:]])
         c, c2 = cell_counts(d, EDGES), cell_counts(d2, EDGES)
         assert c.sum() == len(d)  # every record in exactly one cell
         ours = np.zeros(len(EDGES) + 2)
@@ -84,8 +84,8 @@ def test_category_keys_one_key_per_record_and_sqrt2():
              float("inf"), b"\xff", object(), 2 ** 80, "x" * 1000]
     base = ["a", "a", "b", "c"]
     for u, v in itertools.product(cells, repeat=2):
-        k1 = category_keys([u] + base[1:])
-        k2 = category_keys([v] + base[1:])
+        k1 = category_keys([u, *base[1:]])
+        k2 = category_keys([v, *base[1:]])
         assert all(k is None or isinstance(k, str) for k in k1 + k2)
         c1 = {k: k1.count(k) for k in set(k1) if k is not None}
         c2 = {k: k2.count(k) for k in set(k2) if k is not None}
@@ -102,8 +102,8 @@ def test_type_vote_moves_by_at_most_two_per_column():
              "1.797e308", None, np.nan, pd.NA, 3, 2.5, True, np.int64(4)]
     base = ["2", "x", "", "5"]
     for u, v in itertools.product(cells, repeat=2):
-        col1 = np.array([u] + base[1:], dtype=object)
-        col2 = np.array([v] + base[1:], dtype=object)
+        col1 = np.array([u, *base[1:]], dtype=object)
+        col2 = np.array([v, *base[1:]], dtype=object)
         assert abs(number_minus_text(col1) - number_minus_text(col2)) <= 2
 
 

@@ -254,7 +254,7 @@ def test_adult_column_transformer_matches_benchmark():
     df["income"] = np.where(adult.target.iloc[:300] == 1, ">50K", "<=50K")
     expected, _ = datasets._adult_features(df)  # the benchmark's own code path
     numeric = list(datasets.ADULT_NUMERIC)
-    df = df.astype({name: float for name in numeric + ["fnlwgt"]})
+    df = df.astype({name: float for name in [*numeric, "fnlwgt"]})
     got = example.make_adult_preprocessor().fit_transform(df)
     assert got.shape == expected.shape == (300, 104)
     # Same float operations in the same order: equal to the last bit (1 ulp allowed).

@@ -89,7 +89,8 @@ def test_the_route_is_worth_more_than_any_fixed_run_where_worst_cases_differ():
     assert min(values.values()) * (1.0 + TIE_TOLERANCE) < best
 
 
-@pytest.mark.parametrize("estimator, n, d, k", PROBLEMS + [
+@pytest.mark.parametrize("estimator, n, d, k", [
+    *PROBLEMS,
     (DPLogisticRegression(classes=[0, 1], epsilon=0.5), 750, 104, 2),
     (DPLogisticRegression(classes=[0, 1], epsilon=4.0), 40000, 10, 2),
 ])
@@ -125,7 +126,7 @@ def test_private_inference_runs_the_choice_without_the_route():
     # inference=True runs auto's public choice (no second choice follows), so a Gram
     # released only for its route would buy nothing there
     est = DPLogisticRegression(classes=[0, 1], epsilon=1.0, inference=True)
-    loss, shape, problem, plan, report = est._plan_and_report(10_000, 20, 2)
+    _loss, _shape, problem, plan, _report = est._plan_and_report(10_000, 20, 2)
     fit_plan = get("auto").plan(problem)
     assert "for its Gram:" in fit_plan.public_plan.notes[-1]  # the fit would take it
     assert "for its Gram" not in plan.notes[-1]

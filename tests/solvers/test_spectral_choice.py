@@ -417,7 +417,7 @@ def test_a_public_choice_at_the_budget_keeps_its_second_choice(n, d, classes, ep
 
 
 def test_a_public_choice_within_the_budget_is_not_changed():
-    problem, plan = _plan(40_000, 100, 1.0)  # composed on the safe side of the target
+    _problem, plan = _plan(40_000, 100, 1.0)  # composed on the safe side of the target
     public = plan.candidates[plan.public_index]
     assert public.noise_std == plan.public_plan.noise_std
     assert repr(_spectral.replace(public, notes=())) == repr(
