@@ -232,7 +232,7 @@ def _run_opacus(data, epsilons, seeds, log):
     return {
         "versions": versions,
         "grid": [{"config": nm, "batch_size": b, "epochs": ep, "lr": lr}
-                 for nm, (b, ep, lr) in zip(names, OPACUS_GRID)],
+                 for nm, (b, ep, lr) in zip(names, OPACUS_GRID, strict=True)],
         "calibration": [{"epsilon": e, "batch_size": b, "epochs": ep, **c}
                         for (e, b, ep), c in calib.items()],
         "by_config": by_config,

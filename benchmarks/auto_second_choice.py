@@ -58,7 +58,7 @@ _ADULT = {}
 
 
 def _adult_features(data, groups):
-    columns = dict(zip(load_adult("train").feature_names, np.asarray(data, dtype=object).T))
+    columns = dict(zip(load_adult("train").feature_names, np.asarray(data, dtype=object).T, strict=True))
     blocks = []
     for name, (lower, upper) in ADULT_BOUNDS.items():  # the code book's ranges (public)
         v = np.asarray(columns[name], float)

@@ -129,7 +129,7 @@ def accuracy(dataset, epsilons, seeds, log):
         for method, solver in METHODS.items():
             for seed in seeds:
                 est = estimator(dataset, eps, seed, solver)
-                _, seconds = timed(lambda: est.fit(X, y))
+                _, seconds = timed(lambda est=est: est.fit(X, y))
                 p = est.privacy_
                 rows.append(dict(
                     method=method, epsilon=eps, seed=seed, score=float(est.score(Xt, yt)),
@@ -223,7 +223,7 @@ def fit_times(name, X, y, epsilons, repeats, delta, log):
         for eps in epsilons:
             est = estimator("synthetic", eps, rep, delta=delta)
             clear_plan_cache()
-            _, seconds = timed(lambda: est.fit(X, y))
+            _, seconds = timed(lambda est=est: est.fit(X, y))
             times[_eps_key(eps)].append(seconds)
             info[_eps_key(eps)] = dict(solver_=est.solver_, n_iter=int(est.n_iter_),
                                        delta=float(est.privacy_.delta))

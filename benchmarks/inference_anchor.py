@@ -118,11 +118,11 @@ def print_table(results):
           "| / theirs replace-one |")
     print("|---:|---:|---|---|---|---|---|")
     for row in results["cells"]:
-        def cov(name):
-            pairs = zip(row[name]["coverage_finite"], row[name]["nan_fraction"])
+        def cov(name, row=row):
+            pairs = zip(row[name]["coverage_finite"], row[name]["nan_fraction"], strict=True)
             return " ".join(f"{c:.3f}" + (f" ({f:.0%} NaN)" if f else "") for c, f in pairs)
 
-        def ratio(ref):
+        def ratio(ref, row=row):
             return " ".join(f"{c:.2f}" for c in row[f"width_ratio_vs_{ref}"])
         print(f"| {row['n']} | {row['published_coef3']:.3f} | {cov('theirs')} | "
               f"{cov('theirs_replace_one')} | {cov('skdpgd')} | {ratio('theirs')} | "

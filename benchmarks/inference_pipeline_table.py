@@ -117,7 +117,7 @@ def main(argv=None):
                     vec, CoefficientTable(summary.index, estimate, cov))
                 ci = ref_table.conf_int(0.05)
                 reference = {name: (float(est), float(hi - lo)) for name, est, (lo, hi)
-                             in zip(summary.index, ref_table.estimate, ci)}
+                             in zip(summary.index, ref_table.estimate, ci, strict=True)}
             summary["dropped"] = summary["note"].str.contains("dropped from the inference")
             records[arm].append(
                 summary[["coef", "ci_low", "ci_high", "dropped"]].to_dict("index"))

@@ -207,7 +207,7 @@ class DaskRowSums:
         y_blocks = _place([self._y[a:b] for a, b in itertools.pairwise(edges)])
         build = [
             delayed(_block_design)(block, y_block, self._max_norm, self._intercept_scaling)
-            for block, y_block in zip(blocks, y_blocks)
+            for block, y_block in zip(blocks, y_blocks, strict=True)
         ]
         self._blocks = dask.persist(*build)  # read, clip and place once per fit
         return self

@@ -262,7 +262,8 @@ def prepare_pipeline(pipeline, X, y=None, *, ledger=None, sample_ids=None):
     releases = planned_releases(pre, final, X)
     budget = plan_budget(pipeline, releases, n, pre, final)
     allowance = {name: (mu, extra) for (name, step, _), mu, extra in
-                 zip(releases, budget.step_mu, budget.step_extra_delta) if step is not None}
+                 zip(releases, budget.step_mu, budget.step_extra_delta, strict=True)
+                 if step is not None}
     if not allowance:
         raise ValueError("This pipeline has no private preparation step to prepare (its "
                          "steps are public-bound or already prepared): fit it directly.")

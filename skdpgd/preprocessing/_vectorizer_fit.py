@@ -111,7 +111,7 @@ def _vote(vec, X, plan, mu_each, rngs, releases):
     releases.append((f"type vote of {[p[2] for p in voted]}", mu_each))
     decided = {p[0]: ((*p[:3], "numeric", True, "private") if is_numeric
                       else (*p[:3], "categorical", True, p[5]))
-               for p, is_numeric in zip(voted, numeric)}
+               for p, is_numeric in zip(voted, numeric, strict=True)}
     return [decided.get(p[0], p) if p[3] == VOTE else p for p in plan]
 
 

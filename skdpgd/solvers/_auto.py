@@ -141,7 +141,7 @@ def _choose(problem, budgets, second_choice=False):
     # every prediction at once: the recursions of one setting at several budgets shared
     runs = [plan.solver._prediction_run(plan, problem) for plan in kept]
     predictions, terms = predict_runs(problem, runs, terms=True)
-    every = list(zip(predictions, kept))
+    every = list(zip(predictions, kept, strict=True))
     best = min(prediction.excess_loss for prediction, _ in every)
     tied = [pair for pair in every
             if pair[0].excess_loss <= best + TIE_TOLERANCE * abs(best)]

@@ -385,5 +385,5 @@ def predict_runs(problem, labelled_runs, terms=False):
         terms=True,
     )
     predictions = [Prediction(label, worst_level_value(level_terms), passes)
-                   for (label, passes, _), level_terms in zip(labelled_runs, found)]
+                   for (label, passes, _), level_terms in zip(labelled_runs, found, strict=True)]
     return (predictions, found) if terms else predictions

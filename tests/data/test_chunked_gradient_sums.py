@@ -204,5 +204,5 @@ def test_row_sets_gathered_once_give_the_same_sums_bit_for_bit(monkeypatch, name
             assert engine._gathers_once() == (gather_bytes > 0)
             return [engine.sum(coef * (1 + k), j) for k in range(3) for j in range(4)]
 
-    for kept, fresh in zip(sums(2**30), sums(0)):
+    for kept, fresh in zip(sums(2**30), sums(0), strict=True):
         np.testing.assert_array_equal(kept, fresh)

@@ -64,7 +64,7 @@ def test_stacked_sums_are_the_chunk_by_chunk_sums_bit_for_bit(name, dtype, inter
     stacked, n_stacked = sums(True)
     apart, n_apart = sums(False)
     assert (n_stacked, n_apart) == (4, 0)  # the pass and the three batches, each stacked once
-    for a, b in zip(stacked, apart):
+    for a, b in zip(stacked, apart, strict=True):
         assert a.shape == b.shape and a.dtype == np.float64
         np.testing.assert_array_equal(a, b)
 

@@ -444,7 +444,7 @@ def test_cli_bundle_keeps_no_noise_seed(tmp_path):
     rng = np.random.default_rng(9)
     lines = ["age,city,label"] + [
         f"{a},{c},{int(a > 50)}" for a, c in zip(rng.integers(18, 90, 400),
-                                                 rng.choice(["Lyon", "Oslo"], 400))]
+                                                 rng.choice(["Lyon", "Oslo"], 400), strict=True)]
     data = tmp_path / "d.csv"
     data.write_text("\n".join(lines) + "\n")
     out = tmp_path / "m.joblib"
@@ -601,7 +601,7 @@ def test_discovery_hockey_stick_within_gdp_plus_delta0(sigma, d, d2):
         p = {k: (norm.sf((tau - counts[k]) / sigma) if k in counts else 0.0) for k in keys}
         out = {}
         for bits in itertools.product([0, 1], repeat=len(keys)):
-            out[bits] = math.prod(p[k] if b else 1 - p[k] for k, b in zip(keys, bits))
+            out[bits] = math.prod(p[k] if b else 1 - p[k] for k, b in zip(keys, bits, strict=True))
         return out
 
     P, Q = law(d), law(d2)

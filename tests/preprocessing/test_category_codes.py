@@ -240,7 +240,7 @@ def test_cli_labels_read_as_each_cell(classes):
         want.append(label)
     got = to_labels(column, classes)
     assert len(got) == len(want)
-    for g, w in zip(got.tolist(), want):
+    for g, w in zip(got.tolist(), want, strict=True):
         assert g == w or (g != g and w != w), (g, w)
     # texts and missing cells among the labels: the column stays objects (refused later)
     assert got.dtype == object

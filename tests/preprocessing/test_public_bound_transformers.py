@@ -148,7 +148,7 @@ def test_public_one_hot_opt_outs_encode_zeros():
     # A public missing-value marker: zeros, no error; any other value still refused.
     enc = public_one_hot(lists, unknown_values="?", handle_unknown="error").fit(rows)
     assert_array_equal(enc.transform(rows), [[0, 0, 1, 0], [0, 1, 0, 0]])
-    with pytest.raises(ValueError, match="column 0 .* and its unknown_values"):
+    with pytest.raises(ValueError, match=r"column 0 .* and its unknown_values"):
         enc.transform(np.array([["c", "x"]], dtype=object))
     per_column = public_one_hot(lists, unknown_values=[["?"], []],
                                 handle_unknown="error").fit(rows[:1])

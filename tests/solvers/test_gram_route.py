@@ -55,7 +55,7 @@ def test_level_terms_give_every_prediction_bit_for_bit(estimator, n, d, k):
     # with and without the Gram noise's spread; one run's minimax is its own worst case
     problem = _problem(estimator, n, d, k)
     runs = [run for _, _, run in _candidate_runs(problem)[0]]
-    for level_terms, value in zip(_losses(problem, runs, terms=True), _losses(problem, runs)):
+    for level_terms, value in zip(_losses(problem, runs, terms=True), _losses(problem, runs), strict=True):
         assert worst_level_value(level_terms) == value
         assert minimax_value([level_terms]) == value
 
@@ -69,9 +69,9 @@ def test_the_route_is_never_worse_than_its_best_fixed_run(estimator, n, d, k):
     values = gram_route_values(problem, labelled, plans, predict_runs(problem, labelled, True)[1])
     assert sorted(values) == sorted({p.solver.gram_share for p in plans
                                      if isinstance(p.solver, PreconditionedSolver)})
-    plain = [run for (_, _, run), p in zip(labelled, plans) if isinstance(p.solver, CyclicSolver)]
+    plain = [run for (_, _, run), p in zip(labelled, plans, strict=True) if isinstance(p.solver, CyclicSolver)]
     for share, value in values.items():
-        own = [run for (_, _, run), p in zip(labelled, plans)
+        own = [run for (_, _, run), p in zip(labelled, plans, strict=True)
                if isinstance(p.solver, PreconditionedSolver) and p.solver.gram_share == share]
         factor = 1.0 / math.sqrt(1.0 - PROBE_FRACTION * share)
         fixed = _losses(problem, own + [dict(run, noise_std=run["noise_std"] * factor)
