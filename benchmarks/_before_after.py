@@ -79,7 +79,7 @@ def run(script, args, measure, forwarded):
     if args.json_only:
         print(json.dumps(measure(True)))
         return None
-    result = dict(command=" ".join([Path(sys.executable).name] + sys.argv),
+    result = dict(command=" ".join([Path(sys.executable).name, *sys.argv]),
                   machine=f"{platform.machine()}, {os.cpu_count()} cores, Python "
                           f"{platform.python_version()}, numpy {np.__version__}",
                   load_average_before=os.getloadavg())
@@ -130,5 +130,5 @@ def main_run(script, description, argv, out, measure, *, repeats, n=None):
     args = parser.parse_args(argv)
     forwarded = ["--repeats", str(args.repeats)]
     if n is not None:
-        forwarded = ["--n", str(args.n)] + forwarded
+        forwarded = ["--n", str(args.n), *forwarded]
     return run(script, args, lambda baseline: measure(args, baseline), forwarded)

@@ -84,7 +84,7 @@ def _fit_one(job, data, delta, Dataset):
     from torch.utils.data import DataLoader
 
     X, y, Xt, yt = data
-    n, d = X.shape
+    _n, d = X.shape
     seed = int(job["seed"])
     torch.manual_seed(seed)
     sample_gen = torch.Generator().manual_seed(2 * seed + 1)

@@ -56,8 +56,8 @@ sys.path.insert(0, str(HERE))
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(1, str(REPO_ROOT))  # use the checkout's skdpgd without installing
 
-import datasets  # noqa: E402
-import peers  # noqa: E402
+import datasets
+import peers
 
 DEFAULT_EPSILONS = [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0]
 DEFAULT_C_GRID = [0.01, 0.1, 1.0, 10.0, 100.0]
@@ -232,7 +232,7 @@ def _run_opacus(data, epsilons, seeds, log):
     return {
         "versions": versions,
         "grid": [{"config": nm, "batch_size": b, "epochs": ep, "lr": lr}
-                 for nm, (b, ep, lr) in zip(names, OPACUS_GRID)],
+                 for nm, (b, ep, lr) in zip(names, OPACUS_GRID, strict=True)],
         "calibration": [{"epsilon": e, "batch_size": b, "epochs": ep, **c}
                         for (e, b, ep), c in calib.items()],
         "by_config": by_config,
@@ -489,7 +489,7 @@ def main(argv=None):
 
     import sklearn
     meta = {
-        "command": "python " + " ".join([os.path.relpath(__file__, REPO_ROOT)] + sys.argv[1:]),
+        "command": "python " + " ".join([os.path.relpath(__file__, REPO_ROOT), *sys.argv[1:]]),
         "finished_at": None,
         "python": platform.python_version(),
         "platform": platform.platform(),
@@ -508,7 +508,7 @@ def main(argv=None):
         results[ds] = block
 
     meta["finished_at"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-    runs = stored.get("runs", []) + [meta]
+    runs = [*stored.get("runs", []), meta]
     out_path.parent.mkdir(parents=True, exist_ok=True)
     tmp = out_path.with_suffix(out_path.suffix + ".tmp")
     tmp.write_text(json.dumps({"runs": runs, "datasets": results}, indent=1, default=float))

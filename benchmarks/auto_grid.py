@@ -69,8 +69,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parent))  # the checkout's skdpgd
 
-import skdpgd  # noqa: E402
-from skdpgd import DPLogisticRegression, DPRidge  # noqa: E402
+import skdpgd
+from skdpgd import DPLogisticRegression, DPRidge
 
 #: priority order: the cells the issue says auto loses come first
 DATASETS = ("adult-750", "adult-2000", "synthetic-500", "synthetic-1500", "adult-5000",
@@ -134,7 +134,7 @@ def load_problem(name, seed, synthetic_n):
             X, y = X[idx], y[idx]
         return "classification", X, y, Xt, yt
     if name.startswith("diamonds"):
-        return ("regression",) + tuple(_diamonds(name))
+        return ("regression", *_diamonds(name))
     if name.startswith("synthetic-"):  # wide_designs.problem's generator, any n, 80 / 20
         d = int(name.split("-")[1])
         rng = np.random.default_rng(seed)
@@ -174,7 +174,7 @@ def run_task(name, eps, seed, methods, synthetic_n):
                            else EXPLICIT[method])
         kw = dict(epsilon=eps, solver=solver, random_state=seed)
         if batches is not None:
-            kw["batch_size"] = int(math.ceil(n / batches))
+            kw["batch_size"] = math.ceil(n / batches)
         est = (DPLogisticRegression(classes=[0, 1], **kw) if task == "classification"
                else DPRidge(y_bound=1.0, **kw))
         row = dict(problem=name, epsilon=eps, seed=seed, method=method, n=n, d=d)
@@ -312,7 +312,7 @@ def table(cell_list, tgt):
         lines.append(f"| {c['problem']} | {c['epsilon']:g} | " + " | ".join(
             f"{med[m]:.4f}" if m in med else "" for m in methods) + " |")
     lines += ["", "auto's choice and the bound that binds in its report (seeds agree unless "
-              "several are listed):", ""] + choice_table(cell_list)
+              "several are listed):", "", *choice_table(cell_list)]
     lines += ["", "targets: " + json.dumps(tgt, indent=1)]
     return "\n".join(lines)
 
@@ -397,7 +397,7 @@ def main(argv=None):
         if name not in DATASETS:
             parser.error(f"unknown data set {name!r}: choose from {DATASETS}")
     started = time.perf_counter()
-    meta = dict(command=" ".join([Path(sys.executable).name] + sys.argv), commit=_commit(),
+    meta = dict(command=" ".join([Path(sys.executable).name, *sys.argv]), commit=_commit(),
                 skdpgd=getattr(skdpgd, "__version__", None), python=platform.python_version(),
                 numpy=np.__version__, machine=platform.machine(), cpu_count=os.cpu_count(),
                 load_average_start=os.getloadavg(), seeds=seeds, epsilons=list(epsilons),

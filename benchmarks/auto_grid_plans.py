@@ -81,7 +81,7 @@ def _same_text(was, now, rtol):
     if _FLOAT.sub("#", was) != _FLOAT.sub("#", now):
         return False
     return all(_close(float(x), float(y), rtol)
-               for x, y in zip(_FLOAT.findall(was), _FLOAT.findall(now)))
+               for x, y in zip(_FLOAT.findall(was), _FLOAT.findall(now), strict=True))
 
 
 def compare(before, after, rtol, prediction_rtol):

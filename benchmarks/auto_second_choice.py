@@ -44,11 +44,11 @@ from scipy.stats import norm
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # the checkout's skdpgd
 
-from skdpgd import DPLogisticRegression  # noqa: E402
-from skdpgd.datasets import ADULT_BOUNDS, ADULT_CATEGORIES, load_adult  # noqa: E402
-from skdpgd.solvers import _auto, _spectral, _spectral_choice, _spectral_utility  # noqa: E402
-from skdpgd.solvers._base import _cached_plan  # noqa: E402
-from skdpgd.solvers._utility import TIE_TOLERANCE  # noqa: E402
+from skdpgd import DPLogisticRegression
+from skdpgd.datasets import ADULT_BOUNDS, ADULT_CATEGORIES, load_adult
+from skdpgd.solvers import _auto, _spectral, _spectral_choice, _spectral_utility
+from skdpgd.solvers._base import _cached_plan
+from skdpgd.solvers._utility import TIE_TOLERANCE
 
 TABLES = {"adult-15": ("workclass", "sex"), "adult-18": ("race", "sex", "relationship"),
           "synthetic-15": None}
@@ -58,7 +58,7 @@ _ADULT = {}
 
 
 def _adult_features(data, groups):
-    columns = dict(zip(load_adult("train").feature_names, np.asarray(data, dtype=object).T))
+    columns = dict(zip(load_adult("train").feature_names, np.asarray(data, dtype=object).T, strict=True))
     blocks = []
     for name, (lower, upper) in ADULT_BOUNDS.items():  # the code book's ranges (public)
         v = np.asarray(columns[name], float)
@@ -178,7 +178,7 @@ def main(argv=None):
                   f"| {med['public'] - best:+.4f} |")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(dict(
-        command=" ".join([Path(sys.executable).name] + sys.argv), seconds=time.perf_counter()
+        command=" ".join([Path(sys.executable).name, *sys.argv]), seconds=time.perf_counter()
         - started, cells=cells, rows=rows), indent=1) + "\n")
 
 

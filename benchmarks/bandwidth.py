@@ -32,6 +32,7 @@ Usage::
 """
 
 import argparse
+import itertools
 import json
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -119,13 +120,13 @@ def floor_read(X, n_threads):
     edges = np.linspace(0, X.shape[0], n_threads + 1).astype(int)
     if sp.issparse(X):
         pieces = [(X.data[X.indptr[a]:X.indptr[b]], X.indices[X.indptr[a]:X.indptr[b]])
-                  for a, b in zip(edges[:-1], edges[1:])]
+                  for a, b in itertools.pairwise(edges)]
 
         def read(piece):
             data, indices = piece
             return float(np.dot(data, data)) + float(indices.sum())
     else:
-        pieces = [X[a:b].ravel() for a, b in zip(edges[:-1], edges[1:])]
+        pieces = [X[a:b].ravel() for a, b in itertools.pairwise(edges)]
 
         def read(piece):
             return float(np.dot(piece, piece))

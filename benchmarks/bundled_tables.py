@@ -87,7 +87,7 @@ def summarise(rows, tables, epsilons):
         for epsilon in epsilons:
             sel = [r for r in rows if r["table"] == name and r["epsilon"] == epsilon]
             med = {m: float(np.median([r["score"] for r in sel if r["method"] == m]))
-                   for m in ("constant",) + SOLVERS}
+                   for m in ("constant", *SOLVERS)}
             explicit = {m: med[m] for m in SOLVERS if m != "auto"}
             best = max(explicit, key=explicit.get)
             chose = sorted({r["solver_"] for r in sel if r["method"] == "auto"})
@@ -116,7 +116,7 @@ def main(argv=None):
     parser.add_argument("--out", default=str(RESULTS))
     args = parser.parse_args(argv)
     tasks = [(name, eps, seed, solver) for name in args.tables for eps in args.epsilons
-             for seed in range(args.seeds) for solver in (None,) + SOLVERS]
+             for seed in range(args.seeds) for solver in (None, *SOLVERS)]
     tic = time.perf_counter()
     rows = Parallel(n_jobs=args.n_jobs)(delayed(one_fit)(*task) for task in tasks)
     cells = summarise(rows, args.tables, args.epsilons)
@@ -125,7 +125,7 @@ def main(argv=None):
     print(f"\nauto within 0.005 of the best explicit solver in {within} / {len(cells)} cells; "
           f"worst {min(c['auto_gap'] for c in cells):+.4f}; {time.perf_counter() - tic:.0f} s")
     Path(args.out).write_text(json.dumps(dict(
-        command=" ".join(["python", "benchmarks/bundled_tables.py"] + sys.argv[1:]),
+        command=" ".join(["python", "benchmarks/bundled_tables.py", *sys.argv[1:]]),
         python=platform.python_version(), pandas=pd.__version__, seeds=args.seeds,
         cells=cells, rows=rows), indent=1) + "\n")
 

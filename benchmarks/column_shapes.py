@@ -159,7 +159,7 @@ def main(argv=None):
         shape, n = key.split("/")
         old = before[key] if before else None
 
-        def both(stat, old_stat=None):
+        def both(stat, old_stat=None, cell=cell, old=old):
             now = f"{stat(cell):.3f}"
             return now + (f" ({(old_stat or stat)(old):.3f})" if old else "")
 
@@ -170,9 +170,9 @@ def main(argv=None):
             text_range += f" ([{q[0]:.4g}, {q[1]:.4g}])"
         public_r2, sk = med(cell["public"]), med(cell["sklearn"])
         print(f"| {shape} | {n} | {both(lambda c: med(c['raw']))} | {public_r2:.3f} "
-              f"| {both(lambda c: med(c['raw']) - public_r2)} "
+              f"| {both(lambda c, public_r2=public_r2: med(c['raw']) - public_r2)} "
               f"| {both(lambda c: med(c['features']))} | {sk:.3f} "
-              f"| {both(lambda c: med(c['features']) - sk)} | {text_range} |")
+              f"| {both(lambda c, sk=sk: med(c['features']) - sk)} | {text_range} |")
     Path(args.out).write_text(json.dumps(dict(
         command=" ".join(["python", "benchmarks/column_shapes.py"] + (argv or sys.argv[1:])),
         machine=f"{platform.machine()}, Python {platform.python_version()}",

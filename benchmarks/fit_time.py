@@ -84,8 +84,8 @@ def report(name, X, y, epsilons, repeats, with_diffprivlib):
         dpl = diffprivlib_seconds(X, y, epsilon, repeats) if with_diffprivlib else float("nan")
         for solver in ("gd", "cyclic"):
             model = DPLogisticRegression(epsilon=epsilon, solver=solver, random_state=0)
-            ours = median_seconds(lambda: cold_fit(model, X, y), repeats)
-            peak = peak_extra_bytes(lambda: cold_fit(model, X, y))
+            ours = median_seconds(lambda model=model: cold_fit(model, X, y), repeats)
+            peak = peak_extra_bytes(lambda model=model: cold_fit(model, X, y))
             print(f"| {epsilon:g} | {solver} | {ours:.3f} | {model.n_iter_} | {ours / lbfgs:.2f} | "
                   f"{dpl:.3f} | {dpl / lbfgs:.2f} | {peak / nbytes(X):.2f} |", flush=True)
 

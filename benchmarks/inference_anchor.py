@@ -47,10 +47,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from inference_anchor_port import HUBER_K, noisy_newton  # noqa: E402
+from inference_anchor_port import HUBER_K, noisy_newton
 
-from skdpgd import DPRidge  # noqa: E402
-from skdpgd.accounting import gdp_to_epsilon  # noqa: E402
+from skdpgd import DPRidge
+from skdpgd.accounting import gdp_to_epsilon
 
 Z95 = 1.959963984540054
 SIGMA = np.array([[1.0, 0.5, 0.0], [0.5, 2.0, 0.0], [0.0, 0.0, 2.0]])
@@ -118,11 +118,11 @@ def print_table(results):
           "| / theirs replace-one |")
     print("|---:|---:|---|---|---|---|---|")
     for row in results["cells"]:
-        def cov(name):
-            pairs = zip(row[name]["coverage_finite"], row[name]["nan_fraction"])
+        def cov(name, row=row):
+            pairs = zip(row[name]["coverage_finite"], row[name]["nan_fraction"], strict=True)
             return " ".join(f"{c:.3f}" + (f" ({f:.0%} NaN)" if f else "") for c, f in pairs)
 
-        def ratio(ref):
+        def ratio(ref, row=row):
             return " ".join(f"{c:.2f}" for c in row[f"width_ratio_vs_{ref}"])
         print(f"| {row['n']} | {row['published_coef3']:.3f} | {cov('theirs')} | "
               f"{cov('theirs_replace_one')} | {cov('skdpgd')} | {ratio('theirs')} | "

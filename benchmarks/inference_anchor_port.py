@@ -32,6 +32,7 @@ the replace-one convention skdpgd uses.
 import numpy as np
 
 HUBER_K = 1.345
+_SQRT2 = np.sqrt(2.0)
 
 
 def _symmetric_noise(p, sd, rng):
@@ -41,7 +42,7 @@ def _symmetric_noise(p, sd, rng):
 
 
 def noisy_newton(x, y, rng, *, mu=1.0, s0=2.0, k=HUBER_K, stepsize=0.5, maxiter=17,
-                 mnorm=np.sqrt(2.0), matrix_sensitivity_factor=1.0):
+                 mnorm=_SQRT2, matrix_sensitivity_factor=1.0):
     """Noisy Newton with known scale and the private sandwich variance (port of ``NoisyNewton``).
 
     Parameters

@@ -117,12 +117,12 @@ def main(argv=None):
                     vec, CoefficientTable(summary.index, estimate, cov))
                 ci = ref_table.conf_int(0.05)
                 reference = {name: (float(est), float(hi - lo)) for name, est, (lo, hi)
-                             in zip(summary.index, ref_table.estimate, ci)}
+                             in zip(summary.index, ref_table.estimate, ci, strict=True)}
             summary["dropped"] = summary["note"].str.contains("dropped from the inference")
             records[arm].append(
                 summary[["coef", "ci_low", "ci_high", "dropped"]].to_dict("index"))
     _inference_block.ENABLED = True
-    result = {"epsilon": args.epsilon, "seeds": args.seeds, "n": int(len(y)),
+    result = {"epsilon": args.epsilon, "seeds": args.seeds, "n": len(y),
               "wall_s": time.perf_counter() - start, "rows": []}
     for name in dict.fromkeys(names["before"] + names["after"]):
         ref_est, ref_width = reference.get(name, (np.nan, np.nan))

@@ -64,10 +64,10 @@ def main():
     covered = np.mean([r[0] for r in runs], axis=0)
     result = {
         "n": args.n, "epsilon": args.epsilon, "reps": args.reps,
-        "coverage": dict(zip(TRUTH, covered.round(4).tolist())),
+        "coverage": dict(zip(TRUTH, covered.round(4).tolist(), strict=True)),
         "conf_int_contains_coef": float(np.mean([r[1] for r in runs])),
         "median_se_over_ols": dict(zip(TRUTH, np.median([r[2] for r in runs], axis=0)
-                                       .round(3).tolist())),
+                                       .round(3).tolist(), strict=True)),
         "machine": platform.platform(),
     }
     print(json.dumps(result, indent=2))

@@ -45,7 +45,7 @@ def dict_keyed_release(y, *, mu, delta0, random_state):
     tau = discovery_threshold(sigma, delta0)
     noisy = np.array([counts[v] for v in labels], dtype=np.float64)
     noisy += sigma * np.random.default_rng(random_state).standard_normal(len(labels))
-    released = [v for v, c in zip(labels, noisy) if c > tau]
+    released = [v for v, c in zip(labels, noisy, strict=True) if c > tau]
     keep = set(released)
     inside = np.fromiter((not _missing_before(v) and v in keep for v in y.tolist()),
                          dtype=bool, count=y.size)

@@ -38,14 +38,14 @@ import sklearn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from sklearn.model_selection import GridSearchCV, KFold  # noqa: E402
-from sklearn.pipeline import make_pipeline  # noqa: E402
+from sklearn.model_selection import GridSearchCV, KFold
+from sklearn.pipeline import make_pipeline
 
-import skdpgd  # noqa: E402
-from skdpgd import DPLogisticRegression, PrivacyLedger, accounting  # noqa: E402
-from skdpgd.exceptions import PrivacyBudgetExceeded  # noqa: E402
-from skdpgd.model_selection import search_privacy_cost  # noqa: E402
-from skdpgd.preprocessing import RowNormClipper  # noqa: E402
+import skdpgd
+from skdpgd import DPLogisticRegression, PrivacyLedger, accounting
+from skdpgd.exceptions import PrivacyBudgetExceeded
+from skdpgd.model_selection import search_privacy_cost
+from skdpgd.preprocessing import RowNormClipper
 
 DELTA = 1e-5
 
@@ -214,7 +214,7 @@ def pipeline_search(folder, n_jobs=2):
     naive = math.sqrt(sum(m * m for m in mus))
     watched = ledger.spent(DELTA)
     return {
-        "n_rows": int(len(y)), "candidates": cost.n_candidates, "splits": cost.n_splits,
+        "n_rows": len(y), "candidates": cost.n_candidates, "splits": cost.n_splits,
         "fits": cost.n_fits, "entries_in_file_ledger": len(ledger.entries),
         "mu": cost.mu, "epsilon": cost.epsilon, "delta": DELTA,
         "file_ledger_mu": watched.mu, "file_ledger_epsilon": watched.epsilon,

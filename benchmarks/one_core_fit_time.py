@@ -61,14 +61,14 @@ THREADS = _threads_argument(sys.argv)
 for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
     os.environ[_name] = str(THREADS)
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import subprocess  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-from pathlib import Path  # noqa: E402
+import argparse
+import json
+import subprocess
+import tempfile
+import time
+from pathlib import Path
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 HERE = Path(__file__).resolve()
 ROOT = HERE.parent.parent
@@ -310,7 +310,7 @@ def main():
     if args.out:  # a list of runs: this one appended
         out = Path(args.out)
         runs = json.loads(out.read_text())["runs"] if out.exists() else []
-        out.write_text(json.dumps({"runs": runs + [result]}, indent=1) + "\n")
+        out.write_text(json.dumps({"runs": [*runs, result]}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -206,7 +206,7 @@ def study(dataset, epsilons, seeds, grid, log):
                 else:
                     est = DPRidge(epsilon=eps, delta=DELTA, data_norm=1.0, y_bound=1.0,
                                   random_state=seed, **kw)
-                _, seconds = timed(lambda: est.fit(X, y))
+                _, seconds = timed(lambda est=est: est.fit(X, y))
                 add(method, eps, seed, float(est.score(Xt, yt)), seconds,
                     n_steps=int(est.n_iter_), accountant=est.privacy_.accountant,
                     binding=est.privacy_.binding_bound)
@@ -214,7 +214,7 @@ def study(dataset, epsilons, seeds, grid, log):
             for method, r0 in (("precond", setup["r0_hi"]), ("precond-r0mid", setup["r0"])):
                 done = []
 
-                def fit(r0=r0, done=done):
+                def fit(r0=r0, done=done, eps=eps, seed=seed):
                     p = plan_for(setup, eps, n, d, r0=r0)
                     theta = run_preconditioned(
                         X, y, setup, np.random.default_rng(seed), tau=p.gram_noise_std,
@@ -232,7 +232,7 @@ def study(dataset, epsilons, seeds, grid, log):
                     n_steps=len(done), planned_steps=p.n_steps, momentum=p.momentum, gram_share=p.gram_share,
                     lam=p.strong_convexity, mu=mu, target_mu=epsilon_delta_to_gdp(eps, DELTA))
             for steps in NESTEROV_STEPS:
-                theta, seconds = timed(lambda: run_nesterov(
+                theta, seconds = timed(lambda seed=seed, eps=eps, steps=steps, plan=plan: run_nesterov(
                     X, y, setup, np.random.default_rng(seed), epsilon=eps, steps=steps,
                     lam=plan.strong_convexity))
                 add(f"nesterov-K{steps}", eps, seed, score(dataset, theta, setup["b"], Xt, yt),

@@ -31,6 +31,7 @@ example ``examples/out_of_memory_parquet.py`` shows the pipeline in a few lines.
 """
 
 import argparse
+import itertools
 import json
 import math
 import os
@@ -59,7 +60,7 @@ def write_parquet_dir(path, n_rows, n_files, n_numeric=10, seed=0):
     region_effect = rng.standard_normal(len(REGIONS))
     edges = np.linspace(0, int(n_rows), n_files + 1).astype(int)
     files = []
-    for k, (a, b) in enumerate(zip(edges[:-1], edges[1:])):
+    for k, (a, b) in enumerate(itertools.pairwise(edges)):
         m = b - a
         numeric = rng.standard_normal((m, n_numeric))
         region = rng.integers(0, len(REGIONS), m)
@@ -91,7 +92,7 @@ def public_preprocessor(n_numeric):
         sparse_threshold=0.0,
     )
     public_row = pd.DataFrame([[NUMERIC_RANGE[0]] * n_numeric + [REGIONS[0]]],
-                              columns=numeric + ["region"])
+                              columns=[*numeric, "region"])
     return transformer.fit(public_row), math.sqrt(n_numeric + 1)
 
 

@@ -155,7 +155,7 @@ def run_dataset(kind, epsilons, seeds):
               f"{row['hand_written']:.4f}  sklearn {sk_score:.4f}  prep share "
               f"{row['preparation_share_mu2']:.3f}  fit {row['fit_seconds_dp_pipeline']:.2f}s "
               f"(sklearn {row['fit_seconds_sklearn']:.2f}s)", flush=True)
-    return {"n_train": int(len(y)), "n_test": int(len(y_test)),
+    return {"n_train": len(y), "n_test": len(y_test),
             "metric": "accuracy" if kind == "adult" else "R^2 of log price", "rows": rows}
 
 

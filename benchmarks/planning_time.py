@@ -185,7 +185,7 @@ def main(argv=None):
                   machine=f"{platform.machine()}, {os.cpu_count()} cores, "
                           f"Python {platform.python_version()}, numpy {np.__version__}",
                   load_average_before=os.getloadavg())
-    result["command"] = " ".join([Path(sys.executable).name] + sys.argv)
+    result["command"] = " ".join([Path(sys.executable).name, *sys.argv])
     others = ([("before", args.before)] if args.before else []) + [
         tuple(item.split("=", 1)) for item in args.compare]
     here = str(Path(__file__).resolve().parent.parent)

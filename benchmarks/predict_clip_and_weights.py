@@ -33,8 +33,8 @@ from sklearn.metrics import balanced_accuracy_score, r2_score
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import skdpgd  # noqa: E402
-from skdpgd import DPLogisticRegression, DPRidge  # noqa: E402
+import skdpgd
+from skdpgd import DPLogisticRegression, DPRidge
 
 SEEDS = range(5)
 SCALE = 1.83

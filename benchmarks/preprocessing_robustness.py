@@ -32,9 +32,9 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import datasets  # noqa: E402
+import datasets
 
-from skdpgd import DPLogisticRegression  # noqa: E402
+from skdpgd import DPLogisticRegression
 
 EPSILONS = (0.1, 0.5, 1.0, 4.0)
 SOLVERS = ("auto", "gd")

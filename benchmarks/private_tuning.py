@@ -31,10 +31,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parent))
 
-import datasets  # noqa: E402
+import datasets
 
-from skdpgd import DPLogisticRegression  # noqa: E402
-from skdpgd.model_selection import DPSearchCV  # noqa: E402
+from skdpgd import DPLogisticRegression
+from skdpgd.model_selection import DPSearchCV
 
 DELTA = 1e-5
 METHODS = ["auto", "dpsearch", "dpsearch-refit", "oracle"]

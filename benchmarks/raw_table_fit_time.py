@@ -82,15 +82,16 @@ def measure(repeats, sklearn=True):
         fitted = DPTableVectorizer(random_state=0).fit(X)
         row = {}
         row["vectorizer_fit"], _ = _median_seconds(
-            lambda: DPTableVectorizer(random_state=0).fit(X), repeats)
-        row["vectorizer_transform"], _ = _median_seconds(lambda: fitted.transform(X), repeats)
-        row["pipeline_fit"], raw = _median_seconds(lambda: make_dp_pipeline(
+            lambda X=X: DPTableVectorizer(random_state=0).fit(X), repeats)
+        row["vectorizer_transform"], _ = _median_seconds(
+            lambda fitted=fitted, X=X: fitted.transform(X), repeats)
+        row["pipeline_fit"], raw = _median_seconds(lambda X=X: make_dp_pipeline(
             DPTableVectorizer(), DPLogisticRegression(classes=[0, 1]), epsilon=1.0,
             random_state=0).fit(X, y), repeats)
         row["pipeline_fit_raw"] = raw
         if sklearn:
             row["sklearn_fit"], _ = _median_seconds(
-                lambda: _sklearn_pipeline(text, numbers).fit(X, y), repeats)
+                lambda numbers=numbers, X=X: _sklearn_pipeline(text, numbers).fit(X, y), repeats)
             row["pipeline_over_sklearn"] = row["pipeline_fit"] / row["sklearn_fit"]
         result[name] = row
     return result

@@ -80,16 +80,16 @@ def main():
             sums = ChunkedRowSums(BinaryLogisticLoss().gradient_sum, design, y.astype(float),
                                   n_jobs=n_jobs)
             with sums:
-                gradient = median_seconds(lambda: sums.sum(coef), args.repeats)
-            labels = median_seconds(lambda: scan_labels(y, np.array([0, 1]), n_jobs=n_jobs),
+                gradient = median_seconds(lambda sums=sums: sums.sum(coef), args.repeats)
+            labels = median_seconds(lambda n_jobs=n_jobs: scan_labels(y, np.array([0, 1]), n_jobs=n_jobs),
                                     args.repeats)
             norms = median_seconds(
-                lambda: ClippedDesign.from_data(X, 1.0, 1.0, n_jobs=n_jobs), args.repeats
+                lambda n_jobs=n_jobs: ClippedDesign.from_data(X, 1.0, 1.0, n_jobs=n_jobs), args.repeats
             )
         model = DPLogisticRegression(epsilon=1.0, C=1.0, max_iter=args.fit_steps,
                                      solver=args.solver, classes=[0, 1], n_jobs=n_jobs,
                                      random_state=0)
-        fit = median_seconds(lambda: model.fit(X, y), args.fit_repeats)
+        fit = median_seconds(lambda model=model: model.fit(X, y), args.fit_repeats)
         if reference is None:
             reference = model.coef_.copy()
         identical = bool(np.array_equal(model.coef_, reference))

@@ -63,7 +63,7 @@ def main(argv=None):
                 if solver == "auto":
                     chosen = model.solver_
 
-        def cell(name):
+        def cell(name, runs=runs):
             acc, sec = np.median(np.array(runs[name]), axis=0)
             return f"{acc:.4f} ({sec:.2f})"
 

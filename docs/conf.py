@@ -13,7 +13,7 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 
 project = "skdpgd"
 author = "skdpgd developers"
-copyright = "skdpgd developers"  # noqa: A001
+copyright = "skdpgd developers"
 release = version = skdpgd.__version__
 
 extensions = [
@@ -189,7 +189,7 @@ def _skip_member(app, what, name, obj, skip, options):
     if what != "class" or name in SKLEARN_API:
         return None
     module = getattr(obj, "__module__", None) or ""
-    if name.startswith("set_") and name.endswith("_request") or name in {
+    if (name.startswith("set_") and name.endswith("_request")) or name in {
         "get_params", "set_params", "set_output", "get_metadata_routing",
     }:
         return True
@@ -243,7 +243,7 @@ def _constant_doc(app, what, name, obj, options, lines):
             continue
         try:
             docs = ModuleAnalyzer.for_module(modname).find_attr_docs()
-        except Exception:  # noqa: BLE001 - no source: try the next module
+        except Exception:  # no source: try the next module
             continue
         if ("", attr) in docs:
             lines[:] = list(docs[("", attr)])

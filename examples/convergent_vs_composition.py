@@ -39,8 +39,8 @@ for k in (1, 10, 100, 1_000, 10_000, 100_000):
 # %%
 # mu against K
 # ------------
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
 steps = np.unique(np.geomspace(1, 100_000, 60).astype(int))
 common = dict(sensitivity=sensitivity, n_samples=n)

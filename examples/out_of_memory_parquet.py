@@ -67,7 +67,7 @@ preprocess = ColumnTransformer(
     [("numeric", BoundedScaler(bounds=(-4.0, 4.0)), NUMERIC),
      ("region", public_one_hot([REGIONS]), ["region"])],
     sparse_threshold=0.0,
-).fit(pd.DataFrame([[-4.0] * 6 + [REGIONS[0]]], columns=NUMERIC + ["region"]))
+).fit(pd.DataFrame([[-4.0] * 6 + [REGIONS[0]]], columns=[*NUMERIC, "region"]))
 width = len(preprocess.get_feature_names_out())
 columns = [f"f{j}" for j in range(width)] + ["label"]
 

@@ -37,7 +37,8 @@ folds = KFold(n_splits=3, shuffle=True, random_state=0)
 search = GridSearchCV(DPLogisticRegression(classes=[0, 1], random_state=0), grid, cv=folds)
 search.fit(X, y)
 
-for params, score in zip(search.cv_results_["params"], search.cv_results_["mean_test_score"]):
+for params, score in zip(search.cv_results_["params"], search.cv_results_["mean_test_score"],
+                         strict=True):
     print(f"epsilon={params['epsilon']:<4} C={params['C']!s:<5} accuracy={score:.3f}")
 print("best:", search.best_params_)
 

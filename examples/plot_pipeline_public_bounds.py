@@ -53,7 +53,8 @@ for name in data.feature_names:
     scale = 10.0 ** math.floor(math.log10(hi))  # one significant digit, outwards
     low.append(0.0)  # every measurement is non-negative
     high.append(math.ceil(hi / scale) * scale)
-print("first public ranges:", [(str(n), h) for n, h in zip(data.feature_names[:3], high[:3])])
+print("first public ranges:",
+      [(str(n), h) for n, h in zip(data.feature_names[:3], high[:3], strict=True)])
 
 X_train, X_test, y_train, y_test = train_test_split(
     data.data, data.target, test_size=0.3, random_state=0, stratify=data.target

@@ -30,7 +30,7 @@ scores = np.array([
      .fit(X_train, y_train).score(X_test, y_test) for seed in seeds]
     for eps in epsilons
 ])
-for eps, row in zip(epsilons, scores):
+for eps, row in zip(epsilons, scores, strict=True):
     print(f"epsilon={eps:>5}: accuracy {np.median(row):.3f} (seeds: {np.round(row, 3)})")
 print(f"non-private: {baseline:.3f}")
 

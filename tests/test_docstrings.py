@@ -91,7 +91,7 @@ def _validated_names():
             continue
         members = {}
         for cls in reversed(obj.__mro__):  # the most derived definition wins
-            if cls is obj or cls.__module__.startswith("skdpgd") and id(cls) not in public_ids:
+            if cls is obj or (cls.__module__.startswith("skdpgd") and id(cls) not in public_ids):
                 members.update(vars(cls))
             else:
                 members = {key: value for key, value in members.items() if key not in vars(cls)}

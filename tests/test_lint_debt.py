@@ -1,10 +1,10 @@
-"""The lint debt only shrinks (pyproject.toml ``[tool.ruff.lint.extend-per-file-ignores]``).
+"""No lint debt: every file passes bugbear (B) and ruff's own rules (RUF).
 
-``ruff check .`` (``.ci/run``) selects bugbear (B) and ruff's own rules (RUF); the files
-that still failed them when they were selected are listed there with the codes they
-fail. Here ruff runs with the same configuration but without that list: every listed code
-must still be found in its file (a file that passes, or a code fixed, fails this test
-until its entry is deleted), and nothing unlisted may fail (``ruff check .`` enforces it).
+``ruff check .`` (``.ci/run``) selects B and RUF (pyproject.toml ``[tool.ruff.lint]``).
+The files that failed them when they were selected were once listed file by file in an
+``extend-per-file-ignores`` table; all are fixed and the table is gone. Here: it stays gone,
+no per-file ignore exempts a file from a B or RUF rule, and ruff with the project's
+configuration finds nothing of B or RUF anywhere.
 """
 
 import json
@@ -18,42 +18,26 @@ tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 pytest.importorskip("ruff")
 
 ROOT = Path(__file__).resolve().parents[1]
-CONFIG = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["ruff"]
-DEBT = CONFIG["lint"].get("extend-per-file-ignores", {})
+LINT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["ruff"]["lint"]
 
 
-def _toml(value):
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{json.dumps(k)} = {_toml(v)}" for k, v in value.items()) + "}"
-    return json.dumps(value)
+def _is_b_or_ruf(code):
+    return code[0] == "B" or code.startswith("RUF")
 
 
-def _findings(tmp_path):
-    """{file: {code}} of ``ruff check .`` with the debt list removed."""
-    lint = {k: v for k, v in CONFIG["lint"].items() if k != "extend-per-file-ignores"}
-    lint["per-file-ignores"] = {str(ROOT / k): v for k, v in lint["per-file-ignores"].items()}
-    lines = [f"{k} = {_toml(v)}" for k, v in CONFIG.items() if k != "lint"]
-    lines += ["[lint]"] + [f"{k} = {_toml(v)}" for k, v in lint.items()]
-    config = tmp_path / "ruff.toml"
-    config.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "ruff", "check", ".", "--config", str(config),
-                           "--output-format", "json", "--exit-zero", "--no-cache"],
+def test_no_file_is_exempt_from_b_or_ruf():
+    assert "extend-per-file-ignores" not in LINT
+    assert {"B", "RUF"} <= set(LINT["select"])
+    exempt = {path: [c for c in codes if _is_b_or_ruf(c)]
+              for path, codes in LINT.get("per-file-ignores", {}).items()
+              if any(_is_b_or_ruf(c) for c in codes)}
+    assert not exempt, exempt
+
+
+def test_ruff_finds_nothing_of_b_or_ruf():
+    done = subprocess.run([sys.executable, "-m", "ruff", "check", ".", "--output-format", "json",
+                           "--exit-zero", "--no-cache"],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
-    found = {}
-    for finding in json.loads(done.stdout):
-        path = Path(finding["filename"]).resolve().relative_to(ROOT).as_posix()
-        found.setdefault(path, set()).add(finding["code"])
-    return found
-
-
-def test_every_debt_entry_is_still_needed(tmp_path):
-    found = _findings(tmp_path)
-    stale = {path: sorted(set(codes) - found.get(path, set()))
-             for path, codes in DEBT.items() if set(codes) - found.get(path, set())}
-    assert not stale, f"fixed: delete these codes from the lint debt list: {stale}"
-    # nothing outside the list fails B or RUF (what `ruff check .` checks, stated here)
-    unlisted = {path: sorted(codes - set(DEBT.get(path, ())))
-                for path, codes in found.items()
-                if {c for c in codes if c[0] == "B" or c.startswith("RUF")}
-                - set(DEBT.get(path, ()))}
-    assert not unlisted, unlisted
+    found = sorted({(Path(f["filename"]).resolve().relative_to(ROOT).as_posix(), f["code"])
+                    for f in json.loads(done.stdout) if _is_b_or_ruf(f["code"])})
+    assert not found, found

@@ -240,7 +240,7 @@ def test_a_fit_on_secret_values_prints_none_of_them(make, capsys, caplog):
 @pytest.mark.parametrize("case", list(BAD_X))
 def test_bad_X_is_refused_without_quoting_it(make, case, capsys, caplog):
     build, names = BAD_X[case]
-    X, labels, targets = _clean()
+    _X, labels, targets = _clean()
     y = labels if make is _logistic else targets
     est = make(classes=[0, 1]) if make is _logistic else make()
     error = _check(lambda: est.fit(build(), y), capsys, caplog, refused=True, names=names)
@@ -251,7 +251,7 @@ def test_bad_X_is_refused_without_quoting_it(make, case, capsys, caplog):
 @pytest.mark.parametrize("case", list(BAD_X))
 def test_bad_X_is_refused_without_quoting_it_with_a_ledger(make, case, capsys, caplog):
     build, _ = BAD_X[case]
-    X, labels, targets = _clean()
+    _X, labels, targets = _clean()
     y = labels if make is _logistic else targets
     kw = {"classes": [0, 1]} if make is _logistic else {}
     est = make(ledger=PrivacyLedger(), **kw)
@@ -261,7 +261,7 @@ def test_bad_X_is_refused_without_quoting_it_with_a_ledger(make, case, capsys, c
 @pytest.mark.parametrize("make", [_logistic, _ridge], ids=["logistic", "ridge"])
 @pytest.mark.parametrize("case", list(NON_FINITE_X))
 def test_non_finite_X_is_refused_without_a_row_or_count(make, case, capsys, caplog):
-    X, labels, targets = _clean()
+    _X, labels, targets = _clean()
     est = make(classes=[0, 1]) if make is _logistic else make()
     y = labels if make is _logistic else targets
     _check(lambda: est.fit(NON_FINITE_X[case](), y), capsys, caplog, refused=True,
@@ -402,7 +402,7 @@ def _dp_pipeline(model):
                                   "text targets", "text targets, private range",
                                   "object label outside classes", "complex"])
 def test_a_dp_pipeline_quotes_no_cell(case, capsys, caplog):
-    X, labels, targets = _clean()
+    X, labels, _targets = _clean()
     frame = _frame(_note_column("object"))  # text, secret numbers, a numeric-text column
     model, y, refused = _logistic(classes=[0, 1]), labels, False
     if case == "label outside classes":
@@ -510,7 +510,7 @@ CLI_CASES = {  # name: (csv options, extra flags, refused)
     "unlisted category": (dict(sex=TEXT), _PUBLIC + _CLASSES, None),
     "label outside classes": (dict(income=LABEL), _PUBLIC + _CLASSES, True),
     # no --classes: the label set is released privately; the rare label is not in it
-    "label set released privately": (dict(income=LABEL), _PUBLIC + ["--model", "logistic"],
+    "label set released privately": (dict(income=LABEL), [*_PUBLIC, "--model", "logistic"],
                                       None),
     "extra field on a line": (dict(extra_field=True), _PUBLIC + _CLASSES, True),
     "undecodable bytes": (

@@ -81,7 +81,8 @@ def _auto_or_positive_int(text):
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected 'auto' or an integer >= 1, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected 'auto' or an integer >= 1, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(
             f"must be >= 1 (or 'auto' to let the planner choose), got {text!r}")

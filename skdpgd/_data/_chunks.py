@@ -16,6 +16,7 @@ loop around its row sums) does not enter it a second time, so the limit is enter
 per fit.
 """
 
+import itertools
 import math
 import threading
 from contextlib import contextmanager
@@ -73,7 +74,7 @@ def chunk_bounds(n_samples, n_features, chunk_size=None):
     target = max(MIN_CHUNK_ROWS, chunk_bytes // row_bytes)
     n_chunks = math.ceil(n_samples / target)
     edges = [(k * n_samples) // n_chunks for k in range(n_chunks + 1)]
-    return list(zip(edges[:-1], edges[1:]))
+    return list(itertools.pairwise(edges))
 
 
 _CONTROLLER = None

@@ -22,6 +22,8 @@ Without a ``distributed.Client`` dask's local threaded scheduler is used, which 
 persisted blocks in this process's memory.
 """
 
+import itertools
+
 import numpy as np
 
 from ._design import ClippedDesign, fused_gradient_sum
@@ -192,7 +194,7 @@ class DaskRowSums:
         self.method = method
         self._X, self._y = X, y
         self._max_norm, self._intercept_scaling = max_norm, intercept_scaling
-        self._edges = np.cumsum((0,) + tuple(X.chunks[0]))
+        self._edges = np.cumsum((0, *X.chunks[0]))
         self._row_sets = [_split_by_block(rows, self._edges) for rows in row_sets]
         self._blocks = None
 
@@ -202,10 +204,10 @@ class DaskRowSums:
 
         edges = self._edges
         blocks = self._X.to_delayed().ravel()
-        y_blocks = _place([self._y[a:b] for a, b in zip(edges[:-1], edges[1:])])
+        y_blocks = _place([self._y[a:b] for a, b in itertools.pairwise(edges)])
         build = [
             delayed(_block_design)(block, y_block, self._max_norm, self._intercept_scaling)
-            for block, y_block in zip(blocks, y_blocks)
+            for block, y_block in zip(blocks, y_blocks, strict=True)
         ]
         self._blocks = dask.persist(*build)  # read, clip and place once per fit
         return self

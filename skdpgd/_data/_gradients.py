@@ -13,6 +13,8 @@ order, with BLAS limited to one thread whenever there is more than one chunk
 whole computation).
 """
 
+import itertools
+
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed
@@ -316,4 +318,4 @@ class ChunkedRowSums:
 def _split(items, n_groups):
     """``items`` cut into ``n_groups`` consecutive, nearly equal groups (order kept)."""
     edges = [(k * len(items)) // n_groups for k in range(n_groups + 1)]
-    return [items[a:b] for a, b in zip(edges[:-1], edges[1:])]
+    return [items[a:b] for a, b in itertools.pairwise(edges)]

@@ -96,7 +96,7 @@ class StackedChunks:
         nnz = [X.X.indptr[-1] - X.X.indptr[0] for X in designs]
         offsets = np.concatenate([[0], np.cumsum(nnz)[:-1]])
         indptr = np.concatenate([[0]] + [X.X.indptr[1:] - X.X.indptr[0] + offset
-                                         for X, offset in zip(designs, offsets)])
+                                         for X, offset in zip(designs, offsets, strict=True)])
         n = int(self._ends[-1])
         self.X = sp.csr_matrix((data, indices, indptr), shape=(n, d), copy=False)
         # chunk c's entries in columns c d + j, transposed once (a CSC view, no copy)
@@ -128,7 +128,7 @@ class StackedChunks:
         """
         return [(ClippedDesign(_csr_row_view(self.X, slice(a, b)), None,
                                self.post_scale[a:b], self.intercept_scaling), self.y[a:b])
-                for a, b in zip(self._starts.tolist(), self._ends.tolist())]
+                for a, b in zip(self._starts.tolist(), self._ends.tolist(), strict=True)]
 
     def __matmul__(self, coef):
         r""":math:`\tilde X \theta` over every stacked row (each row as in its chunk)."""
@@ -150,9 +150,9 @@ class _StackedTranspose:
         residual, scaled = post_scaled(s.post_scale, residual, s.X.dtype)
         with np.errstate(over="ignore", invalid="ignore"):  # only a non-finite residual
             tops = np.asarray(s._block_transpose @ scaled, dtype=np.float64)
-        tops = tops.reshape((len(s._starts), s._d) + residual.shape[1:])
+        tops = tops.reshape((len(s._starts), s._d, *residual.shape[1:]))
         total = None
-        for c, (start, end) in enumerate(zip(s._starts, s._ends)):
+        for c, (start, end) in enumerate(zip(s._starts, s._ends, strict=True)):
             part = tops[c]
             if s.intercept_scaling is not None:  # the chunk's own sum, as in its chunk
                 bottom = s.intercept_scaling * residual[start:end].sum(axis=0)

@@ -105,10 +105,10 @@ def inspect_file(path, key_file=None, *, expect_head=None, expect_id=None):
             cur = conn.execute("SELECT * FROM ledger")
             names = [d[0] for d in cur.description]
             row = cur.fetchone()
-            header = {} if row is None else dict(zip(names, row))
+            header = {} if row is None else dict(zip(names, row, strict=True))
             entries = []
             for values in conn.execute(f"SELECT {', '.join(_SHOWN)} FROM entries ORDER BY seq"):
-                entry = dict(zip(_SHOWN, values))
+                entry = dict(zip(_SHOWN, values, strict=True))
                 entry["extra_delta"] = _extra_delta(entry["event"])
                 entry["cost"] = _cost(entry.pop("event"))
                 entry["source"] = scrub_source(str(entry["source"]))

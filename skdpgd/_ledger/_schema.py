@@ -13,7 +13,7 @@ FORMAT = "skdpgd.PrivacyLedger"
 #: Header columns covered by h_0, in the order of the table.
 HEADER_HASHED = ("format", "schema_version", "created_at", "created_by", "relation",
                  "cap_epsilon", "cap_delta", "ledger_id", "keyed", "v1_entries")
-HEADER_COLUMNS = HEADER_HASHED + ("key_check", "header_hash", "head_seq", "head_hash")
+HEADER_COLUMNS = (*HEADER_HASHED, "key_check", "header_hash", "head_seq", "head_hash")
 #: Entry columns covered by h_k (every column but entry_hash).
 ENTRY_COLUMNS = ("seq", "charge_id", "recorded_at", "source", "description", "n_samples",
                  "epsilon", "delta", "event", "n_ids", "ids_encoding", "ids_offset",

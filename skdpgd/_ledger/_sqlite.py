@@ -314,7 +314,7 @@ class FileStore:
             # the digest of the values as stored (read back: what a verifier will see)
             row = conn.execute(f"SELECT {', '.join(ENTRY_COLUMNS)} FROM entries "
                                "WHERE seq = ?", (seq,)).fetchone()
-            digest = self._chain.entry(found.last_hash, dict(zip(ENTRY_COLUMNS, row)))
+            digest = self._chain.entry(found.last_hash, dict(zip(ENTRY_COLUMNS, row, strict=True)))
             head = self._chain.head(found.header_hash, seq, digest)
             conn.execute("UPDATE entries SET entry_hash = ? WHERE seq = ?", (digest, seq))
             conn.execute("UPDATE ledger SET head_seq = ?, head_hash = ?", (seq, head))

@@ -55,7 +55,7 @@ def read_header(conn, path):
     row = conn.execute(f"SELECT {', '.join(HEADER_COLUMNS)} FROM ledger").fetchone()
     if row is None:
         raise _damaged(path, "has no header row")
-    return dict(zip(HEADER_COLUMNS, row))
+    return dict(zip(HEADER_COLUMNS, row, strict=True))
 
 
 def _check_key(header, chain, path):
@@ -117,7 +117,7 @@ def verify_file(conn, chain, path, since=0, decode=True):
     cursor = conn.execute(
         f"SELECT {', '.join(ENTRY_COLUMNS)}, entry_hash FROM entries ORDER BY seq")
     for row in cursor:
-        fields = dict(zip(ENTRY_COLUMNS, row[:-1]))
+        fields = dict(zip(ENTRY_COLUMNS, row[:-1], strict=True))
         seq = fields["seq"]
         if seq != expected:
             raise _broken(path, f"entry #{expected} is missing (the entry after "
@@ -218,7 +218,7 @@ def verify_known(conn, chain, path, n, last_hash, since=0, decode=True):
     if decode:
         for row in conn.execute(f"SELECT {', '.join(ENTRY_COLUMNS)} FROM entries "
                                 "WHERE seq > ? ORDER BY seq", (since,)):
-            entries.append(_decode(dict(zip(ENTRY_COLUMNS, row)), path))
+            entries.append(_decode(dict(zip(ENTRY_COLUMNS, row, strict=True)), path))
     return Verified(header, entries, h0, n, last_hash)
 
 
@@ -232,7 +232,7 @@ def rechain(conn, chain, path):
     h0 = chain.header({k: header[k] for k in HEADER_HASHED})
     previous, hashes = h0, []
     for row in conn.execute(f"SELECT {', '.join(ENTRY_COLUMNS)} FROM entries ORDER BY seq"):
-        previous = chain.entry(previous, dict(zip(ENTRY_COLUMNS, row)))
+        previous = chain.entry(previous, dict(zip(ENTRY_COLUMNS, row, strict=True)))
         hashes.append((previous, row[0]))
     conn.executemany("UPDATE entries SET entry_hash = ? WHERE seq = ?", hashes)
     conn.execute("UPDATE ledger SET header_hash = ?, head_seq = ?, head_hash = ?",
@@ -371,7 +371,7 @@ def check_continues(conn, chain, path, found, seen):
     previous = seen.header_hash  # a cap was set since: entries 1..n from the old h_0
     for row in conn.execute(f"SELECT {', '.join(ENTRY_COLUMNS)} FROM entries "
                             "WHERE seq <= ? ORDER BY seq", (n,)):
-        previous = chain.entry(previous, dict(zip(ENTRY_COLUMNS, row)))
+        previous = chain.entry(previous, dict(zip(ENTRY_COLUMNS, row, strict=True)))
     if not same(previous, seen.last_hash):
         raise _rolled_back(path, chain, seen, f"its entries 1 to #{n} are other ones (a "
                            "cap was set since, and the file was rolled back and charged "

@@ -107,7 +107,8 @@ class GramThenRunPrivacyReport(GaussianRunPrivacyReport):
         return out
 
     def _lines(self):
-        return super()._lines() + [
+        return [
+            *super()._lines(),
             f"  Gram release: tau={format_near(self.gram_noise_std)}, "
             f"S_G={format_near(self.gram_sensitivity)}, mu_G={format_up(self.gram_mu)}",
             f"  run ({self.run_solver}): sigma={format_near(self.noise_std)}, "

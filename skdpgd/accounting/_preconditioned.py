@@ -207,7 +207,8 @@ class PreconditionedPrivacyReport(GaussianRunPrivacyReport):
     momentum: float = 0.0
 
     def _lines(self):
-        return super()._lines() + [
+        return [
+            *super()._lines(),
             f"  Gram release: tau={format_near(self.gram_noise_std)}, "
             f"S_G={format_near(self.gram_sensitivity)}, mu_G={format_up(self.gram_mu)}",
             f"  run: sigma={format_near(self.noise_std)}, K={self.n_steps}, "

@@ -78,7 +78,7 @@ class RecordAccount:
         tuple
             Events, enough to decide with :func:`check_supported` what may be added.
         """
-        return (GaussianDpEvent(0.0),) + self.full_other + tuple(e for _, e in self.id_other)
+        return (GaussianDpEvent(0.0), *self.full_other, *(e for _, e in self.id_other))
 
     def _id_deltas(self):
         """id_delta aligned with ids (zeros when no event with ids had a delta)."""
@@ -102,7 +102,7 @@ class RecordAccount:
         RecordAccount
             A new account (this one is unchanged).
         """
-        check_supported(self.events() + (event,))
+        check_supported((*self.events(), event))
         form = event.gaussian_dp()
         gaussian = form is not None
         mu, extra = form if gaussian else (0.0, 0.0)
@@ -111,7 +111,7 @@ class RecordAccount:
                 return RecordAccount(self.full_mu2 + mu * mu, self.full_other,
                                      self.ids, self.id_mu2, self.id_other,
                                      self.full_delta + extra, self.id_delta)
-            return RecordAccount(self.full_mu2, self.full_other + (event,), self.ids,
+            return RecordAccount(self.full_mu2, (*self.full_other, event), self.ids,
                                  self.id_mu2, self.id_other, self.full_delta, self.id_delta)
         if self.ids.size and ids.size and self.ids.dtype.kind != ids.dtype.kind and not (
                 self.ids.dtype.kind in "iu" and ids.dtype.kind in "iu"):
@@ -127,7 +127,7 @@ class RecordAccount:
             id_delta = _merge(self.ids, self._id_deltas(), ids, extra)[1]
         other = self.id_other
         if not gaussian:
-            other = other + ((ids, event),)
+            other = (*other, (ids, event))
         return RecordAccount(self.full_mu2, self.full_other, merged, mu2s, other,
                              self.full_delta, id_delta)
 
@@ -177,7 +177,7 @@ class RecordAccount:
             worst_id = float(self.id_mu2.max()) if self.id_mu2.size else 0.0
             return accountant_for((), mu2=self.full_mu2 + worst_id).composition(delta)
         best = None
-        groups = [(np.zeros(1), np.zeros(1), ())] + list(self._groups())
+        groups = [(np.zeros(1), np.zeros(1), ()), *self._groups()]
         for mu2s, deltas, extra in groups:
             events = self.full_other + extra
             for mu2, record_delta in _pareto(mu2s, deltas):

@@ -103,7 +103,8 @@ class SampledSGDPrivacyReport(RunPrivacyReport):
         return EpsilonCurve(lambda delta: self._bounds(delta).epsilon)
 
     def _lines(self):
-        lines = super()._lines() + [
+        lines = [
+            *super()._lines(),
             f"  run: {self.sampling} sampling q={format_near(self.sampling_rate)} "
             f"(b={self.batch_size}), sigma={format_near(self.noise_std)}, K={self.n_steps}, "
             f"eta={format_near(self.learning_rate)}, "

@@ -31,7 +31,7 @@ __all__ = ["WOR_ORDERS", "uniform_sgd_composition_epsilon", "uniform_sgd_composi
 
 #: Renyi orders for the without-replacement RDP (the library's closed form costs about
 #: alpha^2 per order, so orders above 128 are left out; fewer orders only loosen the bound).
-WOR_ORDERS = tuple(float(a) for a in list(range(2, 17)) + [20, 24, 32, 48, 64, 96, 128])
+WOR_ORDERS = tuple(float(a) for a in [*range(2, 17), 20, 24, 32, 48, 64, 96, 128])
 
 
 def uniform_noise_multiplier(noise_std, *, batch_size, gradient_bound):
@@ -48,7 +48,7 @@ def _one_step_rdp(b, n, z):
     )
     accountant.compose(dpa.SampledWithoutReplacementDpEvent(n, b, dpa.GaussianDpEvent(z)), 1)
     # the accountant's composed RDP is public state of the library's epsilon computation
-    return tuple(float(x) for x in accountant._rdp)  # noqa: SLF001
+    return tuple(float(x) for x in accountant._rdp)
 
 
 def uniform_sgd_composition_rdp(noise_std, n_steps, *, batch_size, n_samples, gradient_bound):

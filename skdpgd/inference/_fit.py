@@ -215,7 +215,7 @@ def infer(row_sums, loss, coef, *, plan, report, n_steps, rng, preconditioner=No
         notes.append(warning)
     row_notes = [dropped or (NOT_IDENTIFIED.format(ratio=ratio) if out else "")
                  for dropped, out, ratio in zip(dropped_notes, diag["not_identified"],
-                                                diag["identified_ratio"])]
+                                                diag["identified_ratio"], strict=True)]
     note = dropped_note(names, ~keep)
     if note:
         notes.append(note)
@@ -240,7 +240,7 @@ def dropped_note(names, dropped):
     str or None
         :data:`DROPPED_NOTE` with the names, None when nothing was dropped.
     """
-    columns = [name for name, out in zip(names, dropped) if out]
+    columns = [name for name, out in zip(names, dropped, strict=True) if out]
     return DROPPED_NOTE.format(columns=", ".join(columns)) if columns else None
 
 

@@ -250,7 +250,7 @@ def release_at(row_sums, loss, coef, n_samples, noise_stds, rng):
     if noise_stds[0] > 0.0:
         gradient = gradient + noise_stds[0] * rng.standard_normal(dim)
     return (gradient, *(matrix + symmetric_gaussian(dim, tau, rng)
-                        for matrix, tau in zip(matrices, noise_stds[1:])))
+                        for matrix, tau in zip(matrices, noise_stds[1:], strict=True)))
 
 
 def exact_at(row_sums, loss, coef, n_samples):

@@ -158,7 +158,7 @@ def inference_report(run, *, delta, sensitivities, mus, shares, notes=(), correc
     n = run.n_samples
     fraction = float(correction[0])  # of mu_g^2, out of the gradient's release
     noise = [release_noise_std(s, n, m) for s, m in
-             zip(sensitivities, (mus[0] * math.sqrt(1.0 - fraction), *mus[1:]))]
+             zip(sensitivities, (mus[0] * math.sqrt(1.0 - fraction), *mus[1:]), strict=True)]
     reserve = hessian_reserve(shares) / float(shares[1])  # of mu_g^2
     reserve_mu = float(mus[0]) * math.sqrt(reserve)
     rest_mu = float(mus[0]) * math.sqrt(1.0 - reserve - fraction)

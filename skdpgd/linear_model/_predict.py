@@ -52,7 +52,7 @@ def _product(X, weights):
     float64 copy of the whole X is made (CSR: scipy casts the stored entries only)."""
     if sp.issparse(X) or X.dtype == np.float64:
         return np.asarray(safe_sparse_dot(X, weights, dense_output=True), dtype=np.float64)
-    out = np.empty((X.shape[0],) + weights.shape[1:])
+    out = np.empty((X.shape[0], *weights.shape[1:]))
     for start in range(0, X.shape[0], CLIP_BLOCK_ROWS):
         block = np.asarray(X[start:start + CLIP_BLOCK_ROWS], dtype=np.float64)
         out[start:start + CLIP_BLOCK_ROWS] = block @ weights

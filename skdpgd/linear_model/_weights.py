@@ -253,4 +253,4 @@ def class_weight_from_counts(classes, counts, n_samples, *, min_count=1.0):
         raise ValueError(f"min_count must be positive and finite, got {min_count!r}.")
     floored = np.maximum(np.nan_to_num(counts, nan=min_count), min_count)
     weights = float(n_samples) / (len(classes) * floored)
-    return {label: float(w) for label, w in zip(classes, weights)}
+    return {label: float(w) for label, w in zip(classes, weights, strict=True)}

@@ -144,6 +144,6 @@ def check_search_budget(search, X=None, y=None, *, sample_ids=None, ledger=None,
     fixed, refits = search_charges(search, X, y, sample_ids=sample_ids, n_samples=n_samples,
                                    n_features=n_features)
     source = _name(search, len(fixed), bool(refits))
-    options = [fixed + [refit] for refit in refits] or [fixed]  # exactly one is charged
+    options = [[*fixed, refit] for refit in refits] or [fixed]  # exactly one is charged
     totals = [ledger.check_charges(charges, source=source) for charges in options]
     return max(totals, key=lambda spend: (spend.epsilon, spend.extra_delta))

@@ -316,7 +316,7 @@ def gaussian_part(fits, n_samples, delta, exact):
     if any(form is None for form in forms):
         return None
     mu2, extra = np.zeros(n_samples), np.zeros(n_samples)
-    for fit, (mu, delta0) in zip(fits, forms):
+    for fit, (mu, delta0) in zip(fits, forms, strict=True):
         rows = fit.rows if exact else slice(None)
         mu2[rows] += mu * mu
         extra[rows] += delta0

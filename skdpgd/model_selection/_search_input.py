@@ -103,7 +103,7 @@ def public_shape(X, y):
         raise ValueError(f"Found array with {n} sample(s) (shape=({n}, {d})) while a "
                          "minimum of 2 is required (n_samples={n}).")
     y_shape = getattr(y, "shape", (n,))
-    if len(y_shape) > 2 or len(y_shape) == 2 and y_shape[1] != 1:
+    if len(y_shape) > 2 or (len(y_shape) == 2 and y_shape[1] != 1):
         raise ValueError(f"DPSearchCV supports a single target; y has shape {y_shape}.")
     return int(n), int(d)
 

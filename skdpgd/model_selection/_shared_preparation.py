@@ -65,7 +65,7 @@ class SharedPreparation:
         mu_p = self.ratio * trial_mu
         k, k_thr = len(self.names), sum(self.needs_extra_delta)
         return {name: (mu_p / math.sqrt(k), self.extra_delta / k_thr if need else 0.0)
-                for name, need in zip(self.names, self.needs_extra_delta)}
+                for name, need in zip(self.names, self.needs_extra_delta, strict=True)}
 
     def planned_report(self, trial_mu, delta, n_samples):
         """The preparation's charge (its allowances), a PipelinePrivacyReport."""

@@ -56,7 +56,7 @@ class FittedPipelineMethods:
         X = by_name(X, getattr(self, "feature_names_in_", None))
         if getattr(X, "ndim", 2) != 2:
             raise ValueError(
-                f"Expected 2D array, got {getattr(X, 'ndim')}D array instead. Reshape your data "
+                f"Expected 2D array, got {X.ndim}D array instead. Reshape your data "
                 "with X.reshape(-1, 1) if it has a single feature or X.reshape(1, -1) if it "
                 "holds a single sample.")
         validate_data(self, X, reset=False, skip_check_array=True)

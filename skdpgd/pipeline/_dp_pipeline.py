@@ -396,7 +396,7 @@ class DPPipeline(StepSequence, FittedPipelineMethods, _BaseComposition):
         refuse_fit_params(type(self).__name__, fit_params)
         pre, last_name, final = check_steps(self)
         check_classes(final, self.ledger)
-        n, d = public_shape(X, y)
+        n, _d = public_shape(X, y)
         sample_ids = BaseDPLinearModel._check_sample_ids(sample_ids, n)
 
         def plan():  # public numbers only: every refusal they decide is raised here

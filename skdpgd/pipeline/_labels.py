@@ -220,7 +220,7 @@ def release_label_set(y, *, mu, delta0, random_state):
         mu=float(mu), extra_delta=float(delta0), mechanism=LABEL_SET_MECHANISM,
         releases=(("y: label set", float(mu)),),
         notes=(f"sigma = {sigma:.6g}, tau = {tau:.6g} on each label's count",))
-    released = [label for label, keep in zip(labels, kept) if keep]
+    released = [label for label, keep in zip(labels, kept, strict=True) if keep]
     classes, position = label_array(released, schema) if released else ([], None)
     if len(classes) < 2:
         raise ValueError(

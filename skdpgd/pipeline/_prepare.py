@@ -252,7 +252,7 @@ def prepare_generator(random_state):
 def prepare_pipeline(pipeline, X, y=None, *, ledger=None, sample_ids=None):
     """:meth:`skdpgd.DPPipeline.prepare` (its docstring says what it does)."""
     pipeline._validate_params()
-    pre, last_name, final = check_steps(pipeline)
+    pre, _last_name, final = check_steps(pipeline)
     ledger = pipeline.ledger if ledger is None else ledger
     refuse_dask_table(X)  # from its type alone
     n = int(_num_samples(X))  # the container's structure only
@@ -262,7 +262,8 @@ def prepare_pipeline(pipeline, X, y=None, *, ledger=None, sample_ids=None):
     releases = planned_releases(pre, final, X)
     budget = plan_budget(pipeline, releases, n, pre, final)
     allowance = {name: (mu, extra) for (name, step, _), mu, extra in
-                 zip(releases, budget.step_mu, budget.step_extra_delta) if step is not None}
+                 zip(releases, budget.step_mu, budget.step_extra_delta, strict=True)
+                 if step is not None}
     if not allowance:
         raise ValueError("This pipeline has no private preparation step to prepare (its "
                          "steps are public-bound or already prepared): fit it directly.")
@@ -298,7 +299,7 @@ def freeze(pipeline, X, y, allowance, rng):
     pre, last_name, final = check_steps(pipeline)
     steps, _ = release_preparation(pre, X, y, allowance, rng)
     prepared = clone(pipeline)
-    prepared.steps = steps + [(last_name, clone(final))]
+    prepared.steps = [*steps, (last_name, clone(final))]
     return prepared
 
 

@@ -201,4 +201,4 @@ def number_minus_text(values, markers=frozenset()):
     codes, results = _classified(values, markers)
     counts = np.bincount(codes, minlength=len(results))
     return sum(int(count) if kind == NUMBER else -int(count) if kind == TEXT else 0
-               for (kind, _, _), count in zip(results, counts))
+               for (kind, _, _), count in zip(results, counts, strict=True))

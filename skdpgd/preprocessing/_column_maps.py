@@ -246,7 +246,7 @@ class CategoricalEncoding:
         else:
             body = [(f"{self.name}_{c}", True) for c in self.categories]
             body.append((f"{self.name}__other", False))
-        return body + [(f"{self.name}__missing", False)]
+        return [*body, (f"{self.name}__missing", False)]
 
     def _kept(self):
         """The positions of the full block that are written, in order."""

@@ -231,7 +231,7 @@ def as_float_input(X, missing_strings=DEFAULT_MISSING_STRINGS):
     if hasattr(X, "iloc") and hasattr(X, "columns"):  # pandas
         kinds = [getattr(dtype, "kind", "O") for dtype in X.dtypes]
         plain = [isinstance(dtype, np.dtype) for dtype in X.dtypes]
-        if all(p and k in "iuf" for p, k in zip(plain, kinds)):
+        if all(p and k in "iuf" for p, k in zip(plain, kinds, strict=True)):
             return X
         converted = X.copy()
         for j, name in enumerate(X.columns):

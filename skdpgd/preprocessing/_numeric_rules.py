@@ -31,7 +31,8 @@ def check_public_bounds(name, pair):
     try:
         low, high = (float(v) for v in pair)
     except (TypeError, ValueError):
-        raise ValueError(f"bounds[{name!r}] must be a (low, high) pair of numbers, got {pair!r}.")
+        raise ValueError(
+            f"bounds[{name!r}] must be a (low, high) pair of numbers, got {pair!r}.") from None
     with np.errstate(over="ignore"):
         width = high - low
     if not (math.isfinite(low) and math.isfinite(high) and high > low and math.isfinite(width)):

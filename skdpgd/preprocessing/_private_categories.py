@@ -86,7 +86,8 @@ def value_counts(keys):
     """
     column = as_category_codes(keys)
     totals = np.bincount(column.codes, minlength=len(column.keys))
-    counts = {key: int(total) for key, total in zip(column.keys, totals) if key is not None}
+    counts = {key: int(total) for key, total in zip(column.keys, totals, strict=True)
+              if key is not None}
     values = sorted(counts)
     return values, np.array([counts[v] for v in values], dtype=np.float64)
 
@@ -140,7 +141,7 @@ def categories_from_noisy_counts(values, noisy, tau):
     -------
     categories : list of str
     """
-    return sorted(v for v, c in zip(values, noisy) if c > tau)
+    return sorted(v for v, c in zip(values, noisy, strict=True) if c > tau)
 
 
 def hash_bucket(key, n_buckets):

@@ -63,6 +63,9 @@ FALSE_CELL_RATE = 1e-3
 #: positive side).
 COARSE_LEVELS = 4
 
+#: One record replaced moves two histogram cells by 1: l2 sensitivity sqrt(2).
+_SQRT2 = np.sqrt(2.0)
+
 
 def public_grid(k_min=GRID_K_MIN, k_max=GRID_K_MAX):
     r"""The public edges: 0 and :math:`\pm 2^{k/2}` for :math:`k_{\min} \le k \le k_{\max}`.
@@ -316,7 +319,7 @@ def noisy_histogram(x, sigma, rng, edges):
     return cell_counts(x, edges) + noise
 
 
-def sigma_for_mu(mu, sensitivity=np.sqrt(2.0)):
+def sigma_for_mu(mu, sensitivity=_SQRT2):
     r""":math:`\sigma = \Delta_2/\mu`, the Gaussian mechanism's noise for :math:`\mu`-GDP.
 
     Dong, Roth and Su (2022), Theorem 2.7. ``mu = inf`` gives 0 (no noise), ``mu = 0``

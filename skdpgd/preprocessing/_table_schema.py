@@ -264,7 +264,7 @@ class PrivateTableSchema(PrivateStepMixin, TableSchema):
         markers = self._markers()
         counts = [number_minus_text(cells[name], markers) for name in undeclared]
         votes, sigma = type_vote(counts, mu, make_generator(random_state))
-        numeric = numeric | {name for name, vote in zip(undeclared, votes) if vote}
+        numeric = numeric | {name for name, vote in zip(undeclared, votes, strict=True) if vote}
         self._set_types(numeric)
         share = mu / math.sqrt(len(undeclared))
         self.privacy_ = ReleasePrivacyReport(

@@ -122,7 +122,7 @@ def type_vote(counts, mu, rng):
     sigma = vote_sigma(len(counts), mu)
     noise = rng.standard_normal(len(counts))
     return [count + (sigma * z if sigma else 0.0) >= 0
-            for count, z in zip(counts, noise)], sigma
+            for count, z in zip(counts, noise, strict=True)], sigma
 
 
 def number_minus_text(values, missing_strings, groups=None):

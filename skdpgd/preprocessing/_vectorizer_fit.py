@@ -53,7 +53,7 @@ def fit_columns(vec, X, plan, mu, extra_delta, random_state):
         if hashed:
             notes.append(f"fallback: no additive delta given: columns {hashed} are hashed into "
                          f"{vec.n_buckets} buckets instead of discovered (if categorical).")
-        plan = [p[:5] + ("hash",) if p[5] == "discover" else p for p in plan]
+        plan = [(*p[:5], "hash") if p[5] == "discover" else p for p in plan]
     n_gdp, n_thresholded = count_releases(plan)
     # each release is mu/sqrt(k)-GDP, rounded down so that the composition,
     # sqrt(k) * mu_each, never exceeds the given mu (Dong, Roth and Su, Cor. 3.3)
@@ -109,9 +109,9 @@ def _vote(vec, X, plan, mu_each, rngs, releases):
               for p in voted]
     numeric, _ = type_vote(counts, mu_each, next(rngs))
     releases.append((f"type vote of {[p[2] for p in voted]}", mu_each))
-    decided = {p[0]: (p[:3] + ("numeric", True, "private") if is_numeric
-                      else p[:3] + ("categorical", True, p[5]))
-               for p, is_numeric in zip(voted, numeric)}
+    decided = {p[0]: ((*p[:3], "numeric", True, "private") if is_numeric
+                      else (*p[:3], "categorical", True, p[5]))
+               for p, is_numeric in zip(voted, numeric, strict=True)}
     return [decided.get(p[0], p) if p[3] == VOTE else p for p in plan]
 
 

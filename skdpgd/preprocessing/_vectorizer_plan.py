@@ -63,7 +63,7 @@ def plan_columns(vec, X):
     if not labels:
         raise ValueError(f"Found array with 0 feature(s) (shape=({n_rows(X)}, 0)) while a "
                          "minimum of 1 is required: X has no column.")
-    complex_columns = [str(lab) for lab, d in zip(labels, dtypes) if "complex" in d]
+    complex_columns = [str(lab) for lab, d in zip(labels, dtypes, strict=True) if "complex" in d]
     if complex_columns and not all(
             (vec.column_types or {}).get(lab) == "drop" for lab in complex_columns):
         raise ValueError(f"Complex data not supported: column(s) {complex_columns}.")

@@ -66,7 +66,7 @@ def summary_rows(vec, type_from=None):
     type_from = type_from or {}
     by_name = {e.name: e for e in vec.encodings_}
     rows = []
-    for label, dtype in zip(vec._labels, vec._dtypes):
+    for label, dtype in zip(vec._labels, vec._dtypes, strict=True):
         name = str(label)
         row = dict.fromkeys(FIELDS, "")
         row.update(column=name, dtype=dtype)

@@ -44,7 +44,7 @@ def encode_table(vec, X):
     # each block written in place, divided by the raw bound as the whole matrix would be
     divide = vec.scale_rows and vec._raw_norm_bound > 0
     start, rows = 0, np.arange(n)
-    for encoding, width in zip(vec.encodings_, widths):
+    for encoding, width in zip(vec.encodings_, widths, strict=True):
         label = by_name[encoding.name]
         j = position[label]
         if isinstance(encoding, CategoricalEncoding):

@@ -141,7 +141,7 @@ def _choose(problem, budgets, second_choice=False):
     # every prediction at once: the recursions of one setting at several budgets shared
     runs = [plan.solver._prediction_run(plan, problem) for plan in kept]
     predictions, terms = predict_runs(problem, runs, terms=True)
-    every = list(zip(predictions, kept))
+    every = list(zip(predictions, kept, strict=True))
     best = min(prediction.excess_loss for prediction, _ in every)
     tied = [pair for pair in every
             if pair[0].excess_loss <= best + TIE_TOLERANCE * abs(best)]
@@ -155,7 +155,7 @@ def _choose(problem, budgets, second_choice=False):
     else:
         why = (f"solver='auto' chose {winner.label}: the fewest passes among the candidates "
                f"within {TIE_TOLERANCE:.0%} of the smallest predicted excess loss")
-    chosen = _calibrated(plan, problem), lines + (_with_kind(why, problem),)
+    chosen = _calibrated(plan, problem), (*lines, _with_kind(why, problem))
     # a plain-step winner the second choice could run: would a Gram be worth more?
     route = (_gram_route(problem, runs, every, terms, best) if second_choice
              and plan.solver.second_choice and not plan.solver.releases_gram else None)
@@ -165,7 +165,7 @@ def _choose(problem, budgets, second_choice=False):
     why = (f"solver='auto' chose {winner.label} for its Gram: the choice on its released "
            f"spectrum is predicted at worst {value:.2e} (the worst case over spectra of "
            f"its best run), below every candidate's own prediction")
-    return (_calibrated(plan, problem), lines + (_with_kind(why, problem),), found_plans,
+    return (_calibrated(plan, problem), (*lines, _with_kind(why, problem)), found_plans,
             chosen)
 
 

@@ -193,7 +193,7 @@ def impulse_moments(a, b, steps):
         raise ValueError("steps must be increasing step counts >= 1.")
     if not available():
         return impulse_moments_reference(a, b, steps)
-    means, totals = np.empty((2, steps.size) + a.shape)
+    means, totals = np.empty((2, steps.size, *a.shape))
     _KERNELS[0](np.ascontiguousarray(a).reshape(-1), np.ascontiguousarray(b).reshape(-1),
                 steps, means.reshape(steps.size, -1), totals.reshape(steps.size, -1),
                 *np.empty((3, a.size)))
@@ -203,7 +203,7 @@ def impulse_moments(a, b, steps):
 def impulse_moments_reference(a, b, steps):
     """:func:`impulse_moments` in numpy, all directions at once (the kernel's reference)."""
     a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
-    means, totals = np.empty((2, len(steps)) + a.shape)
+    means, totals = np.empty((2, len(steps), *a.shape))
     place = {int(k): s for s, k in enumerate(steps)}
     for k, (phi, phi_prev, total) in enumerate(impulse_response(a, b, max(place)), 1):
         if k in place:

@@ -214,7 +214,7 @@ def _candidates(target_mu, *, lip, beta_l, n, p, r0, lams, rates, passes, fracti
     for lam in lams:
         beta = beta_l + lam
         for q in rates:
-            b = max(1, min(n, int(round(q * n))))
+            b = max(1, min(n, round(float(q * n))))  # an int under numpy 1.x too
             steps = np.unique(np.maximum(1, np.ceil(np.asarray(passes) * n / b)).astype(int))
             if target_mu == math.inf or lip == 0.0:
                 sigma = np.zeros(steps.shape)

@@ -183,8 +183,8 @@ def direction_errors(n_steps, curvature, step, momentum=0.0):
         return _plain_moments(1.0 - r, gamma**2, int(n_steps))
     a, b = np.broadcast_arrays((1.0 - r) * (1.0 + momentum), -(1.0 - r) * momentum)
     phi, phi_prev, total = np.ones(a.shape), np.zeros(a.shape), np.zeros(a.shape)
-    for phi, phi_prev, total in _impulse_response(a, b, n_steps):  # error_moments at K only
-        pass
+    for last in _impulse_response(a, b, n_steps):  # error_moments at K only
+        phi, phi_prev, total = last
     return phi + b * phi_prev, gamma**2 * total
 
 
@@ -385,5 +385,5 @@ def predict_runs(problem, labelled_runs, terms=False):
         terms=True,
     )
     predictions = [Prediction(label, worst_level_value(level_terms), passes)
-                   for (label, passes, _), level_terms in zip(labelled_runs, found)]
+                   for (label, passes, _), level_terms in zip(labelled_runs, found, strict=True)]
     return (predictions, found) if terms else predictions

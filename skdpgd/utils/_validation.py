@@ -86,7 +86,7 @@ def _non_numeric_columns(data):
     columns, dtypes = getattr(data, "columns", None), getattr(data, "dtypes", None)
     if columns is None or dtypes is None or not hasattr(dtypes, "__iter__"):
         return []
-    return [str(name) for name, dtype in zip(columns, dtypes)
+    return [str(name) for name, dtype in zip(columns, dtypes, strict=True)
             if getattr(dtype, "kind", "O") not in "biuf"]
 
 

@@ -266,7 +266,7 @@ def mp_delta_quad(mu, eps, dps=30):
         # mp.quad stops on an absolute error estimate, so normalise the integrand to order one
         # (delta can be 1e-300) and scale back afterwards.
         norm = max(f(p) for p in pts[1:])
-        return norm * mp.quad(lambda u: f(u) / norm, pts + [mp.inf])
+        return norm * mp.quad(lambda u: f(u) / norm, [*pts, mp.inf])
 
 
 def mp_log_delta(mu, eps, dps=60):

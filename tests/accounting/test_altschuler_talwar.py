@@ -49,7 +49,7 @@ def _quadrature_renyi(alpha, q, z, mixture_first):
 def test_sampled_gaussian_term_matches_quadrature_and_dominates_the_papers_direction(q, z):
     orders = np.array([2.0, 3.0, 8.0, 32.0])
     closed = sampled_gaussian_rdp(orders, q, z)
-    for alpha, value in zip(orders, closed):
+    for alpha, value in zip(orders, closed, strict=True):
         larger = _quadrature_renyi(alpha, q, z, mixture_first=True)
         papers = _quadrature_renyi(alpha, q, z, mixture_first=False)  # their Definition 2.5
         assert value == pytest.approx(larger, rel=1e-6, abs=1e-12)  # quadrature: ~3e-7
@@ -86,7 +86,7 @@ def test_bound_equals_the_brute_force_optimum_of_the_proof(sigma, t, b, n, diame
     package = altschuler_talwar_rdp(orders, sigma, t, batch_size=b, n_samples=n,
                                     gradient_bound=lip, learning_rate=eta, smoothness=1.0,
                                     diameter=diameter)
-    for alpha, value in zip(orders, package):
+    for alpha, value in zip(orders, package, strict=True):
         kwargs = dict(b=b, n=n, lip=lip, eta=eta, diameter=diameter)
         papers = _brute_force_eq_3_3(alpha, sigma, t, mixture_first=False, **kwargs)
         optimum = _brute_force_eq_3_3(alpha, sigma, t, mixture_first=True, **kwargs)
@@ -139,7 +139,7 @@ def test_bound_is_never_below_the_exact_divergence_of_the_lower_bound_instance(
     bound = altschuler_talwar_rdp(orders, sigma, t, batch_size=b, n_samples=n,
                                   gradient_bound=1.0, learning_rate=eta, smoothness=1e-9,
                                   diameter=diameter)
-    for alpha, value in zip(orders, bound):
+    for alpha, value in zip(orders, bound, strict=True):
         exact = max(_renyi(plus, minus, alpha), _renyi(minus, plus, alpha))
         assert 0.0 < exact and 1.1 * exact < value
 

@@ -126,7 +126,7 @@ def test_more_steps_never_need_less_noise():
     # two calibrations may land anywhere in their 1e-6 tolerance window only if g(K) differs; for
     # equal g(K) (saturated) the same computation must give the same sigma up to rounding.
     for eta in ETAS.values():
-        steps = list(range(1, 60)) + [100, 1000, 10**4, 10**6, 10**9]
+        steps = [*range(1, 60), 100, 1000, 10**4, 10**6, 10**9]
         sig = np.array([float(_cal_gd(1.0, 1e-5, 1000, K, eta)) for K in steps])
         assert np.all(sig[1:] >= sig[:-1] * (1 - 1e-10)), eta
         # and it saturates: sigma(1e9) is finite
@@ -175,7 +175,7 @@ def test_calibrate_cyclic_sweep():
 
 def test_cyclic_more_epochs_never_need_less_noise():
     for eta in ETAS.values():
-        epochs = list(range(1, 40)) + [100, 10**4, 10**6]
+        epochs = [*range(1, 40), 100, 10**4, 10**6]
         sig = np.array([float(_cal_cyclic(1.0, 1e-5, 100, 7, E, eta)) for E in epochs])
         assert np.all(sig[1:] >= sig[:-1] * (1 - 1e-10)), eta
 

@@ -61,7 +61,7 @@ def _check_delta_against(points, reference):
 
 
 def test_gdp_to_delta_matches_closed_form_in_mpmath():
-    worst, compared = _check_delta_against(_grid_points(), mp_delta)
+    _worst, compared = _check_delta_against(_grid_points(), mp_delta)
     assert compared > 60  # the grid really exercises the function
 
 
@@ -237,9 +237,9 @@ def test_vectorised_equals_scalar_loops():
 
     deltas = np.array([1e-12, 1e-6, 0.01, 0.5])
     got = np.asarray(gdp_to_epsilon(mus[:4], deltas))
-    np.testing.assert_array_equal(got, [float(gdp_to_epsilon(m, d)) for m, d in zip(mus[:4], deltas)])
+    np.testing.assert_array_equal(got, [float(gdp_to_epsilon(m, d)) for m, d in zip(mus[:4], deltas, strict=True)])
     got = np.asarray(epsilon_delta_to_gdp(epss, deltas))
-    np.testing.assert_array_equal(got, [float(epsilon_delta_to_gdp(e, d)) for e, d in zip(epss, deltas)])
+    np.testing.assert_array_equal(got, [float(epsilon_delta_to_gdp(e, d)) for e, d in zip(epss, deltas, strict=True)])
     # a scalar broadcast against an array
     got = np.asarray(epsilon_delta_to_gdp(1.0, deltas))
     np.testing.assert_array_equal(got, [float(epsilon_delta_to_gdp(1.0, d)) for d in deltas])

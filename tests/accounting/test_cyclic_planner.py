@@ -41,7 +41,7 @@ def test_the_one_closed_form_is_the_theorems(c, n_batches):
     epochs = np.arange(1, 60)
     expected = [1.0] + [_theorem_4_5(c, n_batches, e) for e in epochs[1:]]
     if n_batches == 1:
-        expected = [min(x, _theorem_4_2(c, e)) for x, e in zip(expected, epochs)]
+        expected = [min(x, _theorem_4_2(c, e)) for x, e in zip(expected, epochs, strict=True)]
     expected = np.minimum(epochs, expected)
     np.testing.assert_allclose(cyclic_factors(c, n_batches, epochs), expected, rtol=1e-12)
     np.testing.assert_allclose(gd_factors(c, epochs),

@@ -84,7 +84,7 @@ def _check_isotropic(m, S, d, eta_fracs, sigmas, ns, seed):
         Xp = replace_one(X, index, S * _unit(rng.normal(size=d)), H)
         exact = exact_mu(X, Xp, H, etas_1, sig_1, max(STEPS), record_at=STEPS)
         for K in STEPS:
-            for eta, sigma, mu in zip(etas_1, sig_1, exact[K]):
+            for eta, sigma, mu in zip(etas_1, sig_1, exact[K], strict=True):
                 got = _gd_bound(sigma, K, S, n, eta, m, m)
                 assert got == pytest.approx(mu, rel=EXACT_RTOL), (m, S, n, K, eta, sigma)
                 worst = max(worst, abs(got / mu - 1))
@@ -150,7 +150,7 @@ def _check_2d(lam, beta, eta_fracs_small, eta_fracs_large, ns, sigmas):
                 grid_eta, grid_sig = grid_eta.ravel(), grid_sig.ravel()
                 exact = _exact_2d(lam, beta, S, n, direction, grid_eta, grid_sig, STEPS)
                 for K in STEPS:
-                    for eta, sigma, mu in zip(grid_eta, grid_sig, exact[K]):
+                    for eta, sigma, mu in zip(grid_eta, grid_sig, exact[K], strict=True):
                         bound = _gd_bound(sigma, K, S, n, eta, lam, beta)
                         where = (lam, beta, n, label, regime, K, eta, sigma)
                         if label == "lam" and regime == "small":

@@ -33,13 +33,13 @@ TABLE_9 = {5: (0.229, 0.233, 0.235, 0.211, 0.215, 0.217, 0.202, 0.205, 0.208),
 
 @pytest.mark.parametrize("steps", sorted(TABLE_7))
 def test_table_7_theorem_4_2(steps):
-    for c, expected in zip((0.92, 0.96, 0.98, 0.99, 0.995), TABLE_7[steps]):
+    for c, expected in zip((0.92, 0.96, 0.98, 0.99, 0.995), TABLE_7[steps], strict=True):
         assert round(0.1 * convergent_gd_factor(c, steps), 3) == expected
 
 
 @pytest.mark.parametrize("sensitivity", sorted(TABLE_8))
 def test_table_8_theorem_4_3(sensitivity):
-    for eta, (tau, expected) in zip((0.2, 0.1, 0.05), TABLE_8[sensitivity]):
+    for eta, (tau, expected) in zip((0.2, 0.1, 0.05), TABLE_8[sensitivity], strict=True):
         common = dict(sensitivity=sensitivity, n_samples=4, learning_rate=eta, diameter=1.0)
         assert convex_gd_burn_in(**common) == tau
         mu = noisy_gd_convex_gdp(4.0, 10**6, **common)  # past the burn-in: constant
@@ -50,7 +50,7 @@ def test_table_8_theorem_4_3(sensitivity):
 @pytest.mark.parametrize("epochs", sorted(TABLE_9))
 def test_table_9_theorem_4_5(epochs):
     cells = [(l, c) for l in (10, 20, 40) for c in (0.98, 0.99, 0.995)]
-    for (l, c), expected in zip(cells, TABLE_9[epochs]):
+    for (l, c), expected in zip(cells, TABLE_9[epochs], strict=True):
         assert round(0.2 * convergent_cyclic_factor(c, l, epochs), 3) == expected
 
 

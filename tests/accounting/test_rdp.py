@@ -72,7 +72,7 @@ def test_exact_renyi_divergence_never_exceeds_chourasia(lam, beta):
         Xp = replace_one(X, 3, S * np.asarray(direction), H)
         exact = exact_mu(X, Xp, H, etas, sigmas, max(STEPS), record_at=STEPS)
         for K in STEPS:
-            for eta, sigma, mu in zip(etas, sigmas, exact[K]):
+            for eta, sigma, mu in zip(etas, sigmas, exact[K], strict=True):
                 exact_rdp = ORDERS * mu**2 / 2
                 bound = _chourasia(ORDERS, sigma, K, S, n, eta, lam, beta)
                 assert bound.shape == ORDERS.shape

@@ -15,6 +15,8 @@ from scipy import optimize, stats
 
 pytest.importorskip("dp_accounting")
 
+import itertools
+
 from skdpgd.accounting import (
     calibrate_poisson_sgd,
     composition_gdp,
@@ -59,7 +61,7 @@ def mixture_delta_1d(epsilon, q, shift_minus, shift_plus, sd):
         )
 
     total = 0.0
-    for lo, hi in zip(cuts[:-1], cuts[1:]):
+    for lo, hi in itertools.pairwise(cuts):
         if np.isfinite(lo) and np.isfinite(hi):
             middle = 0.5 * (lo + hi)
         elif np.isfinite(hi) or np.isfinite(lo):

@@ -193,5 +193,5 @@ def test_real_ridge_passes(data, epsilon):
 
 def test_data_dependent_claim_is_refused(data):
     X, _, targets = data
-    with pytest.raises(AuditError, match="differs between fits.*sensitivity"):
+    with pytest.raises(AuditError, match=r"differs between fits.*sensitivity"):
         audit_epsilon(DataNormFromData(1.0), X, targets, canary="input", n_trials=8, random_state=0)

@@ -177,7 +177,7 @@ def _write_csv(path, n=300):
     sex = rng.choice(["Female", "Male", "?"], n)
     label = np.where(age > 50, ">50K", "<=50K")
     lines = ["age,sex,id,income"] + [f"{a},{s},{i},{t}" for i, (a, s, t) in
-                                      enumerate(zip(age, sex, label))]
+                                      enumerate(zip(age, sex, label, strict=True))]
     path.write_text("\n".join(lines) + "\n")
     return path
 
@@ -344,7 +344,7 @@ def test_log1p_columns_are_mapped_then_bounded(tmp_path):
     rng = np.random.default_rng(3)
     gain = np.where(rng.random(100) < 0.9, 0.0, rng.pareto(1.0, 100) * 1e4)
     path.write_text("gain,x,y\n" + "".join(
-        f"{g:.2f},{x:.3f},{int(x > 0.5)}\n" for g, x in zip(gain, rng.random(100))))
+        f"{g:.2f},{x:.3f},{int(x > 0.5)}\n" for g, x in zip(gain, rng.random(100), strict=True)))
     config = _toml(tmp_path, 'target = "y"\nclasses = ["0", "1"]\nlog1p = ["gain"]\n'
                    '[bounds]\ngain = [0, 12]\nx = [0, 1]\n')
     out = tmp_path / "m.joblib"

@@ -17,7 +17,7 @@ def _semicolon_file(path, n=600):
     x = rng.uniform(0, 10, n)
     lines = ["weight;city;label"] + [
         f"{v:.3f}".replace(".", ",") + f";{c};{'yes' if v > 5 else 'no'}"
-        for v, c in zip(x, rng.choice(["Lyon", "Oslo"], n))]
+        for v, c in zip(x, rng.choice(["Lyon", "Oslo"], n), strict=True)]
     path.write_text("\n".join(lines) + "\n")
     return path
 

@@ -243,7 +243,7 @@ def test_no_config_ridge_needs_no_y_bound(tmp_path, capsys):
     y = 3 * x + np.where(kind == "a", 5.0, -5.0) + rng.normal(0, 1, 300)
     path.write_text("x,kind,y\n" + "".join(
         f"{'' if i % 23 == 0 else f'{v:.3f}'},{k},{t:.3f}\n"
-        for i, (v, k, t) in enumerate(zip(x, kind, y))))
+        for i, (v, k, t) in enumerate(zip(x, kind, y, strict=True))))
     out = tmp_path / "r.joblib"
     assert main(["fit", str(path), "--target", "y", "--model", "ridge", "--epsilon", "8",
                  "--numeric", "x", "--categorical", "kind", "--random-state", "0",
@@ -473,7 +473,7 @@ def _mostly_zero_table(path, n, seed, nonzero):
     x = rng.standard_normal(n)
     label = (x + (gain > 0) + 0.5 * rng.standard_normal(n)) > 0.5
     path.write_text("gain,x,label\n" + "".join(
-        f"{g},{v:.4f},{int(t)}\n" for g, v, t in zip(gain, x, label)))
+        f"{g},{v:.4f},{int(t)}\n" for g, v, t in zip(gain, x, label, strict=True)))
     return path
 
 

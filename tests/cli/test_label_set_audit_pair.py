@@ -17,7 +17,7 @@ def _rows(n=600):
     city = rng.choice(["Lyon", "Oslo"], n)
     label = np.where(age + rng.normal(0, 8, n) > 50, 1, 0)
     label[0] = 0  # record 0 is the first holder of its label
-    return [[str(a), c, str(t)] for a, c, t in zip(age, city, label)]
+    return [[str(a), c, str(t)] for a, c, t in zip(age, city, label, strict=True)]
 
 
 def _write(path, rows):

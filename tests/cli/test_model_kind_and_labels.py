@@ -25,7 +25,7 @@ def _csv(path, n=400, secret=True):
     if secret:
         label[7] = "SECRET-LABEL"
     lines = ["age,city,rating,label"] + [f"{a},{c},{r},{t}" for a, c, r, t in
-                                         zip(age, city, rating, label)]
+                                         zip(age, city, rating, label, strict=True)]
     path.write_text("\n".join(lines) + "\n")
     return path
 
@@ -149,7 +149,7 @@ def test_a_target_column_without_any_class_is_refused_not_truncated(tmp_path, ca
     path = tmp_path / "t.csv"
     path.write_text("age,city,y\n" + "".join(
         f"{a},{c},{cell}\n" for a, c in zip(rng.integers(18, 90, 300),
-                                            rng.choice(["Lyon", "Oslo"], 300))))
+                                            rng.choice(["Lyon", "Oslo"], 300), strict=True)))
     flags = ["--ledger", str(tmp_path / "l.sqlite")] if ledger else []
     assert main(["fit", str(path), "--target", "y", "--classes", "0,1,2", "--epsilon", "1",
                  "--output", str(tmp_path / "m.joblib"), *flags]) == 2

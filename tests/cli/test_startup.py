@@ -40,7 +40,7 @@ def test_public_names_still_import():
     assert skdpgd.audit.__name__ == "skdpgd.audit"
     assert set(skdpgd.__all__) <= set(dir(skdpgd))
     with pytest.raises(AttributeError):
-        skdpgd.not_a_name
+        _ = skdpgd.not_a_name
 
 
 def test_predict_does_not_import_audit_numba_or_searches(tmp_path):

@@ -18,7 +18,7 @@ def _csv(path, n, seed=0):
     x = rng.uniform(0.0, 10.0, n)
     label = np.where(rng.random(n) < 1 / (1 + np.exp(-(0.4 * x - 2))), "yes", "no")
     y = 100 + 50 * x + rng.normal(0, 20, n)
-    lines = ["x,label,y"] + [f"{a:.6f},{b},{c:.6f}" for a, b, c in zip(x, label, y)]
+    lines = ["x,label,y"] + [f"{a:.6f},{b},{c:.6f}" for a, b, c in zip(x, label, y, strict=True)]
     path.write_text("\n".join(lines) + "\n")
     return path
 

@@ -1,5 +1,7 @@
 """Row-chunked gradient sums: correct, chunked by shape only, bit-identical for every n_jobs."""
 
+import itertools
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -51,7 +53,7 @@ def test_chunk_bounds_depend_on_shape_only_and_cover_rows():
     for n, d in [(1, 1), (10, 3), (1000, 1000), (100_000, 20), (5000, 10**6)]:
         bounds = chunk_bounds(n, d)
         assert bounds[0][0] == 0 and bounds[-1][1] == n
-        assert all(b0[1] == b1[0] for b0, b1 in zip(bounds, bounds[1:]))
+        assert all(b0[1] == b1[0] for b0, b1 in itertools.pairwise(bounds))
         sizes = [b - a for a, b in bounds]
         assert max(sizes) - min(sizes) <= 1 and min(sizes) >= 1
         target = max(_chunks.MIN_CHUNK_ROWS, _chunks.CHUNK_BYTES // (8 * d))
@@ -165,7 +167,7 @@ def test_one_chunk_numpy_path_scales_the_rows_once_per_fit(sparse, monkeypatch):
 
     monkeypatch.setattr(_fused, "ENABLED", False)
     rng = np.random.default_rng(7)
-    loss, coef, X, y = make_problem("binary", 300, 4, rng, sparse=sparse)
+    loss, _coef, X, y = make_problem("binary", 300, 4, rng, sparse=sparse)
     design = _design.ClippedDesign.from_data(X, 1.0, 1.0)
     calls = []
     original = _design.ClippedDesign.prescaled
@@ -202,5 +204,5 @@ def test_row_sets_gathered_once_give_the_same_sums_bit_for_bit(monkeypatch, name
             assert engine._gathers_once() == (gather_bytes > 0)
             return [engine.sum(coef * (1 + k), j) for k in range(3) for j in range(4)]
 
-    for kept, fresh in zip(sums(2**30), sums(0)):
+    for kept, fresh in zip(sums(2**30), sums(0), strict=True):
         np.testing.assert_array_equal(kept, fresh)

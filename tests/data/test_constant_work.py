@@ -61,7 +61,7 @@ def _record(fit):
 
     def profile(frame, event, arg):
         if event == "call":
-            events.append(("call",) + describe(frame.f_code))
+            events.append(("call", *describe(frame.f_code)))
         elif event == "c_call":
             events.append(("c_call", getattr(arg, "__module__", None),
                            getattr(arg, "__qualname__", type(arg).__name__)))
@@ -70,7 +70,7 @@ def _record(fit):
         if not _in_package(frame.f_code.co_filename):
             return None
         if event == "line":
-            events.append(("line",) + describe(frame.f_code) + (frame.f_lineno,))
+            events.append(("line", *describe(frame.f_code), frame.f_lineno))
         return trace
 
     collecting = gc.isenabled()
@@ -88,7 +88,7 @@ def _record(fit):
 
 
 def _first_difference(a, b):
-    for k, (x, y) in enumerate(zip(a, b)):
+    for k, (x, y) in enumerate(zip(a, b, strict=True)):
         if x != y:
             return k, x, y
     return min(len(a), len(b)), "end" if len(a) < len(b) else None, None
@@ -129,7 +129,7 @@ def _assert_same_work(make, X, y, layout, variants):
         if layout == "float32":
             far[0] = np.minimum(far[0], 1e30)  # finite in float32, still far
         far = data(far)
-        events = _record(lambda: make().fit(far, y))
+        events = _record(lambda far=far: make().fit(far, y))
         where, ours, theirs = _first_difference(clean, events)
         assert events == clean, (
             f"{name} row: the fit's work differs from the clean fit's at event {where}: "
@@ -186,7 +186,7 @@ def test_non_finite_check_reads_every_row_the_same_way():
     events = {}
     messages = {}
     for name, data in (("first", first), ("last", last)):
-        events[name] = _record(lambda data=data: messages.__setitem__(name, refused(data)))
+        events[name] = _record(lambda data=data, name=name: messages.__setitem__(name, refused(data)))
     assert events["first"] == events["last"]
     assert messages["first"] == messages["last"]
     assert "1999" not in messages["last"] and "row 0" not in messages["first"]

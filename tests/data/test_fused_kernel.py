@@ -112,7 +112,7 @@ def test_fits_are_the_same_with_and_without_the_kernel(make, target, solver, mon
 def test_numpy_path_when_disabled(monkeypatch):
     monkeypatch.setattr(_fused, "ENABLED", False)
     assert not _fused.available()
-    design, y, rng = _design(np.float64, True)
+    design, y, _rng = _design(np.float64, True)
     loss = BinaryLogisticLoss()
     assert fused_gradient_sum(loss.gradient_sum, np.zeros(18), design, y) is None
 
@@ -140,7 +140,7 @@ def test_row_factor_pass_with_the_kernel_is_the_numpy_one(dtype, monkeypatch):
     with_numpy = [factors(0, 500), factors(5, 500), factors(100, 180)]
     bad = np.zeros(500, bool)
     bad[[4, 5, 6]] = True
-    for (pre_k, post_k, total_k), (pre_n, post_n, total_n) in zip(with_kernel, with_numpy):
+    for (pre_k, post_k, total_k), (pre_n, post_n, total_n) in zip(with_kernel, with_numpy, strict=True):
         # the sum is NaN exactly for a range holding a row with NaN or infinity
         assert np.isnan(total_k) == np.isnan(total_n)
         # rows outside the range are not written
@@ -305,7 +305,7 @@ def test_csr_gradient_sums_with_kept_chunks_are_the_per_call_sums(n_jobs):
         sums._keeps_sparse_chunks = lambda method: False  # cut and scaled at every call
         fresh = [sums.sum(coef), sums.sum(coef * 2.0)]
     assert bool(held) == (n_jobs == 1)
-    for a, b in zip(kept, fresh):
+    for a, b in zip(kept, fresh, strict=True):
         np.testing.assert_array_equal(a, b)
 
 
@@ -333,5 +333,5 @@ def test_csr_row_set_sums_gathered_once_are_the_per_call_sums():
     kept, n_kept = sums(True)
     fresh, n_fresh = sums(False)
     assert (n_kept, n_fresh) == (3, 0)
-    for a, b in zip(kept, fresh):
+    for a, b in zip(kept, fresh, strict=True):
         np.testing.assert_array_equal(a, b)

@@ -64,7 +64,7 @@ def test_stacked_sums_are_the_chunk_by_chunk_sums_bit_for_bit(name, dtype, inter
     stacked, n_stacked = sums(True)
     apart, n_apart = sums(False)
     assert (n_stacked, n_apart) == (4, 0)  # the pass and the three batches, each stacked once
-    for a, b in zip(stacked, apart):
+    for a, b in zip(stacked, apart, strict=True):
         assert a.shape == b.shape and a.dtype == np.float64
         np.testing.assert_array_equal(a, b)
 
@@ -124,7 +124,7 @@ def test_stacked_design_refuses_what_it_does_not_stack():
     raw = [(design[a:a + 500], None) for a in range(0, 1000, 500)]  # rows not pre-scaled
     assert not stacks(BinaryLogisticLoss().gradient_sum, raw)
     other = sparse_design(np.float64, False)
-    mixed = chunks[:1] + [(other[0:500].prescaled(), None)]  # two intercept scalings
+    mixed = [*chunks[:1], (other[0:500].prescaled(), None)]  # two intercept scalings
     assert not stacks(BinaryLogisticLoss().gradient_sum, mixed)
     stacked = StackedChunks([(X, np.zeros(500)) for X, _ in chunks])
     assert stacked.shape == (1000, design.shape[1]) and len(stacked) == 1000

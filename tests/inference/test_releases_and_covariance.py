@@ -39,7 +39,7 @@ def _upper(matrix):
 def _sums(loss, coef, rows, y):
     """The two sums by a direct loop (not the code under test's vectorised form)."""
     h, q = np.zeros((rows.shape[1],) * 2), np.zeros((rows.shape[1],) * 2)
-    for x, target in zip(rows, y):
+    for x, target in zip(rows, y, strict=True):
         t = float(x @ coef)
         if isinstance(loss, BinaryLogisticLoss):
             s = 1.0 / (1.0 + math.exp(-t))
@@ -297,7 +297,7 @@ def test_report_composes_run_and_releases_in_one_mu(epsilon):
     budget = fit_budget(epsilon, delta)
     mu = epsilon_delta_to_gdp(epsilon, delta)
     for part, share in zip((budget.gradient_mu, budget.hessian_mu, budget.score_mu),
-                           INFERENCE_SHARES[1:]):
+                           INFERENCE_SHARES[1:], strict=True):
         assert part**2 == pytest.approx(share * mu**2)
     run = DPRidge(epsilon=budget.fit_epsilon, delta=delta, y_bound=1.0).plan_privacy(n, 4)
     assert run.mu <= budget.fit_mu * (1 + 1e-9)
@@ -366,7 +366,7 @@ def test_hessian_share_grows_only_where_the_shape_needs_it():
     shares = [inference_shares(1.0, 1e-6, n, 11) for n in (1000, 10000, 30000, 10**5, 10**6)]
     hessian = [s[2] for s in shares]
     assert hessian[0] == hessian[1] == 0.3 and hessian[-2] == hessian[-1] == 0.1
-    assert all(a >= b for a, b in zip(hessian, hessian[1:]))
+    assert all(a >= b for a, b in itertools.pairwise(hessian))
     for s in shares:
         assert sum(s) == pytest.approx(1.0) and s[0] == 0.3 and s[3] == 0.1
     middle = fit_budget(1.0, 1e-6, 30000, 11)

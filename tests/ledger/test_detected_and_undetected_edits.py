@@ -81,7 +81,7 @@ def _cli_verify(path, *flags):
 
 
 def test_a_cut_tail_with_its_earlier_head_written_back_needs_a_kept_head(path, key_file):
-    ledger, heads = _ledger(path, 4, key_file=key_file)
+    _, heads = _ledger(path, 4, key_file=key_file)
     with sqlite3.connect(path) as conn:  # what `show` printed after entry 2, written back
         conn.execute("DELETE FROM entries WHERE seq > 2")
         conn.execute("UPDATE ledger SET head_seq = 2, head_hash = ?", (heads[2],))

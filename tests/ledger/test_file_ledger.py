@@ -274,7 +274,7 @@ def test_unreadable_entry_is_refused_clearly(path):
     with sqlite3.connect(path) as conn:  # hashes recomputed: the entry is still unreadable
         rechain(conn, Chain(), path)
     with pytest.raises(LedgerFileError, match="unreadable entry #1"):
-        PrivacyLedger(path=path).entries
+        _ = PrivacyLedger(path=path).entries
 
 
 @pytest.mark.parametrize("version, word", [(0, "older"), (1, "older"), (3, "newer")])

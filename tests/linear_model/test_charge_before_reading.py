@@ -106,7 +106,7 @@ def test_shape_errors_come_before_any_content_check(make_X, message):
 
 
 def test_with_a_ledger_an_unreadable_shape_is_refused_before_reading_values():
-    X, y = _data()
+    _X, y = _data()
     ledger = _Ledger(budget=5)
     for bad_X in (4711.4711, [4711.4711] * 40):  # a scalar; a 1-D list (no n_features)
         with pytest.raises(ValueError, match="read n and d from the shape") as info:

@@ -37,7 +37,7 @@ def multiclass_data():
 
 @pytest.fixture(scope="module")
 def regression_data():
-    X, y, coef = make_regression(n_samples=400, n_features=4, noise=5.0, coef=True, random_state=2)
+    X, y, _coef = make_regression(n_samples=400, n_features=4, noise=5.0, coef=True, random_state=2)
     return _unit_rows(X), y / np.max(np.abs(y))
 
 

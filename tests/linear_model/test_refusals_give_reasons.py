@@ -17,7 +17,7 @@ def _data(n=60, seed=0):
                                   lambda: DPRidge(y_bound=1.0)])
 def test_sample_weight_without_its_public_bound_is_refused_with_the_reason(make):
     X, y = _data()
-    with pytest.raises(ValueError, match="max_sample_weight is None: .*sensitivity"):
+    with pytest.raises(ValueError, match=r"max_sample_weight is None: .*sensitivity"):
         make().fit(X, y, sample_weight=np.ones(len(y)))
     with pytest.raises(TypeError, match=r"unexpected keyword argument\(s\) \['weights'\]"):
         make().fit(X, y, weights=np.ones(len(y)))
@@ -56,7 +56,7 @@ def test_a_batch_size_that_a_full_batch_solver_would_ignore_is_refused(make):
 
 def test_warm_start_is_refused_with_the_reason():
     X, y = _data()
-    with pytest.raises(ValueError, match="warm_start=True is refused: .*depend on that fit's data"):
+    with pytest.raises(ValueError, match=r"warm_start=True is refused: .*depend on that fit's data"):
         DPLogisticRegression(classes=[0, 1], warm_start=True).fit(X, y)
     with pytest.raises(ValueError, match="warm_start=True is refused"):  # no plan either
         DPLogisticRegression(classes=[0, 1], warm_start=True).plan_privacy(60, 3)
@@ -76,7 +76,7 @@ def test_refusals_do_not_read_the_data_or_charge_a_ledger():
 
 def test_dpridge_needs_a_public_y_bound():
     X, y = _data()
-    with pytest.raises(ValueError, match="DPRidge needs y_bound, a public bound B on .y.") as info:
+    with pytest.raises(ValueError, match=r"DPRidge needs y_bound, a public bound B on .y.") as info:
         DPRidge(epsilon=1.0).fit(X, y.astype(float))
     assert "never from" in str(info.value)  # says what not to do
     # Given, targets beyond it are clipped (silently, by design): a fit on y and on y
@@ -107,7 +107,7 @@ def test_validation_warnings_are_shown_without_their_text():
     from skdpgd.utils._validation import validate_private
 
     def warns():
-        warnings.warn("value 'ssn 123-45-6789' was converted", UserWarning)
+        warnings.warn("value 'ssn 123-45-6789' was converted", UserWarning, stacklevel=1)
         return "result"
 
     with pytest.warns(UserWarning, match="withheld") as record:

@@ -170,7 +170,7 @@ def test_sgd_candidates_are_refused_before_the_ledger_is_charged(data, grid):
     solver = "sgd" if "solver" not in grid else "gd"
     est = DPLogisticRegression(classes=[0, 1], solver=solver, max_iter=20)
     search = DPSearchCV(est, grid, epsilon=2.0, delta=1e-5, ledger=ledger, random_state=0)
-    with pytest.raises(ValueError, match="solver='sgd'.*reports_mu=False") as info:
+    with pytest.raises(ValueError, match=r"solver='sgd'.*reports_mu=False") as info:
         search.fit(*data)
     assert "nan" not in str(info.value)
     assert len(ledger.entries) == 0 and not hasattr(search, "best_estimator_")

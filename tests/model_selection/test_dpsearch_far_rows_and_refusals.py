@@ -181,7 +181,7 @@ def fitted():
 
 
 def _adversarial_rows():
-    rows = list(ROWS.values()) + [[np.nan, 0.0, 0.0, 0.0], [np.inf, -np.inf, 0.0, 0.0]]
+    rows = [*ROWS.values(), [np.nan, 0.0, 0.0, 0.0], [np.inf, -np.inf, 0.0, 0.0]]
     return np.array(rows, dtype=np.float64)
 
 

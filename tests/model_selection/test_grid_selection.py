@@ -196,7 +196,7 @@ def test_eta_without_expected_trials_is_refused_before_the_charge(data):
     ledger = PrivacyLedger()
     search = DPSearchCV(DPLogisticRegression(classes=[0, 1]), {"C": [1.0]}, eta=1.0,
                         ledger=ledger)
-    with pytest.raises(ValueError, match="eta=1.0 shapes a random number of trials"):
+    with pytest.raises(ValueError, match=r"eta=1\.0 shapes a random number of trials"):
         search.fit(X, y)
     assert ledger.entries == ()
 

@@ -26,7 +26,7 @@ def test_rows_scores_and_cost(data):
     X, y = data
     epsilons = [0.05, 1.0, 8.0]
     table = privacy_utility_curve(_clf(), X, y, epsilons, cv=KFold(3))
-    assert [r["epsilon"] for r in table] == epsilons + [math.inf]
+    assert [r["epsilon"] for r in table] == [*epsilons, math.inf]
     assert [r["baseline"] for r in table] == [False] * 3 + [True]
     # each mean is the mean of its folds, and the folds are the ones of a plain loop
     for row in table:

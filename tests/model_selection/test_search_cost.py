@@ -116,7 +116,7 @@ def test_label_dependent_or_unsupported_searches_are_refused(data):
         search_privacy_cost(explicit)
     pipe = GridSearchCV(make_pipeline(StandardScaler(), _clf()),
                         {"dplogisticregression__C": [1.0]}, cv=KFold(2)).fit(X, y)
-    with pytest.raises(TypeError, match="standardscaler. is not public-bound"):
+    with pytest.raises(TypeError, match=r"standardscaler. is not public-bound"):
         search_privacy_cost(pipe)
     with pytest.raises(ValueError, match="not fitted, so it is priced from n and d"):
         search_privacy_cost(GridSearchCV(_clf(), {"C": [1.0]}))  # nothing to size it by

@@ -182,8 +182,8 @@ def test_a_capped_ledger_refuses_the_whole_search_before_its_first_fit(data):
     # the documented pattern: refused up front, the ledger empty
     ledger = PrivacyLedger(epsilon=cap, delta=DELTA)
     search = GridSearchCV(_clf(ledger), grid, cv=cv)
-    with pytest.raises(PrivacyBudgetExceeded, match="this search .GridSearchCV over "
-                       "DPLogisticRegression: 9 fold fits and the refit"):
+    with pytest.raises(PrivacyBudgetExceeded, match=r"this search .GridSearchCV over "
+                       r"DPLogisticRegression: 9 fold fits and the refit"):
         check_search_budget(search, X, y, sample_ids=ids)
     assert ledger.entries == ()
 
@@ -249,7 +249,7 @@ def test_a_file_ledger_is_read_before_the_check(data, tmp_path):
     search.set_params(estimator__ledger=ledger)
     check_search_budget(search, X, y, sample_ids=ids)  # admitted on an empty file
     _clf(PrivacyLedger(path=path), epsilon=0.5).fit(X, y, sample_ids=ids)  # another writer
-    with pytest.raises(PrivacyBudgetExceeded, match="spent so far: epsilon=0.5"):
+    with pytest.raises(PrivacyBudgetExceeded, match=r"spent so far: epsilon=0\.5"):
         check_search_budget(search, X, y, sample_ids=ids)
     assert len(ledger.entries) == 1
 

@@ -50,7 +50,7 @@ def _exact_renyi(alpha, mu, eta, gamma):
 
     out = 0.0
     for a, b in ((0.0, mu), (mu, 0.0)):
-        def integrand(x):
+        def integrand(x, a=a, b=b):
             return math.exp(alpha * log_density(x, a) + (1 - alpha) * log_density(x, b))
 
         val, _ = integrate.quad(integrand, -30, 30 + mu, limit=400, epsabs=0, epsrel=1e-11)

@@ -152,7 +152,7 @@ def test_the_cap_message_shows_the_additive_delta_and_the_fix(table):
 
 
 def test_ledger_show_names_the_additive_delta(table, tmp_path):
-    X, y = table
+    X, _y = table
     ledger = PrivacyLedger(path=tmp_path / "budget.sqlite")
     _pipe(ledger=ledger).prepare(X)
     lines = show_lines(inspect_file(tmp_path / "budget.sqlite"))

@@ -151,7 +151,7 @@ def test_cyclic_partition_depends_on_n_and_seed_only():
     a = cyclic_partition(50, 8, np.random.default_rng(11))
     b = cyclic_partition(50, 8, np.random.default_rng(11))
     c = cyclic_partition(50, 8, np.random.default_rng(12))
-    assert all(np.array_equal(x, y) for x, y in zip(a, b))
-    assert not all(np.array_equal(x, y) for x, y in zip(a, c))
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    assert not all(np.array_equal(x, y) for x, y in zip(a, c, strict=True))
     with pytest.raises(ValueError, match="batch_size"):
         cyclic_partition(10, 0, np.random.default_rng(0))

@@ -102,4 +102,4 @@ def test_cyclic_visits_batches_in_order_and_partition_is_public():
     assert sorted(np.concatenate(parts).tolist()) == list(range(10))
     assert sorted(len(p) for p in parts) == [3, 3, 4]
     again = cyclic_partition(10, 4, np.random.default_rng(5))
-    assert all(np.array_equal(a, b) for a, b in zip(parts, again))
+    assert all(np.array_equal(a, b) for a, b in zip(parts, again, strict=True))

@@ -596,7 +596,7 @@ def test_balanced_class_weight_comes_from_released_counts():
     exact = make_dp_pipeline(DPLogisticRegression(classes=[0, 1], class_weight="balanced"),
                              epsilon=np.inf, random_state=0).fit(X, y)
     expected = compute_class_weight("balanced", classes=np.array([0, 1]), y=y)
-    assert exact.class_weight_ == pytest.approx(dict(zip([0, 1], expected)), rel=1e-12)
+    assert exact.class_weight_ == pytest.approx(dict(zip([0, 1], expected, strict=True)), rel=1e-12)
     assert exact.pipeline_[-1].class_weight == exact.class_weight_
     # with noise: one more release in the composition, within the budget
     pipe = make_dp_pipeline(DPLogisticRegression(classes=[0, 1], class_weight="balanced"),

@@ -180,7 +180,7 @@ def test_the_table_names_the_pipeline_s_columns():
     pipe = make_dp_pipeline(DPTableVectorizer(categories={"g": ["c0", "c1", "c2"]}),
                             DPLogisticRegression(classes=[0, 1], inference=True),
                             epsilon=2.0, random_state=0).fit(frame, y)
-    names = list(pipe.pipeline_[0].get_feature_names_out()) + ["intercept"]
+    names = [*pipe.pipeline_[0].get_feature_names_out(), "intercept"]
     assert list(pipe.summary().index) == names
     assert pipe.pipeline_[-1].inference_.names == names  # was x0, x1, ...
     text = pipe.pipeline_[-1].inference_.text()

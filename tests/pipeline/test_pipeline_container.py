@@ -38,7 +38,7 @@ def test_length_and_unfitted_indexing_read_the_given_steps():
 
 
 def test_after_fit_indexing_reads_the_fitted_clones():
-    pipe, X = _fitted()
+    pipe, _X = _fitted()
     given = pipe.steps[-1][1]
     final = pipe[-1]
     assert final is not given  # the user's step is never fitted in place

@@ -67,8 +67,8 @@ def test_histogram_counts_every_record_once_and_moves_by_sqrt2():
         expected_base[_cell(v)] += 1
     assert np.array_equal(cell_counts(np.array(base), EDGES), expected_base)
     for a, b in itertools.product(ADVERSARIAL_FLOATS, repeat=2):
-        d = np.array([a] + base[1:])
-        d2 = np.array([b] + base[1:])
+        d = np.array([a, *base[1:]])
+        d2 = np.array([b, *base[1:]])
         c, c2 = cell_counts(d, EDGES), cell_counts(d2, EDGES)
         assert c.sum() == len(d)  # every record in exactly one cell
         ours = np.zeros(len(EDGES) + 2)
@@ -84,8 +84,8 @@ def test_category_keys_one_key_per_record_and_sqrt2():
              float("inf"), b"\xff", object(), 2 ** 80, "x" * 1000]
     base = ["a", "a", "b", "c"]
     for u, v in itertools.product(cells, repeat=2):
-        k1 = category_keys([u] + base[1:])
-        k2 = category_keys([v] + base[1:])
+        k1 = category_keys([u, *base[1:]])
+        k2 = category_keys([v, *base[1:]])
         assert all(k is None or isinstance(k, str) for k in k1 + k2)
         c1 = {k: k1.count(k) for k in set(k1) if k is not None}
         c2 = {k: k2.count(k) for k in set(k2) if k is not None}
@@ -102,8 +102,8 @@ def test_type_vote_moves_by_at_most_two_per_column():
              "1.797e308", None, np.nan, pd.NA, 3, 2.5, True, np.int64(4)]
     base = ["2", "x", "", "5"]
     for u, v in itertools.product(cells, repeat=2):
-        col1 = np.array([u] + base[1:], dtype=object)
-        col2 = np.array([v] + base[1:], dtype=object)
+        col1 = np.array([u, *base[1:]], dtype=object)
+        col2 = np.array([v, *base[1:]], dtype=object)
         assert abs(number_minus_text(col1) - number_minus_text(col2)) <= 2
 
 
@@ -444,7 +444,7 @@ def test_cli_bundle_keeps_no_noise_seed(tmp_path):
     rng = np.random.default_rng(9)
     lines = ["age,city,label"] + [
         f"{a},{c},{int(a > 50)}" for a, c in zip(rng.integers(18, 90, 400),
-                                                 rng.choice(["Lyon", "Oslo"], 400))]
+                                                 rng.choice(["Lyon", "Oslo"], 400), strict=True)]
     data = tmp_path / "d.csv"
     data.write_text("\n".join(lines) + "\n")
     out = tmp_path / "m.joblib"
@@ -601,7 +601,7 @@ def test_discovery_hockey_stick_within_gdp_plus_delta0(sigma, d, d2):
         p = {k: (norm.sf((tau - counts[k]) / sigma) if k in counts else 0.0) for k in keys}
         out = {}
         for bits in itertools.product([0, 1], repeat=len(keys)):
-            out[bits] = math.prod(p[k] if b else 1 - p[k] for k, b in zip(keys, bits))
+            out[bits] = math.prod(p[k] if b else 1 - p[k] for k, b in zip(keys, bits, strict=True))
         return out
 
     P, Q = law(d), law(d2)

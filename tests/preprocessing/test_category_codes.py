@@ -46,7 +46,7 @@ def _columns():
         "text objects": np.array(text, dtype=object),
         "text and None": np.array(with_none, dtype=object),
         "text and NaN (pandas 2 object column)": np.array(with_nan, dtype=object),
-        "text and floats": np.array(text + [1.0, 0.0, -0.0, 2.5, math.inf], dtype=object),
+        "text and floats": np.array([*text, 1.0, 0.0, -0.0, 2.5, math.inf], dtype=object),
         "numpy text": np.array(text),
         "numpy str_ objects": np.array([np.str_(t) for t in text], dtype=object),
         "ints": rng.integers(-3, 3, 300),
@@ -85,7 +85,7 @@ def test_every_cell_gets_its_own_key(name, missing_strings):
 def test_values_equal_in_python_with_distinct_keys_stay_apart():
     # 1 == True == 1.0 and 1e20 == 10**20, but their keys differ: grouped by type too
     values = np.array([1, True, 1.0, 1e20, 10**20, True], dtype=object)
-    codes, cells = distinct_cells(values)
+    codes, _ = distinct_cells(values)
     assert codes.tolist() == [0, 1, 2, 3, 4, 1]
     assert category_codes(values).to_list() == ["1", "True", "1", "1e+20",
                                                 "100000000000000000000", "True"]
@@ -240,7 +240,7 @@ def test_cli_labels_read_as_each_cell(classes):
         want.append(label)
     got = to_labels(column, classes)
     assert len(got) == len(want)
-    for g, w in zip(got.tolist(), want):
+    for g, w in zip(got.tolist(), want, strict=True):
         assert g == w or (g != g and w != w), (g, w)
     # texts and missing cells among the labels: the column stays objects (refused later)
     assert got.dtype == object

@@ -148,7 +148,7 @@ def test_public_one_hot_opt_outs_encode_zeros():
     # A public missing-value marker: zeros, no error; any other value still refused.
     enc = public_one_hot(lists, unknown_values="?", handle_unknown="error").fit(rows)
     assert_array_equal(enc.transform(rows), [[0, 0, 1, 0], [0, 1, 0, 0]])
-    with pytest.raises(ValueError, match="column 0 .* and its unknown_values"):
+    with pytest.raises(ValueError, match=r"column 0 .* and its unknown_values"):
         enc.transform(np.array([["c", "x"]], dtype=object))
     per_column = public_one_hot(lists, unknown_values=[["?"], []],
                                 handle_unknown="error").fit(rows[:1])
@@ -254,7 +254,7 @@ def test_adult_column_transformer_matches_benchmark():
     df["income"] = np.where(adult.target.iloc[:300] == 1, ">50K", "<=50K")
     expected, _ = datasets._adult_features(df)  # the benchmark's own code path
     numeric = list(datasets.ADULT_NUMERIC)
-    df = df.astype({name: float for name in numeric + ["fnlwgt"]})
+    df = df.astype({name: float for name in [*numeric, "fnlwgt"]})
     got = example.make_adult_preprocessor().fit_transform(df)
     assert got.shape == expected.shape == (300, 104)
     # Same float operations in the same order: equal to the last bit (1 ulp allowed).

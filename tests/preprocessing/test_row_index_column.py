@@ -25,7 +25,7 @@ def _reread(frame):
 def test_an_exported_index_is_dropped_by_its_header_name():
     frame = _frame()
     reread = _reread(frame)
-    assert list(reread.columns)[0] == "Unnamed: 0"
+    assert next(iter(reread.columns)) == "Unnamed: 0"
     vec = DPTableVectorizer(epsilon=np.inf, bounds={"age": (0, 100)},
                             categories={"colour": ["blue", "red"]}).fit(reread)
     names = list(vec.get_feature_names_out())

@@ -60,7 +60,7 @@ def test_numeric_map_by_hand():
                                       "city": ["Oslo", "Paris", None],
                                       "member": [True, False, True]}))
     assert_allclose(out[:, 0], [(18 - lo) / (hi - lo), 1.0, 0.0])
-    income_lo, income_hi = vec.bounds_["income"]
+    income_lo, _income_hi = vec.bounds_["income"]
     assert income_lo == 0.0
     enc = {e.name: e for e in vec.encodings_}["income"]
     half = math.sqrt(0.5)  # income's two features are each written times 1/sqrt(2)

@@ -84,8 +84,8 @@ def test_category_count_sensitivity_is_sqrt2():
         va, ca = value_counts(keys)
         vb, cb = value_counts(neighbour)
         union = sorted(set(va) | set(vb))
-        dense_a = np.array([dict(zip(va, ca)).get(k, 0.0) for k in union])
-        dense_b = np.array([dict(zip(vb, cb)).get(k, 0.0) for k in union])
+        dense_a = np.array([dict(zip(va, ca, strict=True)).get(k, 0.0) for k in union])
+        dense_b = np.array([dict(zip(vb, cb, strict=True)).get(k, 0.0) for k in union])
         assert np.linalg.norm(dense_a - dense_b) <= math.sqrt(2) * (1 + 1e-15)
 
 
@@ -103,8 +103,8 @@ def _exact_hockey_stick(pass_p, pass_q, epsilon):
     """sup_S P(S) - e^eps Q(S) for independent per-key release bits (exact enumeration)."""
     total = 0.0
     for outcome in itertools.product([0, 1], repeat=len(pass_p)):
-        p = math.prod(pp if o else 1 - pp for pp, o in zip(pass_p, outcome))
-        q = math.prod(qq if o else 1 - qq for qq, o in zip(pass_q, outcome))
+        p = math.prod(pp if o else 1 - pp for pp, o in zip(pass_p, outcome, strict=True))
+        q = math.prod(qq if o else 1 - qq for qq, o in zip(pass_q, outcome, strict=True))
         total += max(0.0, p - math.exp(epsilon) * q)
     return total
 

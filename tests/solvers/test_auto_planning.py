@@ -58,7 +58,7 @@ def test_batched_predictions_equal_each_run_alone():
                              extra=rng.uniform(0, 1e-3), key=("run", i)))
     for scale_free in (False, True):
         together = predicted_excess_losses(runs, scale_free=scale_free, **common)
-        for run, value in zip(runs, together):
+        for run, value in zip(runs, together, strict=True):
             alone = predicted_excess_loss(
                 run["n_steps"], run["noise_std"], step=run["step"],
                 strong_convexity=run["strong_convexity"], momentum=run["momentum"],
@@ -69,7 +69,7 @@ def test_batched_predictions_equal_each_run_alone():
     g = np.concatenate([[0.0], 1.3**2 * SPECTRUM_GRID])
     nodes, weights = semicircle_nodes()
     count, share = np.minimum(31.0, 1.3**2 / g[1:]), 7.0**2 / 31
-    for run, value in zip(runs, predicted_excess_losses(runs, **common)):
+    for run, value in zip(runs, predicted_excess_losses(runs, **common), strict=True):
         points = np.broadcast_to(g, (nodes.size, g.size)) if run["spread"] else g
         shift = run["spread"] * nodes[:, None] if run["spread"] else 0.0
         h = 0.25 * points + run["strong_convexity"]
@@ -91,7 +91,7 @@ def test_shared_preconditioned_table_equals_each_setting_alone():
     kwargs = dict(curvature=0.25, learning_rate=1.0, n_params=11, row_norm=1.2, n_outputs=1)
     tables = _search_tables(30, sigma1s, margins, pairs=pairs, noisy=True, initial_distance=5.0,
                             **kwargs)
-    for setting, (sigma1, margin) in enumerate(zip(sigma1s, margins)):
+    for setting, (sigma1, margin) in enumerate(zip(sigma1s, margins, strict=True)):
         alone = _proxy_table(30, sigma1, margin=margin, lams=np.array([l for _, l in pairs]),
                              momenta=np.array([b for b, _ in pairs]), initial_distance=5.0,
                              **kwargs)
@@ -106,7 +106,7 @@ def test_joint_plans_are_each_candidates_own_plan(case):
     problem = _problem(case)
     found = candidates(problem, budgets=(10, 20, 50))
     cyclic = [s for s in found if isinstance(s, CyclicSolver)]
-    for solver, plan in zip(cyclic, plan_cyclic_together(problem, cyclic)):
+    for solver, plan in zip(cyclic, plan_cyclic_together(problem, cyclic), strict=True):
         own = solver.plan(problem)
         assert plan.solver is solver
         assert calibrate_cyclic(plan, problem) == own
@@ -115,7 +115,7 @@ def test_joint_plans_are_each_candidates_own_plan(case):
     preconditioned = [s for s in found if isinstance(s, PreconditionedSolver)]
     calibrated = plan_together(problem, preconditioned)
     closed = plan_together(problem, preconditioned, calibrate=False)
-    for solver, plan, candidate in zip(preconditioned, calibrated, closed):
+    for solver, plan, candidate in zip(preconditioned, calibrated, closed, strict=True):
         own = solver.plan(problem)
         assert plan == own and calibrate_preconditioned(candidate, problem) == own
         assert plan.n_steps <= solver.max_steps

@@ -55,7 +55,7 @@ def test_level_terms_give_every_prediction_bit_for_bit(estimator, n, d, k):
     # with and without the Gram noise's spread; one run's minimax is its own worst case
     problem = _problem(estimator, n, d, k)
     runs = [run for _, _, run in _candidate_runs(problem)[0]]
-    for level_terms, value in zip(_losses(problem, runs, terms=True), _losses(problem, runs)):
+    for level_terms, value in zip(_losses(problem, runs, terms=True), _losses(problem, runs), strict=True):
         assert worst_level_value(level_terms) == value
         assert minimax_value([level_terms]) == value
 
@@ -69,9 +69,9 @@ def test_the_route_is_never_worse_than_its_best_fixed_run(estimator, n, d, k):
     values = gram_route_values(problem, labelled, plans, predict_runs(problem, labelled, True)[1])
     assert sorted(values) == sorted({p.solver.gram_share for p in plans
                                      if isinstance(p.solver, PreconditionedSolver)})
-    plain = [run for (_, _, run), p in zip(labelled, plans) if isinstance(p.solver, CyclicSolver)]
+    plain = [run for (_, _, run), p in zip(labelled, plans, strict=True) if isinstance(p.solver, CyclicSolver)]
     for share, value in values.items():
-        own = [run for (_, _, run), p in zip(labelled, plans)
+        own = [run for (_, _, run), p in zip(labelled, plans, strict=True)
                if isinstance(p.solver, PreconditionedSolver) and p.solver.gram_share == share]
         factor = 1.0 / math.sqrt(1.0 - PROBE_FRACTION * share)
         fixed = _losses(problem, own + [dict(run, noise_std=run["noise_std"] * factor)
@@ -89,7 +89,8 @@ def test_the_route_is_worth_more_than_any_fixed_run_where_worst_cases_differ():
     assert min(values.values()) * (1.0 + TIE_TOLERANCE) < best
 
 
-@pytest.mark.parametrize("estimator, n, d, k", PROBLEMS + [
+@pytest.mark.parametrize("estimator, n, d, k", [
+    *PROBLEMS,
     (DPLogisticRegression(classes=[0, 1], epsilon=0.5), 750, 104, 2),
     (DPLogisticRegression(classes=[0, 1], epsilon=4.0), 40000, 10, 2),
 ])
@@ -125,7 +126,7 @@ def test_private_inference_runs_the_choice_without_the_route():
     # inference=True runs auto's public choice (no second choice follows), so a Gram
     # released only for its route would buy nothing there
     est = DPLogisticRegression(classes=[0, 1], epsilon=1.0, inference=True)
-    loss, shape, problem, plan, report = est._plan_and_report(10_000, 20, 2)
+    _loss, _shape, problem, plan, _report = est._plan_and_report(10_000, 20, 2)
     fit_plan = get("auto").plan(problem)
     assert "for its Gram:" in fit_plan.public_plan.notes[-1]  # the fit would take it
     assert "for its Gram" not in plan.notes[-1]

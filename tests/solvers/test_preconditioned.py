@@ -428,7 +428,7 @@ def test_proxy_recursion_matches_closed_form_and_the_loop():
 
     def _unit_errors(n_steps, g, **kw):
         a, b, q, h = _recursion(g, **kw)
-        mean, variance = (np.array(x) for x in zip(*error_moments(a, b, q, n_steps)))
+        mean, variance = (np.array(x) for x in zip(*error_moments(a, b, q, n_steps), strict=True))
         return mean, variance / q, h, q
 
     g = np.array([1e-4, 0.01, 0.3])

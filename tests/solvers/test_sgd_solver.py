@@ -99,7 +99,7 @@ def test_ledger_composes_sgd_fits_by_pld_and_enforces_its_cap():
     report = sgd.privacy_
     run = (report.sampling_rate, report.noise_std * report.batch_size / report.gradient_bound,
            report.n_steps)
-    (entry_sgd, entry_gd) = ledger.entries
+    (entry_sgd, _entry_gd) = ledger.entries
     assert entry_sgd.mu is None and entry_sgd.poisson_run == pytest.approx(run, rel=1e-15)
     spend = ledger.spent(1e-5)
     assert spend.composition == "pld" and spend.mu is None

@@ -177,7 +177,7 @@ def test_run_released_is_refused_before_reading_and_names_the_public_plan():
     model = DPLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0)
     plan = model._plan_and_report(3000, 3, 2)[3]
     assert isinstance(plan.solver, _spectral.SpectralChoiceSolver)
-    with pytest.raises(TypeError, match="plan.public_plan"):
+    with pytest.raises(TypeError, match=r"plan\.public_plan"):
         plan.solver.run_released(None, None, plan, None)
 
 
@@ -210,7 +210,7 @@ def test_ties_on_the_released_spectrum_go_to_the_fewest_passes(monkeypatch):
     # every candidate predicted alike, up to half the tie tolerance: the cheapest runs
     rng = np.random.default_rng(0)
     fake = dict(zip(map(id, plan.candidates),
-                    1.0 + 0.005 * rng.uniform(size=len(plan.candidates))))
+                    1.0 + 0.005 * rng.uniform(size=len(plan.candidates)), strict=True))
 
     def predicted(candidate, *args):  # the same at every level of the bulk
         passes = (candidate.n_steps if candidate.solver.name == "preconditioned"
@@ -249,7 +249,7 @@ def test_the_gram_is_released_in_two_draws_whose_precisions_add_up(monkeypatch):
     mu_p, mu_t = s_g / (n * plan.probe_noise_std), s_g / (n * plan.top_up_noise_std)
     assert mu_p**2 + mu_t**2 == pytest.approx((s_g / (n * tau)) ** 2, rel=1e-12)
     assert plan.gram_mu == mu_p and mu_p**2 == pytest.approx(PROBE_FRACTION * (s_g / (n * tau)) ** 2)
-    for candidate, report, mu in zip(plan.candidates, plan.run_reports, plan.run_mus):
+    for candidate, report, mu in zip(plan.candidates, plan.run_reports, plan.run_mus, strict=True):
         if candidate.solver.name == "preconditioned":  # top-up Gram and steps, composed
             assert mu == pytest.approx(math.hypot(mu_t, report.steps_mu), rel=1e-12)
         else:
@@ -417,7 +417,7 @@ def test_a_public_choice_at_the_budget_keeps_its_second_choice(n, d, classes, ep
 
 
 def test_a_public_choice_within_the_budget_is_not_changed():
-    problem, plan = _plan(40_000, 100, 1.0)  # composed on the safe side of the target
+    _problem, plan = _plan(40_000, 100, 1.0)  # composed on the safe side of the target
     public = plan.candidates[plan.public_index]
     assert public.noise_std == plan.public_plan.noise_std
     assert repr(_spectral.replace(public, notes=())) == repr(

@@ -135,7 +135,7 @@ def test_auto_takes_the_smallest_prediction(estimator, n, d, k):
     best = min(p.excess_loss for p, _ in scored)
     winner = [s for p, s in scored if f"chose {p.label}:" in notes[-1]]
     assert len(winner) == 1 and plan.solver == winner[0]
-    chosen = [p for p, s in scored if s == plan.solver][0]
+    chosen = next(p for p, s in scored if s == plan.solver)
     assert chosen.excess_loss <= best * (1 + TIE_TOLERANCE)
     # every candidate is listed with its prediction
     assert len(notes) == len(scored) + 1
@@ -242,7 +242,7 @@ def test_auto_keeps_its_recorded_choice_on_the_validation_grid(cell):
         est, n_classes = DPLogisticRegression(classes=[0, 1], epsilon=epsilon), 2
     else:
         est, n_classes = DPRidge(y_bound=1.0, epsilon=epsilon), None
-    _, _, problem, fit_plan, report = est._plan_and_report(n, d, n_classes)
+    _, _, _, fit_plan, report = est._plan_and_report(n, d, n_classes)
     plan = getattr(fit_plan, "plan_without_choice", fit_plan)
     assert plan.notes[-1].startswith(f"solver='auto' chose {winner}:")
     assert getattr(plan, "n_epochs", plan.n_steps) == steps

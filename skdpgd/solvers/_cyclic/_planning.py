@@ -433,7 +433,7 @@ def _search_cyclic(target_mu, *, sensitivity, gradient_bound, n_samples, n_param
     contraction = np.maximum(np.abs(1.0 - etas * lam), np.abs(1.0 - etas * beta))
     epochs = np.arange(1, max_epochs + 1)
     budgets = sorted({int(budget) for budget in budgets or (max_epochs,)})
-    shape = etas.shape + (len(batch_sizes), len(budgets))
+    shape = (*etas.shape, len(batch_sizes), len(budgets))
     proxies, best_epochs = np.full(shape, np.inf), np.ones(shape, dtype=int)
     roots = np.full(shape, np.nan)
     # every term but the bias lam r0^2 / 2 is >= 0: the smaller half of the lams is scored

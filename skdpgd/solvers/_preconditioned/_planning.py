@@ -209,7 +209,8 @@ def _search_tables(max_steps, sigma1s, margins, *, pairs, noisy, initial_distanc
     chosen = np.broadcast_to(first, (len(margins), len(pairs)))
     for phase in ("first", "rest"):
         if phase == "rest":  # unless its bias (the same float as the table's) loses
-            best = np.array([table[:budget].min() for table, budget in zip(tables, budgets)])
+            best = np.array([table[:budget].min()
+                             for table, budget in zip(tables, budgets, strict=True)])
             chosen = ~first & (0.5 * lams * r0 * r0 <= best[:, None])
         settings, columns = np.nonzero(chosen)
         if not settings.size:
