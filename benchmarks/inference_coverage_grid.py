@@ -56,7 +56,8 @@ The reduced run of docs/theory.md ("Coverage on hard designs") names its cells t
 ``--cells equi,n2000`` keeps every equicorrelated cell at n = 2000.
 
 Results are written after every cell (a rerun with ``--cells`` adds to the same
-``--out``); ``--table`` prints the markdown table of ``--out``.
+``--out``; ``--resume`` skips the cells it already holds at ``--reps`` or more, so a cut
+run goes on where it stopped); ``--table`` prints the markdown table of ``--out``.
 """
 
 import argparse
@@ -295,6 +296,8 @@ def main(argv=None):
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--out", default="benchmarks/results/inference_coverage_grid.json")
     parser.add_argument("--table", action="store_true")
+    parser.add_argument("--resume", action="store_true",
+                        help="skip the cells --out already holds at >= --reps repetitions")
     args = parser.parse_args(argv)
     out = Path(args.out)
     if args.table:
@@ -306,6 +309,8 @@ def main(argv=None):
     start = time.perf_counter()
     with Parallel(n_jobs=args.n_jobs) as parallel:
         for cell in chosen_cells(args.cells):
+            if args.resume and results.get(cell["name"], {}).get("reps", 0) >= args.reps:
+                continue
             t0 = time.perf_counter()
             reps = parallel(delayed(one_rep)(cell, rep) for rep in range(args.reps))
             row = summarise(cell, reps)
