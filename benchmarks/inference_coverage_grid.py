@@ -56,7 +56,10 @@ The reduced run of docs/theory.md ("Coverage on hard designs") names its cells t
 ``--cells equi,n2000`` keeps every equicorrelated cell at n = 2000.
 
 Results are written after every cell (a rerun with ``--cells`` adds to the same
-``--out``); ``--table`` prints the markdown table of ``--out``.
+``--out``; ``--resume`` skips the cells it already holds at ``--reps`` or more, so a cut
+run goes on where it stopped); ``--table`` prints the markdown table of ``--out``,
+``--by-design`` one row per model, design and n (cells meeting the rule: every counted
+finite coefficient covers >= .90 and no null coefficient's type-I error exceeds .10).
 """
 
 import argparse
@@ -280,6 +283,42 @@ def print_table(results):
               f"{_fmt(row.get('width_ratio'), '.2f')} | {row['refused']} |")
 
 
+def meets(row):
+    """The rule of a cell: every counted finite coefficient covers >= .90, type-I <= .10
+    (None for a cell refused before the charge in every repetition)."""
+    if row["refused"] == row["reps"]:
+        return None
+    cover, type1 = row.get("coverage_min"), row.get("type1_max")
+    return (cover is None or cover >= 0.90) and (type1 is None or type1 <= 0.10)
+
+
+def _span(values, spec):
+    return f"{min(values):{spec}}-{max(values):{spec}}" if values else "-"
+
+
+def print_by_design(results):
+    """One row per model, design and n: cells meeting the rule, worst coverage and type-I,
+    the NaN share's and the median width ratio's range over the cells."""
+    groups = {}
+    for row in results["cells"]:
+        groups.setdefault((row["model"], row["design"], row["n"]), []).append(row)
+    print("| model, design | n | cells (refused) | meeting the rule | reps | coverage min | "
+          "type-I max | NaN share | width / non-private |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for (model, design, n), rows in groups.items():
+        fit = [r for r in rows if meets(r) is not None]
+        cover = [r["coverage_min"] for r in fit if r.get("coverage_min") is not None]
+        type1 = [r["type1_max"] for r in fit if r.get("type1_max") is not None]
+        nan = [r["nan_fraction"] for r in fit]
+        width = [r["width_ratio"] for r in fit if r.get("width_ratio") is not None]
+        reps = sorted({r["reps"] for r in rows})
+        print(f"| {model}, {design} | {n} | {len(rows)} ({len(rows) - len(fit)}) | "
+              f"{sum(bool(meets(r)) for r in fit)} | {'/'.join(map(str, reps))} | "
+              f"{_fmt(min(cover) if cover else None, '.3f')} | "
+              f"{_fmt(max(type1) if type1 else None, '.3f')} | {_span(nan, '.2f')} | "
+              f"{_span(width, '.2f')} |")
+
+
 def chosen_cells(patterns):
     """The cells whose name contains every comma-separated substring of some pattern."""
     if not patterns:
@@ -295,10 +334,14 @@ def main(argv=None):
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--out", default="benchmarks/results/inference_coverage_grid.json")
     parser.add_argument("--table", action="store_true")
+    parser.add_argument("--by-design", action="store_true",
+                        help="print --out's cells grouped by model, design and n")
+    parser.add_argument("--resume", action="store_true",
+                        help="skip the cells --out already holds at >= --reps repetitions")
     args = parser.parse_args(argv)
     out = Path(args.out)
-    if args.table:
-        print_table(json.loads(out.read_text()))
+    if args.table or args.by_design:
+        (print_by_design if args.by_design else print_table)(json.loads(out.read_text()))
         return
     results = {}
     if out.exists():
@@ -306,6 +349,8 @@ def main(argv=None):
     start = time.perf_counter()
     with Parallel(n_jobs=args.n_jobs) as parallel:
         for cell in chosen_cells(args.cells):
+            if args.resume and results.get(cell["name"], {}).get("reps", 0) >= args.reps:
+                continue
             t0 = time.perf_counter()
             reps = parallel(delayed(one_rep)(cell, rep) for rep in range(args.reps))
             row = summarise(cell, reps)
