@@ -96,7 +96,13 @@ def bound_values(report):
              ("Theorem 4.1 (composition)", "Theorem 4.2 (strongly convex)",
               "Theorem 4.3 (convex, bounded domain)"))
     out = [(names[0], report.composition_mu, None)]
-    if report.contraction >= 1.0:
+    if report.contraction >= 1.0 and cyclic:
+        # Theorem 4.5 at c = 1 (lam = 0) is its limit 1 + (E - 1)/l (docs/theory.md): the
+        # factor is finite, but the bound is no longer a strongly convex one.
+        factor = accounting.convergent_cyclic_factor(
+            1.0, report.n_steps // report.n_epochs, passes)
+        out.append(("Theorem 4.5 (its c = 1 limit, lam = 0)", unit * factor, None))
+    elif report.contraction >= 1.0:
         out.append((names[1], None, "does not apply: c = 1 (lam = 0)"))
     else:
         factor = (accounting.convergent_cyclic_factor(

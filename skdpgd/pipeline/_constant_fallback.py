@@ -221,7 +221,7 @@ def _classifier_release(estimator, X, y, mu, rng):
 
 def _regressor_release(estimator, X, y, mu, rng):
     """The noisy mean, then the noisy truncated squared-error lead over it."""
-    bound = float(estimator.y_bound)
+    bound = float(estimator._public_target_bound())  # the numeric bound the fit clipped to
     y = np.clip(np.asarray(y, dtype=np.float64).ravel(), -bound, bound)
     mu_each = mu / math.sqrt(2.0)
     total = math.fsum(y.tolist()) + rng.normal(0.0, 2.0 * bound / mu_each)

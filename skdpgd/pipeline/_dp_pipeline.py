@@ -251,20 +251,20 @@ class DPPipeline(StepSequence, FittedPipelineMethods, _BaseComposition):
 
     @property
     def classes(self):
-        """The final estimator's public label set (classifiers; read by the searches)."""
+        """The final estimator's ``classes`` parameter (classifiers; None for regressors)."""
         return getattr(self._final_estimator, "classes", None)
 
     @property
     def y_bound(self):
-        """The final estimator's ``y_bound`` (regressors; read by the searches)."""
+        """The final estimator's ``y_bound`` parameter (regressors; None for classifiers)."""
         return getattr(self._final_estimator, "y_bound", None)
 
     def _public_label_set(self):
-        """The final estimator's declared public label set (read by the searches)."""
+        """The final estimator's declared label set (read by searches, the constant check)."""
         return self._final_estimator._public_label_set()
 
     def _public_target_bound(self):
-        """The final estimator's declared bound on |y| (read by the searches)."""
+        """The final estimator's declared bound on |y| (what the searches read)."""
         return self._final_estimator._public_target_bound()
 
     def __sklearn_tags__(self):

@@ -72,3 +72,21 @@ def test_unregularised_without_a_radius_is_refused(capsys):
     assert main(["account", "--epsilon", "1", "--n", "750", "--solver", "gd",
                  "--regularization", "inf"]) == 2
     assert "max_coef_norm" in capsys.readouterr().err
+
+
+def test_unregularised_cyclic_prints_theorem_4_5_at_its_c_1_limit(capsys):
+    # lam = 0 (C = inf): Theorem 4.5's factor tends to sqrt(1 + (E - 1)/l) as c -> 1, which
+    # is finite, so the line gives a number and does not call the bound strongly convex
+    out = _account(capsys, "--n", "32561", "--n-features", "104", "--solver", "cyclic",
+                   "--regularization", "inf", "--max-coef-norm", "1")
+    assert "binding bound: Theorem 4.5" in out
+    assert "  Theorem 4.5 (strongly convex)" not in out
+    mu_limit, _ = _bound_line(out, "Theorem 4.5 (its c = 1 limit, lam = 0)")
+    mu_c, _ = _bound_line(out, "Theorem 4.4 (composition)")
+    k, epochs = _number(out, "K"), _number(out, "epochs")
+    batches = k / epochs
+    # composition's unit is mu_c/sqrt(E); the limit's factor is sqrt(1 + (E - 1)/l)
+    by_hand = mu_c / math.sqrt(epochs) * math.sqrt(1.0 + (epochs - 1.0) / batches)
+    assert math.isclose(mu_limit, by_hand, rel_tol=1e-5)
+    assert mu_limit < mu_c
+    assert abs(accounting.epsilon_of(mu_limit, _number(out, "epsilon=1 at delta")) - 1.0) < 1e-4  # rounded delta

@@ -157,6 +157,9 @@ class _Fixed:
     def predict(self, X):
         return self.predictions[np.asarray(X, dtype=int).ravel()]
 
+    def _public_target_bound(self):
+        return self.y_bound
+
 
 class _NoNoise:
     def normal(self, loc, scale, size=None):
