@@ -112,8 +112,9 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
         as they are, object and string columns by the private vote; ``"vote"``: every
         numeric, object, string and category column by the vote; ``"dtype"``: every
         column by its dtype (object and string columns categorical), which treats the
-        dtypes as public. The vote is one more release of the step's budget (equal
-        mu^2), and a voted column is planned as one release of either type.
+        dtypes as public. The vote is one more release of the step's budget: the mu it
+        needs on the public n rows, at most an equal part, the rest going to the other
+        releases; a voted column is planned as one release of either type.
     missing_values : tuple of str, default=DEFAULT_MISSING_STRINGS
         Strings read as missing (pandas.read_csv's defaults).
     add_indicator : "auto" or False, default="auto"

@@ -1,10 +1,12 @@
 r"""The releases of a :class:`DPTableVectorizer` fit, column by column, within one budget.
 
-Given the public plan (:mod:`._vectorizer_plan`), the step's :math:`\mu` is split equally
-in :math:`\mu^2` over the planned releases (one type vote for the voted columns, one
-histogram per numeric column without public bounds, one discovery per categorical column
-whose categories are discovered, one for each voted column whichever type it gets), the
-additive delta equally over the planned discoveries. A numeric column's share is spent by
+Given the public plan (:mod:`._vectorizer_plan`), the step's :math:`\mu` is split over the
+planned releases (one type vote for the voted columns, one histogram per numeric column
+without public bounds, one discovery per categorical column whose categories are
+discovered, one for each voted column whichever type it gets): the vote takes the mu it
+needs on the public n rows, capped at the equal part, and the others share the rest
+equally in :math:`\mu^2` (:func:`release_shares`, the command line's rule); the
+additive delta is split equally over the planned discoveries. A numeric column's share is spent by
 two releases that compose to at most it (:mod:`._column_range`: a locating histogram, then
 a refined or repeated one); the report gives one entry per share, naming both and their mu.
 The vote is released first; a voted column then gets the encoding of its type. Since every
@@ -27,7 +29,7 @@ from ._numeric_rules import check_public_bounds, is_integer_dtype, numeric_map
 from ._private_categories import discover_categories
 from ._schema import numeric_column, table_schema
 from ._two_scales import TwoScaleEncoding, two_scales
-from ._type_vote import number_minus_text, type_vote
+from ._type_vote import number_minus_text, type_vote, vote_mu_needed
 from ._vectorizer_plan import VOTE, child_generators, count_releases
 
 
@@ -48,6 +50,7 @@ def fit_columns(vec, X, plan, mu, extra_delta, random_state):
         The composed mu and additive delta of the releases made.
     """
     notes = []
+    plan_in = plan
     if extra_delta <= 0.0:
         hashed = [p[2] for p in plan if p[5] == "discover"]
         if hashed:
@@ -55,15 +58,12 @@ def fit_columns(vec, X, plan, mu, extra_delta, random_state):
                          f"{vec.n_buckets} buckets instead of discovered (if categorical).")
         plan = [(*p[:5], "hash") if p[5] == "discover" else p for p in plan]
     n_gdp, n_thresholded = count_releases(plan)
-    # each release is mu/sqrt(k)-GDP, rounded down so that the composition,
-    # sqrt(k) * mu_each, never exceeds the given mu (Dong, Roth and Su, Cor. 3.3)
-    mu_each = float(np.nextafter(mu / math.sqrt(n_gdp), 0.0)) if n_gdp and mu > 0 else 0.0
-    if np.isinf(mu):
-        mu_each = np.inf
+    n_rows = X.shape[0] if hasattr(X, "shape") else np.asarray(X).shape[0]  # public n
+    mu_vote, mu_each = release_shares(plan, mu, n_gdp, n_rows)
     delta_each = extra_delta / n_thresholded if n_thresholded else 0.0
     rngs = iter(child_generators(make_generator(random_state), n_gdp))
     releases = []
-    plan = _vote(vec, X, plan, mu_each, rngs, releases)
+    plan = _vote(vec, X, plan, mu_vote, rngs, releases)
     dtypes = table_schema(X)[3]
     encodings, types, n_discovered = [], {}, 0
     shares = len(releases)  # the vote's, if any
@@ -94,9 +94,37 @@ def fit_columns(vec, X, plan, mu, extra_delta, random_state):
                 releases.append((f"{name}: categories above a noisy-count threshold "
                                   f"(delta {delta_each:.3g})", mu_each))
     # one entry per share (a numeric column's two releases compose to at most its share,
-    # split_share): the shares used compose to mu (all planned) or mu_each * sqrt(shares)
-    spent_mu = 0.0 if not shares else (mu if shares == n_gdp else mu_each * math.sqrt(shares))
+    # split_share): the shares used compose to mu (all planned), else to the root of the
+    # vote's mu^2 plus mu_each^2 per other share made
+    voted = 1 if any(p[3] == VOTE for p in plan_in) else 0
+    spent_mu = 0.0 if not shares else (
+        mu if shares == n_gdp else
+        math.sqrt(voted * mu_vote**2 + (shares - voted) * mu_each**2))
     return encodings, types, releases, notes, (spent_mu, float(delta_each * n_discovered))
+
+
+def release_shares(plan, mu, n_gdp, n_samples):
+    r"""(the vote's mu, every other release's mu) of a step's ``mu`` over ``n_gdp`` releases.
+
+    Without a vote every release gets the equal part :math:`\mu/\sqrt k`. With one, the
+    vote asks for :func:`~skdpgd.preprocessing._type_vote.vote_mu_needed` of its u columns
+    on the public n rows, capped at the equal part, and the other :math:`k - 1` releases
+    share what it leaves: :math:`\mu_{\rm each} = \sqrt{(\mu^2 - \mu_{\rm vote}^2)/(k-1)}`,
+    so :math:`\mu_{\rm vote}^2 + (k-1)\mu_{\rm each}^2 \le \mu^2` (Dong, Roth and Su 2022,
+    Corollary 3.3). The same rule as the command line's vote (``split_budget(requested=)``,
+    docs/theory.md). Both are rounded down, so that the composition never exceeds ``mu``.
+    """
+    if not n_gdp or not mu > 0:
+        return 0.0, 0.0
+    if math.isinf(mu):
+        return math.inf, math.inf
+    equal = float(np.nextafter(mu / math.sqrt(n_gdp), 0.0))
+    n_voted = sum(p[3] == VOTE for p in plan)
+    if not n_voted or n_gdp == 1:
+        return equal, equal
+    mu_vote = min(vote_mu_needed(n_voted, n_samples), equal)
+    spare = max(mu**2 - mu_vote**2, 0.0) * (1.0 - 2.0**-40)
+    return mu_vote, max(math.sqrt(spare / (n_gdp - 1)), equal)  # never below the equal part
 
 
 def _vote(vec, X, plan, mu_each, rngs, releases):

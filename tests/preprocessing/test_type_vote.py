@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import norm
 
 from skdpgd import DPRidge, make_dp_pipeline
 from skdpgd.exceptions import PreparationFallbackWarning
@@ -70,12 +71,19 @@ def test_an_object_array_of_a_mixed_frame_gets_its_numeric_columns_back():
     assert np.isfinite(out).all() and np.linalg.norm(out, axis=1).max() <= 1 + 1e-12
 
 
-def test_the_vote_is_one_equal_share_and_the_releases_compose_within_mu():
-    vec = DPTableVectorizer(random_state=0)._fit_private(_frame(), mu=0.8, extra_delta=1e-7,
+def test_the_vote_takes_what_it_needs_and_the_releases_compose_within_mu():
+    frame = _frame()
+    vec = DPTableVectorizer(random_state=0)._fit_private(frame, mu=0.8, extra_delta=1e-7,
                                                          random_state=0)
     # planned: vote + age + hours + cat + one per voted column (city, code) = 6 releases
     mus = [mu for _, mu in vec.privacy_.releases]
-    assert len(mus) == 6 and max(mus) == min(mus) and mus[0] <= 0.8 / np.sqrt(6)
+    assert len(mus) == 6 and max(mus[1:]) == min(mus[1:])
+    # the vote's request 2 sqrt(u) z/(c n), u = 2 voted columns, c = 1/2, z = Phi^-1(1 - .05/u),
+    # capped at the equal part; the other five share what it leaves
+    z = norm.isf(0.05 / 2)
+    asked = 2 * np.sqrt(2) * z / (0.5 * len(frame))
+    assert mus[0] == pytest.approx(min(asked, 0.8 / np.sqrt(6)), rel=1e-12)
+    assert mus[0] ** 2 + 5 * mus[1] ** 2 <= 0.8 ** 2 and mus[1] >= 0.8 / np.sqrt(6) * (1 - 1e-12)
     assert vec.privacy_.mu == 0.8  # every planned release was made
     # 3 discoveries planned (cat, and city and code if categorical); code became numeric,
     # so its share of the additive delta is unspent
@@ -84,7 +92,7 @@ def test_the_vote_is_one_equal_share_and_the_releases_compose_within_mu():
         _frame(), mu=0.8, extra_delta=0.0, random_state=0)
     made = len(hashed.privacy_.releases)  # vote, age, hours, code; city hashed: not made
     assert made == 4 and hashed.privacy_.mu == pytest.approx(
-        hashed.privacy_.releases[0][1] * np.sqrt(made), rel=1e-15)
+        np.sqrt(sum(m ** 2 for _, m in hashed.privacy_.releases)), rel=1e-12)
     assert hashed.privacy_.mu < 0.8
 
 
