@@ -23,15 +23,19 @@ Gaussian histogram of :mod:`._private_range` (L2 sensitivity :math:`\sqrt 2` on 
      log grid gives one or two cells), and its cells hold half of the records present
      beyond their noise (:func:`holds_majority`; else the data are not all there, and
      equal cells inside it would miss them): the grid is :math:`B` equal cells
-     on :math:`[\ell_1, h_1]` and the
-     public grid's cells outside it (where tails beyond the first range are still seen);
+     on :math:`[\ell_1, h_1]`, continued at the same width over one public cell beyond
+     each end (:func:`refined_span`: a tail the locating release missed just beyond an
+     end is read to that width, not to the public cell's far edge), and the public
+     grid's cells outside that span (where longer tails are still seen);
    - elsewhere the public grid again; the two histograms are averaged with weights
      :math:`1/\sigma_i^2`, whose noise is :math:`\mathcal N(0, \sigma_c^2)` with
      :math:`\sigma_c^{-2} = \sigma_1^{-2} + \sigma_2^{-2}`, i.e. :math:`\sigma_c = \sqrt2/\mu_c`:
      the same law as one histogram at the column's whole share.
 
-   The range, tails and median are read from that histogram (or the average) alone; on
-   the refined grid the cells it shares with the public grid (outside the first range,
+   The range, tails and median are read from that histogram (or the average) alone,
+   with the window rule of :mod:`._range_reading` on either grid (a decaying tail whose
+   equal cells each hold less than the single cells' threshold); on
+   the refined grid the cells it shares with the public grid (outside the span,
    and the missing cell) are the weighted average of both releases, read with
    :math:`\sigma_2`'s thresholds (conservative there). Where the refined histogram has no
    survivor the first range stands; where the refined range loses the first range's
@@ -195,26 +199,50 @@ def widen_to_inner_mass(merged, fine, sigma, first, second):
     return PrivateRange(low, high, second.median, second.median_high, True)
 
 
-def inner_edges(low, high, n_cells=REFINED_CELLS, integer=False):
-    """The refined grid's edges on [low, high]: n_cells equal cells (integer edges, fewer
-    cells where fewer integers fit, for an integer column)."""
-    inside = np.linspace(low, high, int(n_cells) + 1)
+def refined_span(low, high, edges):
+    r"""The public grid's edges one cell beyond each end of :math:`[\ell_1, h_1]`.
+
+    The refined grid's equal cells run over this span, not over the first range alone: the
+    locating release misses a tail whose records sit below its noise just beyond an end
+    (a pressure column normal(1013, 8) at 2,000 rows: the first range [724, 1024], with 8%
+    of the records above 1024), and the second release, finer, sees them; read on the
+    public cell :math:`[1024, 1448)` they set the range's top to 1448, 8 times the
+    column's spread above its bulk. A function of the first range and the public grid
+    only. Where no edge lies beyond an end, the end itself.
+    """
+    below, above = edges[edges < low], edges[edges > high]
+    return (float(below[-1]) if below.size else float(low),
+            float(above[0]) if above.size else float(high))
+
+
+def inner_edges(low, high, n_cells=REFINED_CELLS, integer=False, span=None):
+    """The refined grid's equal edges: n_cells equal cells on [low, high], continued at the
+    same width over ``span`` (a pair of floats enclosing [low, high]; None: [low, high]),
+    with the span's ends as edges; integer edges (fewer cells where fewer integers fit) for
+    an integer column."""
+    width = (high - low) / int(n_cells)
+    span_low, span_high = (low, high) if span is None else span
+    steps = np.arange(math.ceil((span_low - low) / width - 1e-9),
+                      math.floor((span_high - low) / width + 1e-9) + 1)
+    inside = np.unique(np.concatenate([[span_low], low + width * steps, [span_high]]))
+    inside = inside[(inside >= span_low) & (inside <= span_high)]
     return np.unique(np.ceil(inside)) if integer else inside
 
 
-def inner_cells(low, high, n_cells=REFINED_CELLS, integer=False):
-    """How many cells the refined grid has on [low, high] (for the report)."""
-    return inner_edges(low, high, n_cells, integer).size - 1
+def inner_cells(low, high, n_cells=REFINED_CELLS, integer=False, span=None):
+    """How many equal cells the refined grid has (for the report)."""
+    return inner_edges(low, high, n_cells, integer, span).size - 1
 
 
 def refined_grid(low, high, edges, n_cells=REFINED_CELLS, integer=False):
-    """The public edges outside (low, high) and n_cells equal cells on [low, high].
+    r"""The public edges outside the span of :func:`refined_span` and equal cells of width
+    :math:`(h - \ell)/n` over it (n_cells of them on [low, high]).
 
     For an integer column (public dtype) the inner edges are rounded up to integers, so
     that every inner cell holds at least one integer (fewer cells where the range holds
     fewer than ``n_cells`` integers).
     """
-    inside = inner_edges(low, high, n_cells, integer)
+    inside = inner_edges(low, high, n_cells, integer, refined_span(low, high, edges))
     outside = edges[(edges < inside[0]) | (edges > inside[-1])]
     return np.unique(np.concatenate([outside, inside]))
 
@@ -226,9 +254,10 @@ def integer_grid(edges):
 
 def shared_cells(fine, edges, low, high):
     r"""The cells of the refined grid that are cells of the public grid too (outside the
-    first range, and the missing cell), and their index in the public grid's histogram.
+    span of its equal cells, and the missing cell), and their index in the public grid's
+    histogram.
 
-    ``low`` and ``high`` are edges of the public grid (the first range). For an integer
+    ``low`` and ``high`` are edges of the public grid (:func:`refined_span`). For an integer
     column the cell above the inner edges, :math:`[\lceil h\rceil, e)`, differs from the
     public :math:`[h, e)` by a part that holds no integer: they count alike.
     """
@@ -310,15 +339,19 @@ def column_range(x, mu, random_state=None, *, edges=None, integer=False):
                                x.size)):
         fine = refined_grid(first.low, first.high, edges, integer=integer)
         noisy_2 = noisy_histogram(x, sigma_2, rng, fine)
-        shared, public_cells = shared_cells(fine, edges, first.low, first.high)
+        span = refined_span(first.low, first.high, edges)
+        shared, public_cells = shared_cells(fine, edges, *span)
         merged = noisy_2.copy()  # the cells both grids have: both releases, weighted
         merged[shared] = average_histograms(noisy_1[public_cells], sigma_1,
                                             noisy_2[shared], sigma_2)[0]
         # thresholds at sigma_2, above the merged cells' noise: conservative there
-        second = read_column_range(merged, fine, sigma_2, x.size, integer=integer)
-        n_inner = inner_cells(first.low, first.high, integer=integer)
-        described = (f"histogram of {n_inner} equal cells on [{first.low:.6g}, "
-                     f"{first.high:.6g}] and the public grid outside", mu_2)
+        second = read_column_range(merged, fine, sigma_2, x.size, integer=integer,
+                                   window_rate=TAIL_WINDOW_RATE)
+        n_inner = inner_cells(first.low, first.high, integer=integer, span=span)
+        described = (f"histogram of {n_inner} equal cells on [{span[0]:.6g}, "
+                     f"{span[1]:.6g}] (1/{REFINED_CELLS} of the first range "
+                     f"[{first.low:.6g}, {first.high:.6g}] each) and the public grid "
+                     "outside", mu_2)
         if second.found and not keeps_first_mass(noisy_1, edges, sigma_1, merged, fine,
                                                  sigma_2, first, second):
             second = widen_to_inner_mass(merged, fine, sigma_2, first, second)
