@@ -20,7 +20,8 @@ from ._vectorizer_transform import check_columns, encode_table
 
 _MECHANISM = (
     "numeric ranges: two Gaussian histograms per column in its share (mu^2 1/4 : 3/4: a public "
-    "log grid, then 32 equal cells in the first range or the grid again), replace-one L2 "
+    "log grid, then equal cells of 1/32 of the first range over it and one public cell beyond "
+    "each end, or the grid again), replace-one L2 "
     "sensitivity sqrt(2) (Dong, Roth and Su 2022, Thm 2.7); categories: Gaussian sparse "
     "histogram with threshold 1 + sigma * Phi^-1(1 - delta0) (Korolova et al. 2009; Wilkins "
     "et al. 2024); equal mu^2 per share (docs/theory.md#table-vectorizer)"
@@ -51,7 +52,8 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
       free) or private: two Gaussian-noised histograms in the column's one share (its
       :math:`\mu^2` split 1/4 : 3/4, composing to the share), the first over a public log
       grid (cells :math:`\pm 2^{k/2}`), the second on 32 equal cells inside the first
-      range where that range lies within two cells on one side of 0 (years, codes, sensor
+      range, continued at that width over one public cell beyond each end, where that
+      range lies within two cells on one side of 0 (years, codes, sensor
       readings), else over the public grid again, averaged with the first; cells below a
       family-wise threshold zeroed, the range from the lowest and highest surviving cells,
       each end extended over adjacent cells above a lower sequential threshold (tails)
