@@ -45,7 +45,14 @@ names (no ``x0``).
 
     SKDPGD_DATA=... python benchmarks/inference_real_tables.py --epsilon 1 --seeds 30
 
-Results: ``benchmarks/results/inference_real_tables.json``.
+Results: ``benchmarks/results/inference_real_tables.json``. ``--preparations
+before,after`` fits each table with the inference preparation before one scale per
+column and indicators at 0 and with the code's, on the same seeds
+(``results/inference_real_tables_preparation_*.json``)::
+
+    python benchmarks/inference_real_tables.py --tables baseball --seeds 30 --epsilon 4 \
+        --preparations before,after,one_scale,indicators_at_zero \
+        --out benchmarks/results/inference_real_tables_preparation_baseball_eps4.json
 """
 
 import argparse
@@ -70,7 +77,9 @@ from skdpgd.pipeline import _checks
 #: The inference preparation before one scale per column and indicators written at 0
 #: (``--preparations before``): a reference level per one-hot block, centred values.
 BEFORE = {"one_hot_reference": "first", "centre": True}
-PREPARATIONS = {"before": BEFORE, "after": dict(_checks.INFERENCE_PREPARATION)}
+PREPARATIONS = {"before": BEFORE, "after": dict(_checks.INFERENCE_PREPARATION),
+                "one_scale": {**BEFORE, "log1p": False},  # the two parts alone
+                "indicators_at_zero": {**BEFORE, "add_indicator": "zero"}}
 from skdpgd.preprocessing import DPTableVectorizer
 
 ADULT_NUMERIC = ["age", "education-num", "hours-per-week", "capital-gain", "capital-loss"]
@@ -262,7 +271,8 @@ def main(argv=None):
                         help="every column in the inference block (the rule off: before)")
     parser.add_argument("--preparations", default="after",
                         help="comma-separated: 'before' (the inference preparation with "
-                             "two scales and imputed indicators) and/or 'after' (the code's)")
+                             "two scales and imputed indicators), 'after' (the code's), "
+                             "'one_scale' or 'indicators_at_zero' (either part alone)")
     parser.add_argument("--out", default="benchmarks/results/inference_real_tables.json")
     args = parser.parse_args(argv)
     _inference_block.ENABLED = not args.keep_all
