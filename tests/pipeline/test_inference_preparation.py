@@ -47,6 +47,10 @@ def test_a_heavy_tailed_count_gives_one_column_under_inference_and_two_without(s
     # one linear map: its coefficient is written per unit of the raw count
     raw = with_table.summary(units="original")
     assert "per unit of the raw column" in raw.loc["count", "note"]
+    # the table says where a missing cell is written, naming the indicators
+    note = next(n for n in with_table.pipeline_[-1].inference_.notes
+                if "add_indicator='zero'" in n)
+    assert "midpoint" in note and "count__missing, a__missing" in note
 
 
 def test_the_user_s_choices_stand_under_inference():
