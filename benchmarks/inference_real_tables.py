@@ -45,7 +45,14 @@ names (no ``x0``).
 
     SKDPGD_DATA=... python benchmarks/inference_real_tables.py --epsilon 1 --seeds 30
 
-Results: ``benchmarks/results/inference_real_tables.json``.
+Results: ``benchmarks/results/inference_real_tables.json``. ``--preparations
+before,after`` fits each table with the inference preparation before one scale per
+column and indicators at 0 and with the code's, on the same seeds
+(``results/inference_real_tables_preparation_*.json``)::
+
+    python benchmarks/inference_real_tables.py --tables baseball --seeds 30 --epsilon 4 \
+        --preparations before,after,one_scale,indicators_at_zero \
+        --out benchmarks/results/inference_real_tables_preparation_baseball_eps4.json
 """
 
 import argparse
@@ -65,6 +72,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from skdpgd import DPLogisticRegression, DPRidge, make_dp_pipeline
 from skdpgd.datasets import load_adult
 from skdpgd.inference import _inference_block
+from skdpgd.pipeline import _checks
+
+#: The inference preparation before one scale per column and indicators written at 0
+#: (``--preparations before``): a reference level per one-hot block, centred values.
+BEFORE = {"one_hot_reference": "first", "centre": True}
+PREPARATIONS = {"before": BEFORE, "after": dict(_checks.INFERENCE_PREPARATION),
+                "one_scale": {**BEFORE, "log1p": False},  # the two parts alone
+                "indicators_at_zero": {**BEFORE, "add_indicator": "zero"}}
 from skdpgd.preprocessing import DPTableVectorizer
 
 ADULT_NUMERIC = ["age", "education-num", "hours-per-week", "capital-gain", "capital-loss"]
@@ -168,11 +183,12 @@ def _embed(coef, cov, keep):
 
 
 def run_table(name, frame, y, vec, estimator, epsilon, seeds):
-    reference, records, checks, estimates, widths = None, [], [], [], []
+    reference, records, checks, estimates, widths, divisors = None, [], [], [], [], []
     for seed in range(seeds):
         pipe = make_dp_pipeline(vec, estimator, epsilon=epsilon, random_state=seed)
         pipe.fit(frame, y)
         model = pipe.pipeline_[-1]
+        divisors.append(float(pipe.pipeline_[0].row_divisor_))
         table = model.inference_
         if isinstance(model, DPRidge):  # the target the table names (released range)
             match = re.search(r"threshold ([-0-9.e+]+)\) of y clipped to \[([-0-9.e+]+), "
@@ -231,6 +247,7 @@ def run_table(name, frame, y, vec, estimator, epsilon, seeds):
                             if finite.any() and np.isfinite(ratio).all() else None),
         })
     table_checks = {key: all(c[key] for c in checks) for key in checks[0]}
+    ratios = [r["width_ratio"] for r in rows if r["width_ratio"] is not None]
     contained = [r["contains_non_private"] for r in rows if r["contains_non_private"] is not None]
     return {"table": name, "n": len(y), "p": len(names), "rows": rows,
             "table_checks": table_checks,
@@ -239,7 +256,10 @@ def run_table(name, frame, y, vec, estimator, epsilon, seeds):
             "finite_misses": int(sum(round((1 - r["contains_or_nan"]) * len(records))
                                      for r in rows)),
             "finite_intervals": int(sum(round(r["finite"] * len(records)) for r in rows)),
-            "nan_share": float(1 - np.mean([r["finite"] for r in rows]))}
+            "nan_share": float(1 - np.mean([r["finite"] for r in rows])),
+            "width_range": ([round(min(ratios), 1), round(max(ratios), 1)] if ratios else None),
+            "median_width_ratio": float(np.median(ratios)) if ratios else None,
+            "row_divisor": round(float(np.median(divisors)), 3)}
 
 
 def main(argv=None):
@@ -249,12 +269,29 @@ def main(argv=None):
     parser.add_argument("--tables", default="adult,counts")
     parser.add_argument("--keep-all", action="store_true",
                         help="every column in the inference block (the rule off: before)")
+    parser.add_argument("--preparations", default="after",
+                        help="comma-separated: 'before' (the inference preparation with "
+                             "two scales and imputed indicators), 'after' (the code's), "
+                             "'one_scale' or 'indicators_at_zero' (either part alone)")
     parser.add_argument("--out", default="benchmarks/results/inference_real_tables.json")
     args = parser.parse_args(argv)
     _inference_block.ENABLED = not args.keep_all
     start = time.perf_counter()
     result = {"epsilon": args.epsilon, "seeds": args.seeds, "keep_all": args.keep_all,
               "tables": []}
+    for preparation in args.preparations.split(","):
+        _checks.INFERENCE_PREPARATION = PREPARATIONS[preparation]
+        print(f"\n## preparation {preparation}: {PREPARATIONS[preparation]}")
+        run_tables(args, result, preparation)
+    _checks.INFERENCE_PREPARATION = PREPARATIONS["after"]
+    result["wall_s"] = time.perf_counter() - start
+    path = Path(args.out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=1))
+    print(f"total {result['wall_s']:.1f}s")
+
+
+def run_tables(args, result, preparation):
     for name in args.tables.split(","):
         if name == "adult":
             frame, y, vec, est = adult()
@@ -263,13 +300,14 @@ def main(argv=None):
             frame, y, vec, est, correlation = baseball() if name == "baseball" else counts()
             extra = {"count_correlations": [float(c) for c in correlation]}
         out = run_table(name, frame, y, vec, est, args.epsilon, args.seeds)
-        out.update(extra)
+        out.update(extra, preparation=preparation)
         result["tables"].append(out)
         print(f"\n{name}: n = {out['n']}, p = {out['p']}, epsilon {args.epsilon}, "
               f"{args.seeds} seeds; table checks {out['table_checks']}; smallest containment "
               f"{out['min_containment']} (or NaN: {out['min_contains_or_nan']:.3f}); "
               f"{out['finite_misses']} of {out['finite_intervals']} finite intervals miss; "
-              f"NaN share {out['nan_share']:.2f}")
+              f"NaN share {out['nan_share']:.2f}; finite widths {out['width_range']}x; "
+              f"row divisor {out['row_divisor']}")
         print("| coefficient | non-private | finite | dropped | contains | width / non-private |")
         print("|---|---:|---:|---:|---:|---:|")
         for r in out["rows"]:
@@ -277,11 +315,6 @@ def main(argv=None):
             w = "" if r["width_ratio"] is None else f"{r['width_ratio']:.2f}x"
             print(f"| {r['coefficient']} | {r['non_private']:.4g} | {r['finite']:.2f} | "
                   f"{r['dropped']:.2f} | {c} | {w} |")
-    result["wall_s"] = time.perf_counter() - start
-    path = Path(args.out)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result, indent=1))
-    print(f"total {result['wall_s']:.1f}s")
 
 
 if __name__ == "__main__":

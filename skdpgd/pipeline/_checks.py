@@ -22,9 +22,14 @@ from ..utils._sklearn_compat import _num_features, _num_samples
 OWNED_PARAMS = ("epsilon", "delta", "random_state", "ledger")
 
 #: What ``"auto"`` means for the preparation the estimator sees when it has
-#: ``inference=True``: a reference level per one-hot block and numeric values centred
-#: by public constants (DPTableVectorizer's and BoundedScaler's parameters).
-INFERENCE_PREPARATION = {"one_hot_reference": "first", "centre": True}
+#: ``inference=True``: a reference level per one-hot block, numeric values centred by
+#: public constants (DPTableVectorizer's and BoundedScaler's parameters), one linear
+#: map per numeric column (no second, log, scale: a coefficient per unit of the
+#: column, which ``summary(units="original")`` writes in raw units) and a missing cell
+#: next to its indicator written at 0 (the indicators then add nothing to the row norm
+#: bound). Every one is public and post-processing: the releases are the same.
+INFERENCE_PREPARATION = {"one_hot_reference": "first", "centre": True, "log1p": False,
+                         "add_indicator": "zero"}
 
 
 def is_private(step):

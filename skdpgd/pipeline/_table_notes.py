@@ -6,7 +6,9 @@ level, and the coefficient of every other level of the group is its contrast aga
 level (the reference's rows have 0 in every column of the group, so the intercept carries
 them); a ``__missing`` column that the column's dtype cannot fill is not written; with
 ``centre=True`` (either step) a numeric value is mapped to [-1, 1], so the intercept is
-the prediction at the midpoints of the ranges and at the reference levels. The notes are
+the prediction at the midpoints of the ranges and at the reference levels; with
+``add_indicator="zero"`` a missing numeric cell is written as 0, so its indicator's
+coefficient is the missing rows' level against a row at the midpoint. The notes are
 made from the fitted step's public parameters and released constants only (the category
 lists, the ranges): post-processing, no privacy cost.
 """
@@ -21,6 +23,11 @@ REFERENCE_NOTE = (
 DROPPED_MISSING_NOTE = (
     "not written, empty by construction (the column's dtype cannot hold a missing "
     "value): {columns}"
+)
+AT_ZERO_NOTE = (
+    "a missing numeric cell next to its indicator is written as 0 (add_indicator='zero': "
+    "the {where} of the column's range): each numeric __missing coefficient is the "
+    "missing rows' level against a row at that value: {columns}"
 )
 CENTRED_NOTE = (
     "numeric columns centred by public constants: each is mapped to [-1, 1] by its range "
@@ -61,6 +68,10 @@ def preparation_notes(fitted, n_features):
     if len(names) != n_features:
         return [], None
     row_notes, references, dropped, start, centred = [""] * n_features, [], [], 0, False
+    at_zero = isinstance(getattr(step, "add_indicator", None), str) and (
+        step.add_indicator == "zero")
+    indicated = [f"{e.name}__missing" for e in encodings
+                 if at_zero and hasattr(e, "scale") and getattr(e, "indicator", False)]
     for encoding in encodings:
         width = len(encoding.feature_names())
         reference = getattr(encoding, "reference_name", None)
@@ -77,6 +88,9 @@ def preparation_notes(fitted, n_features):
         notes.append(REFERENCE_NOTE.format(levels="; ".join(references)))
     if dropped:
         notes.append(DROPPED_MISSING_NOTE.format(columns=", ".join(dropped)))
+    if indicated:
+        notes.append(AT_ZERO_NOTE.format(where="midpoint" if centred else "low end",
+                                         columns=", ".join(indicated)))
     if centred:
         divisor = float(getattr(step, "row_divisor_", 1.0))
         notes.append(CENTRED_NOTE.format(

@@ -344,13 +344,15 @@ def check_inference_options(one_hot_reference, centre):
         raise ValueError(f"centre must be 'auto', True or False, got {centre!r}.")
 
 
-def with_inference_options(encodings, nullable, *, one_hot_reference, centre):
+def with_inference_options(encodings, nullable, *, one_hot_reference, centre,
+                           add_indicator="auto"):
     """The encodings with the public options of inference applied (module docstring).
 
     Post-processing of the releases: only public fields change (which columns a block
-    writes, whether a value is centred), never a released constant. ``"auto"`` is the
-    plain encoding (a :class:`~skdpgd.DPPipeline` whose final estimator asks for
-    inference sets ``"first"`` and ``True``).
+    writes, whether a value is centred, where a missing cell next to its indicator is
+    written), never a released constant. ``"auto"`` is the plain encoding (a
+    :class:`~skdpgd.DPPipeline` whose final estimator asks for inference sets
+    ``"first"``, ``True`` and ``"zero"``).
 
     Parameters
     ----------
@@ -364,6 +366,9 @@ def with_inference_options(encodings, nullable, *, one_hot_reference, centre):
         column where the dtype cannot hold a missing value.
     centre : {"auto", False, True}
         True: numeric values are written in [-1, 1].
+    add_indicator : {"auto", "zero", False}, default="auto"
+        ``"zero"``: a numeric column with a missing indicator writes a missing cell as 0
+        (:func:`written_zero`), so that its block's squared norm bound is 1.
 
     Returns
     -------
@@ -373,6 +378,7 @@ def with_inference_options(encodings, nullable, *, one_hot_reference, centre):
     check_inference_options(one_hot_reference, centre)
     reference = isinstance(one_hot_reference, str) and one_hot_reference == "first"
     centred = centre is True
+    at_zero = isinstance(add_indicator, str) and add_indicator == "zero"
     out = []
     for encoding in encodings:
         if centred and isinstance(encoding, NumericEncoding):
@@ -380,5 +386,38 @@ def with_inference_options(encodings, nullable, *, one_hot_reference, centre):
         elif reference and isinstance(encoding, CategoricalEncoding):
             encoding = replace(encoding, reference=True,
                                missing_column=bool(nullable.get(encoding.name, True)))
+        if at_zero and isinstance(encoding, NumericEncoding) and encoding.indicator:
+            encoding = written_zero(encoding)
         out.append(encoding)
     return out
+
+
+def written_zero(encoding):
+    r"""A numeric encoding with an indicator whose missing cell is written as 0.
+
+    Next to its indicator, the value a missing cell gets is a free choice: with an
+    intercept, :math:`\beta m + \gamma` (value m, indicator coefficient
+    :math:`\gamma`) is :math:`\beta\cdot 0 + \gamma'` with :math:`\gamma' = \gamma +
+    \beta m`, the same model, the indicator's coefficient then the missing rows' level
+    against a row written at 0 (the range's midpoint centred, its low end otherwise). A
+    row holds either a value (squared norm at most 1) or the written m and the indicator
+    (:math:`1 + m^2`); with :math:`m = 0` the block's squared norm bound is 1, that of a
+    column without an indicator, so the indicators add nothing to the row norm bound and
+    the other columns' scale is what it would be without them. Public (the dtype decides
+    the indicator, the parameter the value): no release changes.
+
+    Parameters
+    ----------
+    encoding : NumericEncoding
+        With ``indicator=True`` (a two-scale encoding's second map too).
+
+    Returns
+    -------
+    NumericEncoding
+        The same encoding with the imputed value(s) on [0, 1] that write as 0.
+    """
+    zero = 0.5 if encoding.centred else 0.0  # 2v - 1 = 0 centred; v = 0 otherwise
+    fields = {"impute": zero}
+    if hasattr(encoding, "log_impute"):
+        fields["log_impute"] = zero
+    return replace(encoding, **fields)

@@ -61,7 +61,9 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
       log (a heavy tail: non-negative,
       range above 20 times the distance from low to the private median; or a positive
       range spanning a factor of 10 or more) and ``log1p`` does not decide, the column gives
-      both its linear map and its log map (``name``, ``name__log``). Then scaled to [0, 1]
+      both its linear map and its log map (``name``, ``name__log``); for inference
+      (``log1p=False``, what a DPPipeline sets when its estimator has ``inference=True``)
+      one linear map. Then scaled to [0, 1]
       and clipped. A column where no cell survives (all missing, too few rows for the
       noise) falls back to a public symmetric log map over the whole grid, and the report's
       notes say so.
@@ -97,10 +99,13 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
         Public ranges ``{column: (low, high)}``; such a column costs nothing.
     categories : dict or None, default=None
         Per column: a public list of categories (free), ``"discover"`` or ``"hash"``.
-    log1p : "auto", dict or list, default="auto"
-        ``"auto"``: the log rules on private ranges (heavy tail or a span of 10 or more),
-        no log on public ones; a dict ``{column: bool}`` overrides single columns; a
-        list names exactly the columns to log (no rule).
+    log1p : "auto", False, dict or list, default="auto"
+        ``"auto"``: the log rules on private ranges (heavy tail or a span of 10 or more:
+        the column's linear and log maps, two features), no log on public ones, and
+        False in a DPPipeline whose estimator has ``inference=True``; False: one linear
+        map per column (no rule, no second scale: each coefficient per unit of its
+        column); a dict ``{column: bool}`` overrides single columns (the rule for the
+        others); a list names exactly the columns to log (no rule). Releases unchanged.
     categorical : {"discover", "hash"}, default="discover"
         What a categorical column without a public list gets.
     n_buckets : int, default=16
@@ -119,9 +124,16 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
         releases; a voted column is planned as one release of either type.
     missing_values : tuple of str, default=DEFAULT_MISSING_STRINGS
         Strings read as missing (pandas.read_csv's defaults).
-    add_indicator : "auto" or False, default="auto"
+    add_indicator : {"auto", "zero", False}, default="auto"
         ``"auto"``: a missing-indicator column for every numeric or boolean column whose
-        dtype may hold a missing value; ``False``: none (missing values still imputed).
+        dtype may hold a missing value, a missing numeric cell imputed (the private
+        median, or the midpoint of a public range); ``"zero"`` (what ``"auto"`` means in
+        a DPPipeline whose estimator has ``inference=True``): the same indicators, a
+        missing numeric cell written as 0 (the midpoint of the range centred, its low
+        end otherwise): next to its indicator the value is a free choice of the model's
+        parametrisation, and at 0 an indicated column's block adds nothing to the row
+        norm bound; ``False``: no indicator (missing values still imputed). Releases
+        unchanged.
     scale_rows : bool, default=True
         Divide every output row by the construction's norm bound so that
         ``row_norm_bound_`` is 1.
@@ -191,7 +203,8 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
 
     Row norm bound: every block has squared norm at most 1 (one value in [0, 1]; one
     1 in a one-hot block), or :math:`1 + m^2` for a numeric value imputed with
-    :math:`m` next to its indicator; the raw bound is :math:`\sqrt{\sum_j b_j^2}`.
+    :math:`m` next to its indicator (1 with ``add_indicator="zero"``, :math:`m = 0`); the
+    raw bound is :math:`\sqrt{\sum_j b_j^2}`.
 
     Examples
     --------
@@ -340,7 +353,8 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
         self._from_array = not hasattr(X, "columns")
         self.encodings_ = with_inference_options(  # can_miss: from each dtype (public)
             encodings, {p[2]: bool(can_miss[p[0]]) for p in plan},
-            one_hot_reference=self.one_hot_reference, centre=self.centre)
+            one_hot_reference=self.one_hot_reference, centre=self.centre,
+            add_indicator=self.add_indicator)
         self.reference_levels_ = {e.name: e.reference_name for e in self.encodings_
                                   if getattr(e, "reference_name", None)}
         sources = type_sources(self, plan)

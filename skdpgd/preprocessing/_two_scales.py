@@ -13,6 +13,11 @@ range and median). Each feature is written times :math:`1/\sqrt 2`, so the block
 norm is at most 1, or :math:`1 + (m_1^2 + m_2^2)/2` with its missing indicator
 (:math:`m_1, m_2` the imputed values of the two maps): the row norm bound, and so every
 other column's scale, is what one map would give, whatever the other columns.
+
+For inference the two are not what a statistician reads (nearly collinear on a count's
+bulk, neither coefficient the column's effect alone): a pipeline whose estimator has
+``inference=True`` sets ``log1p=False``, one linear map per column
+(docs/theory.md, "One scale per column, indicators at 0").
 """
 
 from dataclasses import dataclass

@@ -68,7 +68,7 @@ def fit_columns(vec, X, plan, mu, extra_delta, random_state):
     encodings, types, n_discovered = [], {}, 0
     shares = len(releases)  # the vote's, if any
     for position, label, name, kind, nullable, mode in plan:
-        indicator = nullable and vec.add_indicator == "auto"
+        indicator = nullable and vec.add_indicator is not False  # "auto" or "zero"
         types[name] = kind
         if kind == "numeric":
             encoding, made = _fit_numeric(
@@ -180,8 +180,13 @@ def _fit_categorical(vec, X, position, label, name, mode, mu_each, delta_each, r
 
 
 def log_choice(vec, label):
-    """True/False when the user decided for this column, None for the rule."""
-    if vec.log1p == "auto":
+    """True/False when the user decided for this column, None for the rule.
+
+    ``log1p=False`` decides every column: one linear map each (no rule, no two scales).
+    """
+    if vec.log1p is False:
+        return False
+    if isinstance(vec.log1p, str):  # "auto" (check_params refuses any other string)
         return None
     if isinstance(vec.log1p, dict):
         return None if label not in vec.log1p else bool(vec.log1p[label])

@@ -22,6 +22,11 @@ VOTE = "vote"
 #: whose type is not declared.
 TYPES = ("dtype", "auto", "vote")
 
+#: The ``add_indicator`` options other than False: an indicator for every column whose
+#: dtype may hold a missing value, with a missing cell written at the column's imputed
+#: value (``"auto"``) or at 0 (``"zero"``, :func:`~._column_maps.with_inference_options`).
+ADD_INDICATOR = ("auto", "zero")
+
 #: Dtypes (as text) that a user sets on purpose, never inferred by pd.read_csv or polars.
 _DELIBERATE = ("category", "Categorical", "Enum")
 
@@ -41,15 +46,19 @@ def check_params(vec):
     if (isinstance(vec.n_buckets, bool) or not isinstance(vec.n_buckets, numbers.Integral)
             or vec.n_buckets < 1):
         raise ValueError(f"n_buckets must be a positive int, got {vec.n_buckets!r}.")
-    if vec.add_indicator not in ("auto", False):
-        raise ValueError(f"add_indicator must be 'auto' or False, got {vec.add_indicator!r}.")
+    if not (vec.add_indicator is False or (isinstance(vec.add_indicator, str)
+                                           and vec.add_indicator in ADD_INDICATOR)):
+        raise ValueError(f"add_indicator must be 'auto', 'zero' or False, got "
+                         f"{vec.add_indicator!r}.")
     if isinstance(vec.missing_values, str) or not all(
             isinstance(v, str) for v in vec.missing_values):
         raise ValueError("missing_values must be a tuple of strings.")
     if not (isinstance(vec.types, str) and vec.types in TYPES):
         raise ValueError(f"types must be one of {TYPES}, got {vec.types!r}.")
-    if not (vec.log1p == "auto" or isinstance(vec.log1p, (dict, list, tuple, set))):
-        raise ValueError(f"log1p must be 'auto', a dict or a list of columns, got {vec.log1p!r}.")
+    if not (vec.log1p is False or (isinstance(vec.log1p, str) and vec.log1p == "auto")
+            or isinstance(vec.log1p, (dict, list, tuple, set))):
+        raise ValueError(f"log1p must be 'auto', False, a dict or a list of columns, got "
+                         f"{vec.log1p!r}.")
 
 
 def plan_columns(vec, X):

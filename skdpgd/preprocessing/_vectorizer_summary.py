@@ -43,9 +43,11 @@ def _numeric_fallback(vec, encoding):
 
 def _log_asked(vec, name):
     log1p = vec.log1p
+    if log1p is False or isinstance(log1p, str):  # no column asked, or the rule
+        return False
     if isinstance(log1p, dict):
         return any(str(k) == name and bool(v) for k, v in log1p.items())
-    return log1p != "auto" and name in {str(k) for k in log1p}
+    return name in {str(k) for k in log1p}
 
 
 def _categorical_fallback(vec, encoding, label):
