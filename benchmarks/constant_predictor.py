@@ -29,7 +29,18 @@ Tables (raw, nothing hand-written):
 * **weak**, **survey** (only when named): synthetic binary tables where the model can
   hardly beat the majority class (2,000 rows, 80/20) and a moderate signal (4,400 rows,
   76% majority);
-* **adult_full**: all 32,561 rows (only when named; the README's raw-table row).
+* **adult_full**: all 32,561 rows (only when named; the README's raw-table row);
+* **panel**, **visits** (only when named; the benchmark venv, ``unseen_tables.py``):
+  ``plyr::baseball`` (runs) and ``statsmodels``' ``randhie`` (outpatient visits), a fixed
+  70/30 split (``random_state=0``), ``DPRidge(y_bound="auto")``, R^2 on the 30%;
+* **<shape>_<rows>** (only when named): ``column_shapes.py``'s table of one shape
+  (``year``, ``t3``, ``count``, ``lognormal``) at 2,000 or 5,000 rows, 10,000 test rows of
+  the same draw, ``DPRidge(y_bound="auto")``.
+
+For the regression tables each run also records non-private diagnostics of the pipeline
+without the check on its training rows, in the fit's scale and units of B^2: the lead over
+the training mean of the clipped target (``train_lead``: truncated at B^2;
+``train_lead_untruncated``: plain) and the sum of squares ``train_sst``.
 
 Reported per table and epsilon: the constant predictor's test score (the training
 majority class or mean, non-private), both pipelines' median and worst seed, how many
@@ -37,9 +48,10 @@ seeds fall below the constant predictor, with - without (median, worst), and how
 the check kept the model and its share.
 
     SKDPGD_DATA=/path/to/data python benchmarks/constant_predictor.py [--seeds 10]
-        [--epsilons 0.1 0.3 1 4] [--tables poll adult diamonds diamonds_auto]
+        [--epsilons 0.1 0.3 1 4] [--tables poll adult diamonds diamonds_auto] [--out PATH]
 
-Results: ``benchmarks/results/constant_predictor.json``.
+Results: ``benchmarks/results/constant_predictor.json``; the regression tables:
+``constant_predictor_regression.json`` (``_truncated.json``: the truncated lead, before).
 """
 
 import argparse
