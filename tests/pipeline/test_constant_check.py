@@ -266,6 +266,25 @@ def test_a_model_no_better_than_the_constant_is_kept_at_most_at_the_level():
     assert kept <= binom.ppf(0.999, 4000, LEVEL)
 
 
+def test_a_regressor_no_better_than_the_constant_is_kept_at_the_level():
+    # the model predicts the clipped mean of y plus two standard deviations of the noisy
+    # mean on every row: its expected lead over the released mean is below 0 and within a
+    # hundredth of the check's noise of it (the boundary of the null), so the keep rate is
+    # at most a and not far below it: the margin's h / B^2 = 2(1 + |m|/B) is the noise's
+    rng = np.random.default_rng(5)
+    n, bound = 2000, 1.0
+    y = rng.uniform(-0.9, 0.3, n)  # mean -0.3: h = 2B(B + |m|) differs from 2B^2
+    plan = plan_constant_check(DPRidge(y_bound=bound), split_budget(0.3, 1e-5, []), n,
+                               enabled=True)
+    mean_sd = 2 * bound / (plan.check_mu / math.sqrt(2.0) * n)
+    model = _Fixed(np.full(n, y.mean() + 2 * mean_sd), y_bound=bound)
+    kept = sum(run_constant_check(model, np.arange(n), y, plan, seed)[0].kept_model
+               for seed in range(4000))
+    # one-sided bounds: the 0.999 quantile of Binomial(4000, a), and half the level
+    assert kept <= binom.ppf(0.999, 4000, LEVEL)
+    assert kept >= binom.ppf(0.001, 4000, LEVEL / 2)
+
+
 def test_a_noise_model_becomes_the_intercept_only_model_of_the_noisy_counts():
     X, y = _binary(n=3000, seed=1, signal=0.0)  # no signal: the model is noise at best
     pipe = _pipe(DPLogisticRegression(classes=[0, 1]), 0.05).fit(X, y)
