@@ -44,10 +44,11 @@ a function of the first's output). In units of h the lead has standard deviation
 :math:`\tilde m` in squared error can lead in the truncated one.)
 
 **The decision** (post-processing). The model is kept iff the noisy lead exceeds
-:math:`z_a\,\kappa h/\mu_c` (:math:`z_a = \Phi^{-1}(1-a)`, :data:`LEVEL` a = 0.05; h = 1
-count for classifiers); a model no better than the constant on the rows (accuracy;
-squared error of the clipped predictions on the clipped target) has a lead
-:math:`\le 0`, so it is kept with probability at most a. Otherwise its coefficients are
+:math:`z_a\,\kappa\hat h/\mu_c` (:math:`z_a = \Phi^{-1}(1-a)`, :data:`LEVEL` a = 0.05;
+:math:`\hat h = 1` for classifiers, the lead in counts, :math:`\hat h = h/B^2` for
+regressors, the lead in units of :math:`B^2`); a model no better than the constant on
+the rows (accuracy; squared error of the clipped predictions on the clipped target) has a
+lead :math:`\le 0`, so it is kept with probability at most a. Otherwise its coefficients are
 set to 0 and its intercepts to the constant's (:math:`\log\hat p_k`,
 :math:`\hat p_k \propto \max(\tilde c_k, 1)`, for ``K > 2``,
 :math:`\log(\hat p_1/\hat p_0)` for two; :math:`\tilde m` for a regressor).
