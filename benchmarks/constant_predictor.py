@@ -29,7 +29,18 @@ Tables (raw, nothing hand-written):
 * **weak**, **survey** (only when named): synthetic binary tables where the model can
   hardly beat the majority class (2,000 rows, 80/20) and a moderate signal (4,400 rows,
   76% majority);
-* **adult_full**: all 32,561 rows (only when named; the README's raw-table row).
+* **adult_full**: all 32,561 rows (only when named; the README's raw-table row);
+* **panel**, **visits** (only when named; the benchmark venv, ``unseen_tables.py``):
+  ``plyr::baseball`` (runs) and ``statsmodels``' ``randhie`` (outpatient visits), a fixed
+  70/30 split (``random_state=0``), ``DPRidge(y_bound="auto")``, R^2 on the 30%;
+* **<shape>_<rows>** (only when named): ``column_shapes.py``'s table of one shape
+  (``year``, ``t3``, ``count``, ``lognormal``) at 2,000 or 5,000 rows, 10,000 test rows of
+  the same draw, ``DPRidge(y_bound="auto")``.
+
+For the regression tables each run also records non-private diagnostics of the pipeline
+without the check on its training rows, in the fit's scale and units of B^2: the lead over
+the training mean of the clipped target (``train_lead``: truncated at B^2;
+``train_lead_untruncated``: plain) and the sum of squares ``train_sst``.
 
 Reported per table and epsilon: the constant predictor's test score (the training
 majority class or mean, non-private), both pipelines' median and worst seed, how many
@@ -37,9 +48,10 @@ seeds fall below the constant predictor, with - without (median, worst), and how
 the check kept the model and its share.
 
     SKDPGD_DATA=/path/to/data python benchmarks/constant_predictor.py [--seeds 10]
-        [--epsilons 0.1 0.3 1 4] [--tables poll adult diamonds diamonds_auto]
+        [--epsilons 0.1 0.3 1 4] [--tables poll adult diamonds diamonds_auto] [--out PATH]
 
-Results: ``benchmarks/results/constant_predictor.json``.
+Results: ``benchmarks/results/constant_predictor.json``; the regression tables:
+``constant_predictor_regression.json`` (``_truncated.json``: the truncated lead, before).
 """
 
 import argparse
@@ -117,6 +129,30 @@ def _survey_frame(rows, seed):
     return frame, y
 
 
+def _unseen(name):
+    """A regression table of ``unseen_tables.py`` (the benchmark venv), a fixed 70/30 split."""
+    def load():
+        from sklearn.model_selection import train_test_split
+        from unseen_tables import load as load_unseen
+
+        _, X, y = load_unseen(name)
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.3, random_state=0)
+        return (X_tr.reset_index(drop=True), np.asarray(y_tr, dtype=np.float64),
+                X_te.reset_index(drop=True), np.asarray(y_te, dtype=np.float64))
+    return load
+
+
+def _shape(shape, rows):
+    """A ``column_shapes.py`` table (shaped x, normal z, 3-level text; y linear in them)."""
+    def load():
+        from column_shapes import table
+
+        X, y = table(shape, rows + 10000, 0)
+        return (X.iloc[:rows].reset_index(drop=True), y[:rows],
+                X.iloc[rows:].reset_index(drop=True), y[rows:])
+    return load
+
+
 def _synthetic(make, rows):
     def load():
         X, y = make(rows, 0)
@@ -128,8 +164,14 @@ def _synthetic(make, rows):
 TABLES = {"adult": lambda: _adult(4000), "adult_full": lambda: _adult(0), "poll": _poll,
           "diamonds": lambda: _diamonds(3000, False),
           "diamonds_auto": lambda: _diamonds(3000, True),
-          "weak": _synthetic(_weak_frame, 2000), "survey": _synthetic(_survey_frame, 4400)}
-REGRESSION = {"diamonds": 1.0, "diamonds_auto": "auto"}  # the y_bound
+          "weak": _synthetic(_weak_frame, 2000), "survey": _synthetic(_survey_frame, 4400),
+          "panel": _unseen("panel"), "visits": _unseen("visits")}
+SHAPES = ("year", "t3", "count", "lognormal")
+TABLES.update({f"{shape}_{rows}": _shape(shape, rows) for shape in SHAPES
+               for rows in (2000, 5000)})
+REGRESSION = {"diamonds": 1.0, "diamonds_auto": "auto", "panel": "auto", "visits": "auto",
+              **{f"{shape}_{rows}": "auto" for shape in SHAPES for rows in (2000, 5000)}}
+# the y_bound
 
 
 def _fit(table, X, y, epsilon, seed, check):
@@ -148,6 +190,25 @@ def _constant_score(table, y, y_test):
     return float(np.mean(y_test == values[np.argmax(counts)]))
 
 
+def _train_lead(pipe, X, y):
+    """Non-private diagnostics in the fit's scale (units of B^2): what the check must resolve.
+
+    The lead D of the model without the check over the training mean of the clipped target
+    (truncated at B^2, as the check's), its untruncated value and the sum of squares SST.
+    """
+    final = pipe.pipeline_.steps[-1][1]
+    bound = float(final._public_target_bound())
+    low, high = getattr(pipe, "target_range_", (-1.0, 1.0))
+    half, mid = (high - low) / 2.0, (high + low) / 2.0
+    y_fit = np.clip((np.asarray(y, dtype=np.float64) - mid) / half, -bound, bound)
+    f = np.clip((final.predict(pipe.pipeline_[:-1].transform(X)) - mid) / half, -bound, bound)
+    m, cap = float(np.mean(y_fit)), bound * bound
+    full = ((y_fit - m) ** 2 - (f - y_fit) ** 2) / cap
+    truncated = (np.minimum((y_fit - m) ** 2, cap) - np.minimum((f - y_fit) ** 2, cap)) / cap
+    return {"train_lead": float(truncated.sum()), "train_lead_untruncated": float(full.sum()),
+            "train_sst": float(np.sum((y_fit - m) ** 2) / cap)}
+
+
 def one_cell(table, data, epsilon, seeds):
     X, y, X_test, y_test = data
     constant = _constant_score(table, y, y_test)
@@ -161,6 +222,8 @@ def one_cell(table, data, epsilon, seeds):
                      "kept_model": check.kept_model, "share": check.share,
                      "noisy_lead": check.noisy_lead, "margin": check.margin,
                      "constant": str(check.constant)})
+        if table in REGRESSION:
+            runs[-1].update(_train_lead(without, X, y))
     out = {"constant": constant, "runs": runs}
     for name in ("without", "with"):
         s = np.array([r[name] for r in runs])

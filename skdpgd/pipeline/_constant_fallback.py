@@ -28,25 +28,35 @@ with ``y_bound="auto"``, where the pipeline fits on the scaled target). Two rele
 
 .. math::
 
-    D = \sum_i \min\{(\bar y_i - \tilde m)^2, B^2\} - \min\{(\bar f_i - \bar y_i)^2,
-    B^2\},
+    D = \sum_i (\bar y_i - \tilde m)^2 - (\bar f_i - \bar y_i)^2,
 
-:math:`\bar f_i` the model's prediction clipped to :math:`[-B, B]`: each term lies in
-:math:`[-B^2, B^2]`, so the sensitivity is :math:`2B^2`, plus
-:math:`\mathcal N(0, (2B^2/\mu_2)^2)`. In units of :math:`B^2` the lead has standard
-deviation :math:`\kappa/\mu_c`, :math:`\kappa = 2\sqrt2`.
+:math:`\bar f_i` the model's prediction clipped to :math:`[-B, B]`. With
+:math:`a = \bar f_i - \tilde m` and :math:`v = \bar y_i - \tilde m`, both in
+:math:`[-p, q]` (:math:`p = B + |\tilde m|`, :math:`q = B - |\tilde m|`, up to the sign
+of :math:`\tilde m`), a term is :math:`2av - a^2 \in [-p(p + 2q), p^2]`: an interval of
+width :math:`2h`, :math:`h = 2B(B + |\tilde m|)`, so given the released
+:math:`\tilde m` the sensitivity is :math:`2h \in [4B^2, 8B^2]`, plus
+:math:`\mathcal N(0, (2h/\mu_2)^2)` (adaptive composition: the second release's scale is
+a function of the first's output). In units of h the lead has standard deviation
+:math:`\kappa/\mu_c`, :math:`\kappa = 2\sqrt2`. (Each squared error truncated at
+:math:`B^2` would give sensitivity :math:`2B^2`, but truncation moves every term toward
+0 on both sides: it hides a noisy model's largest errors, and a model worse than
+:math:`\tilde m` in squared error can lead in the truncated one.)
 
 **The decision** (post-processing). The model is kept iff the noisy lead exceeds
-:math:`z_a\,\kappa/\mu_c` (:math:`z_a = \Phi^{-1}(1-a)`, :data:`LEVEL` a = 0.05); a model
-no better than the constant on the rows has a lead :math:`\le 0`, so it is kept with
-probability at most a. Otherwise its coefficients are set to 0 and its intercepts to the
-constant's (:math:`\log\hat p_k`, :math:`\hat p_k \propto \max(\tilde c_k, 1)`, for
-``K > 2``, :math:`\log(\hat p_1/\hat p_0)` for two; :math:`\tilde m` for a regressor).
+:math:`z_a\,\kappa\hat h/\mu_c` (:math:`z_a = \Phi^{-1}(1-a)`, :data:`LEVEL` a = 0.05;
+:math:`\hat h = 1` for classifiers, the lead in counts, :math:`\hat h = h/B^2` for
+regressors, the lead in units of :math:`B^2`); a model no better than the constant on
+the rows (accuracy; squared error of the clipped predictions on the clipped target) has a
+lead :math:`\le 0`, so it is kept with probability at most a. Otherwise its coefficients are
+set to 0 and its intercepts to the constant's (:math:`\log\hat p_k`,
+:math:`\hat p_k \propto \max(\tilde c_k, 1)`, for ``K > 2``,
+:math:`\log(\hat p_1/\hat p_0)` for two; :math:`\tilde m` for a regressor).
 
-**The share** (public). Each row adds a term in :math:`[-1, 1]` to the lead (per-row
-units: accuracy; :math:`B^2`), so the lead's own sampling noise over the n rows has standard
-deviation at most :math:`\sqrt n`. The check's noise is made no larger than that:
-:math:`\kappa/\mu_c \le \sqrt n`, the share
+**The share** (public). Each row adds a term in an interval of half-width h to the lead
+(h = 1 count; :math:`2B(B + |\tilde m|)`), so the lead's own sampling noise over the n
+rows has standard deviation at most :math:`h\sqrt n`. The check's noise is made no larger
+than that: :math:`\kappa h/\mu_c \le h\sqrt n` (h cancels: the rule is public), the share
 :math:`s = \min(1/2, \max(s_0, \kappa^2/(n\,\mu_{\mathrm{est}}^2)))` of the estimator's
 :math:`\mu_{\mathrm{est}}^2` (:data:`MIN_SHARE` :math:`s_0`, :data:`MAX_SHARE` 1/2); the fit
 gets :math:`\mu_{\mathrm{fit}} = \mu_{\mathrm{est}}\sqrt{1-s}` and
@@ -89,7 +99,7 @@ MIN_SHARE = 1.0 - 1.0 / 1.01 ** 2
 #: a: the largest probability of keeping a model that is no better than the constant.
 LEVEL = 0.05
 
-#: kappa: the lead's standard deviation times mu_c (per-row units times n).
+#: kappa: the lead's noise standard deviation times mu_c, in units of the per-row half-width h.
 KAPPA = {"classifier": math.sqrt(6.0), "regressor": 2.0 * math.sqrt(2.0)}
 
 MECHANISM = {
@@ -100,9 +110,10 @@ MECHANISM = {
         "count passes Phi^-1(0.95) sqrt 6 / mu (post-processing)"),
     "regressor": (
         "Gaussian noise on the sum of y clipped to [-B, B] (sensitivity 2B), then on the "
-        "model's lead over that noisy mean in squared error truncated at B^2 (sensitivity "
-        "2B^2), each at mu / sqrt 2 (Dong, Roth, Su 2022, Theorem 2.7, Corollary 3.3); the "
-        "model is kept iff the noisy lead passes Phi^-1(0.95) 2 sqrt 2 B^2 / mu"),
+        "model's lead over that noisy mean m in squared error (sensitivity 2h, "
+        "h = 2B(B + |m|)), each at mu / sqrt 2 (Dong, Roth, Su 2022, Theorem 2.7, "
+        "Corollary 3.3); the model is kept iff the noisy lead passes "
+        "Phi^-1(0.95) 2 sqrt 2 h / mu"),
 }
 
 _GUARD = 1.0 - 2.0 ** -40  # float rounding cannot take the two shares above mu_est^2
@@ -121,7 +132,9 @@ class ConstantCheckPlan:
     fit_mu, check_mu : float
         The fit's and the check's Gaussian-DP parameters.
     margin : float
-        The lead the model needs, :math:`z_a\\kappa/\\mu_c` (counts; units of B^2).
+        :math:`z_a\\kappa/\\mu_c`: the lead the model needs in units of the per-row
+        half-width h (counts; a regressor's check multiplies it by
+        :math:`h/B^2 = 2(1 + |\\tilde m|/B)` once :math:`\\tilde m` is released).
     """
 
     kind: str
@@ -142,7 +155,7 @@ class ConstantCheck:
     noisy_lead : float
         The model's noisy lead over the constant (counts; units of B^2).
     margin : float
-        The lead the model needed.
+        The lead the model needed (counts; units of B^2).
     constant : object
         The constant predictor: its class, or its value of y (the fit's scale).
     noisy_counts : ndarray of shape (K,) or None
@@ -193,7 +206,7 @@ def plan_constant_check(final, budget, n_samples, enabled="auto"):
     auto = isinstance(enabled, str)  # "auto": classifiers only
     kind = _kind(final) if auto or enabled else None
     if auto and kind == "regressor":
-        kind = None  # opt-in (docs/theory.md: measured, it costs more than it saves)
+        kind = None  # opt-in (docs/theory.md, "Regressors: why the check stays opt-in")
     if kind is None or not 0.0 < mu_est < math.inf:
         return None
     kappa, z = KAPPA[kind], float(norm.isf(LEVEL))
@@ -219,18 +232,27 @@ def _classifier_release(estimator, X, y, mu, rng):
     return correct - counts[best], classes[best], counts
 
 
+def _lead_half_width(bound, mean):
+    """h: half the width of the interval every row's plain lead term lies in (units of y^2)."""
+    return 2.0 * bound * (bound + abs(mean))
+
+
 def _regressor_release(estimator, X, y, mu, rng):
-    """The noisy mean, then the noisy truncated squared-error lead over it."""
+    """The noisy mean, then the noisy squared-error lead over it (units of B^2).
+
+    Returns the lead, the mean and None (no counts); the lead's noise is calibrated to
+    the released mean's sensitivity 2h (module docstring).
+    """
     bound = float(estimator._public_target_bound())  # the numeric bound the fit clipped to
     y = np.clip(np.asarray(y, dtype=np.float64).ravel(), -bound, bound)
     mu_each = mu / math.sqrt(2.0)
     total = math.fsum(y.tolist()) + rng.normal(0.0, 2.0 * bound / mu_each)
     mean = float(np.clip(total / y.size, -bound, bound))
     f = np.clip(np.asarray(estimator.predict(X), dtype=np.float64), -bound, bound)
-    cap = bound * bound
-    terms = np.minimum((y - mean) ** 2, cap) - np.minimum((f - y) ** 2, cap)
-    lead = math.fsum(terms.tolist()) + rng.normal(0.0, 2.0 * cap / mu_each)
-    return lead / cap, mean, None
+    terms = (y - mean) ** 2 - (f - y) ** 2
+    sensitivity = 2.0 * _lead_half_width(bound, mean)
+    lead = math.fsum(terms.tolist()) + rng.normal(0.0, sensitivity / mu_each)
+    return lead / (bound * bound), mean, None
 
 
 def _constant_model(estimator, constant, noisy_counts):
@@ -273,14 +295,18 @@ def run_constant_check(estimator, X, y, plan, random_state):
     rng = make_generator(random_state)
     release = _classifier_release if plan.kind == "classifier" else _regressor_release
     lead, constant, counts = release(estimator, X, y, plan.check_mu, rng)
-    kept = bool(lead > plan.margin)
+    margin = plan.margin
+    if plan.kind == "regressor":  # h / B^2: the margin in the lead's units of B^2
+        bound = float(estimator._public_target_bound())
+        margin *= _lead_half_width(bound, constant) / (bound * bound)
+    kept = bool(lead > margin)
     if not kept:
         _constant_model(estimator, constant, counts)
-    check = ConstantCheck(kept_model=kept, noisy_lead=float(lead), margin=plan.margin,
+    check = ConstantCheck(kept_model=kept, noisy_lead=float(lead), margin=float(margin),
                           constant=constant, noisy_counts=counts, share=plan.share)
     what = ("y and the model's predictions: class counts and correct predictions"
             if plan.kind == "classifier" else
-            "y and the model's predictions: sum of clipped y, truncated squared-error lead")
+            "y and the model's predictions: sum of clipped y, squared-error lead")
     report = ReleasePrivacyReport(mu=float(plan.check_mu), extra_delta=0.0,
                                   mechanism=MECHANISM[plan.kind],
                                   releases=((what, float(plan.check_mu)),))

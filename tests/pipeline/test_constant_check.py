@@ -192,16 +192,18 @@ def test_the_classifier_release_has_sensitivity_sqrt3():
 def _lead(y, f, mean, bound):
     """D of docs/theory.md for a released mean (the code computes it: the next test)."""
     yc, fc = np.clip(y, -bound, bound), np.clip(f, -bound, bound)
-    return np.sum(np.minimum((yc - mean) ** 2, bound ** 2)
-                  - np.minimum((fc - yc) ** 2, bound ** 2))
+    return np.sum((yc - mean) ** 2 - (fc - yc) ** 2)
 
 
-def test_the_regressor_releases_have_sensitivities_2B_and_2B2():
+@pytest.mark.parametrize("mean", [-2.0, -0.3, 0.0, 1.1, 2.0])
+def test_the_regressor_releases_have_sensitivities_2B_and_4B_B_plus_m(mean):
+    # every replacement of one row of 4-row tables over a grid that reaches past [-B, B];
+    # the lead's for a fixed released mean m, attained: 2h = 4B(B + |m|)
     bound = 2.0
-    values = np.array([-5.0, -2.0, -0.7, 0.0, 1.3, 2.0, 9.0])  # clipped to [-B, B] inside
+    values = np.array([-5.0, -2.0, -1.1, -0.7, 0.0, 0.3, 1.1, 1.3, 2.0, 9.0])
     rng = np.random.default_rng(0)
     worst_sum, worst_lead = 0.0, 0.0
-    for _ in range(400):
+    for _ in range(300):
         y = rng.choice(values, 4)
         f = rng.choice(values, 4)
         for y_new, f_new in itertools.product(values, values):
@@ -209,11 +211,15 @@ def test_the_regressor_releases_have_sensitivities_2B_and_2B2():
             y2[0], f2[0] = y_new, f_new
             sums = [np.clip(t, -bound, bound).sum() for t in (y, y2)]
             worst_sum = max(worst_sum, abs(sums[0] - sums[1]))
-            for mean in (-bound, -0.3, 0.0, bound):  # the lead for any released mean
-                leads = [_lead(yy, ff, mean, bound) for yy, ff in ((y, f), (y2, f2))]
-                worst_lead = max(worst_lead, abs(leads[0] - leads[1]))
+            leads = [_lead(yy, ff, mean, bound) for yy, ff in ((y, f), (y2, f2))]
+            worst_lead = max(worst_lead, abs(leads[0] - leads[1]))
     assert worst_sum == pytest.approx(2 * bound)
-    assert worst_lead == pytest.approx(2 * bound ** 2)
+    assert worst_lead <= 4 * bound * (bound + abs(mean)) * (1 + 1e-12)
+    # attained: the row (y, f) = (-sign(m) B, -sign(m) B) against (sign(m) B, -sign(m) B)
+    sign = 1.0 if mean >= 0 else -1.0
+    one = _lead(np.array([-sign * bound]), np.array([-sign * bound]), mean, bound)
+    other = _lead(np.array([sign * bound]), np.array([-sign * bound]), mean, bound)
+    assert abs(one - other) == pytest.approx(4 * bound * (bound + abs(mean)))
 
 
 def test_the_regressor_release_computes_the_documented_lead():
@@ -224,6 +230,22 @@ def test_the_regressor_release_computes_the_documented_lead():
                                             _NoNoise())
     assert counts is None and mean == pytest.approx(np.clip(y, -1, 1).mean())
     assert lead == pytest.approx(_lead(y, f, mean, bound))  # in units of B^2 = 1
+
+
+def test_the_regressor_lead_is_not_truncated():
+    # 90 rows where the model is 0.3 closer to y than the mean, 10 where it is 1.9 off
+    # (y = -1, prediction 0.9): better in squared error truncated at B^2 = 1, worse in
+    # plain squared error, and the check (at a budget that resolves it) replaces it
+    bound = 1.0
+    y = np.r_[np.full(90, 0.5), np.full(10, -1.0)]
+    f = np.r_[np.full(90, 0.5), np.full(10, 0.9)]
+    mean = y.mean()
+    truncated = np.sum(np.minimum((y - mean) ** 2, 1) - np.minimum((f - y) ** 2, 1))
+    assert truncated > 0 > _lead(y, f, mean, bound)
+    plan = plan_constant_check(DPRidge(y_bound=bound), split_budget(1e4, 1e-5, []), 100,
+                               enabled=True)
+    check, _ = run_constant_check(_Fixed(f, y_bound=bound), np.arange(100), y, plan, 0)
+    assert not check.kept_model and check.noisy_lead < 0
 
 
 # -- the decision: the level and the fallback -------------------------------------------------
@@ -242,6 +264,25 @@ def test_a_model_no_better_than_the_constant_is_kept_at_most_at_the_level():
         kept += check.kept_model
     # one-sided: the count stays below the 0.999 quantile of Binomial(4000, 0.05)
     assert kept <= binom.ppf(0.999, 4000, LEVEL)
+
+
+def test_a_regressor_no_better_than_the_constant_is_kept_at_the_level():
+    # the model predicts the clipped mean of y plus two standard deviations of the noisy
+    # mean on every row: its expected lead over the released mean is below 0 and within a
+    # hundredth of the check's noise of it (the boundary of the null), so the keep rate is
+    # at most a and not far below it: the margin's h / B^2 = 2(1 + |m|/B) is the noise's
+    rng = np.random.default_rng(5)
+    n, bound = 2000, 1.0
+    y = rng.uniform(-0.9, 0.3, n)  # mean -0.3: h = 2B(B + |m|) differs from 2B^2
+    plan = plan_constant_check(DPRidge(y_bound=bound), split_budget(0.3, 1e-5, []), n,
+                               enabled=True)
+    mean_sd = 2 * bound / (plan.check_mu / math.sqrt(2.0) * n)
+    model = _Fixed(np.full(n, y.mean() + 2 * mean_sd), y_bound=bound)
+    kept = sum(run_constant_check(model, np.arange(n), y, plan, seed)[0].kept_model
+               for seed in range(4000))
+    # one-sided bounds: the 0.999 quantile of Binomial(4000, a), and half the level
+    assert kept <= binom.ppf(0.999, 4000, LEVEL)
+    assert kept >= binom.ppf(0.001, 4000, LEVEL / 2)
 
 
 def test_a_noise_model_becomes_the_intercept_only_model_of_the_noisy_counts():
