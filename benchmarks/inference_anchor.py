@@ -16,7 +16,15 @@ On the SAME data (seeded by n and the repetition), three methods:
 * ``skdpgd``: ``DPRidge(epsilon=gdp_to_epsilon(1, delta), delta=min(1e-5, 0.1/n),
   data_norm=6, y_bound=15, residual_clip=2 * 1.345, inference=True)`` on z (intercept fitted),
   mu = 1. data_norm 6 is exceeded by 2.5e-4 of the rows under the design (target moves by
-  < .002, Monte Carlo), y_bound 15 by 7.5e-6; the Huber threshold is theirs (k s0).
+  < .002, Monte Carlo), y_bound 15 by 7.5e-6; the Huber threshold is theirs (k s0);
+* ``skdpgd_unit``: the same, the intercept a column of ones inside the row norm bound:
+  ``scale_rows_with_target(x, y, 6)`` (each row (1, z) and its y scaled together to norm at
+  most 6: a row beyond it is scaled, not clipped alone) and ``fit_intercept=False``,
+  ``data_norm=6``;
+* ``skdpgd_scaled``: ``scale_rows_with_target(x, y, sqrt 2)``, ``data_norm=sqrt 2``: their
+  Mallows norm m = sqrt 2 as the public row norm bound (Schweppe-type weights min(1,
+  m/||x||) on the row and its residual, the same true beta under their symmetric errors;
+  docs/theory.md, "Rows scaled with their target").
 
 Per n and method: coverage of the TRUE beta per coefficient (intercept first), the median
 width per coefficient over its finite intervals, the share of NaN intervals, and ratios skdpgd / theirs of the median widths; the median OLS
@@ -51,6 +59,7 @@ from inference_anchor_port import HUBER_K, noisy_newton
 
 from skdpgd import DPRidge
 from skdpgd.accounting import gdp_to_epsilon
+from skdpgd.preprocessing import scale_rows_with_target
 
 Z95 = 1.959963984540054
 SIGMA = np.array([[1.0, 0.5, 0.0], [0.5, 2.0, 0.0], [0.0, 0.0, 2.0]])
@@ -60,7 +69,10 @@ STEPS = {250: 15, 500: 16, 750: 17, 1000: 17, 1500: 18, 2000: 18, 4000: 19}
 PUBLISHED = {250: .873, 500: .921, 750: .930, 1000: .925, 1500: .934, 2000: .938, 4000: .942}
 DATA_NORM = 6.0
 Y_BOUND = 15.0
-METHODS = ("theirs", "theirs_replace_one", "skdpgd")
+#: The row norm bounds of the two variants whose rows are scaled with their target.
+SCALED_NORMS = {"skdpgd_unit": DATA_NORM, "skdpgd_scaled": float(np.sqrt(2.0))}
+SKDPGD = ("skdpgd", *SCALED_NORMS)
+METHODS = ("theirs", "theirs_replace_one", *SKDPGD)
 
 
 def simulate(n, rep):
@@ -85,6 +97,13 @@ def intervals(n, rep):
                   random_state=rep).fit(x[:, 1:], y)
     ci = np.asarray(est.conf_int(0.05))[[3, 0, 1, 2]]
     out["skdpgd"] = ((ci[:, 0] + ci[:, 1]) / 2, (ci[:, 1] - ci[:, 0]) / 2)
+    for name, norm in SCALED_NORMS.items():  # x has its column of ones: intercept=False
+        x_s, y_s = scale_rows_with_target(x, y, norm, intercept=False)
+        est = DPRidge(epsilon=float(gdp_to_epsilon(1.0, delta)), delta=delta, data_norm=norm,
+                      y_bound=Y_BOUND, residual_clip=HUBER_K * S0, inference=True,
+                      fit_intercept=False, random_state=rep).fit(x_s, y_s)
+        ci = np.asarray(est.conf_int(0.05))
+        out[name] = ((ci[:, 0] + ci[:, 1]) / 2, (ci[:, 1] - ci[:, 0]) / 2)
     resid = y - x @ np.linalg.lstsq(x, y, rcond=None)[0]
     cov = np.linalg.inv(x.T @ x) * (resid @ resid) / (n - 4)
     out["ols"] = (None, Z95 * np.sqrt(np.diag(cov)))
@@ -108,6 +127,10 @@ def summarise(n, reps):
     for ref in ("theirs", "theirs_replace_one"):
         row[f"width_ratio_vs_{ref}"] = (np.array(row["skdpgd"]["median_width"])
                                         / np.array(row[ref]["median_width"])).round(3).tolist()
+    for name in SCALED_NORMS:
+        row[f"width_ratio_{name}_vs_theirs"] = (
+            np.array(row[name]["median_width"])
+            / np.array(row["theirs"]["median_width"])).round(3).tolist()
     return row
 
 
@@ -127,6 +150,23 @@ def print_table(results):
         print(f"| {row['n']} | {row['published_coef3']:.3f} | {cov('theirs')} | "
               f"{cov('theirs_replace_one')} | {cov('skdpgd')} | {ratio('theirs')} | "
               f"{ratio('theirs_replace_one')} |")
+    cells = [row for row in results["cells"] if all(name in row for name in SCALED_NORMS)]
+    if not cells:
+        return
+    print("\nrows scaled with their target (scale_rows_with_target): coverage over finite "
+          "intervals; width over theirs")
+    print("| n | theirs | skdpgd, unit intercept, norm 6 | width / theirs | skdpgd, norm sqrt 2 "
+          "| width / theirs |")
+    print("|---:|---|---|---|---|---|")
+    for row in cells:
+        def cov(name, row=row):
+            pairs = zip(row[name]["coverage_finite"], row[name]["nan_fraction"], strict=True)
+            return " ".join(f"{c:.3f}" + (f" ({f:.0%} NaN)" if f else "") for c, f in pairs)
+
+        def ratio(name, row=row):
+            return " ".join(f"{c:.2f}" for c in row[f"width_ratio_{name}_vs_theirs"])
+        print(f"| {row['n']} | {cov('theirs')} | {cov('skdpgd_unit')} | {ratio('skdpgd_unit')} "
+              f"| {cov('skdpgd_scaled')} | {ratio('skdpgd_scaled')} |")
 
 
 def main(argv=None):

@@ -9,7 +9,9 @@ parameters (public bounds from a code book, a data dictionary, physical limits) 
 privacy before the estimator.
 
 - :class:`BoundedScaler`: per-feature public ``[low, high]`` -> ``[0, 1]``, clipping.
-- :class:`RowNormClipper`: each row scaled to Euclidean norm <= ``max_norm``.
+- :class:`RowNormClipper`: each row scaled to Euclidean norm <= ``max_norm``;
+  :func:`scale_rows_with_target` scales the row and its target by the same factor (for
+  intervals that cover the true coefficients of a linear model under row clipping).
 - :class:`Log1pTransformer`: :math:`x \mapsto \log(1 + \max(x, 0))` (or
   ``BoundedScaler(bounds, log1p=True)``, bounds in the feature's units).
 - :func:`public_one_hot` / :class:`PublicOneHotEncoder`: one-hot over category lists given
@@ -42,7 +44,7 @@ from ._private_range import PrivateRange, private_range
 from ._private_step import PrivateStepMixin
 from ._private_step import StepBudget as StepBudget
 from ._private_step import check_allowance as check_allowance
-from ._row_norm import RowNormClipper
+from ._row_norm import RowNormClipper, scale_rows_with_target
 from ._table_vectorizer import DPTableVectorizer
 
 # the API; the encodings, StepBudget, check_allowance, the missing-value rule and
@@ -51,6 +53,7 @@ __all__ = [
     "DPTableVectorizer",
     "BoundedScaler",
     "RowNormClipper",
+    "scale_rows_with_target",
     "Log1pTransformer",
     "PublicOneHotEncoder",
     "public_one_hot",

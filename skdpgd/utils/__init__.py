@@ -6,6 +6,8 @@ The budget checks every estimator and private step shares are importable from he
 the label rules (:mod:`skdpgd.utils._labels`: missing labels, canonical labels).
 """
 
+from ._clipping import clip_rows as clip_rows
+from ._clipping import row_scale_factors as row_scale_factors
 from ._labels import canonical_labels as canonical_labels
 from ._labels import is_missing_label as is_missing_label
 from ._labels import label_array as label_array

@@ -221,6 +221,18 @@ def clipped_values(rows, max_norm):
     return rows * pre[:, None] * factor[:, None]
 
 
+def row_scale_factors(X, max_norm):
+    r""":math:`\min(1, R/\|x\|)` of every row of a dense 2-D float array (finite rows).
+
+    The factor :func:`clip_rows` applies, computed the same way (:func:`scaled_row_norms`,
+    :func:`clipping_factors`: no sum of squares overflows, a row of norm at most R gets
+    exactly 1), for a caller that scales something else with the row (its target:
+    :func:`skdpgd.preprocessing.scale_rows_with_target`).
+    """
+    pre, norm = scaled_row_norms(np.asarray(X, dtype=np.float64))
+    return clipping_factors(pre, norm, float(max_norm)) * pre
+
+
 def clip_rows(X, max_norm):
     r"""Scale each row by :math:`\min(1, R/\|x\|)` so that every row has norm at most R.
 
