@@ -134,6 +134,16 @@ def summarise(n, reps):
     return row
 
 
+def coverage_text(row, name):
+    """One method's coverage per coefficient over its finite intervals (share NaN)."""
+    pairs = zip(row[name]["coverage_finite"], row[name]["nan_fraction"], strict=True)
+    return " ".join(f"{c:.3f}" + (f" ({f:.0%} NaN)" if f else "") for c, f in pairs)
+
+
+def ratio_text(row, key):
+    return " ".join(f"{c:.2f}" for c in row[key])
+
+
 def print_table(results):
     print(f"repetitions per n: {results['reps']}; coefficients (intercept, z1, z2, z3); "
           "coverage over finite intervals (share NaN); width: skdpgd over theirs")
@@ -141,15 +151,10 @@ def print_table(results):
           "| / theirs replace-one |")
     print("|---:|---:|---|---|---|---|---|")
     for row in results["cells"]:
-        def cov(name, row=row):
-            pairs = zip(row[name]["coverage_finite"], row[name]["nan_fraction"], strict=True)
-            return " ".join(f"{c:.3f}" + (f" ({f:.0%} NaN)" if f else "") for c, f in pairs)
-
-        def ratio(ref, row=row):
-            return " ".join(f"{c:.2f}" for c in row[f"width_ratio_vs_{ref}"])
-        print(f"| {row['n']} | {row['published_coef3']:.3f} | {cov('theirs')} | "
-              f"{cov('theirs_replace_one')} | {cov('skdpgd')} | {ratio('theirs')} | "
-              f"{ratio('theirs_replace_one')} |")
+        print(f"| {row['n']} | {row['published_coef3']:.3f} | {coverage_text(row, 'theirs')} | "
+              f"{coverage_text(row, 'theirs_replace_one')} | {coverage_text(row, 'skdpgd')} | "
+              f"{ratio_text(row, 'width_ratio_vs_theirs')} | "
+              f"{ratio_text(row, 'width_ratio_vs_theirs_replace_one')} |")
     cells = [row for row in results["cells"] if all(name in row for name in SCALED_NORMS)]
     if not cells:
         return
@@ -159,14 +164,11 @@ def print_table(results):
           "| width / theirs |")
     print("|---:|---|---|---|---|---|")
     for row in cells:
-        def cov(name, row=row):
-            pairs = zip(row[name]["coverage_finite"], row[name]["nan_fraction"], strict=True)
-            return " ".join(f"{c:.3f}" + (f" ({f:.0%} NaN)" if f else "") for c, f in pairs)
-
-        def ratio(name, row=row):
-            return " ".join(f"{c:.2f}" for c in row[f"width_ratio_{name}_vs_theirs"])
-        print(f"| {row['n']} | {cov('theirs')} | {cov('skdpgd_unit')} | {ratio('skdpgd_unit')} "
-              f"| {cov('skdpgd_scaled')} | {ratio('skdpgd_scaled')} |")
+        print(f"| {row['n']} | {coverage_text(row, 'theirs')} | "
+              f"{coverage_text(row, 'skdpgd_unit')} | "
+              f"{ratio_text(row, 'width_ratio_skdpgd_unit_vs_theirs')} | "
+              f"{coverage_text(row, 'skdpgd_scaled')} | "
+              f"{ratio_text(row, 'width_ratio_skdpgd_scaled_vs_theirs')} |")
 
 
 def main(argv=None):
