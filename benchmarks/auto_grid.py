@@ -40,9 +40,10 @@ Usage, from the repository root (the full grid: 10 problems x 4 epsilons x 5 see
     SKDPGD_DATA=/path/to/data nice python benchmarks/auto_grid.py [--seeds 5]
         [--datasets ...] [--epsilons 0.1 0.5 1 4] [--n-jobs 2] [--out PATH] [--quick]
 
-``--auto-variants``: also ``auto-before`` (the second choice before: the smallest proxy at
-the unresolved bulk's estimate alone) and ``auto-public`` (auto without its second
-choice), patched in by ``auto_second_choice.patched``; the cells then carry ``auto`` minus
+``--auto-variants``: also ``auto-no-spread`` (the second choice without the spread bulk's
+condition: the estimate and the worst common level), ``auto-before`` (the smallest proxy
+at the unresolved bulk's estimate alone) and ``auto-public`` (auto without its second
+choice), patched in by ``auto_second_choice.patched`` (``--variants``: some of them); the cells then carry ``auto`` minus
 each, and the targets the second choice's: auto no worse than ``auto-public`` by more
 than 0.003 in any cell.
 
@@ -82,7 +83,8 @@ EXPLICIT = {"gd": ("gd", None), "cyclic": ("cyclic", None), "cyclic-l4": ("cycli
             "cyclic-l16": ("cyclic", 16), "preconditioned": ("preconditioned", None),
             "sgd": ("sgd", None)}
 #: auto with a patched second choice (``--auto-variants``): name -> auto_second_choice arm
-AUTO_VARIANTS = {"auto-before": "before", "auto-public": "public"}
+AUTO_VARIANTS = {"auto-no-spread": "no-spread", "auto-before": "before",
+                 "auto-public": "public"}
 TOL_MOST, TOL_ALL, SHARE = 0.005, 0.01, 0.9
 #: the second choice's target: no worse than the public choice by more than this
 TOL_SECOND = 0.003
@@ -365,6 +367,8 @@ def main(argv=None):
     parser.add_argument("--table-only", action="store_true")
     parser.add_argument("--auto-variants", action="store_true",
                         help="also auto-before and auto-public (the second choice patched)")
+    parser.add_argument("--variants", nargs="+", default=None, choices=list(AUTO_VARIANTS),
+                        help="with --auto-variants: these only (default: all)")
     parser.add_argument("--out", default=str(HERE / "results" / "auto_grid.json"))
     parser.add_argument("--explicit-from", default=None, metavar="JSON",
                         help="reuse the explicit solvers' and the constant's rows of an earlier "
@@ -392,7 +396,7 @@ def main(argv=None):
                   and r["seed"] < seeds]
         methods = ["auto"]
     if args.auto_variants:
-        methods += list(AUTO_VARIANTS)
+        methods += args.variants or list(AUTO_VARIANTS)
     for name in datasets:
         if name not in DATASETS:
             parser.error(f"unknown data set {name!r}: choose from {DATASETS}")

@@ -15,14 +15,16 @@ built from public data (medians over seeds, every arm on the same draws):
   by sqrt(15) (accuracy about .65, as the user's table).
 
 Arms: ``auto`` (today's default: a classifier's second choice leaves the public choice
-only for a candidate that beats it both at the unresolved bulk's estimated level and at
-its worst common level, :mod:`skdpgd.solvers._spectral_choice`), ``before`` (the second
+only for a candidate that beats it at the unresolved bulk's estimated level, at its worst
+common level and in the mean of the flat and the spread bulk,
+:mod:`skdpgd.solvers._spectral_choice`), ``no-spread`` (the rule before the spread bulk:
+the estimate and the worst common level), ``before`` (the second
 choice before: the smallest proxy at the bulk's estimate alone), ``worst-bulk`` (the
 smallest proxy at the bulk's worst common level alone: measured on the validation grid
 before, it lost up to .0085, synthetic-100 at epsilon 0.1), ``public`` (auto without its second
 choice: the plan it runs where no second choice follows, ``plan_without_choice``), and
-the explicit solvers ``gd``, ``cyclic`` and ``preconditioned``. ``before`` and
-``worst-bulk`` are patched in here (:func:`patched`), not in the package. Every arm is
+the explicit solvers ``gd``, ``cyclic`` and ``preconditioned``. ``no-spread``, ``before``
+and ``worst-bulk`` are patched in here (:func:`patched`), not in the package. Every arm is
 charged the same epsilon (the second choice's charge is fixed before the data).
 Usage, from the repository root::
 
@@ -52,7 +54,8 @@ from skdpgd.solvers._utility import TIE_TOLERANCE
 
 TABLES = {"adult-15": ("workclass", "sex"), "adult-18": ("race", "sex", "relationship"),
           "synthetic-15": None}
-ARMS = ("auto", "before", "worst-bulk", "public", "gd", "cyclic", "preconditioned")
+ARMS = ("auto", "no-spread", "before", "worst-bulk", "public", "gd", "cyclic",
+        "preconditioned")
 N_ROWS = 5410
 _ADULT = {}
 
@@ -116,6 +119,12 @@ VARIANTS = {"before": _choose_by(_spectral_utility.spectral_excess_loss),
             "public": None}
 
 
+def _no_spread(n_steps, noise_std, **kwargs):
+    """The spread bulk's score replaced by 0: the rule before it (the estimate and the
+    worst common level; the mean's condition is then the estimate's)."""
+    return 0.0
+
+
 class patched:
     """``with patched(arm):`` the package's auto with that variant's second choice."""
 
@@ -123,15 +132,19 @@ class patched:
         self.arm = arm
 
     def __enter__(self):
-        self.saved = _auto.spectral_plan, _spectral.choose_on_spectrum
+        self.saved = (_auto.spectral_plan, _spectral.choose_on_spectrum,
+                      _spectral_choice.spread_bulk_excess_loss)
         if self.arm == "public":
             _auto.spectral_plan = lambda *args, **kwargs: None  # no second choice
+        elif self.arm == "no-spread":
+            _spectral_choice.spread_bulk_excess_loss = _no_spread
         elif self.arm in VARIANTS:
             _spectral.choose_on_spectrum = VARIANTS[self.arm]
         _cached_plan.cache_clear()
 
     def __exit__(self, *exc):
-        _auto.spectral_plan, _spectral.choose_on_spectrum = self.saved
+        (_auto.spectral_plan, _spectral.choose_on_spectrum,
+         _spectral_choice.spread_bulk_excess_loss) = self.saved
         _cached_plan.cache_clear()
 
 

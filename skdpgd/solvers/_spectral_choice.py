@@ -5,13 +5,17 @@ again on the released matrix: each candidate's proxy (:mod:`._spectral_utility`)
 evaluated on the released eigenvalues, with the spectrum the release cannot resolve
 bounded as there, instead of the worst case over every spectrum the public bounds allow.
 A classifier's second choice leaves the public choice only for a candidate that beats it
-both at the bulk's estimated level and at its worst common level
-(``_spectral_utility.worst_bulk_excess_loss``): the release shows
-that it pays whatever level the unresolved bulk has; among those, the smallest proxy at
-the estimate. A function of the released Gram and public numbers only: post-processing
-of an accounted release (:ref:`choosing-on-the-released-spectrum`).
+at the bulk's estimated level, at its worst common level
+(``_spectral_utility.worst_bulk_excess_loss``) and in the mean of the two bulks the
+release cannot tell apart, flat at the estimate and spread as n rows spread it at least
+(``_spectral_utility.spread_bulk_excess_loss``): the release shows that it pays whatever
+level the unresolved bulk has, and that its gain on the flat bulk is more than what the
+least spread would cost it; among those, the smallest proxy at the estimate. A function
+of the released Gram and public numbers only: post-processing of an accounted release
+(:ref:`choosing-on-the-released-spectrum`).
 """
 
+import functools
 import math
 
 import numpy as np
@@ -20,6 +24,7 @@ from ._spectral_utility import (
     estimate_spectrum,
     released_offset_distance,
     spectral_excess_loss,
+    spread_bulk_excess_loss,
     worst_bulk_excess_loss,
 )
 from ._utility import TIE_TOLERANCE
@@ -51,8 +56,9 @@ def choose_on_spectrum(plan, problem, released):
     A function of the released Gram and public numbers only (post-processing). Ties
     (within :data:`~skdpgd.solvers._utility.TIE_TOLERANCE`) go to the fewest passes. A
     classifier's candidates are those no worse than the public choice
-    (``plan.public_index``) at the bulk's estimate and at its worst common level (module
-    docstring); the public choice is always one of them.
+    (``plan.public_index``) at the bulk's estimate, at its worst common level and in the
+    mean of the flat and the spread bulk (module docstring); the public choice is always
+    one of them.
 
     Parameters
     ----------
@@ -86,8 +92,14 @@ def choose_on_spectrum(plan, problem, released):
         worst = [_spectral_prediction(candidate, problem, eigenvalues, spectrum, unresolved,
                                       worst_bulk_excess_loss)[0]
                  for candidate in plan.candidates]
+        spread = [_spectral_prediction(candidate, problem, eigenvalues, spectrum, unresolved,
+                                       functools.partial(spread_bulk_excess_loss,
+                                                         n_samples=problem.n_samples))[0]
+                  for candidate in plan.candidates]
+        # the gain on the flat bulk must exceed what the spread bulk would cost
+        mean = [scored[i][0] + spread[i] for i in range(len(scored))]
         eligible = [i for i in eligible if scored[i][0] <= scored[public][0]
-                    and worst[i] <= worst[public]]
+                    and worst[i] <= worst[public] and mean[i] <= mean[public]]
     best = min(scored[i][0] for i in eligible)
     tied = [i for i in eligible if scored[i][0] <= best + TIE_TOLERANCE * abs(best)]
     index = min(tied, key=lambda i: scored[i][1])

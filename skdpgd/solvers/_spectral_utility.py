@@ -12,7 +12,10 @@ be evaluated on it instead (docs/theory.md#choosing-on-the-released-spectrum):
   multiplicity k);
 * :func:`worst_bulk_excess_loss` scores a classifier with the unresolved bulk at its
   worst common level instead of its estimate (what the second choice must also win at
-  to leave the public choice, :mod:`skdpgd.solvers._spectral_choice`).
+  to leave the public choice, :mod:`skdpgd.solvers._spectral_choice`);
+* :func:`spread_bulk_excess_loss` scores a classifier with the bulk spread as n rows
+  spread it at least (the Marchenko-Pastur law of ratio d_b/n around its estimate), each
+  bulk direction at every level of that law (the release does not tell which has which).
 
 Both are post-processing of the released Gram and public numbers: a planning heuristic
 that plays no part in any privacy claim.
@@ -25,12 +28,16 @@ import numpy as np
 from ._preconditioned import gram_noise_margin
 from ._utility import direction_errors
 
-__all__ = ["estimate_spectrum", "released_offset_distance", "spectral_excess_loss",
-           "worst_bulk_excess_loss"]
+__all__ = ["estimate_spectrum", "marchenko_pastur_quantiles", "released_offset_distance",
+           "spectral_excess_loss", "spread_bulk_excess_loss", "worst_bulk_excess_loss"]
 
 #: Levels (relative to the bulk's ceiling r/2) a regressor's score maximises over in the
 #: bulk, whose levels the release does not resolve.
 BULK_GRID = np.logspace(-6.0, 0.0, 25)
+
+#: Quantiles of the Marchenko-Pastur law each bulk direction takes in
+#: :func:`spread_bulk_excess_loss` (each with weight 1/SPREAD_QUANTILES).
+SPREAD_QUANTILES = 32
 
 
 def estimate_spectrum(released_eigenvalues, gram_noise_std, row_norm):
@@ -90,7 +97,7 @@ def estimate_spectrum(released_eigenvalues, gram_noise_std, row_norm):
 def spectral_excess_loss(
     n_steps, noise_std, *, steps, curvature, strong_convexity, spectrum, n_outputs,
     initial_distance, momentum=0.0, scale_free=False, extra=0.0, offset_weights=None,
-    bulk=None, bulk_ceiling=0.0, offset_distance=0.0,
+    bulk=None, bulk_ceiling=0.0, offset_distance=0.0, weights=None,
 ):
     r"""The proxy of :func:`~skdpgd.solvers._utility.predicted_excess_loss` on one spectrum.
 
@@ -161,6 +168,10 @@ def spectral_excess_loss(
         Their largest possible level, r/2.
     offset_distance : float, default=0
         o, the expected size of the optimum's offset (with ``offset_weights``).
+    weights : array_like of shape (d,), optional
+        A classifier's score only: the multiplicity of each entry in the sums (entries
+        that share one direction, each at one of its possible levels, of weights summing
+        to 1; :func:`spread_bulk_excess_loss`). Default: 1 each.
 
     Returns
     -------
@@ -168,23 +179,25 @@ def spectral_excess_loss(
         The predicted excess loss, in units of the loss.
     """
     g = np.asarray(spectrum, dtype=float)
+    weight = np.ones(g.shape) if weights is None else np.asarray(weights, dtype=float)
+    directions = round(float(weight.sum()))
     c, lam, k = float(curvature), float(strong_convexity), int(n_outputs)
     h = c * g + lam
     mean, variance = direction_errors(n_steps, h, np.asarray(steps, dtype=float), momentum)
     variance = variance * float(noise_std) ** 2
     if offset_weights is None:
-        share = np.full(g.shape, float(initial_distance) ** 2 / (k * g.size))
+        share = np.full(g.shape, float(initial_distance) ** 2 / (k * directions))
     else:  # the features' coordinates share r0^2 (none in the offset's direction), the
         # offset its own o^2
         u2 = np.asarray(offset_weights, dtype=float)
-        share = float(initial_distance) ** 2 / (k * max(g.size - 1, 1)) * (1.0 - u2)
+        share = float(initial_distance) ** 2 / (k * max(directions - 1, 1)) * (1.0 - u2)
         share[u2 > 0.5] = 0.0
         share = share + float(offset_distance) ** 2 / k * u2
     if scale_free:
         h_data = c * g
         s = (1.0 - mean) * h_data / h
-        c_sum, a_sum = np.sum(h_data * share), np.sum(h_data * s * share)
-        b_sum = np.sum(h_data * (s * s * share + variance))
+        c_sum, a_sum = np.sum(weight * h_data * share), np.sum(weight * h_data * s * share)
+        b_sum = np.sum(weight * h_data * (s * s * share + variance))
         kept = a_sum * a_sum / b_sum if b_sum > 0.0 else 0.0
         return 0.5 * k * (c_sum - kept) + float(extra)
     r0_2 = float(initial_distance) ** 2 + float(offset_distance) ** 2
@@ -237,6 +250,104 @@ def worst_bulk_excess_loss(n_steps, noise_std, **kwargs):
                                     **dict(kwargs, spectrum=np.where(bulk, g, spectrum),
                                            bulk=None))
                for g in levels)
+
+
+def marchenko_pastur_quantiles(count, ratio):
+    r"""``count`` mid-quantiles of the Marchenko-Pastur law of ratio gamma, scaled to mean 1.
+
+    The law of the eigenvalues of :math:`\frac1n Z^\top Z`, Z an n x d matrix of
+    i.i.d. unit-variance entries, as :math:`d/n \to \gamma` (Marchenko and Pastur 1967;
+    Bai and Silverstein 2010, Theorem 3.6): for :math:`\gamma \le 1` the density
+    :math:`\frac{\sqrt{(b - x)(x - a)}}{2\pi\gamma x}` on
+    :math:`[a, b] = [(1-\sqrt\gamma)^2, (1+\sqrt\gamma)^2]` (mean 1, variance gamma);
+    for :math:`\gamma > 1` a mass :math:`1 - 1/\gamma` at 0 and the law of ratio
+    :math:`1/\gamma` scaled by gamma (the Gram has rank n). Quantiles at the levels
+    :math:`(i + 1/2)/\mathrm{count}` from the CDF on a grid of 4097 points, ascending, then
+    divided by their mean.
+
+    Parameters
+    ----------
+    count : int
+        How many quantiles.
+    ratio : float
+        gamma > 0.
+
+    Returns
+    -------
+    ndarray of shape (count,)
+    """
+    gamma = float(ratio)
+    probabilities = (np.arange(count) + 0.5) / count
+    zero_mass, scale = 0.0, 1.0
+    if gamma > 1.0:
+        zero_mass, scale, gamma = 1.0 - 1.0 / gamma, gamma, 1.0 / gamma
+    a, b = (1.0 - math.sqrt(gamma)) ** 2, (1.0 + math.sqrt(gamma)) ** 2
+    x = np.linspace(a, b, 4097)
+    density = np.sqrt(np.maximum((b - x) * (x - a), 0.0)) / (2.0 * math.pi * gamma
+                                                              * np.maximum(x, 1e-300))
+    cdf = np.concatenate([[0.0], np.cumsum(0.5 * (density[1:] + density[:-1]) * np.diff(x))])
+    cdf /= cdf[-1]
+    inner = np.clip((probabilities - zero_mass) / (1.0 - zero_mass), 0.0, 1.0)
+    quantiles = np.where(probabilities < zero_mass, 0.0, scale * np.interp(inner, cdf, x))
+    return quantiles / quantiles.mean()
+
+
+def spread_bulk_excess_loss(n_steps, noise_std, *, n_samples, **kwargs):
+    r""":func:`spectral_excess_loss` of a classifier with its bulk spread as n rows spread it.
+
+    A Gram of n rows is spread at least as the Marchenko-Pastur law of ratio
+    :math:`\gamma = d_b/n` (:func:`marchenko_pastur_quantiles`; :math:`d_b` the bulk's
+    directions, n public) even where the population is isotropic, and the release does not
+    resolve that spread (it lies below the noise edge). So every bulk direction j is
+    scored at each of :data:`SPREAD_QUANTILES` quantiles :math:`\bar g q_i` of that law
+    around the bulk's estimate :math:`\bar g`, with weight :math:`1/Q` each, its own step
+    :math:`\gamma_j` kept: the expected sums of the score when the levels are paired
+    with the bulk's directions independently of the released order (the bulk's released
+    eigenvalues are the noise's, not the design's). Resolved directions are scored as by
+    :func:`spectral_excess_loss`, and so is a regressor (its score takes the bulk's worst
+    level already) and a spectrum without a bulk. (Pairing the quantiles with the released
+    order instead, which credits a preconditioner built from the noise with the design's
+    spread, was measured and not kept: benchmarks/README.md.)
+
+    Parameters
+    ----------
+    n_steps : int
+        K.
+    noise_std : float
+        sigma.
+    n_samples : int
+        n.
+    **kwargs
+        As :func:`spectral_excess_loss` (``steps``, ``spectrum``, ``bulk``, ...).
+
+    Returns
+    -------
+    float
+        The predicted excess loss with the bulk spread.
+    """
+    bulk = kwargs.get("bulk")
+    if not kwargs.get("scale_free") or bulk is None or not np.any(bulk):
+        return spectral_excess_loss(n_steps, noise_std, **kwargs)
+    bulk = np.asarray(bulk, dtype=bool)
+    spectrum = np.asarray(kwargs["spectrum"], dtype=float)
+    levels = marchenko_pastur_quantiles(SPREAD_QUANTILES, np.count_nonzero(bulk) / n_samples)
+
+    def expand(values, spread=None):  # resolved entries, then Q entries per bulk direction
+        values = np.broadcast_to(np.asarray(values, dtype=float), spectrum.shape)
+        inner = np.repeat(values[bulk], levels.size)
+        return np.concatenate([values[~bulk], inner if spread is None
+                               else inner * np.tile(spread, np.count_nonzero(bulk))])
+
+    weights = np.concatenate([np.ones(np.count_nonzero(~bulk)),
+                              np.full(np.count_nonzero(bulk) * levels.size, 1.0 / levels.size)])
+    expanded = dict(kwargs, spectrum=expand(spectrum, levels), steps=expand(kwargs["steps"]),
+                    bulk=None, weights=weights)
+    if kwargs.get("offset_weights") is not None:
+        expanded["offset_weights"] = expand(kwargs["offset_weights"])
+    momentum = kwargs.get("momentum", 0.0)
+    if np.ndim(momentum):
+        expanded["momentum"] = expand(momentum)
+    return spectral_excess_loss(n_steps, noise_std, **expanded)
 
 
 def released_offset_distance(problem, released, noise_std):

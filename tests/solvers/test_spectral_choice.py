@@ -3,9 +3,11 @@
 The charge is fixed before the data and exact, the choice is a function of the released
 Gram and public numbers only, and the proxy on a released spectrum tells an isotropic
 design from an ill-conditioned one; a classifier leaves the public choice only for a run
-no worse at the unresolved bulk's estimate and at its worst common level.
+no worse at the unresolved bulk's estimate, at its worst common level and in the mean of
+the flat and the spread (Marchenko-Pastur) bulk.
 """
 
+import functools
 import math
 
 import numpy as np
@@ -21,8 +23,10 @@ from skdpgd.solvers._spectral_choice import choose_on_spectrum
 from skdpgd.solvers._spectral_utility import (
     BULK_GRID,
     estimate_spectrum,
+    marchenko_pastur_quantiles,
     released_offset_distance,
     spectral_excess_loss,
+    spread_bulk_excess_loss,
     worst_bulk_excess_loss,
 )
 
@@ -538,3 +542,107 @@ def test_the_bulk_at_its_worst_common_level_scores_at_least_the_levels_it_tries(
     assert worst_bulk_excess_loss(20, candidate.noise_std, spectrum=spectrum,
                                   **regressor) == spectral_excess_loss(
         20, candidate.noise_std, spectrum=spectrum, **regressor)
+
+
+def test_marchenko_pastur_quantiles_have_the_law_s_moments_and_support():
+    """Mean 1 (by construction), variance gamma and support [(1 - sqrt g)^2, (1 + sqrt g)^2]
+    for gamma <= 1 (Bai and Silverstein 2010, Theorem 3.6); for gamma > 1 a share
+    1 - 1/gamma at 0 (the Gram has rank n)."""
+    for gamma in (0.0375, 0.25, 0.8):
+        q = marchenko_pastur_quantiles(2000, gamma)
+        assert np.all(np.diff(q) >= 0.0)
+        assert q.mean() == pytest.approx(1.0, rel=1e-12)
+        # mid-quantiles of a smooth law: the variance within a few per cent
+        assert q.var() == pytest.approx(gamma, rel=0.03)
+        assert (1 - math.sqrt(gamma)) ** 2 * 0.999 <= q[0] and q[-1] <= (1 + math.sqrt(gamma)) ** 2
+    q = marchenko_pastur_quantiles(1000, 4.0)
+    assert np.mean(q == 0.0) == pytest.approx(0.75, abs=1e-3)
+    assert q.mean() == pytest.approx(1.0, rel=1e-12)
+
+
+def _bulk_kwargs(plan, problem, released):
+    eigenvalues, vectors = np.linalg.eigh(released)
+    tau = plan.probe_noise_std
+    spectrum, bulk = estimate_spectrum(eigenvalues, tau, problem.row_norm)
+    return eigenvalues, spectrum, dict(
+        curvature=problem.curvature, n_outputs=1, initial_distance=problem.largest_distance,
+        scale_free=True, offset_weights=vectors[-1] ** 2, bulk=bulk,
+        bulk_ceiling=tau * math.sqrt(eigenvalues.size), spectrum=spectrum)
+
+
+def test_the_spread_bulk_scores_every_level_of_the_law_and_degenerates_to_the_flat_bulk():
+    """spread_bulk_excess_loss: with n so large that the law is a point (gamma -> 0) it is
+    the flat bulk's score; on an isotropic bulk an unfinished plain run (every direction
+    the same step) pays for the spread (its iterate is distorted by the levels); a
+    regressor is scored as before (its score takes the bulk's worst level)."""
+    problem, plan = _plan(8000, 300, 4.0)
+    dim = problem.gram_dim
+    flat = np.diag(np.r_[np.full(dim - 1, 1.0 / (dim - 1)), problem.row_norm**2 - 1.0])
+    released = _noisy(flat, plan.probe_noise_std, np.random.default_rng(0))
+    _, spectrum, kw = _bulk_kwargs(plan, problem, released)
+    assert kw["bulk"].sum() == dim - 1
+    candidate = plan.candidates[plan.public_index]
+    kw.update(steps=np.full(spectrum.shape, 4.0), strong_convexity=candidate.strong_convexity)
+    flat_score = spectral_excess_loss(50, candidate.noise_std, **kw)
+    assert spread_bulk_excess_loss(50, candidate.noise_std, n_samples=10**15,
+                                   **kw) == pytest.approx(flat_score, rel=1e-6)
+    assert spread_bulk_excess_loss(50, candidate.noise_std, n_samples=8000, **kw) > 2 * flat_score
+    regressor = dict(kw, scale_free=False)
+    assert spread_bulk_excess_loss(50, candidate.noise_std, n_samples=8000, **regressor) == \
+        spectral_excess_loss(50, candidate.noise_std, **regressor)
+
+
+def test_weights_count_an_entry_as_its_share_of_a_direction():
+    """spectral_excess_loss with each direction split in two entries of weight 1/2 (the
+    same level and step) is the score of the unsplit spectrum."""
+    problem, plan = _plan(5410, 15, 0.5)
+    released = _noisy(_copula_gram(5410, 15, problem.intercept_scaling, 0),
+                      plan.probe_noise_std, np.random.default_rng(1))
+    _, spectrum, kw = _bulk_kwargs(plan, problem, released)
+    kw.update(steps=np.linspace(0.5, 2.0, spectrum.size), strong_convexity=1e-3, bulk=None)
+    whole = spectral_excess_loss(30, 0.01, **kw)
+    split = dict(kw, spectrum=np.repeat(spectrum, 2), steps=np.repeat(kw["steps"], 2),
+                 offset_weights=np.repeat(kw["offset_weights"], 2),
+                 weights=np.full(2 * spectrum.size, 0.5))
+    assert spectral_excess_loss(30, 0.01, **split) == pytest.approx(whole, rel=1e-12)
+
+
+def test_plain_steps_that_gain_only_noise_on_an_isotropic_bulk_keep_the_preconditioner(
+        monkeypatch):
+    """8,000 isotropic rows of 300 features: every level is in the probe's bulk, where a
+    flat bulk shows no distortion and plain steps win by their smaller noise. At epsilon
+    4 that gain is less than what the least spread of 8,000 rows (Marchenko-Pastur, ratio
+    300/8000) costs an unfinished plain run, so the preconditioner is kept (the rule
+    before, without the spread, left it for cyclic steps); at epsilon 0.5 the noise gain
+    is larger and plain gd runs under both rules."""
+    for epsilon, kept in ((4.0, True), (0.5, False)):
+        problem, plan = _plan(8000, 300, epsilon)
+        dim = problem.gram_dim
+        flat = np.diag(np.r_[np.full(dim - 1, 1.0 / (dim - 1)), problem.row_norm**2 - 1.0])
+        for seed in range(3):
+            released = _noisy(flat, plan.probe_noise_std, np.random.default_rng(seed))
+            index, _ = choose_on_spectrum(plan, problem, released)
+            with monkeypatch.context() as patch:
+                patch.setattr(_spectral_choice, "spread_bulk_excess_loss",
+                              lambda *args, **kwargs: 0.0)
+                before, _ = choose_on_spectrum(plan, problem, released)
+            assert plan.candidates[before].solver.name in ("gd", "cyclic")
+            assert (plan.candidates[index].solver.name == "preconditioned") == kept
+
+
+def test_a_classifier_leaves_the_public_choice_only_for_a_run_no_worse_in_the_mean():
+    """On the 5,410-row copula draws the winner is no worse than the public choice in the
+    mean of the flat and the spread bulk (and at both levels of the rule before)."""
+    problem, plan = _plan(5410, 15, 0.5)
+    rng = np.random.default_rng(0)
+    spread = functools.partial(spread_bulk_excess_loss, n_samples=problem.n_samples)
+    for seed in range(4):
+        released = _noisy(_copula_gram(5410, 15, problem.intercept_scaling, seed),
+                          plan.probe_noise_std, rng)
+        estimate, _ = _scores(plan, problem, released, spectral_excess_loss)
+        worst, _ = _scores(plan, problem, released, worst_bulk_excess_loss)
+        spread_scores, _ = _scores(plan, problem, released, spread)
+        index, _ = choose_on_spectrum(plan, problem, released)
+        public = plan.public_index
+        assert estimate[index] <= estimate[public] and worst[index] <= worst[public]
+        assert estimate[index] + spread_scores[index] <= estimate[public] + spread_scores[public]
