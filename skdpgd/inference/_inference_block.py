@@ -67,7 +67,7 @@ ENABLED = True
 #: The row note of a dropped column.
 DROPPED = (
     "no interval: dropped from the inference block, the released curvature of its column "
-    "({ratio:.2g} tau) is below {z:.3g} tau, which an empty column's (pure noise) exceeds "
+    "({ratio:.4g} tau) is below {z:.4g} tau, which an empty column's (pure noise) exceeds "
     "with probability 0.05/(2p) only, and so is its released gradient (a level or "
     "indicator the data leave empty or nearly so); its coefficient is the run's, and the "
     "other intervals are those of the model with it held there"

@@ -1,10 +1,17 @@
 """Columns the release shows empty leave the inference block: NaN with the reason, and the
 other coefficients computed as for the model without them."""
 
+import re
+
 import numpy as np
 
 from skdpgd import DPLogisticRegression
-from skdpgd.inference._inference_block import block_run, empty_columns, inference_block
+from skdpgd.inference._inference_block import (
+    DROPPED,
+    block_run,
+    empty_columns,
+    inference_block,
+)
 from skdpgd.inference._optimizer_noise import optimizer_noise
 
 
@@ -128,3 +135,13 @@ def test_a_standalone_estimator_drops_nothing():
     est = DPLogisticRegression(epsilon=1.0, random_state=0, inference=True).fit(x, y)
     assert not est.inference_.diagnostics["dropped"].any()
     assert np.isnan(est.conf_int()[2]).all()
+
+
+def test_the_dropped_note_never_prints_the_curvature_above_its_threshold():
+    # a :.2g ratio printed 3.3 "below" 3.29: both are written to 4 significant digits
+    rng = np.random.default_rng(0)
+    for z in (3.29, 2.807, 3.0233):
+        for ratio in z * (1.0 - rng.uniform(1e-6, 0.05, 200)):
+            shown = [float(v) for v in re.findall(r"\(([-\d.e+]+) tau\) is below ([-\d.e+]+) tau",
+                                                  DROPPED.format(ratio=ratio, z=z))[0]]
+            assert shown[0] <= shown[1]
