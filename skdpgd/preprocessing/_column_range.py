@@ -362,7 +362,8 @@ def column_range(x, mu, random_state=None, *, edges=None, integer=False):
                  "1/sigma^2", mu_2)
     empty = None if integer else empty_between_integers(noisy_1, edges, sigma_1, x.size)
     return ColumnRange(read_column_range(averaged, edges, sigma, x.size, integer=integer,
-                                         window_rate=TAIL_WINDOW_RATE, empty=empty),
+                                         window_rate=TAIL_WINDOW_RATE, empty=empty,
+                                         cut_groups=True),
                        (locating, described))
 
 

@@ -317,3 +317,30 @@ def test_the_window_rule_keeps_a_mostly_zero_count_non_negative_and_reaches_its_
     # of the nonzero values' reading, 16 cells from -1.41 to 90.5, not a window)
     assert sum(r.low == 0.0 for _, r in ranges) >= 18
     assert np.median([r.high for _, r in ranges]) >= 8.0  # measured: 16
+
+
+def test_a_standard_normal_column_rarely_keeps_a_coarse_group_far_beyond_its_values():
+    # 2,000 rows at mu 0.0343: the bulk near 0 spreads over many small cells of the log
+    # grid, so coarser groups are read; the group holding the upper bulk ran to 5.66 or
+    # beyond in 26 of these 200 draws before its empty far cells were cut, 16 after
+    tops = []
+    for seed in range(200):
+        x = np.random.default_rng(seed).standard_normal(2000)
+        tops.append(column_range(x, 0.0343, np.random.default_rng(9000 + seed)).range.high)
+    assert sum(top >= 5.6 for top in tops) <= 20 and np.median(tops) >= 1.4
+
+
+def test_a_coarse_group_keeps_its_cells_beyond_the_finest_hull_only_where_they_hold_records():
+    from skdpgd.preprocessing._range_reading import hull_within_cells
+
+    sigma = 10.0
+    values = np.zeros(40)
+    values[10:14] = 100.0  # the single cells that pass
+    starts = np.arange(0, 40, 8)
+    single = (np.where(values > 45.0, values, 0.0), np.arange(40))
+    for beyond, expected_last in ((0.0, 13), (60.0, 15)):
+        values[14:16] = beyond  # two cells beyond the finest hull, in the group 8..15
+        sums = np.add.reduceat(values, starts)
+        group = (np.where(sums > 50.0, sums, 0.0), starts)
+        assert hull_within_cells([single, group], values, sigma) == (8 if beyond else 10,
+                                                                     expected_last)
