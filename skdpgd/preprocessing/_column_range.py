@@ -234,15 +234,17 @@ def inner_cells(low, high, n_cells=REFINED_CELLS, integer=False, span=None):
     return inner_edges(low, high, n_cells, integer, span).size - 1
 
 
-def refined_grid(low, high, edges, n_cells=REFINED_CELLS, integer=False):
+def refined_grid(low, high, edges, n_cells=REFINED_CELLS, integer=False, span=None):
     r"""The public edges outside the span of :func:`refined_span` and equal cells of width
     :math:`(h - \ell)/n` over it (n_cells of them on [low, high]).
 
     For an integer column (public dtype) the inner edges are rounded up to integers, so
     that every inner cell holds at least one integer (fewer cells where the range holds
-    fewer than ``n_cells`` integers).
+    fewer than ``n_cells`` integers). ``span``: :func:`refined_span`'s result, when the
+    caller has it.
     """
-    inside = inner_edges(low, high, n_cells, integer, refined_span(low, high, edges))
+    span = refined_span(low, high, edges) if span is None else span
+    inside = inner_edges(low, high, n_cells, integer, span)
     outside = edges[(edges < inside[0]) | (edges > inside[-1])]
     return np.unique(np.concatenate([outside, inside]))
 
@@ -337,9 +339,9 @@ def column_range(x, mu, random_state=None, *, edges=None, integer=False):
     if (first.found and refines(first.low, first.high)
             and holds_majority(noisy_1, edges, first.low, first.high, sigma_1,
                                x.size)):
-        fine = refined_grid(first.low, first.high, edges, integer=integer)
-        noisy_2 = noisy_histogram(x, sigma_2, rng, fine)
         span = refined_span(first.low, first.high, edges)
+        fine = refined_grid(first.low, first.high, edges, integer=integer, span=span)
+        noisy_2 = noisy_histogram(x, sigma_2, rng, fine)
         shared, public_cells = shared_cells(fine, edges, *span)
         merged = noisy_2.copy()  # the cells both grids have: both releases, weighted
         merged[shared] = average_histograms(noisy_1[public_cells], sigma_1,
