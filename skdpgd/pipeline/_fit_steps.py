@@ -14,8 +14,9 @@ from ..accounting.calibration import round_down
 from ..preprocessing import check_allowance
 from ..utils._validation import make_generator
 from ._checks import fit_transform_private, is_prepared, is_private, is_skip
-from ._constant_fallback import CONSTANT_CHECK, plan_constant_check, run_constant_check
+from ._constant_fallback import CONSTANT_CHECK, run_constant_check
 from ._labels import PrivateClassCounts, release_label_set
+from ._mean_correction import MEAN_CORRECTION, post_fit_plans, run_mean_correction
 from ._plan import CLASS_COUNTS, LABEL_SET, TARGET_RANGE
 from ._report import PipelinePrivacyReport
 from ._table_notes import indicator_columns, preparation_notes
@@ -50,12 +51,13 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
             if is_prepared(step):  # released once by prepare(): reused, not charged here
                 shared.append((name, step.privacy_))
         fitted.append((name, step))
-    # public: None (no check, the fit's whole share) or the split of the estimator's
-    check = plan_constant_check(final, budget, n, pipeline.constant_check)
+    # public: the releases after the fit (None: not run) and what is left for the fit
+    correction, check, fit_mu = post_fit_plans(final, budget, n, pipeline.mean_correction,
+                                               pipeline.constant_check)
     estimator = clone(final).set_params(ledger=None, random_state=_child_seed(rng))
     # the estimator's share in mu (the one currency inside): all of it, or the fit's part
-    within = (budget.estimator_allowance if check is None
-              else Allowance(round_down(check.fit_mu)))
+    within = (budget.estimator_allowance if correction is None and check is None
+              else Allowance(round_down(fit_mu)))
     norm = _row_norm_bound(fitted)
     if norm is not None:
         estimator.set_params(data_norm=norm)
@@ -101,13 +103,17 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
     # what it spent (its report's: no conversion).
     estimator.set_params(random_state=None, epsilon=estimator.privacy_.epsilon,
                          delta=estimator.privacy_.delta)
-    check_allowance(last_name, estimator.privacy_,
-                    budget.estimator_mu if check is None else check.fit_mu, 0.0)
+    check_allowance(last_name, estimator.privacy_, fit_mu, 0.0)
     if getattr(estimator, "inference_", None) is not None:
         names = _feature_names(fitted, estimator.n_features_in_)
         if names is not None:
             estimator._name_table(names, *preparation_notes(fitted, estimator.n_features_in_))
     spent.append((last_name, estimator.privacy_))
+    if correction is not None:  # the intercept at the mean residual, in the fit's scale
+        pipeline.mean_correction_, report = run_mean_correction(
+            estimator, Xt, y_fit, correction, _child_seed(rng))
+        check_allowance(MEAN_CORRECTION, report, correction.release_mu, 0.0)
+        spent.append((MEAN_CORRECTION, report))
     if check is not None:  # the model against the private constant, in the fit's scale
         pipeline.constant_check_, report = run_constant_check(estimator, Xt, y_fit, check,
                                                               _child_seed(rng))

@@ -148,19 +148,26 @@ def shared_releases(pre):
     return [(name, step.privacy_) for name, step in pre if is_prepared(step)]
 
 
-def planned_report(releases, budget, last_name, n_samples, shared=(), check=None):
+def planned_report(releases, budget, last_name, n_samples, shared=(), post_fit=(None, None)):
     """The planned report: every allowance as an upper bound (public numbers only);
-    with ``check`` (a ConstantCheckPlan) the estimator's allowance, unchanged, says how
-    it is split between the fit and the constant check."""
+    with ``post_fit`` (the plans of the mean correction and of the constant check, None
+    where one does not run) the estimator's allowance, unchanged, says how it is split
+    between the fit and those releases."""
+    correction, check = post_fit[:2]
     steps = [
         (name, ReleasePrivacyReport(mu=mu, extra_delta=extra,
                                     mechanism="planned allowance (upper bound)"))
         for (name, _, _), mu, extra in zip(releases, budget.step_mu,
                                            budget.step_extra_delta, strict=True)
     ]
-    split = ("" if check is None else
-             f" and the constant check within mu={check.check_mu:.6g} (fit within "
-             f"mu={check.fit_mu:.6g}; {check.share:.3g} of mu^2 to the check)")
+    split = ("" if correction is None else
+             f" and the mean correction within mu={correction.release_mu:.6g} "
+             f"({correction.share:.3g} of mu^2)")
+    if check is not None:
+        split += (f" and the constant check within mu={check.check_mu:.6g} (fit within "
+                  f"mu={check.fit_mu:.6g}; {check.share:.3g} of what is left to the check)")
+    elif correction is not None:
+        split += f" (fit within mu={correction.fit_mu:.6g})"
     steps.append((last_name, ReleasePrivacyReport(
         mu=budget.estimator_mu, extra_delta=0.0,
         mechanism=(f"planned: fitted within mu={budget.estimator_mu:.6g} (reported at "

@@ -92,7 +92,7 @@ def test_auto_checks_classifiers_and_leaves_regressors_unchanged():
     assert plan_constant_check(DPLogisticRegression(classes=[0, 1]), budget, 1000,
                                enabled=np.False_) is None
     X, y = _regression()
-    pipe = _pipe(DPRidge(y_bound=1.0), 1.0).fit(X, y)
+    pipe = _pipe(DPRidge(y_bound=1.0), 1.0, mean_correction=False).fit(X, y)
     assert not hasattr(pipe, "constant_check_")
     assert [name for name, _ in pipe.privacy_.steps] == ["dpridge"]
 
@@ -106,7 +106,9 @@ def test_the_check_is_planned_charged_and_composed_exactly(kind):
     else:
         (X, y), final = _regression(), DPRidge(y_bound=1.0 if kind == "regressor" else "auto")
     ledger = PrivacyLedger()
-    pipe = _pipe(final, 0.5, ledger=ledger, constant_check=True).fit(X, y)
+    # the regressor's mean correction off: this test is the check's own split
+    pipe = _pipe(final, 0.5, ledger=ledger, constant_check=True,
+                 mean_correction=False).fit(X, y)
     report, planned = pipe.privacy_, pipe.plan_privacy(len(X), X=X)
     names = [name for name, _ in report.steps]
     assert names[-2:] == [pipe.steps[-1][0], CONSTANT_CHECK]
@@ -114,7 +116,8 @@ def test_the_check_is_planned_charged_and_composed_exactly(kind):
     assert [name for name, _ in planned.steps] == names[:-1]
     assert planned.steps[-1][1].mu == pipe.budget_.estimator_mu
     assert "constant check within mu=" in planned.steps[-1][1].mechanism
-    off = _pipe(final, 0.5, constant_check=False).plan_privacy(len(X), X=X)
+    off = _pipe(final, 0.5, constant_check=False,
+                mean_correction=False).plan_privacy(len(X), X=X)
     assert planned.mu == off.mu  # the same charge, to the bit
     mus = [r.mu for _, r in report.steps]
     assert report.mu == pytest.approx(math.sqrt(math.fsum(m * m for m in mus)), rel=1e-12)

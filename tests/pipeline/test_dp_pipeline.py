@@ -579,7 +579,9 @@ def test_y_bound_auto_falls_back_to_the_public_default_without_an_error():
         pipe = make_dp_pipeline(DPRidge(y_bound="auto"), epsilon=0.05, delta=1e-3,
                                 random_state=0).fit(X, y)
     assert pipe.target_range_ == (-1.0, 1.0)
-    (_, target_report), _ = pipe.privacy_.steps  # DPRidge: no constant check by default
+    # DPRidge: no constant check by default; the mean correction after the fit
+    (_, target_report), _, (correction, _) = pipe.privacy_.steps
+    assert correction.startswith("mean correction")
     assert any("public default" in note for note in target_report.notes)
     assert pipe.privacy_.epsilon <= 0.05
 
