@@ -31,6 +31,12 @@ OWNED_PARAMS = ("epsilon", "delta", "random_state", "ledger")
 INFERENCE_PREPARATION = {"one_hot_reference": "first", "centre": True, "log1p": False,
                          "add_indicator": "zero"}
 
+#: The class attribute by which a step declares which of those options it reads with that
+#: meaning (DPTableVectorizer: all four; BoundedScaler: ``centre``). A step that does not
+#: declare them is never changed: a third-party parameter that happens to share a name
+#: and the value "auto" means something else there.
+INFERENCE_OPTIONS_ATTRIBUTE = "__skdpgd_inference_options__"
+
 
 def is_private(step):
     """Whether ``step`` follows the private-step protocol (a class attribute)."""
@@ -115,9 +121,10 @@ def prepared_for(pre, final):
     """``pre`` with the last transformer's ``"auto"`` inference options decided.
 
     When ``final`` has ``inference=True``, the step whose output the estimator sees gets
-    :data:`INFERENCE_PREPARATION` for each of those parameters left at ``"auto"`` (a
-    clone; the user's step is not changed). Public: parameters only. A prepared
-    (frozen) step keeps what it was released with.
+    :data:`INFERENCE_PREPARATION` for each of those parameters left at ``"auto"`` that it
+    declares (:data:`INFERENCE_OPTIONS_ATTRIBUTE`; a clone; the user's step is not
+    changed). Public: parameters only. A prepared (frozen) step keeps what it was
+    released with.
     """
     if getattr(final, "inference", False) is not True:
         return pre
@@ -128,8 +135,9 @@ def prepared_for(pre, final):
         if is_prepared(step) or not hasattr(step, "get_params"):
             return pre
         params = step.get_params(deep=False)
+        declared = getattr(type(step), INFERENCE_OPTIONS_ATTRIBUTE, ())
         auto = {key: value for key, value in INFERENCE_PREPARATION.items()
-                if is_auto(params.get(key))}
+                if key in declared and is_auto(params.get(key))}
         if not auto:
             return pre
         return [*pre[:k], (name, clone(step).set_params(**auto)), *pre[k + 1:]]

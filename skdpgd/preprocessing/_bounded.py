@@ -151,6 +151,10 @@ class BoundedScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
            [1.        , 0.        ]])
     """
 
+    #: The "auto" option a DP pipeline decides under ``inference=True``
+    #: (skdpgd.pipeline._checks.INFERENCE_PREPARATION).
+    __skdpgd_inference_options__ = ("centre",)
+
     _parameter_constraints = {"bounds": [tuple, list, dict, np.ndarray], "log1p": ["boolean"],
                               "centre": "no_validation"}
 

@@ -223,6 +223,11 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
 
     _standalone_mechanism = _MECHANISM
 
+    #: The "auto" options a DP pipeline decides when its estimator has ``inference=True``
+    #: (skdpgd.pipeline._checks.INFERENCE_PREPARATION): this step declares that it reads
+    #: them with that meaning; a step without the declaration is left as it is.
+    __skdpgd_inference_options__ = ("one_hot_reference", "centre", "log1p", "add_indicator")
+
     _parameter_constraints = {
         "epsilon": "no_validation",
         "delta": "no_validation",

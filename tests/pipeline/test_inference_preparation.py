@@ -130,3 +130,29 @@ def test_values_that_are_not_options_are_refused_from_the_parameters(params, mat
     df, _ = _heavy_table(50)
     with pytest.raises(ValueError, match=match):
         DPTableVectorizer(**params).fit(df)
+
+
+def test_a_step_that_does_not_declare_the_options_is_left_as_it_is():
+    # a third-party public step with parameters that share the options' names and the
+    # value "auto": the pipeline cannot know they mean the same, so it must not set them
+    from sklearn.base import BaseEstimator, TransformerMixin
+
+    from skdpgd.pipeline._checks import prepared_for
+
+    class Foreign(TransformerMixin, BaseEstimator):
+        def __init__(self, centre="auto", log1p="auto"):
+            self.centre, self.log1p = centre, log1p
+
+    pre = [("foreign", Foreign())]
+    assert prepared_for(pre, DPRidge(y_bound=1.0, inference=True)) is pre
+    # a declared step gets exactly its declared options, the others untouched
+    (_, step), = prepared_for([("v", DPTableVectorizer())],
+                                 DPRidge(y_bound=1.0, inference=True))
+    assert step.get_params()["centre"] is True and step.get_params()["log1p"] is False
+    assert step.get_params()["one_hot_reference"] == "first"
+    assert step.get_params()["add_indicator"] == "zero"
+    from skdpgd.preprocessing import BoundedScaler
+
+    (_, scaler), = prepared_for([("s", BoundedScaler((0, 1)))],
+                                DPRidge(y_bound=1.0, inference=True))
+    assert scaler.get_params()["centre"] is True and scaler.get_params()["log1p"] is False
