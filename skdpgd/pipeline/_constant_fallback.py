@@ -16,9 +16,14 @@ adaptive composition). For the public label set :math:`\{1,\dots,K\}` the releas
 :math:`v = (c_1, \dots, c_K, a)`, :math:`c_k = \#\{i : y_i = k\}`,
 :math:`a = \#\{i : \hat y(x_i) = y_i\}`: replacing one record changes two counts by one
 and :math:`a` by one, so the L2 sensitivity is :math:`\sqrt3` and the release is
-:math:`\mu_c`-GDP (Dong, Roth and Su 2022, Theorem 2.7). The constant is
-:math:`k^\star = \arg\max_k \tilde c_k`; the lead :math:`\tilde a - \tilde c_{k^\star}`
-has standard deviation :math:`\kappa/\mu_c`, :math:`\kappa = \sqrt6`.
+:math:`\mu_c`-GDP (Dong, Roth and Su 2022, Theorem 2.7). Every label is in the set (the
+fit refuses one outside it), so :math:`\sum_k c_k = n`, public: the noisy counts are
+projected onto that plane, :math:`\hat c_k = \tilde c_k - (\sum_j \tilde c_j - n)/K`
+(post-processing; it removes the noise of the known total). The constant is
+:math:`k^\star = \arg\max_k \hat c_k` (the argmax of the :math:`\tilde c_k` too); the
+lead :math:`\tilde a - \hat c_{k^\star}` has noise of standard deviation at most
+:math:`\kappa/\mu_c`, :math:`\kappa^2 = 3(2 - 1/K)` (:math:`\sqrt6` without the
+projection; docs/theory.md gives the bound that makes the level below hold).
 
 **Regressors** (``DPRidge``, y clipped to :math:`[-B, B]`, B its public ``y_bound``; 1
 with ``y_bound="auto"``, where the pipeline fits on the scaled target). Two releases at
@@ -50,7 +55,7 @@ regressors, the lead in units of :math:`B^2`); a model no better than the consta
 the rows (accuracy; squared error of the clipped predictions on the clipped target) has a
 lead :math:`\le 0`, so it is kept with probability at most a. Otherwise its coefficients are
 set to 0 and its intercepts to the constant's (:math:`\log\hat p_k`,
-:math:`\hat p_k \propto \max(\tilde c_k, 1)`, for ``K > 2``,
+:math:`\hat p_k \propto \max(\hat c_k, 1)`, for ``K > 2``,
 :math:`\log(\hat p_1/\hat p_0)` for two; :math:`\tilde m` for a regressor).
 
 **The share** (public). Each row adds a term in an interval of half-width h to the lead
@@ -99,15 +104,26 @@ MIN_SHARE = 1.0 - 1.0 / 1.01 ** 2
 #: a: the largest probability of keeping a model that is no better than the constant.
 LEVEL = 0.05
 
-#: kappa: the lead's noise standard deviation times mu_c, in units of the per-row half-width h.
-KAPPA = {"classifier": math.sqrt(6.0), "regressor": 2.0 * math.sqrt(2.0)}
+#: kappa: the lead's noise standard deviation times mu_c, in units of the per-row half-width h
+#: (a regressor's; a classifier's depends on its K classes: :func:`kappa`).
+KAPPA = {"regressor": 2.0 * math.sqrt(2.0)}
+
+
+def kappa(kind, n_classes=None):
+    r"""kappa of the lead: :math:`\sqrt{3(2 - 1/K)}` for K classes, :math:`2\sqrt2` for a
+    regressor (module docstring)."""
+    if kind == "classifier":
+        return math.sqrt(3.0 * (2.0 - 1.0 / int(n_classes)))
+    return KAPPA[kind]
+
 
 MECHANISM = {
     "classifier": (
         "Gaussian noise on (class counts, correct predictions of the fitted model) over "
         "the public label set, replace-one sensitivity sqrt 3 (Dong, Roth, Su 2022, "
-        "Theorem 2.7); the model is kept iff its noisy lead over the largest noisy class "
-        "count passes Phi^-1(0.95) sqrt 6 / mu (post-processing)"),
+        "Theorem 2.7); the counts projected onto their public total n, the model is kept "
+        "iff its noisy lead over the largest count passes Phi^-1(0.95) sqrt(3(2 - 1/K)) / mu "
+        "(post-processing)"),
     "regressor": (
         "Gaussian noise on the sum of y clipped to [-B, B] (sensitivity 2B), then on the "
         "model's lead over that noisy mean m in squared error (sensitivity 2h, "
@@ -209,12 +225,13 @@ def plan_constant_check(final, budget, n_samples, enabled="auto"):
         kind = None  # opt-in (docs/theory.md, "Regressors: why the check stays opt-in")
     if kind is None or not 0.0 < mu_est < math.inf:
         return None
-    kappa, z = KAPPA[kind], float(norm.isf(LEVEL))
-    share = min(MAX_SHARE, max(MIN_SHARE, kappa ** 2 / (n * mu_est ** 2)))
+    n_classes = len(final._public_label_set()) if kind == "classifier" else None
+    k, z = kappa(kind, n_classes), float(norm.isf(LEVEL))
+    share = min(MAX_SHARE, max(MIN_SHARE, k ** 2 / (n * mu_est ** 2)))
     check_mu = mu_est * math.sqrt(share) * _GUARD
     return ConstantCheckPlan(kind=kind, share=share,
                              fit_mu=mu_est * math.sqrt(1.0 - share) * _GUARD,
-                             check_mu=check_mu, margin=z * kappa / check_mu)
+                             check_mu=check_mu, margin=z * k / check_mu)
 
 
 def _classifier_release(estimator, X, y, mu, rng):
@@ -224,10 +241,13 @@ def _classifier_release(estimator, X, y, mu, rng):
     index = {label: k for k, label in enumerate(classes.tolist())}
     codes = np.fromiter((index.get(label, -1) for label in y.tolist()), dtype=np.int64,
                         count=y.size)
-    counts = np.bincount(codes[codes >= 0], minlength=classes.size).astype(np.float64)
+    if np.any(codes < 0):  # the fit refused such a row already: one record's domain
+        raise ValueError("y holds a label that is not in the public label set.")
+    counts = np.bincount(codes, minlength=classes.size).astype(np.float64)
     correct = float(np.count_nonzero(np.asarray(estimator.predict(X)) == y))
     noise = rng.normal(0.0, math.sqrt(3.0) / mu, classes.size + 1)
     counts, correct = counts + noise[:-1], correct + noise[-1]
+    counts -= (math.fsum(counts.tolist()) - y.size) / classes.size  # onto sum = n (public)
     best = int(np.argmax(counts))
     return correct - counts[best], classes[best], counts
 

@@ -57,7 +57,7 @@ def test_share_is_the_documented_rule_and_fits_the_allowance(n, epsilon, kind):
         y_bound=1.0)
     plan = plan_constant_check(final, budget, n, enabled=True)
     mu = budget.estimator_mu
-    kappa2 = 6.0 if kind == "classifier" else 8.0  # the lead's variance times mu_c^2
+    kappa2 = 4.5 if kind == "classifier" else 8.0  # the lead's variance times mu_c^2 (K = 2)
     floor = 1.0 - 1.0 / 1.01 ** 2                   # the fit's noise scale up by 1%
     assert plan.share == pytest.approx(min(0.5, max(floor, kappa2 / (n * mu * mu))), rel=1e-12)
     assert plan.fit_mu ** 2 + plan.check_mu ** 2 <= mu ** 2
@@ -267,6 +267,29 @@ def test_a_model_no_better_than_the_constant_is_kept_at_most_at_the_level():
         kept += check.kept_model
     # one-sided: the count stays below the 0.999 quantile of Binomial(4000, 0.05)
     assert kept <= binom.ppf(0.999, 4000, LEVEL)
+
+
+@pytest.mark.parametrize("n_classes", [2, 4])
+def test_the_projected_lead_has_the_documented_noise_and_keeps_the_level(n_classes):
+    # classes far apart (the largest always wins the noisy argmax) and a model that predicts
+    # it on every row: the lead is 0 and its noise is exactly N(0, 3 (2 - 1/K) / mu_c^2), so
+    # the keep rate is the level itself, not below it (the projection onto sum = n is what
+    # lowers the noise from 6 / mu_c^2); the noisy counts sum to n exactly
+    rng = np.random.default_rng(7)
+    weights = np.array([0.55, 0.25, 0.15, 0.05])[:n_classes]
+    y = rng.choice(n_classes, size=4000, p=weights / weights.sum())
+    classes = list(range(n_classes))
+    plan = plan_constant_check(DPLogisticRegression(classes=classes),
+                               split_budget(1.0, 1e-5, []), len(y))
+    assert plan.margin == pytest.approx(
+        1.6448536269514722 * math.sqrt(3.0 * (2.0 - 1.0 / n_classes)) / plan.check_mu)
+    model = _Fixed(np.zeros(len(y), dtype=int), classes=classes)
+    kept = 0
+    for seed in range(4000):
+        check, _ = run_constant_check(model, np.arange(len(y)), y, plan, seed)
+        kept += check.kept_model
+        assert math.isclose(math.fsum(check.noisy_counts.tolist()), len(y), rel_tol=1e-12)
+    assert binom.ppf(0.001, 4000, LEVEL) <= kept <= binom.ppf(0.999, 4000, LEVEL)
 
 
 def test_a_regressor_no_better_than_the_constant_is_kept_at_the_level():
