@@ -149,6 +149,12 @@ class DPRidge(CoefficientTableMixin, BudgetReprMixin, RegressorMixin, BaseDPLine
     The default ``residual_clip`` comes from the target bound alone: Huber's
     95%-efficiency threshold (1.345 residual standard deviations) for a model with
     R^2 = 0.9 on targets spread uniformly over [-B, B], i.e. 1.345 sqrt(0.1/3) B.
+    Huber's intercept converges to a Huber location of the residuals, not to their
+    mean: where the residuals are skewed (a count, a price, an income) the fitted
+    intercept sits below the mean and the squared error pays that bias on every row.
+    Inside a DP pipeline (:func:`~skdpgd.make_dp_pipeline`) the intercept is moved to the
+    private mean residual after the fit (``mean_correction="auto"``;
+    :doc:`/theory`, "The regressor's intercept at its mean residual").
 
     Why ``y_bound`` is required and clipping is silent: the guarantee covers the clipped
     targets, so clipping is part of the private algorithm; telling the user *whether*
