@@ -346,18 +346,19 @@ def _labels(n=600, seed=0):
     ([0, 1], lambda y: y.astype(bool)),
     (["no", "yes"], lambda y: np.array(["no", "yes"], dtype=object)[y]),
     ([0, 1, 2], lambda y: y),  # a label of the public set no row holds: its count is 0
+    ([1, 0, 0], lambda y: y),  # a label listed twice is one class: K = 2
 ])
 def test_the_projected_counts_sum_to_n_for_every_label_typing(classes, convert):
     X, y = _labels()
     pipe = make_dp_pipeline(BoundedScaler((-1, 1)), DPLogisticRegression(classes=classes),
                             epsilon=0.5, delta=1e-5, random_state=0).fit(X, convert(y))
-    counts = pipe.constant_check_.noisy_counts
-    assert counts.shape == (len(classes),)
+    counts, n_classes = pipe.constant_check_.noisy_counts, len(set(classes))
+    assert counts.shape == (n_classes,) and pipe.classes_.size == n_classes
     assert math.fsum(counts.tolist()) == pytest.approx(len(y), abs=1e-9)
     assert pipe.constant_check_.constant == pipe.classes_[int(np.argmax(counts))]
     # the margin uses the public K: z_{0.95} sqrt(3 (2 - 1/K)) / mu_c
     mu_c = _steps(pipe.privacy_)[CONSTANT_CHECK].mu
-    k = math.sqrt(3.0 * (2.0 - 1.0 / len(classes)))
+    k = math.sqrt(3.0 * (2.0 - 1.0 / n_classes))
     assert pipe.constant_check_.margin == pytest.approx(norm.isf(LEVEL) * k / mu_c, rel=1e-9)
 
 
