@@ -362,6 +362,21 @@ def test_the_projected_counts_sum_to_n_for_every_label_typing(classes, convert):
     assert pipe.constant_check_.margin == pytest.approx(norm.isf(LEVEL) * k / mu_c, rel=1e-9)
 
 
+@pytest.mark.parametrize("classes, match", [
+    ([0], "at least 2 classes"), ([1, 1], "at least 2 classes"),
+    ([0, None], "missing label"), ([0.0, float("nan")], "missing label")])
+def test_a_public_label_set_the_fit_refuses_is_refused_before_the_charge(classes, match):
+    # the parameters alone decide it: the pipeline refuses before its ledger is charged
+    # (the fit refused it after the charge, and plan_privacy priced a check of K = 1)
+    X, y = _labels(n=100)
+    ledger = PrivacyLedger()
+    pipe = make_dp_pipeline(BoundedScaler((-1, 1)), DPLogisticRegression(classes=classes),
+                            epsilon=1.0, delta=1e-5, ledger=ledger, random_state=0)
+    with pytest.raises(ValueError, match=match):
+        pipe.fit(X, np.zeros_like(y))
+    assert len(ledger.entries) == 0
+
+
 def test_a_label_outside_the_set_is_refused_by_the_fit_before_the_check():
     X, y = _labels(n=200)
     y = y.copy()
