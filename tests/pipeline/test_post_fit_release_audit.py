@@ -95,6 +95,24 @@ def test_fit_correction_and_check_share_the_estimator_allowance(y_bound):
     assert planned.mu == plain.mu
 
 
+@pytest.mark.parametrize("constant_check", [True, False])
+def test_the_three_plans_never_exceed_the_estimator_allowance_in_floats(constant_check):
+    # every public n (2 rows to 10^9) and budget (epsilon 1e-3 to 1e3): the sum of squares
+    # of what the fit, the correction and the check may spend is at most mu_est^2, exactly
+    # in floating point (no tolerance: the ledger was charged mu_est)
+    from skdpgd.pipeline._budget import split_budget
+    from skdpgd.pipeline._mean_correction import post_fit_plans
+
+    for n in (2, 3, 10, 999, 10 ** 6, 10 ** 9):
+        for epsilon in (1e-3, 0.01, 0.1, 1.0, 10.0, 1e3):
+            budget = split_budget(epsilon, 1e-5, [False])
+            correction, check, fit_mu = post_fit_plans(DPRidge(y_bound=1.0), budget, n,
+                                                       constant_check=constant_check)
+            parts = [fit_mu, correction.release_mu] + ([check.check_mu] if check else [])
+            assert math.fsum(m * m for m in parts) <= budget.estimator_mu ** 2
+            assert (check is not None) is constant_check
+
+
 # -- the residual sum's sensitivity through a real fitted DPRidge ----------------------------
 
 class _NoNoise:
@@ -199,6 +217,10 @@ def test_the_shift_is_what_moved_the_intercept():
     plan = MeanCorrectionPlan(share=0.25, fit_mu=1.0, release_mu=0.8)
     c, report = mean_correction_module.run_mean_correction(model, X, y, plan, 1)
     assert float(model.intercept_) == before + c.shift and np.array_equal(model.coef_, coef)
+    assert c.applied  # the seed draws a shift: every prediction moves by exactly it
+    shifted = model.predict(X)
+    model.intercept_ = before
+    np.testing.assert_allclose(shifted - model.predict(X), c.shift, rtol=0, atol=1e-12)
     assert report.mu == 0.8 and c.noise_std == pytest.approx(4.0 / (len(y) * 0.8))
 
 
