@@ -41,9 +41,10 @@ def _table(n=600, seed=0, skewed=True):
     return X, 0.3 * X[:, 0] - 0.2 * X[:, 1] + noise
 
 
-def _ridge_pipe(y_bound=1.0, epsilon=1.0, scaler=True, **kw):
+def _ridge_pipe(y_bound=1.0, epsilon=1.0, scaler=True, dpridge__solver="auto", **kw):
     steps = [BoundedScaler((-1, 1))] if scaler else []
-    return make_dp_pipeline(*steps, DPRidge(y_bound=y_bound), epsilon=epsilon, delta=1e-5,
+    return make_dp_pipeline(*steps, DPRidge(y_bound=y_bound, solver=dpridge__solver),
+                            epsilon=epsilon, delta=1e-5,
                             random_state=kw.pop("random_state", 0), **kw)
 
 
@@ -68,11 +69,13 @@ def _assert_released_numbers_are_consistent(pipe, n, bound):
 
 # -- the accounting: planned == charged >= spent, three parts within the estimator's ----------
 
-@pytest.mark.parametrize("y_bound", [1.0, "auto"])
-def test_fit_correction_and_check_share_the_estimator_allowance(y_bound):
+@pytest.mark.parametrize("y_bound, solver", [(1.0, "auto"), ("auto", "auto"),
+                                             (1.0, "cyclic"), (1.0, "preconditioned")])
+def test_fit_correction_and_check_share_the_estimator_allowance(y_bound, solver):
     X, y = _table()
     ledger = PrivacyLedger()
-    pipe = _ridge_pipe(y_bound, epsilon=0.5, constant_check=True, ledger=ledger)
+    pipe = _ridge_pipe(y_bound, epsilon=0.5, constant_check=True, ledger=ledger,
+                       dpridge__solver=solver)
     planned = pipe.plan_privacy(len(X), X=X)
     pipe.fit(X, y)
     (entry,) = ledger.entries
