@@ -116,6 +116,18 @@ def test_the_three_plans_never_exceed_the_estimator_allowance_in_floats(constant
             assert (check is not None) is constant_check
 
 
+def test_switched_off_the_planned_line_reads_as_before():
+    # mean_correction=False: the check's share is of the estimator's whole mu^2 and the
+    # planned report says so, as it did before the correction existed; with it, the
+    # check's share is of what the correction left
+    X, _ = _table(n=500)
+    off = _steps(_ridge_pipe(constant_check=True, mean_correction=False).plan_privacy(
+        500, X=X))["dpridge"].mechanism
+    on = _steps(_ridge_pipe(constant_check=True).plan_privacy(500, X=X))["dpridge"].mechanism
+    assert "of mu^2 to the check" in off and "mean correction" not in off
+    assert "of what is left to the check" in on and "mean correction within" in on
+
+
 # -- the residual sum's sensitivity through a real fitted DPRidge ----------------------------
 
 class _NoNoise:
