@@ -171,6 +171,43 @@ def test_an_adversarial_row_moves_the_residual_sum_by_at_most_4b(dtype, monkeypa
     assert max(totals) - min(totals) >= 3.0 * bound
 
 
+class _Exact:
+    """A fitted model whose predictions are the targets: every residual is 0 (T = 0)."""
+
+    def __init__(self, y):
+        self.y, self.intercept_ = y, 0.0
+
+    def predict(self, X):
+        return self.y
+
+    def _public_target_bound(self):
+        return 1.0
+
+
+def test_on_a_zero_mean_residual_the_noise_threshold_and_cost_are_the_documented_ones():
+    # 8,000 releases on rows whose mean residual is exactly 0: the released mean's sd is
+    # 4B/(n mu_m) (relative standard error 1/sqrt(2 * 8000) = 0.8%; 4% allowed), the
+    # shift is nonzero with probability a = 0.05 (Binomial sd 19.5 of 400; 80 allowed) and
+    # E[shift^2] / sd^2 = 2[(1 + z^2) Phi(-z) - z phi(z)] = 0.01297 (docs/theory.md; the
+    # draws' standard error 0.1205 / sqrt(8000) = 0.00135, 4 of them allowed), far from the
+    # 0.28 of a shift applied in full past the threshold
+    n, mu_m, draws = 50, 0.7, 8000
+    y = np.linspace(-0.9, 0.9, n)
+    plan = MeanCorrectionPlan(share=0.5, fit_mu=1.0, release_mu=mu_m)
+    rng = np.random.default_rng(0)
+    released, shifts = np.empty(draws), np.empty(draws)
+    for i in range(draws):
+        c, _ = mean_correction_module.run_mean_correction(_Exact(y), None, y, plan, rng)
+        released[i], shifts[i] = c.noisy_mean_residual, c.shift
+    sd = 4.0 / (n * mu_m)
+    assert c.noise_std == pytest.approx(sd, rel=1e-12)
+    assert released.std() == pytest.approx(sd, rel=0.04)
+    assert abs(np.count_nonzero(shifts) - 0.05 * draws) <= 80
+    cost = 2.0 * ((1.0 + Z * Z) * norm.sf(Z) - Z * norm.pdf(Z))
+    assert cost == pytest.approx(0.01297, abs=1e-5)
+    assert np.mean(shifts ** 2) / sd ** 2 == pytest.approx(cost, abs=4 * 0.00135)
+
+
 # -- whole fits on tables an adversary writes --------------------------------------------------
 
 def _adversarial_tables():
