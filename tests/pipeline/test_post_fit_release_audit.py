@@ -128,6 +128,18 @@ def test_switched_off_the_planned_line_reads_as_before():
     assert "of what is left to the check" in on and "mean correction within" in on
 
 
+def test_a_check_that_replaces_the_model_leaves_its_constant_not_the_shift():
+    # y independent of X at a small budget: the check keeps a model no better than the
+    # constant with probability at most 0.05, so with seed 0 it is replaced; the intercept
+    # is then the check's constant, whatever the correction shifted before it
+    rng = np.random.default_rng(3)
+    X, y = rng.uniform(-1, 1, size=(300, 3)), rng.uniform(-1, 1, 300)
+    pipe = _ridge_pipe(epsilon=0.2, constant_check=True).fit(X, y)
+    assert hasattr(pipe, "mean_correction_") and not pipe.constant_check_.kept_model
+    model = pipe.pipeline_[-1]
+    assert np.all(model.coef_ == 0.0) and model.intercept_ == pipe.constant_check_.constant
+
+
 # -- the residual sum's sensitivity through a real fitted DPRidge ----------------------------
 
 class _NoNoise:
