@@ -473,13 +473,30 @@ def test_a_label_outside_the_set_is_refused_by_the_fit_before_the_check():
     assert "public label set." not in str(error.value).split("classes=")[0]
 
 
+@pytest.mark.parametrize("constant_check", ["auto", True])
 @pytest.mark.parametrize("final", [
     DPLogisticRegression(classes=[0, 1], class_weight="balanced"),
+    DPLogisticRegression(classes=[0, 1], class_weight={0: 1.0, 1: 2.0}),
     DPLogisticRegression(),  # the label set released privately: no public set, no check
+    DPLogisticRegression(classes="private"),
 ])
-def test_weighted_or_released_label_sets_never_reach_the_check(final):
+def test_weighted_or_released_label_sets_never_reach_the_check(final, constant_check):
+    # the projection needs every row counted once, unweighted, over a public label set:
+    # where the objective weighs classes or the set is released, no check runs (True too)
     X, y = _labels(n=800)
     pipe = make_dp_pipeline(BoundedScaler((-1, 1)), final, epsilon=1.0, delta=1e-5,
-                            random_state=0).fit(X, y)
+                            random_state=0, constant_check=constant_check).fit(X, y)
     assert not hasattr(pipe, "constant_check_")
     assert CONSTANT_CHECK not in _steps(pipe.privacy_)
+
+
+@pytest.mark.parametrize("final", [DPLogisticRegression(classes=[0, 1]), DPRidge(y_bound=1.0)])
+def test_sample_weights_never_reach_the_post_fit_releases(final):
+    # both releases count every row once: a weighted fit is refused, before the charge
+    X, y = _labels(n=100)
+    ledger = PrivacyLedger()
+    pipe = make_dp_pipeline(BoundedScaler((-1, 1)), final, epsilon=1.0, delta=1e-5,
+                            ledger=ledger, random_state=0)
+    with pytest.raises((TypeError, ValueError), match="sample_weight"):
+        pipe.fit(X, y, sample_weight=np.ones(len(y)))
+    assert len(ledger.entries) == 0
