@@ -370,7 +370,10 @@ class DPLogisticRegression(
         return self.class_weight is not None
 
     def _check_in_pipeline(self):
-        """Balanced weights need the public label set the counts are of."""
+        """A public label set of at least two actual labels (what the fit would refuse
+        after the pipeline's charge); balanced weights need the label set the counts are of."""
+        if self._pipeline_classes() is not None:
+            self._public_classes()
         if self._pipeline_releases() == ("class_counts",) and self.classes is None:
             raise ValueError(
                 "class_weight='balanced' inside a DPPipeline needs the public label set "

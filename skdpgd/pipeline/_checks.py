@@ -280,4 +280,8 @@ def public_shape(X, y):
     if n < 2:
         raise ValueError(f"Found array with {n} sample(s) (shape=({n}, {d})) while a "
                          f"minimum of 2 is required (n_samples={n}).")
+    y_shape = getattr(y, "shape", (n,))  # one target per row: the estimators' refusal, public
+    if len(y_shape) > 2 or (len(y_shape) == 2 and y_shape[1] != 1):
+        raise ValueError(f"DPPipeline supports a single target (one label or value per "
+                         f"row); y has shape {tuple(y_shape)}.")
     return int(n), int(d)

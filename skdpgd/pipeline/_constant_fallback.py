@@ -225,7 +225,9 @@ def plan_constant_check(final, budget, n_samples, enabled="auto"):
         kind = None  # opt-in (docs/theory.md, "Regressors: why the check stays opt-in")
     if kind is None or not 0.0 < mu_est < math.inf:
         return None
-    n_classes = len(final._public_label_set()) if kind == "classifier" else None
+    # K: the distinct labels (the fit's classes_; a label listed twice is one class)
+    n_classes = (np.unique(np.asarray(final._public_label_set())).size
+                 if kind == "classifier" else None)
     k, z = kappa(kind, n_classes), float(norm.isf(LEVEL))
     share = min(MAX_SHARE, max(MIN_SHARE, k ** 2 / (n * mu_est ** 2)))
     check_mu = mu_est * math.sqrt(share) * _GUARD

@@ -161,7 +161,9 @@ class DPPipeline(StepSequence, FittedPipelineMethods, _BaseComposition):
     mean_correction_ : MeanCorrection
         Where the correction ran: the ``shift`` added to the intercept (in the fit's
         scale: y mapped to [-1, 1] with ``y_bound="auto"``), its ``noise_std`` and
-        ``share``.
+        ``share``. The correction runs before the constant check: where the check then
+        replaces the model (``constant_check_.kept_model`` False), the intercept is the
+        check's constant and the shift is no longer in it.
 
     See Also
     --------

@@ -164,8 +164,9 @@ def planned_report(releases, budget, last_name, n_samples, shared=(), post_fit=(
              f" and the mean correction within mu={correction.release_mu:.6g} "
              f"({correction.share:.3g} of mu^2)")
     if check is not None:
+        of = "mu^2" if correction is None else "what is left"  # mean_correction=False: as before
         split += (f" and the constant check within mu={check.check_mu:.6g} (fit within "
-                  f"mu={check.fit_mu:.6g}; {check.share:.3g} of what is left to the check)")
+                  f"mu={check.fit_mu:.6g}; {check.share:.3g} of {of} to the check)")
     elif correction is not None:
         split += f" (fit within mu={correction.fit_mu:.6g})"
     steps.append((last_name, ReleasePrivacyReport(
