@@ -31,11 +31,23 @@ OWNED_PARAMS = ("epsilon", "delta", "random_state", "ledger")
 INFERENCE_PREPARATION = {"one_hot_reference": "first", "centre": True, "log1p": False,
                          "add_indicator": "zero"}
 
+#: What ``"auto"`` means for the preparation of any other estimator with an intercept: the
+#: numeric values centred at their range's public midpoint, written in [-1, 1] instead of
+#: [0, 1]. At the same row-norm bound every numeric column then spans twice the amplitude
+#: (four times the variance) and no column's offset lines up with the intercept column,
+#: which absorbs the shift (docs/theory.md, "Centred numeric columns"). Public and
+#: post-processing: the releases are the same.
+INTERCEPT_PREPARATION = {"centre": True}
+
 #: The class attribute by which a step declares which of those options it reads with that
 #: meaning (DPTableVectorizer: all four; BoundedScaler: ``centre``). A step that does not
 #: declare them is never changed: a third-party parameter that happens to share a name
 #: and the value "auto" means something else there.
 INFERENCE_OPTIONS_ATTRIBUTE = "__skdpgd_inference_options__"
+
+#: The same declaration for :data:`INTERCEPT_PREPARATION` (DPTableVectorizer, whose output
+#: is dense; BoundedScaler does not declare it: centred, a sparse input would become dense).
+INTERCEPT_OPTIONS_ATTRIBUTE = "__skdpgd_intercept_options__"
 
 
 def is_private(step):
@@ -123,10 +135,16 @@ def prepared_for(pre, final):
     When ``final`` has ``inference=True``, the step whose output the estimator sees gets
     :data:`INFERENCE_PREPARATION` for each of those parameters left at ``"auto"`` that it
     declares (:data:`INFERENCE_OPTIONS_ATTRIBUTE`; a clone; the user's step is not
-    changed). Public: parameters only. A prepared (frozen) step keeps what it was
-    released with.
+    changed); any other ``final`` that fits an intercept gets
+    :data:`INTERCEPT_PREPARATION` the same way, on a step that declares it
+    (:data:`INTERCEPT_OPTIONS_ATTRIBUTE`). Public: parameters only. A prepared
+    (frozen) step keeps what it was released with.
     """
-    if getattr(final, "inference", False) is not True:
+    if getattr(final, "inference", False) is True:
+        options, attribute = INFERENCE_PREPARATION, INFERENCE_OPTIONS_ATTRIBUTE
+    elif getattr(final, "fit_intercept", False) is True:
+        options, attribute = INTERCEPT_PREPARATION, INTERCEPT_OPTIONS_ATTRIBUTE
+    else:
         return pre
     for k in range(len(pre) - 1, -1, -1):
         name, step = pre[k]
@@ -135,8 +153,8 @@ def prepared_for(pre, final):
         if is_prepared(step) or not hasattr(step, "get_params"):
             return pre
         params = step.get_params(deep=False)
-        declared = getattr(type(step), INFERENCE_OPTIONS_ATTRIBUTE, ())
-        auto = {key: value for key, value in INFERENCE_PREPARATION.items()
+        declared = getattr(type(step), attribute, ())
+        auto = {key: value for key, value in options.items()
                 if key in declared and is_auto(params.get(key))}
         if not auto:
             return pre

@@ -111,9 +111,10 @@ class BoundedScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     centre : {"auto", False, True}, default="auto"
         True: write each value as :math:`2v - 1 \in [-1, 1]` (the public midpoint of the
         bounds, or of the log scale, to 0), so that no feature lines up with a model's
-        intercept column (docs/theory.md, "Centred features"). ``"auto"``: False
-        standalone, True in a DPPipeline whose estimator has ``inference=True`` (its
-        last transformer). The row-norm bound :math:`\sqrt d` is unchanged. Sparse
+        intercept column (docs/theory.md, "Centred numeric columns"). ``"auto"``:
+        False standalone, True in a DPPipeline whose estimator has ``inference=True``
+        (its last transformer; not for other estimators: a sparse input would become
+        dense). The row-norm bound :math:`\sqrt d` is unchanged. Sparse
         input then gives a dense array (0 no longer maps to 0).
 
     Attributes

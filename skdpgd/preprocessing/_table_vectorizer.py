@@ -147,7 +147,9 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
     centre : {"auto", False, True}, default="auto"
         True: numeric values are mapped to [-1, 1] (the public midpoint of the range to
         0) instead of [0, 1]. ``"auto"``: False standalone, True in a DPPipeline whose
-        estimator has ``inference=True``. Releases and ``row_norm_bound_`` unchanged.
+        estimator fits an intercept (or has ``inference=True``): at the same row-norm
+        bound each numeric column spans twice the amplitude, and the intercept absorbs
+        the shift. Releases and ``row_norm_bound_`` unchanged.
     ledger : skdpgd.PrivacyLedger or None, default=None
         Charged by a standalone ``fit`` with the planned cost before any value is read
         (a pipeline refuses a step with its own ledger: give it to the pipeline).
@@ -227,6 +229,9 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
     #: (skdpgd.pipeline._checks.INFERENCE_PREPARATION): this step declares that it reads
     #: them with that meaning; a step without the declaration is left as it is.
     __skdpgd_inference_options__ = ("one_hot_reference", "centre", "log1p", "add_indicator")
+    #: The option it reads for any other estimator with an intercept
+    #: (skdpgd.pipeline._checks.INTERCEPT_PREPARATION: numeric values centred).
+    __skdpgd_intercept_options__ = ("centre",)
 
     _parameter_constraints = {
         "epsilon": "no_validation",

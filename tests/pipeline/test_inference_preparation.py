@@ -156,3 +156,37 @@ def test_a_step_that_does_not_declare_the_options_is_left_as_it_is():
     (_, scaler), = prepared_for([("s", BoundedScaler((0, 1)))],
                                 DPRidge(y_bound=1.0, inference=True))
     assert scaler.get_params()["centre"] is True and scaler.get_params()["log1p"] is False
+
+
+def test_a_model_with_an_intercept_gets_centred_numeric_values_and_others_do_not():
+    # centring is a reparametrisation only where an intercept absorbs the shift; the
+    # BoundedScaler does not declare it (centred, a sparse input would become dense)
+    from skdpgd import DPLogisticRegression
+    from skdpgd.pipeline._checks import prepared_for
+    from skdpgd.preprocessing import BoundedScaler
+
+    for final in (DPRidge(y_bound=1.0), DPLogisticRegression(classes=[0, 1])):
+        (_, step), = prepared_for([("v", DPTableVectorizer())], final)
+        assert step.get_params()["centre"] is True
+        assert step.get_params()["one_hot_reference"] == "auto"  # inference's only
+        assert step.get_params()["log1p"] == "auto"
+    pre = [("v", DPTableVectorizer())]
+    assert prepared_for(pre, DPRidge(y_bound=1.0, fit_intercept=False)) is pre
+    scaler = [("s", BoundedScaler((0, 1)))]
+    assert prepared_for(scaler, DPRidge(y_bound=1.0)) is scaler
+    mine = [("v", DPTableVectorizer(centre=False))]  # the user's choice stands
+    assert prepared_for(mine, DPRidge(y_bound=1.0)) is mine
+
+
+def test_centred_values_through_a_pipeline_span_minus_one_to_one():
+    df, y = _heavy_table(n=3000)
+    pipe = make_dp_pipeline(DPTableVectorizer(log1p=False), DPRidge(y_bound="auto"),
+                            epsilon=4.0, random_state=0).fit(df, y)
+    vectorizer = pipe.pipeline_[0]
+    assert vectorizer.get_params()["centre"] is True
+    standalone = DPTableVectorizer(log1p=False, epsilon=4.0, random_state=0).fit(df)
+    assert standalone.get_params()["centre"] == "auto"  # the user's step is unchanged
+    a = np.asarray(vectorizer.transform(df))[:, list(
+        vectorizer.get_feature_names_out()).index("a")]
+    divisor = vectorizer.row_divisor_
+    assert a.min() * divisor < -0.5 and a.max() * divisor > 0.5  # both signs: centred
