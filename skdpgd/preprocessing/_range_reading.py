@@ -311,7 +311,9 @@ def extend_to_complement(first, last, values, present, sigma, z_first, z_next, h
     other side. Each cell's count may lie below the noise (a mostly-zero column's 300
     nonzero values over eleven cells at :math:`\sigma = 41`) while their sum, read
     through n, does not (300 records outside a one-cell range: 5 times its noise
-    :math:`\sqrt2\sigma`).
+    :math:`\sqrt2\sigma`). Records far beyond the end (in the thousands, none seen) leave
+    it stepping over empty cells while their windows are positive (1/2 a step): a wider
+    range over no record, every record mapped as before.
 
     Returns
     -------
