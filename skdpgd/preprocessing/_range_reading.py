@@ -2,7 +2,7 @@ r"""A column's range, tails and median read from one noisy histogram (post-proce
 
 The reading of :func:`~skdpgd.preprocessing._private_range.range_from_noisy_counts` (single
 cells, then coarser scales until the survivors hold a majority; docs/theory.md, "Coarser
-scales") with five changes, each a function of the noisy counts, the public grid, n and
+scales") with six changes, each a function of the noisy counts, the public grid, n and
 the noise level alone (docs/theory.md, "Reading a column's range"):
 
 - **coarse groups cut to the bulk** (``cut_groups``, the public grid's final reading): a
@@ -35,6 +35,12 @@ the noise level alone (docs/theory.md, "Reading a column's range"):
   likelihood, a non-negative or non-positive column). On empty cells beyond such an end a
   side takes a false step with probability 0.043, two in a row 0.015 (the windows of a walk
   overlap), each widening it by one cell;
+- **records outside** (the final reading): a range that starts at 0 (or ends just below
+  it) moves its other end out one cell at a time while :math:`R = N - \sum_k \tilde c_k`
+  over its k cells exceeds :math:`z\sigma\sqrt{k + 1}` (:math:`z_t` for the first step,
+  :math:`z_w` after), where the cells beyond hold a positive count
+  (:func:`extend_to_complement`): records spread below the noise of every cell and group
+  are seen through n, their sum's noise growing with the range's cells only;
 - **median**: read from the single cells inside the range, their noisy counts unthresholded
   (zeroing the cells below the threshold biased it toward the cells that pass), in the cell
   where the cumulative count crosses half of the range's total, interpolated linearly
@@ -275,6 +281,74 @@ def extend_tails(first, last, values, threshold, holds=None, sigma=0.0, window_z
     return first, last
 
 
+
+def extend_to_complement(first, last, values, present, sigma, z_first, z_next, holds=None,
+                         zero_cell=None, window=TAIL_WINDOW):
+    r"""Move the free end of a range at 0 out while the records outside it are significant.
+
+    Post-processing of the noisy counts and n (public): over the k cells of the range that
+    can hold a value,
+
+    .. math::
+
+        R = N - \sum_{k} \tilde c_k
+
+    estimates the records outside the range (:math:`N` the records present,
+    :func:`present_count`), with noise at most :math:`\sigma\sqrt{k + 1}` (the k cells'
+    and the missing cell's, clipped). Only a range that starts at 0 (its first cell
+    :math:`[0, e)`) or ends just below it is read: the window rule's convention (a
+    non-negative or non-positive column) says on which side those records lie; elsewhere
+    the sum does not say which end misses them (a spread column's records below the range
+    sit in the log grid's many small cells near 0, and an end moved by the larger window
+    walked the other way, into empty cells). The free end moves one cell out while
+    :math:`R > z\sigma\sqrt{k + 1}`, with :math:`z` = ``z_first`` (:math:`z_t`) for the
+    first step, then ``z_next`` (:math:`z_w`): the first test says that the range misses
+    records at all (a false step with probability at most :math:`\alpha/2`, the tail
+    rule's rate), the next ones whether it still misses some, as the window rule does in
+    a tail. A step needs the ``window`` cells beyond the end to hold a positive noisy
+    count; from the cell :math:`[0, e)` alone (the records outside may lie on either
+    side) the first step also needs them to hold at least the ``window`` cells on the
+    other side. Each cell's count may lie below the noise (a mostly-zero column's 300
+    nonzero values over eleven cells at :math:`\sigma = 41`) while their sum, read
+    through n, does not (300 records outside a one-cell range: 5 times its noise
+    :math:`\sqrt2\sigma`). Records far beyond the end (in the thousands, none seen) leave
+    it stepping over empty cells while their windows are positive (1/2 a step): a wider
+    range over no record, every record mapped as before.
+
+    Returns
+    -------
+    first, last : int
+    """
+    holds = np.ones(values.size, dtype=bool) if holds is None else holds
+    counted = np.where(holds, values, 0.0)
+
+    def at_zero(end, direction):
+        return zero_cell is not None and end == (zero_cell if direction < 0 else zero_cell - 1)
+
+    if at_zero(first, -1) == at_zero(last, 1):  # the side of the records outside unknown
+        return first, last
+    direction = 1 if at_zero(first, -1) else -1
+    z = z_first
+    while True:
+        inside = int(np.count_nonzero(holds[first:last + 1]))
+        outside = present - float(counted[first:last + 1].sum())
+        if not outside > z * sigma * math.sqrt(inside + 1):
+            return first, last
+        cells = next_cells((last if direction > 0 else first) + direction, direction, holds,
+                           window)
+        if not cells or not float(values[cells].sum()) > 0.0:
+            return first, last
+        if first == last and z == z_first:  # the cell [0, e) alone: records either side
+            other = next_cells(first - direction, -direction, holds, window)
+            if other and float(values[other].sum()) > float(values[cells].sum()):
+                return first, last
+        if direction > 0:
+            last = cells[0]
+        else:
+            first = cells[0]
+        z = z_next
+
+
 def median_in_cells(values, first, last, lower_edges, upper_edges, low, high, integer=False):
     r"""The median of the single cells first..last, interpolated (module notes), and its cell's top.
 
@@ -382,6 +456,10 @@ def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
                                sigma=sigma, window_z=window_z,
                                zero_cell=int(zero[0]) + 1 if zero.size else None,
                                tail_end=TAIL_END * threshold, atom=atom if point_mass else None)
+    if window_rate > 0 and sigma > 0:  # the records outside, read through n
+        first, last = extend_to_complement(
+            first, last, values, present, sigma, tail_threshold_z(false_cell_rate), window_z,
+            holds, zero_cell=int(zero[0]) + 1 if zero.size else None)
     outer = float(edges[-1])
     lower_edges = np.concatenate([[-outer], edges])  # cell k starts at lower_edges[k]
     upper_edges = np.concatenate([edges, [outer]])

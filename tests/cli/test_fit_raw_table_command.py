@@ -487,7 +487,11 @@ def test_a_mostly_zero_count_reads_as_an_integer_column_does(tmp_path, capsys):
     assert main(["fit", str(far), "--target", "label", "--classes", "0,1", "--epsilon", "0.3",
                  "--random-state", "0"]) == 0
     line = next(t for t in capsys.readouterr().out.splitlines() if t.strip().startswith("gain"))
-    assert "[0, 1] private" in line, line  # at this budget the nonzero values stay unseen
+    # at this budget the nonzero values stay unseen: the range starts at 0 and ends below
+    # them (the records-outside rule may step the top over a few empty cells past 1, where
+    # the sum of the cells outside, read through n, says the range misses records)
+    low, high = (float(v) for v in line.split("[", 1)[1].split("]", 1)[0].split(","))
+    assert low == 0.0 and 1.0 <= high < 2000.0, line
     near = _mostly_zero_table(tmp_path / "near.csv", 3000, 1,
                               lambda rng, n: rng.geometric(0.1, n))
     out = tmp_path / "near.joblib"
