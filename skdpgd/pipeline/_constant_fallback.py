@@ -135,6 +135,25 @@ MECHANISM = {
 _GUARD = 1.0 - 2.0 ** -40  # float rounding cannot take the two shares above mu_est^2
 
 
+def sampling_split(kappa, n_samples, mu_est):
+    r"""The share rule of a release after the fit, and the split it gives (public).
+
+    :math:`s = \min(1/2, \max(s_0, \kappa^2/(n\mu_{\mathrm{est}}^2)))`: the release's noise,
+    :math:`\kappa/\mu`, no larger than the sampling noise :math:`\sqrt n` of its statistic
+    in per-row units (module docstring). Used by the constant check and by the mean
+    correction (:mod:`skdpgd.pipeline._mean_correction`).
+
+    Returns
+    -------
+    share, fit_mu, release_mu : float
+        With :math:`\mu_{\mathrm{fit}}^2 + \mu_{\mathrm{release}}^2 \le \mu_{\mathrm{est}}^2`
+        in floating point.
+    """
+    share = min(MAX_SHARE, max(MIN_SHARE, kappa ** 2 / (int(n_samples) * mu_est ** 2)))
+    return (share, mu_est * math.sqrt(1.0 - share) * _GUARD,
+            mu_est * math.sqrt(share) * _GUARD)
+
+
 @dataclass(frozen=True)
 class ConstantCheckPlan:
     """The public split of the estimator's allowance between its fit and the check.
@@ -229,11 +248,9 @@ def plan_constant_check(final, budget, n_samples, enabled="auto"):
     n_classes = (np.unique(np.asarray(final._public_label_set())).size
                  if kind == "classifier" else None)
     k, z = kappa(kind, n_classes), float(norm.isf(LEVEL))
-    share = min(MAX_SHARE, max(MIN_SHARE, k ** 2 / (n * mu_est ** 2)))
-    check_mu = mu_est * math.sqrt(share) * _GUARD
-    return ConstantCheckPlan(kind=kind, share=share,
-                             fit_mu=mu_est * math.sqrt(1.0 - share) * _GUARD,
-                             check_mu=check_mu, margin=z * k / check_mu)
+    share, fit_mu, check_mu = sampling_split(k, n, mu_est)
+    return ConstantCheckPlan(kind=kind, share=share, fit_mu=fit_mu, check_mu=check_mu,
+                             margin=z * k / check_mu)
 
 
 def _classifier_release(estimator, X, y, mu, rng):

@@ -71,7 +71,7 @@ from sklearn.base import is_regressor
 
 from ..accounting import ReleasePrivacyReport
 from ..utils import make_generator
-from ._constant_fallback import LEVEL, MAX_SHARE, MIN_SHARE, plan_constant_check
+from ._constant_fallback import LEVEL, plan_constant_check, sampling_split
 
 __all__ = ["MEAN_CORRECTION", "MeanCorrection", "MeanCorrectionPlan", "plan_mean_correction",
            "post_fit_plans", "run_mean_correction"]
@@ -87,8 +87,6 @@ MECHANISM = (
     "and each residual to [-2B, 2B] (replace-one sensitivity 4B; Dong, Roth, Su 2022, "
     "Theorem 2.7 and Corollary 3.3); the intercept moves by the noisy mean residual "
     "(post-processing)")
-
-_GUARD = 1.0 - 2.0 ** -40  # float rounding cannot take the two shares above mu_est^2
 
 
 @dataclass(frozen=True)
@@ -161,9 +159,8 @@ def plan_mean_correction(final, estimator_mu, n_samples, enabled="auto"):
             or getattr(final, "inference", False) or not getattr(final, "fit_intercept", True)
             or not 0.0 < mu_est < math.inf):
         return None
-    share = min(MAX_SHARE, max(MIN_SHARE, KAPPA ** 2 / (n * mu_est ** 2)))
-    return MeanCorrectionPlan(share=share, fit_mu=mu_est * math.sqrt(1.0 - share) * _GUARD,
-                              release_mu=mu_est * math.sqrt(share) * _GUARD)
+    share, fit_mu, release_mu = sampling_split(KAPPA, n, mu_est)
+    return MeanCorrectionPlan(share=share, fit_mu=fit_mu, release_mu=release_mu)
 
 
 def post_fit_plans(final, budget, n_samples, mean_correction="auto", constant_check="auto"):
