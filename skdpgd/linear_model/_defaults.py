@@ -128,4 +128,18 @@ def ridge_residual_clip(y_bound):
     to c, so a smaller c buys accuracy at small budgets; residuals beyond c are treated
     robustly (L1-like) rather than quadratically.
     """
+    # written as before the spread rule: the same float, to the bit, for every plan
     return HUBER_EFFICIENT_THRESHOLD * (1.0 - REFERENCE_R2) ** 0.5 / 3.0**0.5 * y_bound
+
+
+def ridge_residual_clip_for_spread(target_sd):
+    r"""Huber's threshold for a model with :math:`R^2 = 0.9` on a target of spread s.
+
+    :math:`c = 1.345\sqrt{1 - 0.9}\,s`: the residuals of such a model have standard
+    deviation :math:`\sqrt{0.1}\,s`, and 1.345 of those is Huber's 95%-efficiency
+    threshold. :func:`ridge_residual_clip` takes the uniform law's :math:`s = B/\sqrt3`
+    (public); inside a DP pipeline with ``y_bound="auto"`` the spread read from the
+    target range's own release is used instead (post-processing; docs/theory.md, "The
+    Huber threshold from the target's released spread").
+    """
+    return HUBER_EFFICIENT_THRESHOLD * (1.0 - REFERENCE_R2) ** 0.5 * float(target_sd)

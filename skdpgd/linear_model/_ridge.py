@@ -8,7 +8,11 @@ from ..losses import HuberLoss
 from ..utils._clipping import clip_targets
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
 from ._base import PUBLIC_SCALE_RANGE, BaseDPLinearModel
-from ._defaults import ridge_initial_distance, ridge_residual_clip
+from ._defaults import (
+    ridge_initial_distance,
+    ridge_residual_clip,
+    ridge_residual_clip_for_spread,
+)
 from ._docs import fill_shared_parameters
 from ._inference import CoefficientTableMixin
 from ._predict import decision_on_clipped_rows
@@ -93,7 +97,8 @@ class DPRidge(CoefficientTableMixin, BudgetReprMixin, RegressorMixin, BaseDPLine
         scaled to [-1, 1] (standalone, ``fit`` refuses it before reading any value).
     residual_clip : float or "auto", default="auto"
         Threshold c of the Huber loss, in [1e-12, 1e12]. ``"auto"`` is about
-        ``0.246 * y_bound`` (see Notes).
+        ``0.246 * y_bound``; inside a DP pipeline with ``y_bound="auto"``,
+        ``0.425`` times the mapped target's released spread (see Notes).
     {fit_intercept}
     {intercept_scaling}
     {solver}
@@ -149,6 +154,12 @@ class DPRidge(CoefficientTableMixin, BudgetReprMixin, RegressorMixin, BaseDPLine
     The default ``residual_clip`` comes from the target bound alone: Huber's
     95%-efficiency threshold (1.345 residual standard deviations) for a model with
     R^2 = 0.9 on targets spread uniformly over [-B, B], i.e. 1.345 sqrt(0.1/3) B.
+    Inside a DP pipeline with ``y_bound="auto"`` (and no ``inference``) the pipeline's
+    release of the target range also gives the mapped target's standard deviation s
+    (post-processing of the same noisy histogram), and the threshold is
+    1.345 sqrt(0.1) s instead of assuming the uniform law's s = 1/sqrt(3)
+    (:doc:`/theory`, "The Huber threshold from the target's released spread"): the noise
+    is proportional to c, and a target concentrated in its range gets a smaller one.
     Huber's intercept converges to a Huber location of the residuals, not to their
     mean: where the residuals are skewed (a count, a price, an income) the fitted
     intercept sits below the mean and the squared error pays that bias on every row.
@@ -333,10 +344,22 @@ class DPRidge(CoefficientTableMixin, BudgetReprMixin, RegressorMixin, BaseDPLine
         return ("target_range",) if isinstance(self.y_bound, str) else ()
 
     def _use_pipeline_release(self, kind, value):
-        """The released range: the fit sees y mapped to [-1, 1], so y_bound = 1."""
+        """The released range: the fit sees y mapped to [-1, 1], so y_bound = 1.
+
+        ``value`` is ``(low, high)`` or ``(low, high, spread)``, spread the mapped
+        target's standard deviation read from the same release (None: not read). With
+        ``residual_clip="auto"`` and no ``inference`` (whose table is planned before the
+        release, at the public threshold), a spread sets the Huber threshold
+        (:func:`~skdpgd.linear_model._defaults.ridge_residual_clip_for_spread`):
+        post-processing of the release.
+        """
         if kind != "target_range":
             return super()._use_pipeline_release(kind, value)
+        spread = value[2] if len(value) > 2 else None
         self.set_params(y_bound=1.0)
+        if (self.residual_clip == "auto" and not self.inference and spread is not None
+                and spread > 0.0):
+            self.set_params(residual_clip=ridge_residual_clip_for_spread(spread))
         return self
 
     def _check_in_pipeline(self):

@@ -70,7 +70,7 @@ def fit_charged(pipeline, X, y, pre, last_name, final, releases, budget, n):
         (low, high), report = target.range_, target.privacy_
         spent.append((TARGET_RANGE, report))
         y_fit = scale_target(y, low, high)
-        estimator._use_pipeline_release("target_range", (low, high))
+        estimator._use_pipeline_release("target_range", (low, high, target.spread_))
         pipeline.target_range_ = (low, high)
     classes, sample_weight = final._pipeline_classes(), None
     if LABEL_SET in allowance:

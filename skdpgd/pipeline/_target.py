@@ -15,7 +15,10 @@ per-record map, the ridge is fitted on
 
 .. math:: \tilde y = \mathrm{clip}\Big(\frac{y - (a + b)/2}{(b - a)/2}, -1, 1\Big)
 
-with ``y_bound=1``, and its coefficients are mapped back: a prediction
+with ``y_bound=1`` and, by default, the Huber threshold set from the mapped target's
+standard deviation read from the same release (:func:`histogram_spread`; docs/theory.md,
+"The Huber threshold from the target's released spread"), and its coefficients are
+mapped back: a prediction
 :math:`w\cdot x + c` of :math:`\tilde y` is :math:`s(w\cdot x + c) + m` with
 :math:`s = (b-a)/2`, :math:`m = (a+b)/2`. When no cell of the histogram survives the
 threshold (too few records for the noise), the public default :math:`[-1, 1]` is used,
@@ -59,6 +62,9 @@ def release_target_range(y, *, mu, random_state):
     -------
     low, high : float
         The range, low < high.
+    spread : float or None
+        The mapped target's standard deviation read from the release
+        (:func:`histogram_spread`); None with the public default range.
     report : ReleasePrivacyReport
         mu-GDP, no additive delta.
     """
@@ -74,6 +80,8 @@ def release_target_range(y, *, mu, random_state):
     usable = found.found and np.isfinite(found.low) and np.isfinite(found.high) and (
         found.high > found.low)
     low, high = (found.low, found.high) if usable else DEFAULT_RANGE
+    spread = (histogram_spread(*released.histogram, low, high)
+              if usable and released.histogram is not None else None)
     notes = () if usable else (
         "no histogram cell of y passed the threshold: the public default range [-1, 1] "
         "was used",)
@@ -87,7 +95,62 @@ def release_target_range(y, *, mu, random_state):
         mu=float(mu), extra_delta=0.0, mechanism=TARGET_RANGE_MECHANISM,
         releases=tuple((f"y: {what}", float(part)) for what, part in released.releases)
         or (("y: histogram over the public grid", float(mu)),), notes=notes)
-    return float(low), float(high), report
+    return float(low), float(high), spread, report
+
+
+def histogram_spread(edges, noisy, low, high):
+    r"""The standard deviation of the mapped target, read from its released histogram.
+
+    Post-processing of the release the range was read from: with the cells
+    :math:`[e_k, e_{k+1})` of ``edges`` (outer cells unbounded) cut to the released range
+    :math:`[a, b]` and mapped by :func:`scale_target`'s map
+    :math:`u = (v - (a + b)/2)/((b - a)/2)` to :math:`[u_k, u_{k+1}] \subseteq [-1, 1]`,
+    each cell inside the range weighted by its noisy count floored at 0,
+    :math:`w_k = \max(\tilde c_k, 0)`, and the values spread uniformly within a cell,
+
+    .. math::
+
+        \hat s^2 = \frac{\sum_k w_k\big((m_k - \bar m)^2 + h_k^2/12\big)}{\sum_k w_k},
+        \qquad m_k = \frac{u_k + u_{k+1}}2,\ h_k = u_{k+1} - u_k,\
+        \bar m = \frac{\sum_k w_k m_k}{\sum_k w_k}.
+
+    Cells wholly outside the range are left out (their records are mapped to
+    :math:`\pm1` by the clip, but their counts are mostly noise: the range's tail rules
+    cut there). The floor at 0 adds positive noise to empty cells, which spreads mass over
+    the range: the estimate errs towards a wider target, the uniform law's
+    :math:`1/\sqrt3` being what an even spread of noise over equal cells gives.
+
+    Parameters
+    ----------
+    edges : ndarray of shape (m,)
+        The grid of the release.
+    noisy : ndarray of shape (m + 2,)
+        Its noisy counts (:func:`~skdpgd.preprocessing._private_range.cell_counts`'
+        cells; the last one, the missing values, is not read).
+    low, high : float
+        The released range, ``low < high``.
+
+    Returns
+    -------
+    float or None
+        :math:`\hat s \in [0, 1]`; None where no cell inside the range has a positive
+        count.
+    """
+    edges = np.asarray(edges, dtype=np.float64)
+    lower = np.concatenate([[-np.inf], edges])
+    upper = np.concatenate([edges, [np.inf]])
+    weights = np.maximum(np.asarray(noisy, dtype=np.float64)[:lower.size], 0.0)
+    inside = (upper > low) & (lower < high) & np.isfinite(weights)
+    if not inside.any() or not weights[inside].sum() > 0.0:
+        return None
+    centre, half = (high + low) / 2.0, (high - low) / 2.0
+    cell_low = (np.maximum(lower[inside], low) - centre) / half
+    cell_high = (np.minimum(upper[inside], high) - centre) / half
+    w = weights[inside] / weights[inside].sum()
+    mid, width = (cell_low + cell_high) / 2.0, cell_high - cell_low
+    mean = float(w @ mid)
+    variance = float(w @ ((mid - mean) ** 2 + width**2 / 12.0))
+    return float(np.sqrt(min(max(variance, 0.0), 1.0)))
 
 
 def target_values(y):
@@ -149,6 +212,9 @@ class PrivateTargetRange(PrivateStepMixin, BaseEstimator):
     ----------
     range_ : tuple of float
         ``(low, high)``, low < high (the public default when no cell passed).
+    spread_ : float or None
+        The standard deviation of y mapped to [-1, 1] by ``range_``, read from the same
+        release (:func:`histogram_spread`; None with the public default range).
     privacy_ : ReleasePrivacyReport
         mu-GDP, no additive delta.
     """
@@ -168,6 +234,7 @@ class PrivateTargetRange(PrivateStepMixin, BaseEstimator):
         return 1, 0
 
     def _fit_private(self, X, y=None, *, mu, extra_delta=0.0, random_state=None):
-        low, high, self.privacy_ = release_target_range(y, mu=mu, random_state=random_state)
+        low, high, self.spread_, self.privacy_ = release_target_range(
+            y, mu=mu, random_state=random_state)
         self.range_ = (low, high)
         return self

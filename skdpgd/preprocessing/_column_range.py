@@ -83,10 +83,16 @@ class ColumnRange:
         The range read.
     releases : tuple of (str, float)
         The two releases (a description, their mu), in order.
+    histogram : tuple of (ndarray, ndarray) or None
+        ``(edges, noisy)``: the noisy cell counts the range was read from (``noisy`` of
+        shape ``(edges.size + 2,)``, :func:`cell_counts`' cells; the refined release
+        merged with the locating one where both have a cell); None where nothing was
+        released. Released values: what is computed from them is post-processing.
     """
 
     range: PrivateRange
     releases: tuple
+    histogram: tuple = None
 
 
 def split_share(mu):
@@ -357,7 +363,9 @@ def column_range(x, mu, random_state=None, *, edges=None, integer=False):
         if second.found and not keeps_first_mass(noisy_1, edges, sigma_1, merged, fine,
                                                  sigma_2, first, second):
             second = widen_to_inner_mass(merged, fine, sigma_2, first, second)
-        return ColumnRange(second if second.found else first, (locating, described))
+        if second.found:
+            return ColumnRange(second, (locating, described), (fine, merged))
+        return ColumnRange(first, (locating, described), (edges, noisy_1))
     noisy_2 = noisy_histogram(x, sigma_2, rng, edges)
     averaged, sigma = average_histograms(noisy_1, sigma_1, noisy_2, sigma_2)
     described = ("second histogram over the public grid, weighted with the first by "
@@ -366,7 +374,7 @@ def column_range(x, mu, random_state=None, *, edges=None, integer=False):
     return ColumnRange(read_column_range(averaged, edges, sigma, x.size, integer=integer,
                                          window_rate=TAIL_WINDOW_RATE, empty=empty,
                                          cut_groups=True),
-                       (locating, described))
+                       (locating, described), (edges, averaged))
 
 
 def empty_between_integers(noisy, edges, sigma, n_records):

@@ -107,7 +107,7 @@ def test_standalone_numbers_are_the_mechanisms_at_the_calibrated_mu():
     delta = min(1e-5, 1 / (10 * y.size))
     mu = float(epsilon_delta_to_gdp(1.0, delta)) * (1.0 - 1e-9)
     step = PrivateTargetRange(random_state=3).fit(None, y)
-    low, high, report = release_target_range(y, mu=mu, random_state=3)
+    low, high, _, report = release_target_range(y, mu=mu, random_state=3)
     assert step.range_ == (low, high) and step.privacy_ == report
     labels = np.arange(3000) % 3
     counts = PrivateClassCounts([0, 1, 2], random_state=4).fit(None, labels)
