@@ -54,12 +54,15 @@ from ._private_range import (
     noisy_histogram,
     public_grid,
     sigma_for_mu,
+    threshold_z,
 )
 from ._range_reading import (
+    TAIL_WINDOW,
     TAIL_WINDOW_RATE,
     present_count,
     read_column_range,
     tail_threshold_z,
+    window_threshold_z,
 )
 
 #: Share of a column's :math:`\mu^2` given to the locating release: it only has to find
@@ -260,6 +263,132 @@ def integer_grid(edges):
     return edges[(np.abs(edges) >= 1.0) | (edges == 0.0)]
 
 
+#: A cell of the final reading is *far* from the located range [a, b] when all of it lies
+#: beyond F max(|a|, |b|) in magnitude: two windows of the public grid
+#: (2 :data:`~._range_reading.TAIL_WINDOW` cells of ratio sqrt 2, a factor 16) past the
+#: range's outermost value. Within them the window rule may walk a tail on as before.
+FAR_FACTOR = 2.0 ** TAIL_WINDOW
+
+
+def cells_meeting(edges, low, high):
+    """The value cells of ``edges`` that meet [low, high]."""
+    lower = np.concatenate([[-np.inf], edges])
+    upper = np.concatenate([edges, [np.inf]])
+    return (upper > low) & (lower <= high)
+
+
+def far_cells(edges, low, high, factor=FAR_FACTOR):
+    """The value cells of ``edges`` wholly beyond ``factor`` times the located magnitude."""
+    reach = factor * max(abs(low), abs(high))
+    lower = np.concatenate([[-np.inf], edges])
+    upper = np.concatenate([edges, [np.inf]])
+    return (lower >= reach) | (upper <= -reach)
+
+
+def confirm_far_cells(noisy, edges, sigma, noisy_1, sigma_1, noisy_2, sigma_2, public_edges,
+                      first, n_records, cells=None):
+    r"""The final histogram without the lone far cells that the locating release did not see.
+
+    Post-processing of both releases. The single cells of a reading pass at a family-wise
+    rate :math:`\alpha` when every count is 0 (docs/theory.md, "Numeric ranges"), and a
+    cell far from the data stretches the range by orders of magnitude: a target's range
+    read as [-5.9e6, 23170] for raw diamonds' prices in [326, 18818] (one such cell of the
+    final reading) made the model's test R^2 -578. A cell of the final histogram is zeroed
+    when all of these hold:
+
+    * it is far from the located range :math:`[a, b]` (:func:`far_cells`: all of it beyond
+      :math:`16\max(|a|, |b|)` in magnitude, two windows of the public grid past it);
+    * it passes the final reading's single-cell threshold :math:`z\sigma` by itself (a
+      survivor that would set an end alone);
+    * the two releases do not both see it on their own: the locating release's count
+      there above the tails' threshold :math:`z_t\sigma_1`
+      (:func:`~._range_reading.tail_threshold_z`) and the second release's above
+      :math:`z_t\sigma_2` (each alone: the final histogram averages the two, so its count
+      and the first's are not independent; a cell passed by the average with the first
+      release's count just above :math:`z_t\sigma_1` was a far false cell of a price
+      range);
+    * the :data:`~._range_reading.TAIL_WINDOW` cells on each side of it hold no more than
+      :math:`z_w\sigma\sqrt w` together (:func:`~._range_reading.window_threshold_z`):
+      nothing around it, as around a cell passed by the noise.
+
+    Only where the locating release accounts for its records: where the records outside
+    its range, read through n, :math:`N - \sum_k \tilde c_{1,k} > z_t\sigma_1\sqrt{k + 1}`
+    over its k cells (the test of the records-outside rule), are significant, the far cells
+    may hold them (a mostly-zero column located at its zeros' cell, its values beyond), and
+    the final histogram is read as it is.
+
+    An empty far cell then sets an end with probability about
+    :math:`\alpha(\Phi(-z_t)^2 + \beta)` instead of :math:`\alpha`. Far cells below the
+    single-cell threshold are read as before (a mostly-zero column's values beyond its
+    zeros, found on groups beside them), and so is a far cell with records around it; a
+    lone far cluster that the locating release does not see is clipped to the range's end,
+    a bounded loss, instead of setting the column's scale.
+
+    Parameters
+    ----------
+    noisy : ndarray of shape (m + 2,)
+        The final histogram's noisy counts (over ``edges``).
+    edges : ndarray of shape (m,)
+        Its grid.
+    sigma : float
+        The final reading's noise (its thresholds' sigma).
+    noisy_1, sigma_1 : ndarray, float
+        The locating release (over the public grid) and its noise.
+    noisy_2, sigma_2 : ndarray, float
+        The second release (over ``edges``) and its noise.
+    public_edges : ndarray
+        The public grid.
+    first : PrivateRange
+        The located range.
+    n_records : int
+        n (public).
+    cells : tuple of (ndarray, ndarray) or None, default=None
+        ``(shared, public)`` of :func:`shared_cells` when ``edges`` is a refined grid: the
+        final cells that are public cells, and their index in ``noisy_1`` (the far cells
+        are among them: the refined span lies within the reach). None: ``edges`` is the
+        public grid itself.
+
+    The window rule, whose overlapping windows let a run of positive noise carry an end
+    cell after cell (a price range walked from 23170 to 131072 over empty cells, 6 of
+    4,000 draws), does not step onto a far cell the locating release did not see either
+    (the second result, for :func:`~._range_reading.read_column_range`'s ``unseen``).
+
+    Returns
+    -------
+    histogram : ndarray of shape (m + 2,)
+    unseen : ndarray of bool of shape (m + 1,) or None
+        The far value cells where the locating release saw nothing (None: none read so).
+    """
+    n_values = edges.size + 1
+    values = np.asarray(noisy, dtype=np.float64)[:n_values]
+    located = np.flatnonzero(cells_meeting(public_edges, first.low, first.high))
+    outside = present_count(noisy_1[-1], n_records) - float(noisy_1[located].sum())
+    if outside > tail_threshold_z() * sigma_1 * np.sqrt(located.size + 1):
+        return noisy, None  # records outside the located range: read as they are
+    far = far_cells(edges, first.low, first.high)
+    alone = values > threshold_z(n_values) * sigma
+    candidates = np.flatnonzero(far & alone)
+    z_t = tail_threshold_z()
+    seen = np.asarray(noisy_2, dtype=np.float64)[:n_values] > z_t * sigma_2
+    if cells is None:
+        seen &= noisy_1[:n_values] > z_t * sigma_1
+    else:
+        shared, public = cells
+        inside = shared < n_values  # the missing cell is not a value cell
+        first_sees = np.zeros(n_values, dtype=bool)
+        first_sees[shared[inside]] = noisy_1[public[inside]] > z_t * sigma_1
+        seen &= first_sees
+    window_z = window_threshold_z()
+    out = np.array(noisy, dtype=np.float64, copy=True)
+    for k in candidates:
+        if seen[k]:
+            continue
+        around = np.r_[max(k - TAIL_WINDOW, 0):k, k + 1:min(k + 1 + TAIL_WINDOW, n_values)]
+        if not values[around].sum() > window_z * sigma * np.sqrt(max(around.size, 1)):
+            out[k] = 0.0
+    return out, far & ~seen
+
+
 def shared_cells(fine, edges, low, high):
     r"""The cells of the refined grid that are cells of the public grid too (outside the
     span of its equal cells, and the missing cell), and their index in the public grid's
@@ -352,9 +481,12 @@ def column_range(x, mu, random_state=None, *, edges=None, integer=False):
         merged = noisy_2.copy()  # the cells both grids have: both releases, weighted
         merged[shared] = average_histograms(noisy_1[public_cells], sigma_1,
                                             noisy_2[shared], sigma_2)[0]
+        merged, unseen = confirm_far_cells(merged, fine, sigma_2, noisy_1, sigma_1, noisy_2,
+                                           sigma_2, edges, first, x.size,
+                                           cells=(shared, public_cells))
         # thresholds at sigma_2, above the merged cells' noise: conservative there
         second = read_column_range(merged, fine, sigma_2, x.size, integer=integer,
-                                   window_rate=TAIL_WINDOW_RATE)
+                                   window_rate=TAIL_WINDOW_RATE, unseen=unseen)
         n_inner = inner_cells(first.low, first.high, integer=integer, span=span)
         described = (f"histogram of {n_inner} equal cells on [{span[0]:.6g}, "
                      f"{span[1]:.6g}] (1/{REFINED_CELLS} of the first range "
@@ -371,9 +503,13 @@ def column_range(x, mu, random_state=None, *, edges=None, integer=False):
     described = ("second histogram over the public grid, weighted with the first by "
                  "1/sigma^2", mu_2)
     empty = None if integer else empty_between_integers(noisy_1, edges, sigma_1, x.size)
+    unseen = None
+    if first.found:
+        averaged, unseen = confirm_far_cells(averaged, edges, sigma, noisy_1, sigma_1,
+                                             noisy_2, sigma_2, edges, first, x.size)
     return ColumnRange(read_column_range(averaged, edges, sigma, x.size, integer=integer,
                                          window_rate=TAIL_WINDOW_RATE, empty=empty,
-                                         cut_groups=True),
+                                         cut_groups=True, unseen=unseen),
                        (locating, described), (edges, averaged))
 
 

@@ -218,7 +218,8 @@ def window_threshold_z(rate=TAIL_WINDOW_RATE):
 
 
 def extend_tails(first, last, values, threshold, holds=None, sigma=0.0, window_z=math.inf,
-                 zero_cell=None, tail_end=math.inf, atom=None, window=TAIL_WINDOW):
+                 zero_cell=None, tail_end=math.inf, atom=None, window=TAIL_WINDOW,
+                 unseen=None):
     r"""Extend the cells ``first..last`` outward one cell at a time (module notes).
 
     A side moves one cell out while the adjacent cell's noisy count exceeds ``threshold``
@@ -253,12 +254,17 @@ def extend_tails(first, last, values, threshold, holds=None, sigma=0.0, window_z
         it whatever its count.
     window : int, default=TAIL_WINDOW
         How many cells beyond an end the window rule counts.
+    unseen : ndarray of bool or None, default=None
+        Cells the window rule does not step onto (far from the range an earlier release
+        located, where it saw nothing: ``_column_range.confirm_far_cells``); the tail
+        rule still does.
 
     Returns
     -------
     first, last : int
     """
     holds = np.ones(values.size, dtype=bool) if holds is None else holds
+    unseen = np.zeros(values.size, dtype=bool) if unseen is None else unseen
 
     def step(end, direction):
         beyond = next_cells(end + direction, direction, holds, window)
@@ -269,7 +275,8 @@ def extend_tails(first, last, values, threshold, holds=None, sigma=0.0, window_z
         at_zero = zero_cell is not None and end == (zero_cell if direction < 0
                                                     else zero_cell - 1)
         tail = values[end] < tail_end or end == atom
-        if (tail and not at_zero and values[beyond[0]] > ADJACENT_Z * sigma
+        if (tail and not at_zero and not unseen[beyond[0]]
+                and values[beyond[0]] > ADJACENT_Z * sigma
                 and values[beyond].sum() > window_z * sigma * math.sqrt(len(beyond))):
             return beyond[0]
         return None
@@ -389,7 +396,7 @@ def median_in_cells(values, first, last, lower_edges, upper_edges, low, high, in
 
 def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
                       false_cell_rate=FALSE_CELL_RATE, window_rate=0.0, empty=None,
-                      cut_groups=False):
+                      cut_groups=False, unseen=None):
     r"""The range, median and whether anything survived, from one noisy histogram.
 
     Parameters
@@ -418,6 +425,8 @@ def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
     cut_groups : bool, default=False
         :func:`hull_within_cells` for the scales' hull (the public grid's final reading),
         else :func:`hull_of`.
+    unseen : ndarray of bool or None, default=None
+        Value cells the window rule does not step onto (:func:`extend_tails`).
 
     Returns
     -------
@@ -455,7 +464,8 @@ def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
     first, last = extend_tails(*hull, values, tail_threshold_z(false_cell_rate) * sigma, holds,
                                sigma=sigma, window_z=window_z,
                                zero_cell=int(zero[0]) + 1 if zero.size else None,
-                               tail_end=TAIL_END * threshold, atom=atom if point_mass else None)
+                               tail_end=TAIL_END * threshold, atom=atom if point_mass else None,
+                               unseen=unseen)
     if window_rate > 0 and sigma > 0:  # the records outside, read through n
         first, last = extend_to_complement(
             first, last, values, present, sigma, tail_threshold_z(false_cell_rate), window_z,
