@@ -269,6 +269,11 @@ def integer_grid(edges):
 #: range's outermost value. Within them the window rule may walk a tail on as before.
 FAR_FACTOR = 2.0 ** TAIL_WINDOW
 
+#: The magnitude F multiplies is at least this (the public grid's unit): a range located at
+#: a point mass at 0 ([0, 2^-20), a coinsurance rate's zeros) has no scale of its own, and
+#: its other values (3.3-4.6) are not far from it.
+FAR_UNIT = 1.0
+
 
 def cells_meeting(edges, low, high):
     """The value cells of ``edges`` that meet [low, high]."""
@@ -278,8 +283,11 @@ def cells_meeting(edges, low, high):
 
 
 def far_cells(edges, low, high, factor=FAR_FACTOR):
-    """The value cells of ``edges`` wholly beyond ``factor`` times the located magnitude."""
-    reach = factor * max(abs(low), abs(high))
+    r"""The value cells of ``edges`` wholly beyond ``factor`` times the located magnitude.
+
+    The magnitude is :math:`\max(|a|, |b|, 1)` (:data:`FAR_UNIT`).
+    """
+    reach = factor * max(abs(low), abs(high), FAR_UNIT)
     lower = np.concatenate([[-np.inf], edges])
     upper = np.concatenate([edges, [np.inf]])
     return (lower >= reach) | (upper <= -reach)
@@ -297,7 +305,7 @@ def confirm_far_cells(noisy, edges, sigma, noisy_1, sigma_1, noisy_2, sigma_2, p
     when all of these hold:
 
     * it is far from the located range :math:`[a, b]` (:func:`far_cells`: all of it beyond
-      :math:`16\max(|a|, |b|)` in magnitude, two windows of the public grid past it);
+      :math:`16\max(|a|, |b|, 1)` in magnitude, two windows of the public grid past it);
     * it passes the final reading's single-cell threshold :math:`z\sigma` by itself (a
       survivor that would set an end alone);
     * the two releases do not both see it on their own: the locating release's count
@@ -311,11 +319,12 @@ def confirm_far_cells(noisy, edges, sigma, noisy_1, sigma_1, noisy_2, sigma_2, p
       :math:`z_w\sigma\sqrt w` together (:func:`~._range_reading.window_threshold_z`):
       nothing around it, as around a cell passed by the noise.
 
-    Only where the locating release accounts for its records: where the records outside
-    its range, read through n, :math:`N - \sum_k \tilde c_{1,k} > z_t\sigma_1\sqrt{k + 1}`
-    over its k cells (the test of the records-outside rule), are significant, the far cells
-    may hold them (a mostly-zero column located at its zeros' cell, its values beyond), and
-    the final histogram is read as it is.
+    The window rule's block applies only where the locating release accounts for its
+    records: where the records outside its range, read through n,
+    :math:`N - \sum_k \tilde c_{1,k} > z_t\sigma_1\sqrt{k + 1}` over its k cells (the
+    test of the records-outside rule), are significant, the far cells may hold them (a
+    mostly-zero column located at its zeros' cell, its values beyond), and the window rule
+    walks as before; a lone far cell is zeroed there too.
 
     An empty far cell then sets an end with probability about
     :math:`\alpha(\Phi(-z_t)^2 + \beta)` instead of :math:`\alpha`. Far cells below the
@@ -363,8 +372,8 @@ def confirm_far_cells(noisy, edges, sigma, noisy_1, sigma_1, noisy_2, sigma_2, p
     values = np.asarray(noisy, dtype=np.float64)[:n_values]
     located = np.flatnonzero(cells_meeting(public_edges, first.low, first.high))
     outside = present_count(noisy_1[-1], n_records) - float(noisy_1[located].sum())
-    if outside > tail_threshold_z() * sigma_1 * np.sqrt(located.size + 1):
-        return noisy, None  # records outside the located range: read as they are
+    # records outside the located range: the window rule walks as before
+    walks = outside > tail_threshold_z() * sigma_1 * np.sqrt(located.size + 1)
     far = far_cells(edges, first.low, first.high)
     alone = values > threshold_z(n_values) * sigma
     candidates = np.flatnonzero(far & alone)
@@ -386,7 +395,7 @@ def confirm_far_cells(noisy, edges, sigma, noisy_1, sigma_1, noisy_2, sigma_2, p
         around = np.r_[max(k - TAIL_WINDOW, 0):k, k + 1:min(k + 1 + TAIL_WINDOW, n_values)]
         if not values[around].sum() > window_z * sigma * np.sqrt(max(around.size, 1)):
             out[k] = 0.0
-    return out, far & ~seen
+    return out, None if walks else far & ~seen
 
 
 def shared_cells(fine, edges, low, high):

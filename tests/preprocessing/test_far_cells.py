@@ -89,16 +89,27 @@ def test_a_far_cell_is_kept_where_both_releases_or_its_neighbours_see_records(
     assert (out[k] == av[k]) == kept
 
 
-def test_records_outside_the_located_range_leave_the_histogram_as_it_is():
-    # a mostly-zero column located at its zeros' cell: its values beyond are read as before
+def test_records_outside_the_located_range_let_the_window_rule_walk():
+    # a mostly-zero column located at its zeros' cell: its values beyond are records the
+    # located range misses, so the window rule walks over the far cells as before; its
+    # exact counts (every far cell with records around it) are read unchanged
     rng = np.random.default_rng(0)
     x = np.where(rng.random(5000) < 0.85, 0, rng.geometric(0.1, 5000)).astype(float)
     edges = integer_grid(EDGES)
     exact = cell_counts(x, edges)
     first = PrivateRange(0.0, 1.0, 0.0, 1.0, True)
-    out, unseen = confirm_far_cells(exact, edges, 40.0, exact, 80.0, exact, 45.0, edges,
+    out, unseen = confirm_far_cells(exact, edges, 10.0, exact, 80.0, exact, 45.0, edges,
                                     first, x.size)
-    assert out is exact and unseen is None
+    assert unseen is None
+    np.testing.assert_array_equal(out, exact)
+    # a lone far cell is zeroed there too
+    lone = exact.copy()
+    k = int(np.searchsorted(edges, 5000.0, side="right"))
+    lone[k] = 200.0
+    out, _ = confirm_far_cells(lone, edges, 10.0, exact, 80.0, exact, 45.0, edges, first,
+                               x.size)
+    assert out[k] == 0.0
+    np.testing.assert_array_equal(np.delete(out, k), np.delete(lone, k))
 
 
 def test_the_window_rule_does_not_walk_onto_unseen_far_cells():
@@ -134,3 +145,11 @@ def test_catastrophic_stretches_of_a_price_range_are_rarer():
 
 def test_the_tails_threshold_is_the_confirmation_level():
     assert tail_threshold_z() == pytest.approx(3.2905, abs=1e-4)
+
+
+def test_a_range_located_at_zero_reaches_sixteen():
+    # a point mass at 0 located alone ([0, 2^-20)) has no scale of its own: a coinsurance
+    # rate's other values, 3.3-4.6, are not far (without the unit they were lost)
+    far = far_cells(EDGES, 0.0, 2.0**-20)
+    assert not far[_cell(3.3)] and not far[_cell(4.6)] and not far[_cell(15.0)]
+    assert far[_cell(17.0)] and far[_cell(-17.0)]
