@@ -34,6 +34,7 @@ from sklearn.base import BaseEstimator
 from ..accounting import ReleasePrivacyReport
 from ..exceptions import PreparationFallbackWarning
 from ..preprocessing import PrivateStepMixin
+from ..preprocessing._private_range import cell_edges
 
 TARGET_RANGE_MECHANISM = (
     "two Gaussian histograms of y, as for a numeric column of DPTableVectorizer: over the "
@@ -137,8 +138,7 @@ def histogram_spread(edges, noisy, low, high):
         count.
     """
     edges = np.asarray(edges, dtype=np.float64)
-    lower = np.concatenate([[-np.inf], edges])
-    upper = np.concatenate([edges, [np.inf]])
+    lower, upper = cell_edges(edges)
     weights = np.maximum(np.asarray(noisy, dtype=np.float64)[:lower.size], 0.0)
     inside = (upper > low) & (lower < high) & np.isfinite(weights)
     if not inside.any() or not weights[inside].sum() > 0.0:

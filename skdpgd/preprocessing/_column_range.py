@@ -50,6 +50,7 @@ import numpy as np
 
 from ._private_range import (
     PrivateRange,
+    cell_edges,
     majority_of_present,
     noisy_histogram,
     public_grid,
@@ -147,8 +148,7 @@ def holds_majority(noisy, edges, low, high, sigma, n_records):
     A column that fills its first range (a year, a sensor reading) passes whenever its 32
     equal cells can be read at all.
     """
-    lower = np.concatenate([[-np.inf], edges])
-    upper = np.concatenate([edges, [np.inf]])
+    lower, upper = cell_edges(edges)
     inside = (lower >= low) & (upper <= high)
     mass = float(np.sum(noisy[: edges.size + 1][inside]))
     margin = tail_threshold_z() * sigma * math.sqrt(np.count_nonzero(inside) + 0.25)
@@ -169,11 +169,9 @@ def keeps_first_mass(noisy_1, edges, sigma_1, merged, fine, sigma_2, first, seco
     its first range (a year) loses at most its thin ends, within the noise. Where it
     fails, :func:`widen_to_inner_mass`.
     """
-    lower_1 = np.concatenate([[-np.inf], edges])
-    upper_1 = np.concatenate([edges, [np.inf]])
+    lower_1, upper_1 = cell_edges(edges)
     inside_1 = (lower_1 >= first.low) & (upper_1 <= first.high)
-    lower_2 = np.concatenate([[-np.inf], fine])
-    upper_2 = np.concatenate([fine, [np.inf]])
+    lower_2, upper_2 = cell_edges(fine)
     inside_2 = ((lower_2 >= max(first.low, second.low))
                 & (upper_2 <= min(first.high, second.high)))
     m_1 = float(np.sum(noisy_1[: edges.size + 1][inside_1]))
@@ -194,8 +192,7 @@ def widen_to_inner_mass(merged, fine, sigma, first, second):
     equal cells below the noise then keeps the side that holds the rest; a thin end that
     the refined reading cut (a few cells, within the noise) stays cut.
     """
-    lower = np.concatenate([[-np.inf], fine])
-    upper = np.concatenate([fine, [np.inf]])
+    lower, upper = cell_edges(fine)
     values = merged[: fine.size + 1]
     low, high = second.low, second.high
     z = tail_threshold_z()
@@ -277,8 +274,7 @@ FAR_UNIT = 1.0
 
 def cells_meeting(edges, low, high):
     """The value cells of ``edges`` that meet [low, high]."""
-    lower = np.concatenate([[-np.inf], edges])
-    upper = np.concatenate([edges, [np.inf]])
+    lower, upper = cell_edges(edges)
     return (upper > low) & (lower <= high)
 
 
@@ -288,8 +284,7 @@ def far_cells(edges, low, high, factor=FAR_FACTOR):
     The magnitude is :math:`\max(|a|, |b|, 1)` (:data:`FAR_UNIT`).
     """
     reach = factor * max(abs(low), abs(high), FAR_UNIT)
-    lower = np.concatenate([[-np.inf], edges])
-    upper = np.concatenate([edges, [np.inf]])
+    lower, upper = cell_edges(edges)
     return (lower >= reach) | (upper <= -reach)
 
 
@@ -359,14 +354,15 @@ def confirm_far_cells(noisy, edges, sigma, noisy_1, sigma_1, noisy_2, sigma_2, p
 
     The window rule, whose overlapping windows let a run of positive noise carry an end
     cell after cell (a price range walked from 23170 to 131072 over empty cells, 6 of
-    4,000 draws), does not step onto a far cell the locating release did not see either
+    4,000 draws), does not step onto a far cell that the two releases do not both see either
     (the second result, for :func:`~._range_reading.read_column_range`'s ``unseen``).
 
     Returns
     -------
     histogram : ndarray of shape (m + 2,)
     unseen : ndarray of bool of shape (m + 1,) or None
-        The far value cells where the locating release saw nothing (None: none read so).
+        The far value cells that the two releases do not both see (None: the locating
+        range leaves records outside, and the window rule walks as before).
     """
     n_values = edges.size + 1
     values = np.asarray(noisy, dtype=np.float64)[:n_values]
@@ -407,8 +403,7 @@ def shared_cells(fine, edges, low, high):
     column the cell above the inner edges, :math:`[\lceil h\rceil, e)`, differs from the
     public :math:`[h, e)` by a part that holds no integer: they count alike.
     """
-    lower = np.concatenate([[-np.inf], fine])
-    upper = np.concatenate([fine, [np.inf]])
+    lower, upper = cell_edges(fine)
     outside = np.flatnonzero((upper <= low) | (lower >= high))
     public = np.searchsorted(edges, lower[outside], side="right")
     return (np.concatenate([outside, [fine.size + 1]]),
@@ -534,8 +529,7 @@ def empty_between_integers(noisy, edges, sigma, n_records):
     as an integer dtype's does near 0: its zeros' cell ends at 1 and the tails step from it
     to the ones.
     """
-    lower = np.concatenate([[-np.inf], edges])
-    upper = np.concatenate([edges, [np.inf]])
+    lower, upper = cell_edges(edges)
     between = (lower > -1.0) & (upper <= 1.0) & (np.ceil(lower) >= upper)
     zero = np.flatnonzero(lower == 0.0)
     values = noisy[:between.size]

@@ -91,6 +91,19 @@ def public_grid(k_min=GRID_K_MIN, k_max=GRID_K_MAX):
     return np.concatenate([-positive[::-1], [0.0], positive])
 
 
+def cell_edges(edges):
+    r"""The lower and upper edges of the value cells of ``edges`` (:func:`cell_counts`' cells).
+
+    Cell k is :math:`[e_k, e_{k+1})` with :math:`e_0 = -\infty`, :math:`e_{m+1} = +\infty`.
+
+    Returns
+    -------
+    lower, upper : ndarray of shape (m + 1,)
+    """
+    edges = np.asarray(edges, dtype=np.float64)
+    return np.concatenate([[-np.inf], edges]), np.concatenate([edges, [np.inf]])
+
+
 def cell_counts(x, edges):
     r"""Counts of the cells :math:`(-\infty, e_1), [e_1, e_2), \dots, [e_m, \infty]`, missing.
 

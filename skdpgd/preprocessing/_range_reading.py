@@ -57,6 +57,7 @@ from ._private_range import (
     COARSE_LEVELS,
     FALSE_CELL_RATE,
     PrivateRange,
+    cell_edges,
     group_ends,
     read_scales,
     threshold_z,
@@ -192,8 +193,7 @@ def hull_beside(values, atom, sigma, threshold, majority, false_cell_rate=FALSE_
 
 def cells_holding_integers(edges):
     """Which cells (-inf, e_1), [e_1, e_2), ..., [e_m, inf) hold at least one integer."""
-    lower = np.concatenate([[-np.inf], edges])
-    upper = np.concatenate([edges, [np.inf]])
+    lower, upper = cell_edges(edges)
     return np.ceil(lower) < upper
 
 
