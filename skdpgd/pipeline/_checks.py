@@ -35,9 +35,12 @@ INFERENCE_PREPARATION = {"one_hot_reference": "first", "centre": True, "log1p": 
 #: numeric values centred at their range's public midpoint, written in [-1, 1] instead of
 #: [0, 1]. At the same row-norm bound every numeric column then spans twice the amplitude
 #: (four times the variance) and no column's offset lines up with the intercept column,
-#: which absorbs the shift (docs/theory.md, "Centred numeric columns"). Public and
+#: which absorbs the shift (docs/theory.md, "Centred numeric columns"). And a missing cell
+#: next to its indicator written at 0, the midpoint: centred, a median imputed at a
+#: column's low end is written near -1, and its block's squared bound 1 + m^2 near 2
+#: (docs/theory.md, "Indicators at 0 for every intercept model"). Public and
 #: post-processing: the releases are the same.
-INTERCEPT_PREPARATION = {"centre": True}
+INTERCEPT_PREPARATION = {"centre": True, "add_indicator": "zero"}
 
 #: The class attribute by which a step declares which of those options it reads with that
 #: meaning (DPTableVectorizer: all four; BoundedScaler: ``centre``). A step that does not

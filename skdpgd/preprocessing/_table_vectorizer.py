@@ -81,9 +81,11 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
 
     Missing values in every spelling (``np.nan``, ``math.nan``, ``None``, ``pd.NA``,
     ``pd.NaT``, polars null, and the strings in ``missing_values``) are imputed
-    (numeric: the private median, or the midpoint of a public range) and flagged in a
-    ``__missing`` column when the dtype may hold them (float, nullable, object and
-    string dtypes; every polars column), decided from the schema, never from the data.
+    (numeric: the private median, or the midpoint of a public range; next to an
+    indicator in a pipeline whose estimator fits an intercept, the value written 0) and
+    flagged in a ``__missing`` column when the dtype may hold them (float, nullable,
+    object and string dtypes; every polars column), decided from the schema, never from
+    the data.
     Categorical blocks always have a ``__missing`` column. No error depends on a value.
 
     Parameters
@@ -128,7 +130,8 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
         ``"auto"``: a missing-indicator column for every numeric or boolean column whose
         dtype may hold a missing value, a missing numeric cell imputed (the private
         median, or the midpoint of a public range); ``"zero"`` (what ``"auto"`` means in
-        a DPPipeline whose estimator has ``inference=True``): the same indicators, a
+        a DPPipeline whose estimator fits an intercept or has ``inference=True``):
+        the same indicators, a
         missing numeric cell written as 0 (the midpoint of the range centred, its low
         end otherwise): next to its indicator the value is a free choice of the model's
         parametrisation, and at 0 an indicated column's block adds nothing to the row
@@ -229,9 +232,10 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
     #: (skdpgd.pipeline._checks.INFERENCE_PREPARATION): this step declares that it reads
     #: them with that meaning; a step without the declaration is left as it is.
     __skdpgd_inference_options__ = ("one_hot_reference", "centre", "log1p", "add_indicator")
-    #: The option it reads for any other estimator with an intercept
-    #: (skdpgd.pipeline._checks.INTERCEPT_PREPARATION: numeric values centred).
-    __skdpgd_intercept_options__ = ("centre",)
+    #: The options it reads for any other estimator with an intercept
+    #: (skdpgd.pipeline._checks.INTERCEPT_PREPARATION: numeric values centred, a missing
+    #: cell next to its indicator written at 0).
+    __skdpgd_intercept_options__ = ("centre", "add_indicator")
 
     _parameter_constraints = {
         "epsilon": "no_validation",

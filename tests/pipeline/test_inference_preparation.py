@@ -1,7 +1,9 @@
 """The preparation a pipeline with ``inference=True`` asks of DPTableVectorizer: one linear
 map per numeric column (``log1p=False``) and a missing cell next to its indicator written
 at 0 (``add_indicator="zero"``), neither changing a release; a pipeline without inference
-keeps the rule's two scales (docs/theory.md, "What a pipeline's table covers")."""
+keeps the rule's two scales, and a model with an intercept gets its values centred and its
+indicators at 0 (docs/theory.md, "What a pipeline's table covers", "Centred numeric
+columns", "Indicators at 0 for every intercept model")."""
 
 import numpy as np
 import pandas as pd
@@ -43,7 +45,8 @@ def test_a_heavy_tailed_count_gives_one_column_under_inference_and_two_without(s
     assert vec.summary().loc["count", "rule"] == "linear"
     assert vec.get_params()["log1p"] is False and vec.get_params()["add_indicator"] == "zero"
     assert without.pipeline_[0].get_params()["log1p"] == "auto"
-    assert without.pipeline_[0].get_params()["add_indicator"] == "auto"
+    # with an intercept (not inference's option): the indicators at 0 too
+    assert without.pipeline_[0].get_params()["add_indicator"] == "zero"
     # one linear map: its coefficient is written per unit of the raw count
     raw = with_table.summary(units="original")
     assert "per unit of the raw column" in raw.loc["count", "note"]
@@ -168,14 +171,22 @@ def test_a_model_with_an_intercept_gets_centred_numeric_values_and_others_do_not
     for final in (DPRidge(y_bound=1.0), DPLogisticRegression(classes=[0, 1])):
         (_, step), = prepared_for([("v", DPTableVectorizer())], final)
         assert step.get_params()["centre"] is True
+        assert step.get_params()["add_indicator"] == "zero"
         assert step.get_params()["one_hot_reference"] == "auto"  # inference's only
         assert step.get_params()["log1p"] == "auto"
     pre = [("v", DPTableVectorizer())]
     assert prepared_for(pre, DPRidge(y_bound=1.0, fit_intercept=False)) is pre
     scaler = [("s", BoundedScaler((0, 1)))]
     assert prepared_for(scaler, DPRidge(y_bound=1.0)) is scaler
-    mine = [("v", DPTableVectorizer(centre=False))]  # the user's choice stands
+    # the user's choices stand: each option the user set, the other one still decided
+    mine = [("v", DPTableVectorizer(centre=False, add_indicator=False))]
     assert prepared_for(mine, DPRidge(y_bound=1.0)) is mine
+    (_, step), = prepared_for([("v", DPTableVectorizer(centre=False))], DPRidge(y_bound=1.0))
+    assert step.get_params()["centre"] is False
+    assert step.get_params()["add_indicator"] == "zero"
+    (_, step), = prepared_for([("v", DPTableVectorizer(add_indicator=False))],
+                              DPRidge(y_bound=1.0))
+    assert step.get_params()["centre"] is True and step.get_params()["add_indicator"] is False
 
 
 def test_centred_values_through_a_pipeline_span_minus_one_to_one():
@@ -190,3 +201,28 @@ def test_centred_values_through_a_pipeline_span_minus_one_to_one():
         vectorizer.get_feature_names_out()).index("a")]
     divisor = vectorizer.row_divisor_
     assert a.min() * divisor < -0.5 and a.max() * divisor > 0.5  # both signs: centred
+
+
+def test_an_intercept_model_s_indicators_take_nothing_from_the_other_columns_scale():
+    # centred, a heavy tail's median is written near -1: beside its indicator the block's
+    # squared bound is 1 + m^2, near 2, which shrinks every other column through the row
+    # divisor; written at 0 it is 1, and the releases are those of the plain step
+    df, y = _heavy_table(n=4000)
+    fits = {intercept: make_dp_pipeline(
+        DPTableVectorizer(log1p=False), DPRidge(y_bound="auto", fit_intercept=intercept),
+        epsilon=4.0, random_state=0).fit(df, y).pipeline_[0] for intercept in (True, False)}
+    vectorizer, plain = fits[True], fits[False]
+    assert vectorizer.get_params()["add_indicator"] == "zero"
+    assert plain.get_params()["add_indicator"] == "auto"  # no intercept: nothing decided
+    assert vectorizer.privacy_.releases == plain.privacy_.releases
+    assert vectorizer.bounds_ == plain.bounds_
+    # two blocks of squared bound 1 (the count, a); imputed, 1 + m^2 each
+    assert vectorizer.row_divisor_ == pytest.approx(np.sqrt(2.0), rel=1e-15)
+    medians = [e.impute for e in plain.encodings_]
+    assert plain.row_divisor_ == pytest.approx(
+        np.sqrt(sum(1.0 + m ** 2 for m in medians)), rel=1e-12)
+    out = vectorizer.transform(df)
+    missing = df["count"].isna().to_numpy()
+    assert_array_equal(out[missing, 0], 0.0)
+    assert_allclose(out[missing, 1] * vectorizer.row_divisor_, 1.0, rtol=1e-15)
+    assert np.linalg.norm(out, axis=1).max() <= 1.0 + 1e-12
