@@ -50,7 +50,9 @@ def column_line(row):
     text += f" ({row['type_from']})"
     if kind == "numeric":
         text += (f", [{_number(row['low'])}, {_number(row['high'])}] {row['range_from']}, "
-                 f"{row['rule']}, missing -> {_number(row['imputed'])}")
+                 f"{row['rule']}, missing -> "
+                 # beside an indicator the written value is a parametrisation (--verbose)
+                 + ("indicator" if row["missing_indicator"] else _number(row["imputed"])))
     elif kind == "categorical":
         source = str(row["encoding"]).split(",")[0]
         text += f", {row['categories']} kept ({source})"
