@@ -182,10 +182,11 @@ def direction_errors(n_steps, curvature, step, momentum=0.0):
     if np.all(np.asarray(momentum) == 0.0):  # a geometric sum: no loop over the K steps
         return _plain_moments(1.0 - r, gamma**2, int(n_steps))
     a, b = np.broadcast_arrays((1.0 - r) * (1.0 + momentum), -(1.0 - r) * momentum)
-    phi, phi_prev, total = np.ones(a.shape), np.zeros(a.shape), np.zeros(a.shape)
-    for last in _impulse_response(a, b, n_steps):  # error_moments at K only
-        phi, phi_prev, total = last
-    return phi + b * phi_prev, gamma**2 * total
+    if int(n_steps) < 1:  # no step: the error is still e_0 = 1, without noise
+        return np.ones(a.shape) + b * np.zeros(a.shape), gamma**2 * np.zeros(a.shape)
+    # error_moments at K only: the compiled recursion (the same floats as the numpy one)
+    means, totals = impulse_moments(a, b, (int(n_steps),))
+    return means[0], gamma**2 * totals[0]
 
 
 def _plain_moments(a, q, n_steps):

@@ -60,6 +60,39 @@ def test_direction_errors_against_simulation(momentum):
     assert e.var() == pytest.approx(float(variance), rel=0.03)
 
 
+@pytest.mark.parametrize("compiled", [True, False])
+def test_direction_errors_with_momentum_are_the_numpy_recursion_to_the_bit(compiled,
+                                                                           monkeypatch):
+    # with momentum, direction_errors reads the recursion at K from the compiled kernel
+    # (or its numpy reference); the floats must be those of error_moments' last step,
+    # the numpy recursion step by step, for every K (0 included), shape and momentum
+    import numba  # noqa: F401  (the kernels run once numba is imported)
+
+    from skdpgd.solvers import _proxy_kernels
+    from skdpgd.solvers._utility import error_moments
+
+    monkeypatch.setattr(_proxy_kernels, "ENABLED", compiled)
+    assert _proxy_kernels.available() is compiled
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        d = int(rng.integers(1, 40))
+        h = rng.uniform(0.0, 2.5, d) * (rng.random(d) < 0.9)  # some r > 2: overflow, NaN
+        gamma = rng.uniform(0.0, 1.5, d)
+        momentum = float(rng.choice([0.3, 0.9, rng.uniform(0.0, 1.0)]))
+        k = int(rng.integers(0, 200))
+        mean, variance = direction_errors(k, h, gamma, momentum)
+        expected_mean, expected_variance = np.ones(d), np.zeros(d)
+        a, b = (1.0 - gamma * h) * (1.0 + momentum), -(1.0 - gamma * h) * momentum
+        with np.errstate(all="ignore"):
+            for expected_mean, expected_variance in error_moments(a, b, gamma**2, k):
+                pass
+        assert_bits = np.testing.assert_array_equal
+        assert_bits(mean, expected_mean)
+        assert_bits(variance, expected_variance)
+    mean, variance = direction_errors(0, 0.5, 0.7, 0.4)  # no step: e_0 = 1, no noise
+    assert float(mean) == 1.0 and float(variance) == 0.0
+
+
 def test_scale_free_excess_is_the_best_rescaling():
     # two levels of 3 directions each; brute force over alpha on a fine grid
     c_data = np.array([0.2, 0.01])
