@@ -226,3 +226,29 @@ def test_an_intercept_model_s_indicators_take_nothing_from_the_other_columns_sca
     assert_array_equal(out[missing, 0], 0.0)
     assert_allclose(out[missing, 1] * vectorizer.row_divisor_, 1.0, rtol=1e-15)
     assert np.linalg.norm(out, axis=1).max() <= 1.0 + 1e-12
+
+
+def test_two_scale_blocks_at_zero_keep_every_row_within_the_bound():
+    # a heavy tail and a mostly-zero count get both scales (linear and log) beside their
+    # indicator; written at 0, each block's bound is 1, and no input, however adversarial
+    # (NaN, infinities, 1e300, values outside the range), writes a row above norm 1
+    rng = np.random.default_rng(0)
+    n = 5000
+    count = np.floor(np.exp(rng.normal(0.5, 1.5, n)))
+    count[rng.random(n) < 0.1] = np.nan
+    zeros = np.where(rng.random(n) < 0.85, 0.0, rng.poisson(3, n)).astype(float)
+    zeros[rng.random(n) < 0.05] = np.nan
+    df = pd.DataFrame({"count": count, "zeros": zeros, "a": rng.normal(50, 10, n),
+                       "t": rng.choice(["x", "y", None], n)})
+    y = np.nan_to_num(count) + rng.normal(0, 1, n)
+    pipe = make_dp_pipeline(DPTableVectorizer(), DPRidge(y_bound="auto"), epsilon=2.0,
+                            random_state=0).fit(df, y)
+    vectorizer = pipe.pipeline_[0]
+    names = vectorizer.get_feature_names_out().tolist()
+    assert names[:3] == ["count", "count__log", "count__missing"]  # both scales
+    assert vectorizer.row_divisor_ == pytest.approx(2.0, rel=1e-15)  # four blocks of 1
+    values = [np.nan, -1e300, 1e300, np.inf, -np.inf, 0.0, -5.0, 1e6]
+    for _ in range(200):
+        frame = pd.DataFrame({column: rng.choice(values, 10) for column in ("count", "zeros", "a")}
+                             | {"t": rng.choice(["x", "q", None], 10)})
+        assert np.linalg.norm(vectorizer.transform(frame), axis=1).max() <= 1.0 + 1e-12
