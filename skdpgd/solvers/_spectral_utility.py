@@ -179,8 +179,11 @@ def spectral_excess_loss(
         The predicted excess loss, in units of the loss.
     """
     g = np.asarray(spectrum, dtype=float)
+    if g.ndim == 2 and not (scale_free and weights is None and bulk is None):
+        raise ValueError("a spectrum per row is scored for a classifier without weights "
+                         "or bulk only.")
     weight = np.ones(g.shape) if weights is None else np.asarray(weights, dtype=float)
-    directions = round(float(weight.sum()))
+    directions = g.shape[-1] if g.ndim == 2 else round(float(weight.sum()))
     c, lam, k = float(curvature), float(strong_convexity), int(n_outputs)
     h = c * g + lam
     mean, variance = direction_errors(n_steps, h, np.asarray(steps, dtype=float), momentum)
@@ -196,8 +199,14 @@ def spectral_excess_loss(
     if scale_free:
         h_data = c * g
         s = (1.0 - mean) * h_data / h
-        c_sum, a_sum = np.sum(weight * h_data * share), np.sum(weight * h_data * s * share)
-        b_sum = np.sum(weight * h_data * (s * s * share + variance))
+        # each row's sums (a spectrum per row: the same floats as one row at a time)
+        c_sum = np.sum(weight * h_data * share, axis=-1)
+        a_sum = np.sum(weight * h_data * s * share, axis=-1)
+        b_sum = np.sum(weight * h_data * (s * s * share + variance), axis=-1)
+        if g.ndim == 2:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                kept = np.where(b_sum > 0.0, a_sum * a_sum / b_sum, 0.0)
+            return 0.5 * k * (c_sum - kept) + float(extra)
         kept = a_sum * a_sum / b_sum if b_sum > 0.0 else 0.0
         return 0.5 * k * (c_sum - kept) + float(extra)
     r0_2 = float(initial_distance) ** 2 + float(offset_distance) ** 2
@@ -246,10 +255,10 @@ def worst_bulk_excess_loss(n_steps, noise_std, **kwargs):
         return spectral_excess_loss(n_steps, noise_std, **kwargs)
     spectrum = np.asarray(kwargs["spectrum"], dtype=float)
     levels = float(kwargs.get("bulk_ceiling", 0.0)) * np.concatenate([[0.0], BULK_GRID])
-    return max(spectral_excess_loss(n_steps, noise_std,
-                                    **dict(kwargs, spectrum=np.where(bulk, g, spectrum),
-                                           bulk=None))
-               for g in levels)
+    # every level's spectrum scored at once (one row each), the largest taken in order
+    rows = np.where(bulk, levels[:, None], spectrum)
+    scores = spectral_excess_loss(n_steps, noise_std, **dict(kwargs, spectrum=rows, bulk=None))
+    return max(scores.tolist())
 
 
 def marchenko_pastur_quantiles(count, ratio):

@@ -646,3 +646,32 @@ def test_a_classifier_leaves_the_public_choice_only_for_a_run_no_worse_in_the_me
         public = plan.public_index
         assert estimate[index] <= estimate[public] and worst[index] <= worst[public]
         assert estimate[index] + spread_scores[index] <= estimate[public] + spread_scores[public]
+
+
+@pytest.mark.parametrize("momentum", [0.0, 0.5])
+def test_the_worst_bulk_level_scores_every_level_at_once_with_the_same_floats(momentum):
+    # worst_bulk_excess_loss scores all the bulk's levels in one call (a spectrum per
+    # row); each row must give the float a one-level call gives, and their largest the
+    # one the loop over levels took (Python's max, in the grid's order)
+    rng = np.random.default_rng(3)
+    for _ in range(60):
+        d = int(rng.integers(2, 40))
+        spectrum = rng.uniform(0.0, 0.5, d)
+        bulk = rng.random(d) < 0.6
+        bulk[0] = True
+        offset = rng.dirichlet(np.ones(d)) if rng.random() < 0.5 else None
+        kwargs = dict(steps=rng.uniform(0.2, 3.0, d), curvature=0.25,
+                      strong_convexity=float(rng.choice([1e-9, 1e-4])), spectrum=spectrum,
+                      n_outputs=int(rng.choice([1, 3])), initial_distance=2.0,
+                      momentum=momentum, scale_free=True, offset_weights=offset,
+                      offset_distance=0.5, bulk=bulk, bulk_ceiling=float(rng.uniform(0, .1)))
+        n_steps, sigma = int(rng.integers(1, 120)), float(rng.uniform(0.0, 0.1))
+        levels = kwargs["bulk_ceiling"] * np.concatenate([[0.0], BULK_GRID])
+        one_at_a_time = [spectral_excess_loss(n_steps, sigma, **dict(
+            kwargs, spectrum=np.where(bulk, level, spectrum), bulk=None)) for level in levels]
+        assert worst_bulk_excess_loss(n_steps, sigma, **kwargs) == max(one_at_a_time)
+        assert np.array_equal(spectral_excess_loss(n_steps, sigma, **dict(
+            kwargs, spectrum=np.where(bulk, levels[:, None], spectrum), bulk=None)),
+            np.array(one_at_a_time))
+    with pytest.raises(ValueError, match="a spectrum per row"):
+        spectral_excess_loss(10, 0.1, **dict(kwargs, spectrum=np.ones((2, 3)), scale_free=False))
