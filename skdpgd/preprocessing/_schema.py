@@ -8,21 +8,74 @@ one) and on NumPy arrays (the array's dtype is every column's dtype).
 
 Kinds:
 
-- ``"numeric"``: integer, unsigned and float dtypes (NumPy, pandas nullable, polars);
+- ``"numeric"``: integer, unsigned and float dtypes (NumPy, pandas nullable, polars), and
+  the temporal ones: datetimes and dates (read as decimal years, UTC) and durations (read
+  as days) by :func:`temporal_to_float`, a fixed public map of each cell;
 - ``"boolean"``: bool dtypes;
 - ``"categorical"``: object, string and category dtypes (pandas), String/Utf8,
   Categorical, Enum (polars), str/bytes arrays (NumPy);
-- ``"unsupported"``: everything else (datetimes, timedeltas, periods, intervals,
-  complex, nested): refused by name and dtype, or dropped when asked.
+- ``"unsupported"``: everything else (periods, intervals, times of day, durations in
+  months or years, complex, nested): refused by name and dtype, or dropped when asked.
 
 May hold missing values (a missing-indicator column is added): float dtypes (NaN),
-pandas nullable extension dtypes and object/string/category columns, every polars
-column (polars has no non-nullable dtype); not NumPy/pandas int and bool columns.
+temporal dtypes (NaT), pandas nullable extension dtypes and object/string/category
+columns, every polars column (polars has no non-nullable dtype); not NumPy/pandas int
+and bool columns.
 """
 
 import numpy as np
 
 from ._missing import DEFAULT_MISSING_STRINGS, to_float
+
+#: Seconds in a mean Gregorian year (365.2425 days): a datetime is read as
+#: 1970 + (seconds since 1970-01-01 UTC) / SECONDS_PER_YEAR, a decimal year.
+SECONDS_PER_YEAR = 365.2425 * 86400.0
+
+#: Seconds in a day: a duration is read in days.
+SECONDS_PER_DAY = 86400.0
+
+#: Seconds in one tick of each fixed NumPy datetime unit (months and years are not fixed).
+_UNIT_SECONDS = {"W": 604800.0, "D": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0,
+                 "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps": 1e-12, "fs": 1e-15, "as": 1e-18}
+
+
+def _numpy_temporal(dtype):
+    """Whether a NumPy dtype is a datetime, or a duration in a fixed unit (both numeric)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "M":
+        return True
+    return dtype.kind == "m" and np.datetime_data(dtype)[0] in _UNIT_SECONDS
+
+
+def temporal_to_float(values):
+    r"""Datetimes as decimal years (UTC), durations as days; NaT as NaN.
+
+    A fixed public map of each cell, the same for every data set:
+    :math:`1970 + s / (365.2425 \cdot 86400)` for a datetime s seconds after
+    1970-01-01T00:00 UTC (a date at its midnight; months and years at their first
+    day), :math:`s / 86400` for a duration of s seconds. Every cell that is not NaT
+    gives a finite float (NumPy's int64 ticks, at most about 2.9e11 years).
+
+    Parameters
+    ----------
+    values : ndarray of datetime64 or timedelta64 dtype, shape (n,)
+        Naive datetimes are read as UTC (a time-zone-aware column is converted first).
+
+    Returns
+    -------
+    x : ndarray of shape (n,), float64
+    """
+    values = np.asarray(values)
+    missing = np.isnat(values)
+    unit, count = np.datetime_data(values.dtype)
+    if unit not in _UNIT_SECONDS:  # datetimes in months or years: their first day
+        values = values.astype("datetime64[D]")
+        unit, count = "D", 1
+    seconds = values.view(np.int64).astype(np.float64) * (count * _UNIT_SECONDS[unit])
+    x = 1970.0 + seconds / SECONDS_PER_YEAR if values.dtype.kind == "M" else (
+        seconds / SECONDS_PER_DAY)
+    x[missing] = np.nan
+    return x
 
 
 def _is_pandas(X):
@@ -43,6 +96,8 @@ def _numpy_kind(dtype):
         return "numeric", True
     if kind in "OUS":
         return "categorical", True
+    if _numpy_temporal(dtype):
+        return "numeric", True
     return "unsupported", False
 
 
@@ -60,6 +115,8 @@ def _pandas_kind(dtype):
         return "boolean", extension
     if types.is_complex_dtype(dtype):
         return "unsupported", False
+    if types.is_datetime64_any_dtype(dtype) or types.is_timedelta64_dtype(dtype):
+        return "numeric", True  # read by temporal_to_float; NaT is missing
     if types.is_numeric_dtype(dtype) and not (
             types.is_datetime64_any_dtype(dtype) or types.is_timedelta64_dtype(dtype)):
         return "numeric", extension or types.is_float_dtype(dtype)
@@ -71,7 +128,8 @@ def _polars_kind(dtype):
 
     if dtype == pl.Boolean:
         return "boolean", True
-    if dtype.is_numeric():
+    if dtype.is_numeric() or dtype == pl.Date or isinstance(dtype, (pl.Datetime,
+                                                                    pl.Duration)):
         return "numeric", True
     if dtype in (pl.String, pl.Categorical, pl.Null) or isinstance(
             dtype, (pl.Categorical, pl.Enum)):
@@ -173,8 +231,15 @@ def numeric_column(X, position, label, missing_strings=DEFAULT_MISSING_STRINGS):
     """
     column = _column(X, position, label)
     if _is_pandas(X):
+        import pandas as pd
+
+        if isinstance(column.dtype, pd.DatetimeTZDtype):  # its instants, in UTC
+            column = column.dt.tz_convert("UTC").dt.tz_localize(None)
         values = None
-        if column.dtype != object:
+        if pd.api.types.is_datetime64_any_dtype(column.dtype) or (
+                pd.api.types.is_timedelta64_dtype(column.dtype)):
+            values = column.to_numpy()
+        elif column.dtype != object:
             try:  # numeric and nullable dtypes; pd.NA -> NaN
                 values = column.to_numpy(dtype=np.float64, na_value=np.nan)
             except Exception:  # a conversion that fails on some value: cell by cell
@@ -185,4 +250,6 @@ def numeric_column(X, position, label, missing_strings=DEFAULT_MISSING_STRINGS):
         values = column.to_numpy()
     else:
         values = column
+    if np.asarray(values).dtype.kind in "Mm":
+        return temporal_to_float(values)
     return to_float(values, missing_strings)

@@ -48,7 +48,10 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
     column's count of number cells minus text cells, mu-GDP:
     :ref:`type-vote`). Then, by type:
 
-    - **numeric** (int, float, nullable): a range [low, high], either public (``bounds``,
+    - **numeric** (int, float, nullable; datetimes and dates, read as decimal years in
+      UTC, :math:`1970 + s/(365.2425 \cdot 86400)` for s seconds after 1970-01-01, and
+      durations, read as days: a fixed public map of each cell, NaT missing; ``bounds``
+      for such a column are given in those units): a range [low, high], either public (``bounds``,
       free) or private: two Gaussian-noised histograms in the column's one share (its
       :math:`\mu^2` split 1/4 : 3/4, composing to the share), the first over a public log
       grid (cells :math:`\pm 2^{k/2}`), the second on 32 equal cells inside the first
@@ -72,8 +75,8 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
       threshold; additive delta accounted), or hashing into ``n_buckets`` public
       buckets (free); unlisted values go to an ``__other`` column.
     - **boolean**: one 0/1 column.
-    - datetimes, timedeltas, complex and other dtypes are refused (the error names the
-      column and its dtype); ``column_types={"col": "drop"}`` drops a column.
+    - periods, intervals, times of day, complex and other dtypes are refused (the error
+      names the column and its dtype); ``column_types={"col": "drop"}`` drops a column.
     - a row index written as an unnamed first column (its header ``""`` or
       ``"Unnamed: 0"``, what ``pd.read_csv`` gives for an R or pandas export) is dropped
       by that name, as the command line drops it, unless a parameter declares it; the
@@ -119,7 +122,8 @@ class DPTableVectorizer(PrivateStepMixin, TransformerMixin, BaseEstimator):
     types : {"auto", "vote", "dtype"}, default="auto"
         Where undeclared types come from. ``"auto"``: numeric, bool and category dtypes
         as they are, object and string columns by the private vote; ``"vote"``: every
-        numeric, object, string and category column by the vote; ``"dtype"``: every
+        numeric (but a datetime or duration), object, string and category column by the
+        vote; ``"dtype"``: every
         column by its dtype (object and string columns categorical), which treats the
         dtypes as public. The vote is one more release of the step's budget: the mu it
         needs on the public n rows, at most an equal part, the rest going to the other

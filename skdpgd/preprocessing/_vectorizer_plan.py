@@ -31,10 +31,16 @@ ADD_INDICATOR = ("auto", "zero")
 _DELIBERATE = ("category", "Categorical", "Enum")
 
 
+#: Temporal dtypes (as text: NumPy, pandas, polars), never voted: a column of datetimes or
+#: durations was declared so (``parse_dates``, a conversion), and its cells' text is not a
+#: number the vote could read.
+_TEMPORAL = ("datetime64", "timedelta64", "Datetime", "Date", "Duration")
+
+
 def votes_on(types, kind, dtype):
     """Whether ``types`` sends an undeclared column of this dtype kind to the vote."""
     if types == "vote":
-        return kind in ("numeric", "categorical")
+        return kind in ("numeric", "categorical") and not str(dtype).startswith(_TEMPORAL)
     return types == "auto" and kind == "categorical" and not str(dtype).startswith(
         _DELIBERATE)
 

@@ -109,6 +109,16 @@ def summary_frame(vec):
     return pd.DataFrame(summary_rows(vec), columns=list(FIELDS)).set_index("column")
 
 
+def _temporal_units(dtype):
+    """The units a temporal column is read in (``_schema.temporal_to_float``), or ""."""
+    text = str(dtype)
+    if text.startswith(("timedelta64", "Duration")):
+        return " in days"
+    if text.startswith(("datetime64", "Datetime", "Date")):
+        return " in decimal years (UTC)"
+    return ""
+
+
 def summary_text(vec, type_from=None):
     """A readable text of :func:`summary_rows`: one line per column, fallbacks flagged."""
     lines = ["DPTableVectorizer: per-column decisions (released or public; no data value)"]
@@ -118,7 +128,8 @@ def summary_text(vec, type_from=None):
             imputed = row["imputed"]  # shown as 0 when the inverse map leaves rounding
             if abs(imputed) < 1e-6 * max(abs(row["low"]), abs(row["high"]), 1.0):
                 imputed = 0.0
-            head += (f"; range [{row['low']:.6g}, {row['high']:.6g}] ({row['range_from']}), "
+            head += (f"; range [{row['low']:.6g}, {row['high']:.6g}] ({row['range_from']})"
+                     f"{_temporal_units(row['dtype'])}, "
                      f"{row['rule']}; missing -> {imputed:.6g}"
                      + (" + indicator" if row["missing_indicator"] else ""))
         elif row["type"] == "categorical":
