@@ -69,7 +69,10 @@ def temporal_to_float(values):
     missing = np.isnat(values)
     unit, count = np.datetime_data(values.dtype)
     if unit not in _UNIT_SECONDS:  # datetimes in months or years: their first day
-        values = values.astype("datetime64[D]")
+        # ticks clipped to 2^40 years first, so that the conversion to days cannot wrap
+        limit = 2**40 * (12 if unit == "M" else 1) // count
+        ticks = np.clip(values.view(np.int64), -limit, limit)
+        values = ticks.view(values.dtype).astype("datetime64[D]")
         unit, count = "D", 1
     seconds = values.view(np.int64).astype(np.float64) * (count * _UNIT_SECONDS[unit])
     x = 1970.0 + seconds / SECONDS_PER_YEAR if values.dtype.kind == "M" else (

@@ -46,9 +46,14 @@ def test_datetimes_are_decimal_years_and_durations_days_in_every_unit():
     months = np.array(["2000-03", "NaT"], dtype="datetime64[M]")
     assert_allclose(temporal_to_float(months)[0], _decimal_years(["2000-03-01"])[0],
                     rtol=0, atol=1e-9)
-    # the extremes of NumPy's ticks give finite years
-    extremes = np.array([np.iinfo(np.int64).min + 1, np.iinfo(np.int64).max], dtype="int64")
-    assert np.all(np.isfinite(temporal_to_float(extremes.view("datetime64[s]"))))
+    # the extremes of NumPy's ticks give finite years, in every unit (months and years
+    # are converted to days without wrapping), and only NaT is missing
+    extremes = np.array([np.iinfo(np.int64).min + 1, np.iinfo(np.int64).max, -2**62, 2**62],
+                        dtype="int64")
+    for unit in ("s", "ns", "D", "M", "Y", "3M"):
+        years = temporal_to_float(extremes.view(f"datetime64[{unit}]"))
+        assert np.all(np.isfinite(years))
+        assert years[0] < 1970 < years[1] and years[2] < 1970 < years[3]
 
 
 def test_the_schema_reads_temporal_dtypes_as_nullable_numbers():
