@@ -119,9 +119,10 @@ def _pandas_kind(dtype):
     if types.is_complex_dtype(dtype):
         return "unsupported", False
     if types.is_datetime64_any_dtype(dtype) or types.is_timedelta64_dtype(dtype):
+        if isinstance(dtype, pd.ArrowDtype):  # pyarrow's temporal types: not read here
+            return "unsupported", False
         return "numeric", True  # read by temporal_to_float; NaT is missing
-    if types.is_numeric_dtype(dtype) and not (
-            types.is_datetime64_any_dtype(dtype) or types.is_timedelta64_dtype(dtype)):
+    if types.is_numeric_dtype(dtype):
         return "numeric", extension or types.is_float_dtype(dtype)
     return "unsupported", False
 

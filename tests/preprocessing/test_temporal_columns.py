@@ -138,3 +138,20 @@ def test_polars_dates_datetimes_and_durations():
                     _decimal_years(["2000-01-01T06:00", "2001-01-01", None]), atol=1e-9,
                     rtol=0)
     assert_allclose(numeric_column(frame, 2, "took"), [1 / 24, np.nan, 2 / 24], rtol=1e-15)
+
+
+def test_pyarrow_backed_temporal_columns_are_refused_not_read_as_missing():
+    # pandas' ArrowDtype timestamps, dates and durations do not convert to NumPy's
+    # datetime64 alike (a zoned timestamp or a date would come out as objects, every cell
+    # then missing): refused by name and dtype, before any value is read
+    pa = pytest.importorskip("pyarrow")
+    stamps = pd.Series(pd.to_datetime(["2000-01-01", None]).tz_localize("UTC"))
+    for column in (stamps.astype(pd.ArrowDtype(pa.timestamp("us", tz="Europe/Paris"))),
+                   stamps.dt.tz_localize(None).astype(pd.ArrowDtype(pa.timestamp("us"))),
+                   pd.Series([stamps[0].date(), None]).astype(pd.ArrowDtype(pa.date32())),
+                   pd.Series(pd.to_timedelta([1, None], unit="h")).astype(
+                       pd.ArrowDtype(pa.duration("ms")))):
+        frame = pd.DataFrame({"when": column, "x": [1.0, 2.0]})
+        assert table_schema(frame)[1][0] == "unsupported"
+        with pytest.raises(TypeError, match="'when' has dtype"):
+            DPTableVectorizer(epsilon=1.0, random_state=0).fit(frame)
