@@ -188,8 +188,9 @@ def build_parser():
         "the one budget); without --y-bound the target's range is. Columns without public "
         "information get private ranges / categories and, if undeclared, a privately "
         "voted type (DPTableVectorizer in one budget); public bounds (--bounds), category "
-        "lists (--categories), types (--numeric, --categorical) or --drop override single "
-        "columns and cost nothing. A --config TOML/JSON file can hold them (see the docs).",
+        "lists (--categories), types (--numeric, --categorical, --date) or --drop override "
+        "single columns and cost nothing. A --config TOML/JSON file can hold them (see the "
+        "docs).",
         epilog="Defaults: --delta auto = min(1e-5, 1/(10 n)); --solver auto; --C / --alpha "
         "auto; no --output: nothing saved; no --ledger: nothing recorded; no "
         "--random-state: fresh OS entropy.",
@@ -223,6 +224,10 @@ def build_parser():
     fit.add_argument("--categorical", action="append", default=[], metavar="NAME[,NAME]",
                      help="declare column(s) categorical (public type; categories found "
                      "privately)")
+    fit.add_argument("--date", dest="dates", action="append", default=[],
+                     metavar="NAME[,NAME]",
+                     help="declare column(s) dates: ISO 8601 cells read in UTC as decimal "
+                     "years (public type; range found privately)")
     fit.add_argument("--classes", action="append", default=None, metavar="A,B[,...]",
                      help="logistic (implies --model logistic): the public label set, "
                      "comma-separated (0,1 are ints, yes,no strings: predictions keep that "

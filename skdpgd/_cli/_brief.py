@@ -16,6 +16,8 @@ import sys
 import textwrap
 import warnings
 
+from ..preprocessing._vectorizer_summary import temporal_units
+
 #: The width no line of the short account exceeds.
 LINE_WIDTH = 100
 
@@ -49,7 +51,8 @@ def column_line(row):
         return fit_line(f"{text} ({row['type_from']})")
     text += f" ({row['type_from']})"
     if kind == "numeric":
-        text += (f", [{_number(row['low'])}, {_number(row['high'])}] {row['range_from']}, "
+        text += (f", [{_number(row['low'])}, {_number(row['high'])}]"
+                 f"{temporal_units(row.get('dtype'), short=True)} {row['range_from']}, "
                  f"{row['rule']}, missing -> "
                  # beside an indicator the written value is a parametrisation (--verbose)
                  + ("indicator" if row["missing_indicator"] else _number(row["imputed"])))

@@ -165,7 +165,7 @@ def _fit_config(args):
     config["bounds"].update(parse_bound(text) for text in args.bounds)
     config["categories"].update(parse_categories(text) for text in args.categories)
     config["drop"] += args.drop
-    for key in ("numeric", "categorical"):  # --numeric a,b --numeric c
+    for key in ("numeric", "categorical", "dates"):  # --numeric a,b --numeric c
         names = [name.strip() for text in getattr(args, key, []) for name in text.split(",")]
         if names:
             config[key] = list(config.get(key, [])) + names

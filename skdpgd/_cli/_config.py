@@ -18,6 +18,7 @@ Config keys (all public knowledge about the data, never computed from it)::
     C = 1.0                           # alpha (ridge), n_jobs, verbose
     numeric = ["hours"]               # types only (public); the range or the categories
     categorical = ["zip"]             # are then found privately (skdpgd._cli._fit_table)
+    dates = ["visit"]                 # ISO 8601 dates: decimal years (UTC), numeric
 
 A categorical value in neither its list nor ``unknown_values`` stops the fit with an
 error naming the column (``handle_unknown = "ignore"`` encodes it as zeros instead).
@@ -38,7 +39,8 @@ from pathlib import Path
 CONFIG_KEYS = {
     "target", "model", "classes", "y_bound", "drop", "bounds", "categories", "epsilon",
     "delta", "random_state", "unknown_values", "handle_unknown", "log1p", "solver", "C",
-    "alpha", "n_jobs", "verbose", "numeric", "categorical", "sep", "decimal", "inference",
+    "alpha", "n_jobs", "verbose", "numeric", "categorical", "dates", "sep", "decimal",
+    "inference",
     "max_coef_norm", "sampling",
 }
 
@@ -148,6 +150,7 @@ def check_config(config):
         if len({str(c) for c in classes}) != len(classes):
             raise ValueError(f"classes has repeated labels: {classes!r}.")
     config["drop"] = _names("drop", config.get("drop", []))
+    config["dates"] = _names("dates", config.get("dates", []))
     config["log1p"] = _names("log1p", config.get("log1p", []))
     config["bounds"] = {
         str(name): check_bound(name, span)

@@ -68,6 +68,7 @@ def _typed(config):
     """(numeric, categorical) column names declared in the config and flags."""
     numeric = set(_names("numeric", config.get("numeric", [])))
     numeric |= set(config.get("bounds", {})) | set(config.get("log1p", []))
+    numeric |= set(_names("dates", config.get("dates", [])))  # dates are numbers (years)
     categorical = set(_names("categorical", config.get("categorical", [])))
     categorical |= set(config.get("categories", {}))
     return numeric, categorical
@@ -86,6 +87,8 @@ def needs_private_preparation(path, config):
         return False
     if config.get("model") == "logistic" and "classes" not in config:
         return True  # the label set is released privately
+    if config.get("dates"):
+        return True  # the public pipeline reads numbers only; a date is read here
     drop = set(config.get("drop", []))
     public = set(config.get("bounds", {})) | set(config.get("categories", {}))
     features = [c for c in header if c != target and c not in drop]
@@ -170,9 +173,11 @@ def build_table_pipeline(features, numeric, categorical, config, *, epsilon, del
                           "pip install 'skdpgd[pandas]'.") from None
     undeclared = [c for c in features if c not in numeric | categorical]
     schema_class = PrivateTableSchema if undeclared else TableSchema
+    dates = set(config.get("dates", []))
     schema = schema_class(features, numeric=[c for c in features if c in numeric],
                           categorical=[c for c in features if c in categorical],
-                          missing_values=_markers(config))
+                          missing_values=_markers(config),
+                          dates=[c for c in features if c in dates])
     logged = {name: True for name in config.get("log1p", []) if name in features}
     bounds = {name: _raw_bounds(span) if name in logged else tuple(float(v) for v in span)
               for name, span in config.get("bounds", {}).items() if name in features}

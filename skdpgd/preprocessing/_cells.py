@@ -163,6 +163,59 @@ def to_numbers(values, markers=frozenset()):
                     dtype=np.float64).reshape(-1)[codes]
 
 
+def _datetime_cell(value, markers):
+    """One cell as a naive UTC ``datetime``, or None: an ISO 8601 text
+    (:meth:`datetime.datetime.fromisoformat`, offsets converted to UTC) or a datetime;
+    missing cells, numbers and any other text give None."""
+    import datetime
+
+    kind, _, text = classify(value, markers)
+    if kind == MISSING:
+        return None
+    if isinstance(value, datetime.datetime):  # pandas' Timestamp too
+        moment = value
+    elif kind == TEXT and text is not None:
+        try:
+            moment = datetime.datetime.fromisoformat(text)
+        except ValueError:
+            return None
+    else:
+        return None
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    return moment
+
+
+def to_datetimes(values, markers=frozenset()):
+    """A column as ``datetime64[us]`` in UTC: ISO 8601 texts and datetimes as themselves,
+    missing cells, numbers and other texts as NaT.
+
+    The rule of one cell, the same for every data set (Python's ``fromisoformat``: a
+    date, a date and time, an offset; a time-zone-aware value in UTC, a naive one as
+    UTC). A datetime column is then read as decimal years by the vectorizer
+    (:func:`~skdpgd.preprocessing._schema.temporal_to_float`).
+
+    Parameters
+    ----------
+    values : array-like of shape (n,)
+        The column's cells.
+    markers : frozenset of str, default=frozenset()
+        Public extra missing-value spellings.
+
+    Returns
+    -------
+    column : ndarray of datetime64[us], shape (n,)
+    """
+    array = np.asarray(values)
+    if array.dtype.kind == "M":  # already datetimes (naive: read as UTC)
+        return array.astype("datetime64[us]")
+    codes, cells = grouped_cells(values)
+    moments = [_datetime_cell(cell, markers) for cell in cells]
+    parsed = np.array([np.datetime64("NaT", "us") if m is None else np.datetime64(m, "us")
+                       for m in moments], dtype="datetime64[us]").reshape(-1)
+    return parsed[codes]
+
+
 def to_categories(values, markers=frozenset()):
     """A column as canonical texts (object array), missing cells as ``None``.
 

@@ -6,7 +6,8 @@ The first step of every pipeline the command line saves.
 plain ``pd.read_csv``, the raw text of a CSV file, or an array with the columns in
 order) and gives each its type, read cell by cell with the public rule of
 :mod:`skdpgd.preprocessing._cells`: a numeric column becomes float64 (missing and text cells
-become NaN), a categorical one canonical texts (missing cells ``None``). A fitted
+become NaN), a date column datetime64 in UTC (ISO 8601 texts; anything else NaT), a
+categorical one canonical texts (missing cells ``None``). A fitted
 model therefore predicts the same on ``pd.read_csv(path)``, on
 ``pd.read_csv(path, dtype=str)`` and on the file as the command line reads it; extra
 columns (the target, for instance) are ignored.
@@ -28,7 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..accounting import ReleasePrivacyReport
 from ..utils._validation import make_generator
-from ._cells import number_minus_text, to_categories, to_numbers
+from ._cells import number_minus_text, to_categories, to_datetimes, to_numbers
 from ._private_step import PrivateStepMixin
 from ._type_vote import VOTE_MECHANISM, type_vote, vote_mu_needed
 
@@ -52,6 +53,9 @@ class TableSchema(TransformerMixin, BaseEstimator):
         The feature columns, in the output order.
     numeric, categorical : list of str, default=()
         The columns of each type; together they must name every column of ``columns``.
+    dates : list of str, default=()
+        Numeric columns whose cells are dates or datetimes (ISO 8601 texts, read in UTC;
+        the vectorizer reads them as decimal years); each is also a numeric column.
     missing_values : list of str, default=()
         Public extra spellings of a missing cell (besides pandas' defaults, ``""`` and
         ``"NA"`` among them).
@@ -69,18 +73,23 @@ class TableSchema(TransformerMixin, BaseEstimator):
     #: Public-bound (skdpgd.model_selection): fit reads column names only, no value.
     __skdpgd_public_fit__ = True
 
-    def __init__(self, columns, *, numeric=(), categorical=(), missing_values=()):
+    def __init__(self, columns, *, numeric=(), categorical=(), missing_values=(), dates=()):
         self.columns = columns
         self.numeric = numeric
         self.categorical = categorical
         self.missing_values = missing_values
+        self.dates = dates
+
+    def _dates(self):
+        """The declared date columns (a model saved before they existed has none)."""
+        return {str(c) for c in getattr(self, "dates", ()) or ()}
 
     # -- public checks ------------------------------------------------------------------
     def _declared(self):
         columns = [str(c) for c in self.columns]
         if not columns:
             raise ValueError("the schema has no feature column.")
-        numeric, categorical = set(self.numeric), set(self.categorical)
+        numeric, categorical = set(self.numeric) | self._dates(), set(self.categorical)
         both = sorted(numeric & categorical)
         if both:
             raise ValueError(f"column(s) {both} are declared both numeric and categorical.")
@@ -160,8 +169,9 @@ class TableSchema(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self, "numeric_columns_")
         cells, markers = self._read(X), self._markers()
-        numeric = set(self.numeric_columns_)
-        out = {name: (to_numbers(values, markers) if name in numeric
+        numeric, dates = set(self.numeric_columns_), self._dates()
+        out = {name: (to_datetimes(values, markers) if name in dates
+                      else to_numbers(values, markers) if name in numeric
                       else to_categories(values, markers))
                for name, values in cells.items()}
         pd = _pandas()
@@ -171,9 +181,9 @@ class TableSchema(TransformerMixin, BaseEstimator):
                 table[:, j] = values
             return table
         index = X.index if hasattr(X, "iloc") else None
-        return pd.DataFrame({name: pd.Series(values, dtype=np.float64 if name in numeric
-                                             else object, index=index)
-                             for name, values in out.items()}, index=index)
+        return pd.DataFrame({name: pd.Series(values, dtype=(
+            "datetime64[us]" if name in dates else np.float64 if name in numeric
+            else object), index=index) for name, values in out.items()}, index=index)
 
     def get_feature_names_out(self, input_features=None):
         """The feature columns, in order.
@@ -203,8 +213,8 @@ class PrivateTableSchema(PrivateStepMixin, TableSchema):
 
     Parameters
     ----------
-    columns, numeric, categorical, missing_values
-        As :class:`TableSchema`; columns in neither list are undeclared.
+    columns, numeric, categorical, missing_values, dates
+        As :class:`TableSchema`; columns in none of the lists are undeclared.
     epsilon : float or None, default=None
         The budget of a standalone ``fit``; inside a pipeline the pipeline's share is
         used instead.
@@ -227,9 +237,9 @@ class PrivateTableSchema(PrivateStepMixin, TableSchema):
     _standalone_mechanism = VOTE_MECHANISM
 
     def __init__(self, columns, *, numeric=(), categorical=(), missing_values=(),
-                 epsilon=None, delta=None, ledger=None, random_state=None):
+                 dates=(), epsilon=None, delta=None, ledger=None, random_state=None):
         super().__init__(columns, numeric=numeric, categorical=categorical,
-                         missing_values=missing_values)
+                         missing_values=missing_values, dates=dates)
         self.epsilon = epsilon
         self.delta = delta
         self.ledger = ledger

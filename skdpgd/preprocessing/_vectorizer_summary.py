@@ -109,13 +109,14 @@ def summary_frame(vec):
     return pd.DataFrame(summary_rows(vec), columns=list(FIELDS)).set_index("column")
 
 
-def _temporal_units(dtype):
-    """The units a temporal column is read in (``_schema.temporal_to_float``), or ""."""
+def temporal_units(dtype, short=False):
+    """The units a temporal column is read in (``_schema.temporal_to_float``), or ""
+    (``short``: one word, for the command line's one-line account)."""
     text = str(dtype)
     if text.startswith(("timedelta64", "Duration")):
-        return " in days"
+        return " days" if short else " in days"
     if text.startswith(("datetime64", "Datetime", "Date")):
-        return " in decimal years (UTC)"
+        return " years" if short else " in decimal years (UTC)"
     return ""
 
 
@@ -129,7 +130,7 @@ def summary_text(vec, type_from=None):
             if abs(imputed) < 1e-6 * max(abs(row["low"]), abs(row["high"]), 1.0):
                 imputed = 0.0
             head += (f"; range [{row['low']:.6g}, {row['high']:.6g}] ({row['range_from']})"
-                     f"{_temporal_units(row['dtype'])}, "
+                     f"{temporal_units(row['dtype'])}, "
                      f"{row['rule']}; missing -> {imputed:.6g}"
                      + (" + indicator" if row["missing_indicator"] else ""))
         elif row["type"] == "categorical":
