@@ -17,7 +17,10 @@ Per shape, n and seed (epsilon 1, medians over the seeds of the test R^2):
 * ``public``: the raw table with public ``bounds`` (the laws' 1% and 99% quantiles, in
   decimal years or days) and the categories given;
 * ``sklearn``: scikit-learn's impute + scale + one-hot pipeline and ``Ridge`` on the float
-  table (no privacy).
+  table (no privacy);
+* ``cli_date`` and ``cli_undeclared`` (the date shape only): ``skdpgd fit`` on the same
+  split written as CSV files (the datetimes as ISO 8601 text), with ``--date x`` and
+  without (the vote then types the column), scored on the test file.
 
 Usage::
 
@@ -98,6 +101,30 @@ def _sklearn_r2(Xtr, ytr, Xte, yte):
     return float(make_pipeline(prep, Ridge(alpha=1e-6)).fit(Xtr, ytr).score(Xte, yte))
 
 
+def _cli_r2(X, y, n, seed, declared):
+    """R^2 on the test rows of ``skdpgd fit`` on the training rows, as CSV files."""
+    import contextlib
+    import io
+    import tempfile
+
+    import joblib
+
+    from skdpgd._cli import main
+
+    frame = X.assign(x=X["x"].dt.strftime("%Y-%m-%dT%H:%M:%S"), y=y)
+    with tempfile.TemporaryDirectory() as folder:
+        train, model = Path(folder) / "train.csv", Path(folder) / "m.joblib"
+        frame.iloc[:n].to_csv(train, index=False)
+        argv = ["fit", str(train), "--target", "y", "--model", "ridge", "--epsilon",
+                str(EPSILON), "--random-state", str(seed), "--output", str(model)]
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert main(argv + (["--date", "x"] if declared else [])) == 0
+        pipeline = joblib.load(model)["pipeline"]
+        test = frame.iloc[n:]
+        return float(pipeline.score(test.drop(columns="y"), test["y"]))
+
+
 def run(seeds, sizes):
     from skdpgd import DPRidge, make_dp_pipeline
     from skdpgd.preprocessing import DPTableVectorizer
@@ -125,6 +152,9 @@ def run(seeds, sizes):
                         cell["range"].append(
                             [float(v) for v in model.pipeline_.steps[0][1].bounds_["x"]])
                 cell["sklearn"].append(_sklearn_r2(F.iloc[:n], y[:n], F.iloc[n:], y[n:]))
+                if shape == "date":
+                    cell.setdefault("cli_date", []).append(_cli_r2(X, y, n, seed, True))
+                    cell.setdefault("cli_undeclared", []).append(_cli_r2(X, y, n, seed, False))
             out[f"{shape}/{n}"] = cell
     return out
 
@@ -139,15 +169,16 @@ def main(argv=None):
     results = run(args.seeds, sizes)
     print(f"epsilon {EPSILON:g}, medians of {args.seeds} seeds (test R^2)")
     print("| shape | n | raw (temporal dtype) | float by hand | public bounds | raw - public "
-          "| scikit-learn | range of x (median ends) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---|")
+          "| scikit-learn | CLI --date | CLI undeclared | range of x (median ends) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for key, cell in results.items():
         shape, n = key.split("/")
         med = {k: float(np.median(v)) for k, v in cell.items() if k != "range"}
         ends = np.median(np.array(cell["range"]), axis=0)
+        cli = [f"{med[k]:.3f}" if k in med else "" for k in ("cli_date", "cli_undeclared")]
         print(f"| {shape} | {n} | {med['raw']:.3f} | {med['float']:.3f} | {med['public']:.3f} "
-              f"| {med['raw'] - med['public']:+.3f} | {med['sklearn']:.3f} "
-              f"| [{ends[0]:.4g}, {ends[1]:.4g}] |")
+              f"| {med['raw'] - med['public']:+.3f} | {med['sklearn']:.3f} | {cli[0]} "
+              f"| {cli[1]} | [{ends[0]:.4g}, {ends[1]:.4g}] |")
     command = "python benchmarks/temporal_columns.py " + " ".join(
         argv if argv is not None else sys.argv[1:])
     Path(args.out).write_text(json.dumps({
