@@ -16,8 +16,6 @@ import sys
 import textwrap
 import warnings
 
-from ..preprocessing._vectorizer_summary import temporal_units
-
 #: The width no line of the short account exceeds.
 LINE_WIDTH = 100
 
@@ -39,6 +37,15 @@ def guarantee_line(report):
     return fit_line(head + " (replace-one); --verbose 1 prints every release")
 
 
+def _units(dtype):
+    """" years" or " days" for a temporal column (read as decimal years or days by the
+    vectorizer; its ``summary()`` names the dtype), else ""."""
+    text = str(dtype)
+    if text.startswith(("timedelta64", "Duration")):
+        return " days"
+    return " years" if text.startswith(("datetime64", "Datetime", "Date")) else ""
+
+
 def _number(value):
     return f"{value:.4g}"
 
@@ -52,7 +59,7 @@ def column_line(row):
     text += f" ({row['type_from']})"
     if kind == "numeric":
         text += (f", [{_number(row['low'])}, {_number(row['high'])}]"
-                 f"{temporal_units(row.get('dtype'), short=True)} {row['range_from']}, "
+                 f"{_units(row.get('dtype'))} {row['range_from']}, "
                  f"{row['rule']}, missing -> "
                  # beside an indicator the written value is a parametrisation (--verbose)
                  + ("indicator" if row["missing_indicator"] else _number(row["imputed"])))

@@ -109,14 +109,13 @@ def summary_frame(vec):
     return pd.DataFrame(summary_rows(vec), columns=list(FIELDS)).set_index("column")
 
 
-def temporal_units(dtype, short=False):
-    """The units a temporal column is read in (``_schema.temporal_to_float``), or ""
-    (``short``: one word, for the command line's one-line account)."""
+def temporal_units(dtype):
+    """The units a temporal column is read in (``_schema.temporal_to_float``), or ""."""
     text = str(dtype)
     if text.startswith(("timedelta64", "Duration")):
-        return " days" if short else " in days"
+        return " in days"
     if text.startswith(("datetime64", "Datetime", "Date")):
-        return " years" if short else " in decimal years (UTC)"
+        return " in decimal years (UTC)"
     return ""
 
 
