@@ -39,7 +39,9 @@ def guarantee_line(report):
 
 def _units(dtype):
     """" years" or " days" for a temporal column (read as decimal years or days by the
-    vectorizer; its ``summary()`` names the dtype), else ""."""
+    vectorizer; its ``summary()`` names the dtype), else "". The prefixes of
+    ``preprocessing._schema.temporal_kind``, written here: the command line starts without
+    importing the preprocessing package."""
     text = str(dtype)
     if text.startswith(("timedelta64", "Duration")):
         return " days"

@@ -39,6 +39,17 @@ _UNIT_SECONDS = {"W": 604800.0, "D": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0,
                  "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps": 1e-12, "fs": 1e-15, "as": 1e-18}
 
 
+def temporal_kind(dtype):
+    """``"datetime"``, ``"duration"`` or None: what a dtype (or its text: NumPy, pandas,
+    polars) holds, for the messages and the vote (the dtype decides it, never a value)."""
+    text = str(dtype)
+    if text.startswith(("timedelta64", "Duration")):
+        return "duration"
+    if text.startswith(("datetime64", "Datetime", "Date")):
+        return "datetime"
+    return None
+
+
 def _numpy_temporal(dtype):
     """Whether a NumPy dtype is a datetime, or a duration in a fixed unit (both numeric)."""
     dtype = np.dtype(dtype)

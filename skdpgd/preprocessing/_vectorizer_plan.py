@@ -12,7 +12,7 @@ import numpy as np
 
 from ..utils import row_index_column
 from ._numeric_rules import check_public_bounds
-from ._schema import n_rows, table_schema
+from ._schema import n_rows, table_schema, temporal_kind
 
 #: The plan's kind of a column whose type the private vote decides.
 VOTE = "vote"
@@ -31,16 +31,12 @@ ADD_INDICATOR = ("auto", "zero")
 _DELIBERATE = ("category", "Categorical", "Enum")
 
 
-#: Temporal dtypes (as text: NumPy, pandas, polars), never voted: a column of datetimes or
-#: durations was declared so (``parse_dates``, a conversion), and its cells' text is not a
-#: number the vote could read.
-_TEMPORAL = ("datetime64", "timedelta64", "Datetime", "Date", "Duration")
-
-
 def votes_on(types, kind, dtype):
     """Whether ``types`` sends an undeclared column of this dtype kind to the vote."""
     if types == "vote":
-        return kind in ("numeric", "categorical") and not str(dtype).startswith(_TEMPORAL)
+        # a datetime or duration dtype was declared so (parse_dates, a conversion), and its
+        # cells' text is not a number the vote could read: never voted
+        return kind in ("numeric", "categorical") and temporal_kind(dtype) is None
     return types == "auto" and kind == "categorical" and not str(dtype).startswith(
         _DELIBERATE)
 

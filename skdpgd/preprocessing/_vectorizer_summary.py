@@ -11,6 +11,7 @@ import math
 
 from ..exceptions import PreparationFallbackWarning
 from ._column_maps import CategoricalEncoding, NumericEncoding
+from ._schema import temporal_kind
 from ._vectorizer_plan import undeclared_row_index
 
 FIELDS = ("column", "dtype", "type", "type_from", "low", "high", "range_from", "rule",
@@ -111,12 +112,8 @@ def summary_frame(vec):
 
 def temporal_units(dtype):
     """The units a temporal column is read in (``_schema.temporal_to_float``), or ""."""
-    text = str(dtype)
-    if text.startswith(("timedelta64", "Duration")):
-        return " in days"
-    if text.startswith(("datetime64", "Datetime", "Date")):
-        return " in decimal years (UTC)"
-    return ""
+    return {"duration": " in days", "datetime": " in decimal years (UTC)"}.get(
+        temporal_kind(dtype), "")
 
 
 def summary_text(vec, type_from=None):
