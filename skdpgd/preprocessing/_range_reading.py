@@ -219,7 +219,7 @@ def window_threshold_z(rate=TAIL_WINDOW_RATE):
 
 def extend_tails(first, last, values, threshold, holds=None, sigma=0.0, window_z=math.inf,
                  zero_cell=None, tail_end=math.inf, atom=None, window=TAIL_WINDOW,
-                 unseen=None):
+                 unseen=None, present=None):
     r"""Extend the cells ``first..last`` outward one cell at a time (module notes).
 
     A side moves one cell out while the adjacent cell's noisy count exceeds ``threshold``
@@ -258,6 +258,12 @@ def extend_tails(first, last, values, threshold, holds=None, sigma=0.0, window_z
         Cells the window rule does not step onto (far from the range an earlier release
         located, where it saw nothing: ``_column_range.confirm_far_cells``); the tail
         rule still does.
+    present : float or None, default=None
+        The records present, :func:`present_count` (None: not read). Where the records
+        outside the range, :math:`R = N - \sum_k \tilde c_k` over its k cells that can
+        hold a value, exceed :math:`z_t\sigma\sqrt{k + 1}` (:func:`misses_records`), the
+        end cell is no bound of the column, whatever its count: the window rule steps out
+        of it too.
 
     Returns
     -------
@@ -265,6 +271,11 @@ def extend_tails(first, last, values, threshold, holds=None, sigma=0.0, window_z
     """
     holds = np.ones(values.size, dtype=bool) if holds is None else holds
     unseen = np.zeros(values.size, dtype=bool) if unseen is None else unseen
+    z_t = threshold / sigma if sigma > 0 else math.inf
+
+    def misses(lo, hi):
+        return present is not None and misses_records(lo, hi, values, present, sigma, z_t,
+                                                      holds)
 
     def step(end, direction):
         beyond = next_cells(end + direction, direction, holds, window)
@@ -274,7 +285,8 @@ def extend_tails(first, last, values, threshold, holds=None, sigma=0.0, window_z
             return beyond[0]
         at_zero = zero_cell is not None and end == (zero_cell if direction < 0
                                                     else zero_cell - 1)
-        tail = values[end] < tail_end or end == atom
+        tail = (values[end] < tail_end or end == atom
+                or misses(*((end, last) if direction < 0 else (first, end))))
         if (tail and not at_zero and not unseen[beyond[0]]
                 and values[beyond[0]] > ADJACENT_Z * sigma
                 and values[beyond].sum() > window_z * sigma * math.sqrt(len(beyond))):
@@ -287,6 +299,18 @@ def extend_tails(first, last, values, threshold, holds=None, sigma=0.0, window_z
         last = above
     return first, last
 
+
+
+def misses_records(first, last, values, present, sigma, z, holds):
+    r"""Whether the records outside cells ``first..last`` are significant (the R test).
+
+    :math:`R = N - \sum_k \tilde c_k` over the k cells of the range that can hold a value
+    (``holds``), against :math:`z\sigma\sqrt{k + 1}`, its noise's scale (the k cells' and
+    the missing cell's): a function of the noisy counts and n only.
+    """
+    inside = holds[first:last + 1]
+    outside = present - float(values[first:last + 1][inside].sum())
+    return outside > z * sigma * math.sqrt(int(np.count_nonzero(inside)) + 1)
 
 
 def extend_to_complement(first, last, values, present, sigma, z_first, z_next, holds=None,
@@ -465,7 +489,7 @@ def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
                                sigma=sigma, window_z=window_z,
                                zero_cell=int(zero[0]) + 1 if zero.size else None,
                                tail_end=TAIL_END * threshold, atom=atom if point_mass else None,
-                               unseen=unseen)
+                               unseen=unseen, present=present if window_rate > 0 else None)
     if window_rate > 0 and sigma > 0:  # the records outside, read through n
         first, last = extend_to_complement(
             first, last, values, present, sigma, tail_threshold_z(false_cell_rate), window_z,
