@@ -219,7 +219,7 @@ def window_threshold_z(rate=TAIL_WINDOW_RATE):
 
 def extend_tails(first, last, values, threshold, holds=None, sigma=0.0, window_z=math.inf,
                  zero_cell=None, tail_end=math.inf, atom=None, window=TAIL_WINDOW,
-                 unseen=None, present=None):
+                 unseen=None, present=None, outside_z=math.inf):
     r"""Extend the cells ``first..last`` outward one cell at a time (module notes).
 
     A side moves one cell out while the adjacent cell's noisy count exceeds ``threshold``
@@ -259,11 +259,12 @@ def extend_tails(first, last, values, threshold, holds=None, sigma=0.0, window_z
         located, where it saw nothing: ``_column_range.confirm_far_cells``); the tail
         rule still does.
     present : float or None, default=None
-        The records present, :func:`present_count` (None: not read). Where the records
-        outside the range, :math:`R = N - \sum_k \tilde c_k` over its k cells that can
-        hold a value, exceed :math:`z_t\sigma\sqrt{k + 1}` (:func:`misses_records`), the
-        end cell is no bound of the column, whatever its count: the window rule steps out
-        of it too.
+        The records present, :func:`present_count` (None: not read).
+    outside_z : float, default=inf
+        Where the records outside the range, :math:`R = N - \sum_k \tilde c_k` over its k
+        cells that can hold a value, exceed ``outside_z`` :math:`\sigma\sqrt{k + 1}`
+        (:func:`misses_records`, tested afresh at each step), the end cell is no bound of
+        the column, whatever its count: the window rule steps out of it too (inf: never).
 
     Returns
     -------
@@ -271,11 +272,10 @@ def extend_tails(first, last, values, threshold, holds=None, sigma=0.0, window_z
     """
     holds = np.ones(values.size, dtype=bool) if holds is None else holds
     unseen = np.zeros(values.size, dtype=bool) if unseen is None else unseen
-    z_t = threshold / sigma if sigma > 0 else math.inf
 
     def misses(lo, hi):
-        return present is not None and misses_records(lo, hi, values, present, sigma, z_t,
-                                                      holds)
+        return (present is not None and sigma > 0 and math.isfinite(outside_z)
+                and misses_records(lo, hi, values, present, sigma, outside_z, holds))
 
     def step(end, direction):
         beyond = next_cells(end + direction, direction, holds, window)
@@ -485,15 +485,24 @@ def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
         holds = ~empty if holds is None else holds & ~empty
     window_z = window_threshold_z(window_rate) if window_rate > 0 else math.inf
     zero = np.flatnonzero(edges == 0.0)
+    z_t = tail_threshold_z(false_cell_rate)
+    # whether the range misses records at all, asked once at z_t on the hull: after a yes
+    # the later steps (the tails' out of a large end cell, the complement's) ask at z_w
+    # whether it still misses some
+    misses_at_hull = (window_rate > 0 and sigma > 0
+                      and misses_records(*hull, values, present, sigma, z_t,
+                                         np.ones(values.size, dtype=bool) if holds is None
+                                         else holds))
     first, last = extend_tails(*hull, values, tail_threshold_z(false_cell_rate) * sigma, holds,
                                sigma=sigma, window_z=window_z,
                                zero_cell=int(zero[0]) + 1 if zero.size else None,
                                tail_end=TAIL_END * threshold, atom=atom if point_mass else None,
-                               unseen=unseen, present=present if window_rate > 0 else None)
+                               unseen=unseen, present=present,
+                               outside_z=window_z if misses_at_hull else math.inf)
     if window_rate > 0 and sigma > 0:  # the records outside, read through n
         first, last = extend_to_complement(
-            first, last, values, present, sigma, tail_threshold_z(false_cell_rate), window_z,
-            holds, zero_cell=int(zero[0]) + 1 if zero.size else None)
+            first, last, values, present, sigma, window_z if misses_at_hull else z_t,
+            window_z, holds, zero_cell=int(zero[0]) + 1 if zero.size else None)
     outer = float(edges[-1])
     lower_edges = np.concatenate([[-outer], edges])  # cell k starts at lower_edges[k]
     upper_edges = np.concatenate([edges, [outer]])
