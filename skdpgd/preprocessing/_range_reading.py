@@ -30,15 +30,19 @@ the noise level alone (docs/theory.md, "Reading a column's range"):
   :math:`\sigma = 47`) is kept about half of the time, never with the single cells'
   3.29. It steps only out of an end cell below :data:`TAIL_END` times the single cells'
   threshold (a tail's last cells hold few records; a cell far above the noise next to an
-  empty one ends a bounded column), or out of a point mass whose records outside are
-  significant (above), and never across 0 (a range that starts or ends at 0 is, in all
+  empty one ends a bounded column), out of a point mass whose records outside are
+  significant (above), or out of any end cell while the range misses records (the
+  records outside it read through n, as in the next rule, significant at
+  :math:`z_t` on the scales' hull, then at :math:`z_w` on the range as it stands:
+  :func:`misses_records`), and never across 0 (a range that starts or ends at 0 is, in all
   likelihood, a non-negative or non-positive column). On empty cells beyond such an end a
   side takes a false step with probability 0.043, two in a row 0.015 (the windows of a walk
   overlap), each widening it by one cell;
 - **records outside** (the final reading): a range that starts at 0 (or ends just below
   it) moves its other end out one cell at a time while :math:`R = N - \sum_k \tilde c_k`
   over its k cells exceeds :math:`z\sigma\sqrt{k + 1}` (:math:`z_t` for the first step,
-  :math:`z_w` after), where the cells beyond hold a positive count
+  :math:`z_w` after; :math:`z_w` from the start where the scales' hull already missed
+  records at :math:`z_t`), where the cells beyond hold a positive count
   (:func:`extend_to_complement`): records spread below the noise of every cell and group
   are seen through n, their sum's noise growing with the range's cells only;
 - **median**: read from the single cells inside the range, their noisy counts unthresholded
