@@ -8,6 +8,7 @@ and standard deviation, so each shape carries the same signal). The shapes:
 * ``year``: integers 1871-2007 (offset: the public grid gives it one cell);
 * ``sensor``: normal(1013, 8) (offset);
 * ``code``: integers 10000-99999 (an integer code read as a number);
+* ``shifted``: normal(0.5, 1) (a score that crosses 0, 31% of it below);
 * ``t3``: Student t, 3 degrees of freedom (two-sided heavy tails);
 * ``count``: negative binomial(1, 0.05) (a heavy top tail);
 * ``zeros``: 85% zeros, else geometric(0.1) (mostly zero);
@@ -53,6 +54,7 @@ SHAPES = {
     "year": lambda rng, n: rng.integers(1871, 2008, n),
     "sensor": lambda rng, n: rng.normal(1013.0, 8.0, n),
     "code": lambda rng, n: rng.integers(10000, 100000, n),
+    "shifted": lambda rng, n: rng.normal(0.5, 1.0, n),
     "t3": lambda rng, n: rng.standard_t(3, n),
     "count": lambda rng, n: rng.negative_binomial(1, 0.05, n),
     "zeros": lambda rng, n: np.where(rng.random(n) < 0.85, 0, rng.geometric(0.1, n)),

@@ -513,7 +513,7 @@ def column_range(x, mu, random_state=None, *, edges=None, integer=False):
                                              noisy_2, sigma_2, edges, first, x.size)
     return ColumnRange(read_column_range(averaged, edges, sigma, x.size, integer=integer,
                                          window_rate=TAIL_WINDOW_RATE, empty=empty,
-                                         cut_groups=True, unseen=unseen),
+                                         cut_groups=True, unseen=unseen, mirror=True),
                        (locating, described), (edges, averaged))
 
 

@@ -317,6 +317,47 @@ def misses_records(first, last, values, present, sigma, z, holds):
     return outside > z * sigma * math.sqrt(int(np.count_nonzero(inside)) + 1)
 
 
+def with_mirror(first, last, values, sigma, z, zero_cell, holds):
+    r"""The hull with the range's mirror image where that image holds records (module notes).
+
+    Only for a range that touches no 0, on a grid symmetric around 0 (the public grid: the
+    cell :math:`[e_{k-1}, e_k)` has the mirror image :math:`(-e_k, -e_{k-1}]`, the cell
+    :math:`m - k` of the :math:`m` edges), called where the range misses records. The
+    mirror's :math:`k'` cells that can hold a value are read as one group: where their
+    noisy counts sum to more than :math:`z\sigma\sqrt{k'}` (:math:`z_t`: on an empty image
+    a false pass with probability :math:`\alpha/2`), the range spans both, and 0 between.
+    A range on one side of 0 whose column crosses 0 (a centred or shifted score, a
+    difference) misses the other side's records, spread over cells each below the noise
+    (the log grid's cells shrink toward 0): a normal(0.5, 1) column at 2,000 rows and
+    :math:`\mu_c = 0.034` held a median 62% of its records.
+
+    Parameters
+    ----------
+    first, last : int
+        The range's cells.
+    values : ndarray of shape (m + 1,)
+        Noisy counts of the value cells.
+    sigma, z : float
+        The counts' noise and the group's threshold in units of its noise.
+    zero_cell : int
+        The cell :math:`[0, e)`.
+    holds : ndarray of bool
+        The cells that can hold a value.
+
+    Returns
+    -------
+    first, last : int
+    """
+    m = values.size - 1  # the edges: cell k's mirror is cell m - k
+    if not (first > zero_cell or last < zero_cell - 1):
+        return first, last  # a range at 0 or across it: no side to mirror
+    image = np.arange(m - last, m - first + 1)
+    image = image[holds[image]]
+    if image.size and float(values[image].sum()) > z * sigma * math.sqrt(image.size):
+        return min(first, m - last), max(last, m - first)
+    return first, last
+
+
 def extend_to_complement(first, last, values, present, sigma, z_first, z_next, holds=None,
                          zero_cell=None, window=TAIL_WINDOW):
     r"""Move the free end of a range at 0 out while the records outside it are significant.
@@ -424,7 +465,7 @@ def median_in_cells(values, first, last, lower_edges, upper_edges, low, high, in
 
 def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
                       false_cell_rate=FALSE_CELL_RATE, window_rate=0.0, empty=None,
-                      cut_groups=False, unseen=None):
+                      cut_groups=False, unseen=None, mirror=False):
     r"""The range, median and whether anything survived, from one noisy histogram.
 
     Parameters
@@ -455,6 +496,9 @@ def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
         else :func:`hull_of`.
     unseen : ndarray of bool or None, default=None
         Value cells the window rule does not step onto (:func:`extend_tails`).
+    mirror : bool, default=False
+        :func:`with_mirror` where the range misses records (the public grid's final
+        reading: ``edges`` symmetric around 0, so a cell's mirror image is a cell).
 
     Returns
     -------
@@ -497,6 +541,9 @@ def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
                       and misses_records(*hull, values, present, sigma, z_t,
                                          np.ones(values.size, dtype=bool) if holds is None
                                          else holds))
+    if mirror and misses_at_hull and zero.size:
+        hull = with_mirror(*hull, values, sigma, z_t, int(zero[0]) + 1,
+                           np.ones(values.size, dtype=bool) if holds is None else holds)
     first, last = extend_tails(*hull, values, tail_threshold_z(false_cell_rate) * sigma, holds,
                                sigma=sigma, window_z=window_z,
                                zero_cell=int(zero[0]) + 1 if zero.size else None,
