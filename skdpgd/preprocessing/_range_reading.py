@@ -317,7 +317,7 @@ def misses_records(first, last, values, present, sigma, z, holds):
     return outside > z * sigma * math.sqrt(int(np.count_nonzero(inside)) + 1)
 
 
-def with_mirror(first, last, values, sigma, z, zero_cell, holds):
+def with_mirror(first, last, values, sigma, z, zero_cell, holds, window=TAIL_WINDOW):
     r"""The hull with the range's mirror image where that image holds records (module notes).
 
     Only for a range that touches no 0, on a grid symmetric around 0 (the public grid: the
@@ -351,7 +351,10 @@ def with_mirror(first, last, values, sigma, z, zero_cell, holds):
     m = values.size - 1  # the edges: cell k's mirror is cell m - k
     if not (first > zero_cell or last < zero_cell - 1):
         return first, last  # a range at 0 or across it: no side to mirror
-    image = np.arange(m - last, m - first + 1)
+    if first > zero_cell:  # the image (-h, -l], continued toward 0
+        image = np.arange(m - last, min(m - first + window, zero_cell - 1) + 1)
+    else:
+        image = np.arange(max(m - last - window, zero_cell), m - first + 1)
     image = image[holds[image]]
     if image.size and float(values[image].sum()) > z * sigma * math.sqrt(image.size):
         return min(first, m - last), max(last, m - first)
