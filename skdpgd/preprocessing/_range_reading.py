@@ -2,7 +2,7 @@ r"""A column's range, tails and median read from one noisy histogram (post-proce
 
 The reading of :func:`~skdpgd.preprocessing._private_range.range_from_noisy_counts` (single
 cells, then coarser scales until the survivors hold a majority; docs/theory.md, "Coarser
-scales") with six changes, each a function of the noisy counts, the public grid, n and
+scales") with seven changes, each a function of the noisy counts, the public grid, n and
 the noise level alone (docs/theory.md, "Reading a column's range"):
 
 - **coarse groups cut to the bulk** (``cut_groups``, the public grid's final reading): a
@@ -45,6 +45,11 @@ the noise level alone (docs/theory.md, "Reading a column's range"):
   records at :math:`z_t`), where the cells beyond hold a positive count
   (:func:`extend_to_complement`): records spread below the noise of every cell and group
   are seen through n, their sum's noise growing with the range's cells only;
+- **the other side of 0** (the public grid's final reading): a range that touches no 0 and
+  misses records reads its mirror image, continued toward 0 by :data:`TAIL_WINDOW` cells,
+  as one group at :math:`z_t\sigma\sqrt{k'}` (:func:`with_mirror`): a column that
+  crosses 0 but sits mostly on one side keeps its other side, spread below the noise over
+  the log grid's cells that shrink toward 0;
 - **median**: read from the single cells inside the range, their noisy counts unthresholded
   (zeroing the cells below the threshold biased it toward the cells that pass), in the cell
   where the cumulative count crosses half of the range's total, interpolated linearly
