@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _before_after import add_arguments, run  # noqa: E402
+from _before_after import add_arguments, run
 
 RESULTS = Path(__file__).resolve().parent / "results" / "column_range_tails.json"
 
