@@ -41,8 +41,8 @@ the noise level alone (docs/theory.md, "Reading a column's range"):
 - **records outside** (the final reading): a range that starts at 0 (or ends just below
   it) moves its other end out one cell at a time while :math:`R = N - \sum_k \tilde c_k`
   over its k cells exceeds :math:`z\sigma\sqrt{k + 1}` (:math:`z_t` for the first step,
-  :math:`z_w` after; :math:`z_w` from the start where the scales' hull already missed
-  records at :math:`z_t`), where the cells beyond hold a positive count
+  :math:`z_w` after; :math:`z_w` from the start where the lifted guard of the window
+  rule moved an end), where the cells beyond hold a positive count
   (:func:`extend_to_complement`): records spread below the noise of every cell and group
   are seen through n, their sum's noise growing with the range's cells only;
 - **the other side of 0** (the public grid's final reading): a range that touches no 0 and
@@ -57,6 +57,7 @@ the noise level alone (docs/theory.md, "Reading a column's range"):
   median, up to the noise of the cumulative count.
 """
 
+import functools
 import math
 
 import numpy as np
@@ -552,16 +553,20 @@ def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
     if mirror and misses_at_hull and zero.size:
         hull = with_mirror(*hull, values, sigma, z_t, int(zero[0]) + 1,
                            np.ones(values.size, dtype=bool) if holds is None else holds)
-    first, last = extend_tails(*hull, values, tail_threshold_z(false_cell_rate) * sigma, holds,
-                               sigma=sigma, window_z=window_z,
-                               zero_cell=int(zero[0]) + 1 if zero.size else None,
-                               tail_end=TAIL_END * threshold, atom=atom if point_mass else None,
-                               unseen=unseen, present=present,
-                               outside_z=window_z if misses_at_hull else math.inf)
+    tails = functools.partial(
+        extend_tails, *hull, values, tail_threshold_z(false_cell_rate) * sigma, holds,
+        sigma=sigma, window_z=window_z, zero_cell=int(zero[0]) + 1 if zero.size else None,
+        tail_end=TAIL_END * threshold, atom=atom if point_mass else None, unseen=unseen,
+        present=present)
+    guarded = tails()
+    first, last = tails(outside_z=window_z) if misses_at_hull else guarded
     if window_rate > 0 and sigma > 0:  # the records outside, read through n
+        # z_w from the first step only where the lifted guard moved an end: its steps
+        # already answered, at z_t on the hull, whether the range misses records
         first, last = extend_to_complement(
-            first, last, values, present, sigma, window_z if misses_at_hull else z_t,
-            window_z, holds, zero_cell=int(zero[0]) + 1 if zero.size else None)
+            first, last, values, present, sigma,
+            window_z if (first, last) != guarded else z_t, window_z, holds,
+            zero_cell=int(zero[0]) + 1 if zero.size else None)
     outer = float(edges[-1])
     lower_edges = np.concatenate([[-outer], edges])  # cell k starts at lower_edges[k]
     upper_edges = np.concatenate([edges, [outer]])
