@@ -490,7 +490,7 @@ def column_range(x, mu, random_state=None, *, edges=None, integer=False):
                                            cells=(shared, public_cells))
         # thresholds at sigma_2, above the merged cells' noise: conservative there
         second = read_column_range(merged, fine, sigma_2, x.size, integer=integer,
-                                   window_rate=TAIL_WINDOW_RATE, unseen=unseen)
+                                   window_rate=TAIL_WINDOW_RATE, unseen=unseen, equal_cells=True)
         n_inner = inner_cells(first.low, first.high, integer=integer, span=span)
         described = (f"histogram of {n_inner} equal cells on [{span[0]:.6g}, "
                      f"{span[1]:.6g}] (1/{REFINED_CELLS} of the first range "

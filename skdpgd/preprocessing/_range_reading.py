@@ -367,8 +367,15 @@ def with_mirror(first, last, values, sigma, z, zero_cell, holds, window=TAIL_WIN
     return first, last
 
 
+def cell_widths(edges):
+    """The widths of the value cells of ``edges``, the two outer cells as wide as their
+    neighbours (they are unbounded)."""
+    widths = np.diff(np.asarray(edges, dtype=np.float64))
+    return np.concatenate([widths[:1], widths, widths[-1:]])
+
+
 def extend_to_complement(first, last, values, present, sigma, z_first, z_next, holds=None,
-                         zero_cell=None, window=TAIL_WINDOW):
+                         zero_cell=None, window=TAIL_WINDOW, widths=None):
     r"""Move the free end of a range at 0 out while the records outside it are significant.
 
     Post-processing of the noisy counts and n (public): over the k cells of the range that
@@ -400,6 +407,14 @@ def extend_to_complement(first, last, values, present, sigma, z_first, z_next, h
     it stepping over empty cells while their windows are positive (1/2 a step): a wider
     range over no record, every record mapped as before.
 
+    ``widths`` (the cells' widths; the refined grid's reading, whose cells near the range
+    are of one width): a range that touches no 0 moves, at each step, the end whose
+    ``window`` cells beyond hold more noisy records per unit of width (beyond the refined
+    span the public grid's wider cells hold more records for the same density). On the log
+    grid the two windows are not comparable (its cells shrink toward 0, so the records of a
+    spread column below its range sit in many small cells, and an end moved toward the
+    larger window walked the other way); on equal cells they are.
+
     Returns
     -------
     first, last : int
@@ -410,7 +425,12 @@ def extend_to_complement(first, last, values, present, sigma, z_first, z_next, h
     def at_zero(end, direction):
         return zero_cell is not None and end == (zero_cell if direction < 0 else zero_cell - 1)
 
-    if at_zero(first, -1) == at_zero(last, 1):  # the side of the records outside unknown
+    def beyond(direction):
+        return next_cells((last if direction > 0 else first) + direction, direction, holds,
+                          window)
+
+    either = at_zero(first, -1) == at_zero(last, 1)  # the side of the records outside unknown
+    if either and widths is None:
         return first, last
     direction = 1 if at_zero(first, -1) else -1
     z = z_first
@@ -419,8 +439,11 @@ def extend_to_complement(first, last, values, present, sigma, z_first, z_next, h
         outside = present - float(counted[first:last + 1].sum())
         if not outside > z * sigma * math.sqrt(inside + 1):
             return first, last
-        cells = next_cells((last if direction > 0 else first) + direction, direction, holds,
-                           window)
+        if either:  # the side whose window holds more records per unit of width
+            density = {d: float(values[c].sum()) / float(widths[c].sum())
+                       if (c := beyond(d)) else -math.inf for d in (-1, 1)}
+            direction = max(density, key=density.get)
+        cells = beyond(direction)
         if not cells or not float(values[cells].sum()) > 0.0:
             return first, last
         if first == last and z == z_first:  # the cell [0, e) alone: records either side
@@ -474,7 +497,7 @@ def median_in_cells(values, first, last, lower_edges, upper_edges, low, high, in
 
 def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
                       false_cell_rate=FALSE_CELL_RATE, window_rate=0.0, empty=None,
-                      cut_groups=False, unseen=None, mirror=False):
+                      cut_groups=False, unseen=None, mirror=False, equal_cells=False):
     r"""The range, median and whether anything survived, from one noisy histogram.
 
     Parameters
@@ -508,6 +531,9 @@ def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
     mirror : bool, default=False
         :func:`with_mirror` where the range misses records (the public grid's final
         reading: ``edges`` symmetric around 0, so a cell's mirror image is a cell).
+    equal_cells : bool, default=False
+        The refined grid's final reading: :func:`extend_to_complement` also on a range that
+        touches no 0, toward the larger window.
 
     Returns
     -------
@@ -566,7 +592,8 @@ def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
         first, last = extend_to_complement(
             first, last, values, present, sigma,
             window_z if (first, last) != guarded else z_t, window_z, holds,
-            zero_cell=int(zero[0]) + 1 if zero.size else None)
+            zero_cell=int(zero[0]) + 1 if zero.size else None,
+            widths=cell_widths(edges) if equal_cells else None)
     outer = float(edges[-1])
     lower_edges = np.concatenate([[-outer], edges])  # cell k starts at lower_edges[k]
     upper_edges = np.concatenate([edges, [outer]])
