@@ -42,7 +42,8 @@ the noise level alone (docs/theory.md, "Reading a column's range"):
   it) moves its other end out one cell at a time while :math:`R = N - \sum_k \tilde c_k`
   over its k cells exceeds :math:`z\sigma\sqrt{k + 1}` (:math:`z_t` for the first step,
   :math:`z_w` after; :math:`z_w` from the start where the lifted guard of the window
-  rule moved an end), where the cells beyond hold a positive count
+  rule moved an end), where the cells beyond hold a positive count; on the refined grid
+  also a range that touches no 0, toward the window denser in records
   (:func:`extend_to_complement`): records spread below the noise of every cell and group
   are seen through n, their sum's noise growing with the range's cells only;
 - **the other side of 0** (the public grid's final reading): a range that touches no 0 and
