@@ -228,6 +228,10 @@ def build_parser():
                      metavar="NAME[,NAME]",
                      help="declare column(s) dates: ISO 8601 cells read in UTC as decimal "
                      "years (public type; range found privately)")
+    fit.add_argument("--date-format", default=None, metavar="FORMAT",
+                     help="the --date columns' spelling, a strptime format such as "
+                     "'%%m/%%d/%%Y' (public; default ISO 8601); a cell in another "
+                     "spelling is missing")
     fit.add_argument("--classes", action="append", default=None, metavar="A,B[,...]",
                      help="logistic (implies --model logistic): the public label set, "
                      "comma-separated (0,1 are ints, yes,no strings: predictions keep that "

@@ -171,7 +171,7 @@ def _fit_config(args):
             config[key] = list(config.get(key, [])) + names
     for key in ("target", "model", "y_bound", "epsilon", "delta", "random_state", "solver",
                 "C", "alpha", "max_coef_norm", "sampling", "n_jobs", "verbose", "sep",
-                "decimal"):
+                "decimal", "date_format"):
         value = getattr(args, key)
         if value is not None:
             config[key] = value

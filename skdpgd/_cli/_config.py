@@ -19,6 +19,7 @@ Config keys (all public knowledge about the data, never computed from it)::
     numeric = ["hours"]               # types only (public); the range or the categories
     categorical = ["zip"]             # are then found privately (skdpgd._cli._fit_table)
     dates = ["visit"]                 # ISO 8601 dates: decimal years (UTC), numeric
+    date_format = "%m/%d/%Y"          # the dates' spelling (strptime), if not ISO 8601
 
 A categorical value in neither its list nor ``unknown_values`` stops the fit with an
 error naming the column (``handle_unknown = "ignore"`` encodes it as zeros instead).
@@ -39,8 +40,8 @@ from pathlib import Path
 CONFIG_KEYS = {
     "target", "model", "classes", "y_bound", "drop", "bounds", "categories", "epsilon",
     "delta", "random_state", "unknown_values", "handle_unknown", "log1p", "solver", "C",
-    "alpha", "n_jobs", "verbose", "numeric", "categorical", "dates", "sep", "decimal",
-    "inference",
+    "alpha", "n_jobs", "verbose", "numeric", "categorical", "dates", "date_format", "sep",
+    "decimal", "inference",
     "max_coef_norm", "sampling",
 }
 
@@ -151,6 +152,8 @@ def check_config(config):
             raise ValueError(f"classes has repeated labels: {classes!r}.")
     config["drop"] = _names("drop", config.get("drop", []))
     config["dates"] = _names("dates", config.get("dates", []))
+    if config.get("date_format") is not None:
+        config["date_format"] = check_date_format(config["date_format"], config["dates"])
     config["log1p"] = _names("log1p", config.get("log1p", []))
     config["bounds"] = {
         str(name): check_bound(name, span)
@@ -172,6 +175,30 @@ def check_config(config):
     if not_bounded:
         raise ValueError(f"log1p column(s) {not_bounded} need bounds (on the log1p scale).")
     return config
+
+
+def check_date_format(date_format, dates):
+    """The public ``date_format``, checked before any cell is read (ValueError otherwise).
+
+    A string with a ``%`` directive that :meth:`~datetime.datetime.strptime` reads back
+    from a fixed public moment written in it (an unknown directive fails there), and
+    date columns to read with it.
+    """
+    import datetime
+
+    if not isinstance(date_format, str) or "%" not in date_format:
+        raise ValueError(f"date_format must be a strptime format such as '%m/%d/%Y', got "
+                         f"{date_format!r}.")
+    if not dates:
+        raise ValueError("date_format (--date-format) needs date columns: name them with "
+                         "--date NAME or the config's dates.")
+    moment = datetime.datetime(2001, 2, 3, 4, 5, 6, tzinfo=datetime.timezone.utc)
+    try:
+        datetime.datetime.strptime(moment.strftime(date_format), date_format)
+    except ValueError as exc:
+        raise ValueError(f"date_format {date_format!r} cannot read the dates it writes "
+                         f"({exc}); check its directives.") from None
+    return date_format
 
 
 def load_config(path):

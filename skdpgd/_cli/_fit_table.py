@@ -177,7 +177,8 @@ def build_table_pipeline(features, numeric, categorical, config, *, epsilon, del
     schema = schema_class(features, numeric=[c for c in features if c in numeric],
                           categorical=[c for c in features if c in categorical],
                           missing_values=_markers(config),
-                          dates=[c for c in features if c in dates])
+                          dates=[c for c in features if c in dates],
+                          date_format=config.get("date_format"))
     logged = {name: True for name in config.get("log1p", []) if name in features}
     bounds = {name: _raw_bounds(span) if name in logged else tuple(float(v) for v in span)
               for name, span in config.get("bounds", {}).items() if name in features}

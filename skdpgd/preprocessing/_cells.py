@@ -163,10 +163,11 @@ def to_numbers(values, markers=frozenset()):
                     dtype=np.float64).reshape(-1)[codes]
 
 
-def _datetime_cell(value, markers):
-    """One cell as a naive UTC ``datetime``, or None: an ISO 8601 text
-    (:meth:`datetime.datetime.fromisoformat`, offsets converted to UTC) or a datetime;
-    missing cells, numbers and any other text give None."""
+def _datetime_cell(value, markers, date_format=None):
+    """One cell as a naive UTC ``datetime``, or None: a text in ISO 8601
+    (:meth:`datetime.datetime.fromisoformat`) or, with ``date_format``, in that public
+    :meth:`~datetime.datetime.strptime` format, offsets converted to UTC; or a datetime.
+    Missing cells, numbers and any other text give None."""
     import datetime
 
     kind, _, text = classify(value, markers)
@@ -176,7 +177,8 @@ def _datetime_cell(value, markers):
         moment = value
     elif kind == TEXT and text is not None:
         try:
-            moment = datetime.datetime.fromisoformat(text)
+            moment = (datetime.datetime.strptime(text, date_format) if date_format
+                      else datetime.datetime.fromisoformat(text))
         except ValueError:
             return None
     else:
@@ -186,13 +188,14 @@ def _datetime_cell(value, markers):
     return moment
 
 
-def to_datetimes(values, markers=frozenset()):
-    """A column as ``datetime64[us]`` in UTC: ISO 8601 texts and datetimes as themselves,
-    missing cells, numbers and other texts as NaT.
+def to_datetimes(values, markers=frozenset(), date_format=None):
+    """A column as ``datetime64[us]`` in UTC: ISO 8601 texts (or texts in ``date_format``)
+    and datetimes as themselves, missing cells, numbers and other texts as NaT.
 
     The rule of one cell, the same for every data set (Python's ``fromisoformat``: a
-    date, a date and time, an offset; a time-zone-aware value in UTC, a naive one as
-    UTC). A datetime column is then read as decimal years by the vectorizer
+    date, a date and time, an offset; or ``strptime`` with the public ``date_format``; a
+    time-zone-aware value in UTC, a naive one as UTC). A datetime column is then read as
+    decimal years by the vectorizer
     (:func:`~skdpgd.preprocessing._schema.temporal_to_float`).
 
     Parameters
@@ -201,6 +204,9 @@ def to_datetimes(values, markers=frozenset()):
         The column's cells.
     markers : frozenset of str, default=frozenset()
         Public extra missing-value spellings.
+    date_format : str or None, default=None
+        A :meth:`~datetime.datetime.strptime` format (public: ``"%m/%d/%Y"``,
+        ``"%d.%m.%Y %H:%M"``); None reads ISO 8601.
 
     Returns
     -------
@@ -210,7 +216,7 @@ def to_datetimes(values, markers=frozenset()):
     if array.dtype.kind == "M":  # already datetimes (naive: read as UTC)
         return array.astype("datetime64[us]")
     codes, cells = grouped_cells(values)
-    moments = [_datetime_cell(cell, markers) for cell in cells]
+    moments = [_datetime_cell(cell, markers, date_format) for cell in cells]
     parsed = np.array([np.datetime64("NaT", "us") if m is None else np.datetime64(m, "us")
                        for m in moments], dtype="datetime64[us]").reshape(-1)
     return parsed[codes]

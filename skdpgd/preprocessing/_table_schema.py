@@ -56,6 +56,9 @@ class TableSchema(TransformerMixin, BaseEstimator):
     dates : list of str, default=()
         Numeric columns whose cells are dates or datetimes (ISO 8601 texts, read in UTC;
         the vectorizer reads them as decimal years); each is also a numeric column.
+    date_format : str or None, default=None
+        A public :meth:`~datetime.datetime.strptime` format of the date columns' texts
+        (``"%m/%d/%Y"``); None reads ISO 8601. A text in neither is a missing cell.
     missing_values : list of str, default=()
         Public extra spellings of a missing cell (besides pandas' defaults, ``""`` and
         ``"NA"`` among them).
@@ -73,12 +76,14 @@ class TableSchema(TransformerMixin, BaseEstimator):
     #: Public-bound (skdpgd.model_selection): fit reads column names only, no value.
     __skdpgd_public_fit__ = True
 
-    def __init__(self, columns, *, numeric=(), categorical=(), missing_values=(), dates=()):
+    def __init__(self, columns, *, numeric=(), categorical=(), missing_values=(), dates=(),
+                 date_format=None):
         self.columns = columns
         self.numeric = numeric
         self.categorical = categorical
         self.missing_values = missing_values
         self.dates = dates
+        self.date_format = date_format
 
     def _dates(self):
         """The declared date columns (a model saved before they existed has none)."""
@@ -170,7 +175,8 @@ class TableSchema(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "numeric_columns_")
         cells, markers = self._read(X), self._markers()
         numeric, dates = set(self.numeric_columns_), self._dates()
-        out = {name: (to_datetimes(values, markers) if name in dates
+        date_format = getattr(self, "date_format", None)  # None in a model saved before it
+        out = {name: (to_datetimes(values, markers, date_format) if name in dates
                       else to_numbers(values, markers) if name in numeric
                       else to_categories(values, markers))
                for name, values in cells.items()}
@@ -213,7 +219,7 @@ class PrivateTableSchema(PrivateStepMixin, TableSchema):
 
     Parameters
     ----------
-    columns, numeric, categorical, missing_values, dates
+    columns, numeric, categorical, missing_values, dates, date_format
         As :class:`TableSchema`; columns in none of the lists are undeclared.
     epsilon : float or None, default=None
         The budget of a standalone ``fit``; inside a pipeline the pipeline's share is
@@ -237,9 +243,11 @@ class PrivateTableSchema(PrivateStepMixin, TableSchema):
     _standalone_mechanism = VOTE_MECHANISM
 
     def __init__(self, columns, *, numeric=(), categorical=(), missing_values=(),
-                 dates=(), epsilon=None, delta=None, ledger=None, random_state=None):
+                 dates=(), date_format=None, epsilon=None, delta=None, ledger=None,
+                 random_state=None):
         super().__init__(columns, numeric=numeric, categorical=categorical,
-                         missing_values=missing_values, dates=dates)
+                         missing_values=missing_values, dates=dates,
+                         date_format=date_format)
         self.epsilon = epsilon
         self.delta = delta
         self.ledger = ledger
