@@ -421,7 +421,6 @@ def extend_to_complement(first, last, values, present, sigma, z_first, z_next, h
     first, last : int
     """
     holds = np.ones(values.size, dtype=bool) if holds is None else holds
-    counted = np.where(holds, values, 0.0)
 
     def at_zero(end, direction):
         return zero_cell is not None and end == (zero_cell if direction < 0 else zero_cell - 1)
@@ -436,9 +435,7 @@ def extend_to_complement(first, last, values, present, sigma, z_first, z_next, h
     direction = 1 if at_zero(first, -1) else -1
     z = z_first
     while True:
-        inside = int(np.count_nonzero(holds[first:last + 1]))
-        outside = present - float(counted[first:last + 1].sum())
-        if not outside > z * sigma * math.sqrt(inside + 1):
+        if not misses_records(first, last, values, present, sigma, z, holds):
             return first, last
         if either:  # the side whose window holds more records per unit of width
             density = {d: float(values[c].sum()) / float(widths[c].sum())
@@ -534,7 +531,7 @@ def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
         reading: ``edges`` symmetric around 0, so a cell's mirror image is a cell).
     equal_cells : bool, default=False
         The refined grid's final reading: :func:`extend_to_complement` also on a range that
-        touches no 0, toward the larger window.
+        touches no 0, toward the window with more records per unit of width.
 
     Returns
     -------
@@ -564,27 +561,24 @@ def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
                                                    max(hull[1], rest_hull[1]))
     if hull is None:
         return PrivateRange(0.0, 1.0, 0.5, 1.0, False)
-    holds = cells_holding_integers(edges) if integer else None
+    holds = cells_holding_integers(edges) if integer else np.ones(values.size, dtype=bool)
     if empty is not None:
-        holds = ~empty if holds is None else holds & ~empty
+        holds = holds & ~empty
     window_z = window_threshold_z(window_rate) if window_rate > 0 else math.inf
     zero = np.flatnonzero(edges == 0.0)
+    zero_cell = int(zero[0]) + 1 if zero.size else None
     z_t = tail_threshold_z(false_cell_rate)
     # whether the range misses records at all, asked once at z_t on the hull: after a yes
     # the later steps (the tails' out of a large end cell, the complement's) ask at z_w
     # whether it still misses some
     misses_at_hull = (window_rate > 0 and sigma > 0
-                      and misses_records(*hull, values, present, sigma, z_t,
-                                         np.ones(values.size, dtype=bool) if holds is None
-                                         else holds))
-    if mirror and misses_at_hull and zero.size:
-        hull = with_mirror(*hull, values, sigma, z_t, int(zero[0]) + 1,
-                           np.ones(values.size, dtype=bool) if holds is None else holds)
+                      and misses_records(*hull, values, present, sigma, z_t, holds))
+    if mirror and misses_at_hull and zero_cell is not None:
+        hull = with_mirror(*hull, values, sigma, z_t, zero_cell, holds)
     tails = functools.partial(
-        extend_tails, *hull, values, tail_threshold_z(false_cell_rate) * sigma, holds,
-        sigma=sigma, window_z=window_z, zero_cell=int(zero[0]) + 1 if zero.size else None,
-        tail_end=TAIL_END * threshold, atom=atom if point_mass else None, unseen=unseen,
-        present=present)
+        extend_tails, *hull, values, z_t * sigma, holds, sigma=sigma, window_z=window_z,
+        zero_cell=zero_cell, tail_end=TAIL_END * threshold,
+        atom=atom if point_mass else None, unseen=unseen, present=present)
     guarded = tails()
     first, last = tails(outside_z=window_z) if misses_at_hull else guarded
     if window_rate > 0 and sigma > 0:  # the records outside, read through n
@@ -593,13 +587,12 @@ def read_column_range(noisy, edges, sigma, n_records, *, integer=False,
         first, last = extend_to_complement(
             first, last, values, present, sigma,
             window_z if (first, last) != guarded else z_t, window_z, holds,
-            zero_cell=int(zero[0]) + 1 if zero.size else None,
-            widths=cell_widths(edges) if equal_cells else None)
+            zero_cell=zero_cell, widths=cell_widths(edges) if equal_cells else None)
     outer = float(edges[-1])
     lower_edges = np.concatenate([[-outer], edges])  # cell k starts at lower_edges[k]
     upper_edges = np.concatenate([edges, [outer]])
     zeros_top = None  # the top of the zeros' cell [0, e), where the cells above are empty
-    if empty is not None and zero.size and last == int(zero[0]) + 1:
+    if empty is not None and zero_cell is not None and last == zero_cell:
         zeros_top = float(upper_edges[last])
         while last + 1 < values.size and empty[last + 1]:  # the zeros' cell ends at 1
             last += 1
